@@ -1,0 +1,124 @@
+#include "analysis/dtype.h"
+
+#include <set>
+#include <string>
+
+#include "analysis/facts.h"
+
+namespace qlint::analysis {
+
+namespace {
+
+using ir::DType;
+
+const std::set<std::string> kBoolResultOps = {
+    "aten::eq",          "aten::ne",          "aten::lt",          "aten::le",
+    "aten::gt",          "aten::ge",          "aten::eq_",         "aten::ne_",
+    "aten::logical_not", "aten::logical_and", "aten::logical_or",  "aten::logical_xor",
+    "aten::isnan",       "aten::isinf",       "aten::isfinite",    "aten::any",
+    "aten::all",         "aten::isclose",     "aten::__not__",     "aten::signbit",
+};
+
+const std::set<std::string> kIndexResultOps = {
+    "aten::argmax", "aten::argmin", "aten::argsort", "aten::nonzero", "aten::bucketize",
+    "aten::searchsorted",
+};
+
+const std::set<std::string> kArithmeticOps = {
+    "aten::add",  "aten::sub",  "aten::mul",     "aten::rsub",    "aten::add_", "aten::sub_",
+    "aten::mul_", "aten::where", "aten::maximum", "aten::minimum", "aten::fmod", "aten::remainder",
+    "aten::__and__", "aten::__or__", "aten::__xor__", "aten::bitwise_and", "aten::bitwise_or",
+    "aten::bitwise_xor",
+};
+
+const std::set<std::string> kTrueDivisionOps = {"aten::div", "aten::div_", "aten::true_divide"};
+
+int category(DType d) {
+  if (d == DType::Bool) return 0;
+  if (ir::is_integral(d)) return 1;
+  if (ir::is_floating(d)) return 2;
+  return -1;
+}
+
+DType constant_dtype(const ir::Value* v) {
+  if (v->type.kind == ir::Type::Kind::Float) return DType::Float32;
+  if (v->type.kind == ir::Type::Kind::Int) return DType::Int64;
+  if (v->type.kind == ir::Type::Kind::Bool) return DType::Bool;
+  return DType::Unknown;
+}
+
+// The dtype operand of aten::to / aten::type_as, whichever overload the graph uses.
+DType cast_target(const ir::Node& node, const DTypeOf& dtype_of) {
+  if (node.kind == "aten::type_as" && node.inputs.size() >= 2) return dtype_of(node.inputs[1]);
+  for (size_t i = 1; i < node.inputs.size() && i < 3; ++i) {
+    const ir::Value* arg = node.inputs[i];
+    if (arg->type.is_tensor()) return dtype_of(arg);
+    if (arg->type.kind != ir::Type::Kind::Int) continue;
+    const ir::Node* producer = arg->producer;
+    if (producer == nullptr || producer->kind != "prim::Constant") return DType::Unknown;
+    const ir::Attr* value = producer->attr("value");
+    if (value == nullptr || value->kind != ir::Attr::Kind::Int) return DType::Unknown;
+    return dtype_from_scalar_type_code(value->i).value_or(DType::Unknown);
+  }
+  return dtype_of(node.inputs[0]);  // a device-only move keeps the dtype
+}
+
+DType operand_dtype(const ir::Value* v, const DTypeOf& dtype_of) {
+  return v->type.is_tensor() ? dtype_of(v) : constant_dtype(v);
+}
+
+DType arithmetic_dtype(const ir::Node& node, const DTypeOf& dtype_of) {
+  // aten::where(cond, a, b): the condition does not take part in promotion.
+  size_t first = node.kind == "aten::where" && node.inputs.size() == 3 ? 1 : 0;
+  size_t last = std::min<size_t>(node.inputs.size(), first + 2);
+  DType result = DType::Unknown;
+  bool seen = false;
+  for (size_t i = first; i < last; ++i) {
+    DType d = operand_dtype(node.inputs[i], dtype_of);
+    result = seen ? promote(result, d) : d;
+    seen = true;
+  }
+  return result;
+}
+
+}  // namespace
+
+DType promote(DType a, DType b) {
+  if (a == b) return a;
+  int ca = category(a), cb = category(b);
+  if (ca < 0 || cb < 0) {
+    // An unknown operand still cannot make a floating operand less than floating.
+    if (ca == 2) return a;
+    if (cb == 2) return b;
+    return DType::Unknown;
+  }
+  if (ca != cb) return ca > cb ? a : b;
+  if (ca == 2) return a == DType::Float64 || b == DType::Float64 ? DType::Float64 : DType::Float32;
+  return a == DType::Int64 || b == DType::Int64 ? DType::Int64 : (a > b ? a : b);
+}
+
+DType infer_output_dtype(const ir::Node& node, size_t index, const DTypeOf& dtype_of) {
+  const ir::Value* out = node.outputs[index];
+  if (!out->type.is_tensor()) return DType::Unknown;
+  if (out->type.dtype != DType::Unknown) return out->type.dtype;  // traced graphs say it
+  const std::string& k = node.kind;
+  if (kBoolResultOps.count(k)) return DType::Bool;
+  if (kIndexResultOps.count(k)) return DType::Int64;
+  if (k == "aten::to" || k == "aten::type_as") return cast_target(node, dtype_of);
+  if (kTrueDivisionOps.count(k)) {
+    DType d = arithmetic_dtype(node, dtype_of);
+    return category(d) == 2 || d == DType::Unknown ? d : DType::Float32;
+  }
+  if (kArithmeticOps.count(k)) return arithmetic_dtype(node, dtype_of);
+  if (k == "aten::tensor" && !node.inputs.empty()) return constant_dtype(node.inputs[0]);
+  if (k == "prim::Constant") {
+    const ir::Attr* value = node.attr("value");
+    return value && value->kind == ir::Attr::Kind::Tensor ? value->dtype : DType::Unknown;
+  }
+  // Views, indexing, unary math, cat/stack, conv, linear, ...: the first tensor input's dtype.
+  for (const ir::Value* in : node.inputs)
+    if (in->type.is_tensor()) return dtype_of(in);
+  return DType::Unknown;
+}
+
+}  // namespace qlint::analysis

@@ -1,0 +1,34 @@
+#include "analysis/quant_domain.h"
+
+#include <set>
+
+namespace qlint::analysis {
+
+bool is_in_graph_quant_op(const std::string& kind) {
+  static const std::set<std::string> ops = {
+      "aten::fake_quantize_per_tensor_affine",
+      "aten::fake_quantize_per_channel_affine",
+      "aten::fake_quantize_per_tensor_affine_cachemask",
+      "aten::quantize_per_tensor",
+      "aten::quantize_per_channel",
+  };
+  return ops.count(kind) > 0;
+}
+
+bool can_carry_quantization(const ir::Type& type, ir::DType dtype) {
+  using K = ir::Type::Kind;
+  switch (type.kind) {
+    case K::Tensor: return dtype == ir::DType::Unknown || !(dtype == ir::DType::Bool || ir::is_integral(dtype));
+    case K::Float: return true;
+    case K::List:
+    case K::Tuple:
+    case K::Optional:
+      for (const auto& e : type.elements)
+        if (can_carry_quantization(e, e.dtype)) return true;
+      return false;
+    case K::Other: return type.name == "Scalar" || type.name == "number";  // aten::item
+    default: return false;
+  }
+}
+
+}  // namespace qlint::analysis

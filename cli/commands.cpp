@@ -1,0 +1,96 @@
+#include "cli/commands.h"
+
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "analysis/facts.h"
+#include "cli/render.h"
+#include "ir/text.h"
+#include "ir/torchscript/importer.h"
+#include "rules/registry.h"
+
+namespace qlint::cli {
+
+namespace {
+
+void print_input_error(const std::string& file, const std::string& message) {
+  std::cerr << "qlint: error: " << display_path(file) << ": " << message << "\n";
+}
+
+std::string summary(const std::vector<ModelReport>& reports) {
+  size_t count = 0;
+  for (const auto& r : reports) count += r.diagnostics.size();
+  std::ostringstream out;
+  out << "Found " << count << (count == 1 ? " problem" : " problems") << " in " << reports.size()
+      << (reports.size() == 1 ? " model" : " models") << ".\n";
+  return out.str();
+}
+
+std::string indent(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line)) out += "  " + line + "\n";
+  return out;
+}
+
+}  // namespace
+
+int run_check(const CheckOptions& options) {
+  std::vector<ModelReport> reports;
+  std::vector<InputError> errors;
+  for (const auto& file : options.files) {
+    try {
+      auto model = std::make_shared<ir::Model>(torchscript::import_torchscript(file));
+      auto facts = analysis::Facts::compute(*model);
+      reports.push_back({file, model, rules::run_all(facts)});
+    } catch (const torchscript::ImportError& e) {
+      errors.push_back({file, e.what()});
+      if (options.format != "json") print_input_error(file, e.what());
+    }
+  }
+  if (options.format == "json") {
+    std::cout << render_json(reports, errors).dump(2) << "\n";
+  } else {
+    std::cout << render_text(reports, options.color);
+    if (!reports.empty()) std::cout << summary(reports);
+  }
+  if (!errors.empty()) return kExitError;
+  for (const auto& r : reports)
+    if (!r.diagnostics.empty()) return kExitFindings;
+  return kExitClean;
+}
+
+int run_dump(const std::string& file) {
+  try {
+    std::cout << ir::print_model(torchscript::import_torchscript(file));
+    return kExitClean;
+  } catch (const torchscript::ImportError& e) {
+    print_input_error(file, e.what());
+    return kExitError;
+  }
+}
+
+int run_rules() {
+  for (const auto& rule : rules::all_rules())
+    std::cout << std::left << std::setw(20) << rule.id << std::setw(9) << severity_name(rule.severity)
+              << rule.summary << "\n";
+  return kExitClean;
+}
+
+int run_explain(const std::string& rule_id) {
+  const rules::Rule* rule = rules::find_rule(rule_id);
+  if (rule == nullptr) {
+    std::cerr << "qlint: error: unknown rule '" << rule_id << "'; `qlint rules` lists them\n";
+    return kExitError;
+  }
+  std::cout << rule->id << " (" << severity_name(rule->severity) << "): " << rule->summary << "\n\n"
+            << "What it finds\n" << indent(rule->doc.what) << "\n"
+            << "Why it breaks\n" << indent(rule->doc.why) << "\n"
+            << "Example\n" << indent(rule->doc.example) << "\n"
+            << "Fix\n" << indent(rule->doc.fix) << "\n"
+            << "Fix safety\n" << indent(rule->doc.fix_safety);
+  return kExitClean;
+}
+
+}  // namespace qlint::cli

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace qlint::cli {
+
+// Exit codes shared by every command.
+constexpr int kExitClean = 0;
+constexpr int kExitFindings = 1;
+constexpr int kExitError = 2;
+
+struct CheckOptions {
+  std::vector<std::string> files;
+  std::string format = "text";  // text | json
+  bool color = false;
+};
+
+int run_check(const CheckOptions& options);
+int run_dump(const std::string& file);
+int run_rules();
+int run_explain(const std::string& rule_id);
+
+}  // namespace qlint::cli

@@ -1,0 +1,77 @@
+// qlint's command line: parses arguments and hands over to cli/commands.cpp.
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+#include <algorithm>
+#include <set>
+#include <unistd.h>
+
+#include "cli/commands.h"
+
+namespace {
+
+// `qlint FILE...` means `qlint check FILE...`.
+std::vector<std::string> with_default_command(int argc, char** argv) {
+  static const std::set<std::string> commands = {"check", "dump", "rules", "explain",
+                                                 "-h",    "--help", "--version"};
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && !commands.count(args[0])) args.insert(args.begin(), "check");
+  std::reverse(args.begin(), args.end());  // CLI11 takes them in reverse order
+  return args;
+}
+
+bool color_wanted(bool no_color) {
+  if (no_color || std::getenv("NO_COLOR") != nullptr) return false;
+  return isatty(STDOUT_FILENO) != 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  namespace cli = qlint::cli;
+  CLI::App app{"qlint: finds quantization hazards in PyTorch models", "qlint"};
+  app.set_version_flag("--version", QLINT_VERSION);
+  app.require_subcommand(0, 1);
+
+  cli::CheckOptions check;
+  bool no_color = false;
+  auto* check_cmd = app.add_subcommand("check", "Lint TorchScript models (the default command)");
+  check_cmd->add_option("files", check.files, "TorchScript archives (.pt)")->required();
+  check_cmd->add_option("--format", check.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  check_cmd->add_flag("--no-color", no_color, "Never colour the output");
+
+  std::string dump_file;
+  auto* dump_cmd = app.add_subcommand("dump", "Print a model's qlint IR");
+  dump_cmd->add_option("file", dump_file, "TorchScript archive")->required();
+
+  auto* rules_cmd = app.add_subcommand("rules", "List the rules");
+
+  std::string rule_id;
+  auto* explain_cmd = app.add_subcommand("explain", "Explain a rule");
+  explain_cmd->add_option("rule", rule_id, "Rule id, e.g. eq-nonzero-const")->required();
+
+  try {
+    app.parse(with_default_command(argc, argv));
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "qlint: error: " << e.what() << " (see qlint --help)\n";
+    return cli::kExitError;
+  }
+
+  if (*check_cmd) {
+    check.color = color_wanted(no_color);
+    return cli::run_check(check);
+  }
+  if (*dump_cmd) return cli::run_dump(dump_file);
+  if (*rules_cmd) return cli::run_rules();
+  if (*explain_cmd) return cli::run_explain(rule_id);
+  std::cout << app.help();
+  return cli::kExitClean;
+}

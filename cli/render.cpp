@@ -1,0 +1,132 @@
+#include "cli/render.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace qlint::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Style {
+  bool on;
+  std::string bold() const { return on ? "\033[1m" : ""; }
+  std::string severity(Severity s) const {
+    if (!on) return "";
+    return s == Severity::Error ? "\033[1;31m" : s == Severity::Warning ? "\033[1;35m" : "\033[1;36m";
+  }
+  std::string marker() const { return on ? "\033[1;32m" : ""; }
+  std::string reset() const { return on ? "\033[0m" : ""; }
+};
+
+// The source line from the debug info (what the model was compiled from), else from disk.
+std::string source_line(const ir::Model& model, const ir::SourceLoc& loc) {
+  if (const std::string* text = model.source_line(loc.file, loc.line)) return *text;
+  std::ifstream in(loc.file);
+  std::string line;
+  for (int i = 1; std::getline(in, line); ++i)
+    if (i == loc.line) return line;
+  return "";
+}
+
+std::string marker_line(const std::string& text, const ir::SourceLoc& loc) {
+  int start = std::max(loc.column, 1) - 1;
+  int end = loc.end_line == loc.line ? loc.end_column - 1 : static_cast<int>(text.size());
+  end = std::max(end, start + 1);
+  std::string out;
+  for (int i = 0; i < start; ++i) out += i < static_cast<int>(text.size()) && text[i] == '\t' ? '\t' : ' ';
+  out += '^';
+  out += std::string(end - start - 1, '~');
+  return out;
+}
+
+std::string where_in_model(const Diagnostic& d) {
+  std::string where = "in " + (d.function ? d.function->name : std::string("?"));
+  if (d.node) where += " (" + d.node->kind + ")";
+  return where;
+}
+
+void render_one(std::ostream& out, const ModelReport& report, const Diagnostic& d, const Style& s) {
+  std::string location = d.loc.known() ? display_path(d.loc.file) + ":" + std::to_string(d.loc.line) +
+                                             ":" + std::to_string(d.loc.column)
+                                       : display_path(report.model_file);
+  out << s.bold() << location << ": " << s.reset() << s.severity(d.severity)
+      << severity_name(d.severity) << ": " << s.reset() << s.bold() << d.message << " [" << d.rule
+      << "]" << s.reset() << "\n";
+  if (d.loc.known()) {
+    std::string text = source_line(*report.model, d.loc);
+    if (!text.empty()) {
+      std::string gutter = std::to_string(d.loc.line);
+      out << " " << gutter << " | " << text << "\n";
+      out << " " << std::string(gutter.size(), ' ') << " | " << s.marker() << marker_line(text, d.loc)
+          << s.reset() << "\n";
+    }
+  } else {
+    out << "  note: " << where_in_model(d) << "; the archive has no source location for it\n";
+  }
+  for (const auto& note : d.notes) out << "  note: " << note << "\n";
+}
+
+nlohmann::json optional_int(int v, bool known) { return known ? nlohmann::json(v) : nlohmann::json(); }
+
+nlohmann::json diagnostic_json(const ModelReport& report, const Diagnostic& d) {
+  bool known = d.loc.known();
+  return {
+      {"rule", d.rule},
+      {"severity", severity_name(d.severity)},
+      {"message", d.message},
+      {"notes", d.notes},
+      {"file", known ? nlohmann::json(display_path(d.loc.file)) : nlohmann::json()},
+      {"line", optional_int(d.loc.line, known)},
+      {"column", optional_int(d.loc.column, known)},
+      {"end_line", optional_int(d.loc.end_line, known)},
+      {"end_column", optional_int(d.loc.end_column, known)},
+      {"source_line", known ? nlohmann::json(source_line(*report.model, d.loc)) : nlohmann::json()},
+      {"model", display_path(report.model_file)},
+      {"method", d.function ? d.function->method : ""},
+      {"module", d.function ? d.function->module_path : ""},
+      {"node", d.node ? d.node->kind : ""},
+  };
+}
+
+}  // namespace
+
+std::string display_path(const std::string& path) {
+  std::error_code ec;
+  fs::path p(path);
+  if (!p.is_absolute()) return path;
+  fs::path cwd = fs::current_path(ec);
+  if (ec) return path;
+  fs::path rel = p.lexically_relative(cwd);
+  if (rel.empty() || *rel.begin() == "..") return path;
+  return rel.string();
+}
+
+std::string render_text(const std::vector<ModelReport>& reports, bool color) {
+  std::ostringstream out;
+  Style style{color};
+  for (const auto& report : reports)
+    for (const auto& d : report.diagnostics) render_one(out, report, d, style);
+  return out.str();
+}
+
+nlohmann::json render_json(const std::vector<ModelReport>& reports,
+                           const std::vector<InputError>& errors) {
+  nlohmann::json diagnostics = nlohmann::json::array();
+  nlohmann::json models = nlohmann::json::array();
+  for (const auto& report : reports) {
+    models.push_back(display_path(report.model_file));
+    for (const auto& d : report.diagnostics) diagnostics.push_back(diagnostic_json(report, d));
+  }
+  nlohmann::json error_list = nlohmann::json::array();
+  for (const auto& e : errors) error_list.push_back({{"model", display_path(e.file)}, {"message", e.message}});
+  return {{"version", kJsonSchemaVersion},
+          {"tool", {{"name", "qlint"}, {"version", QLINT_VERSION}}},
+          {"models", models},
+          {"diagnostics", diagnostics},
+          {"errors", error_list}};
+}
+
+}  // namespace qlint::cli

@@ -1,0 +1,24 @@
+"""S6 (recommended): the mask is computed in float and data and mask get separate stubs."""
+import torch
+from torch import nn
+from torch.ao.quantization import DeQuantStub, QuantStub
+from seed_input import actors_input
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quant = QuantStub()
+        self.quant_mask = QuantStub()
+        self.dequant = DeQuantStub()
+
+    def forward(self, x):
+        mask = (x[:, :, :, -1] == 1).to(torch.float)
+        data = self.quant(x)
+        mask = self.quant_mask(mask)
+        out = data * mask[:, :, :, None]
+        return self.dequant(out)
+
+
+def example_input():
+    return actors_input()

@@ -1,0 +1,190 @@
+// qlint's own small graph IR. Front ends (TorchScript, FX) import into it; analyses and
+// rules only ever see this. It deliberately has no LibTorch dependency so that the IR,
+// analyses, rules and their tests build in seconds.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace qlint::ir {
+
+// Element type of a tensor. Unknown is common: scripted graphs rarely record dtypes.
+enum class DType {
+  Unknown,
+  Bool,
+  UInt8,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  Float16,
+  BFloat16,
+  Float32,
+  Float64,
+  QInt8,
+  QUInt8,
+  QInt32,
+};
+
+const char* dtype_name(DType dtype);
+std::optional<DType> dtype_from_name(const std::string& name);
+bool is_floating(DType dtype);
+bool is_integral(DType dtype);  // Bool excluded
+
+struct Type {
+  enum class Kind { Tensor, Int, Float, Bool, Str, None, Device, List, Tuple, Optional, Module, Other };
+  Kind kind = Kind::Other;
+  DType dtype = DType::Unknown;                // Tensor only
+  std::optional<std::vector<int64_t>> sizes;  // Tensor only, when the front end knows them
+  std::string name;                            // Module: instance path; Other: type spelling
+  std::vector<Type> elements;                  // List, Tuple, Optional
+
+  static Type tensor(DType dtype = DType::Unknown) {
+    Type t;
+    t.kind = Kind::Tensor;
+    t.dtype = dtype;
+    return t;
+  }
+  static Type simple(Kind kind) {
+    Type t;
+    t.kind = kind;
+    return t;
+  }
+  static Type module(std::string path) {
+    Type t;
+    t.kind = Kind::Module;
+    t.name = std::move(path);
+    return t;
+  }
+  static Type other(std::string spelling) {
+    Type t;
+    t.kind = Kind::Other;
+    t.name = std::move(spelling);
+    return t;
+  }
+  bool is_tensor() const { return kind == Kind::Tensor; }
+  bool operator==(const Type& other) const;
+};
+
+// A constant attribute value (prim::Constant values, node parameters such as a method name).
+struct Attr {
+  enum class Kind { Int, Float, Bool, Str, None, Ints, Floats, Tensor };
+  Kind kind = Kind::None;
+  int64_t i = 0;
+  double f = 0;
+  bool b = false;
+  std::string s;
+  std::vector<int64_t> ints;    // Ints; Tensor: the shape
+  std::vector<double> floats;   // Floats; Tensor: the values (empty when elided)
+  DType dtype = DType::Unknown;  // Tensor
+
+  static Attr of_int(int64_t v);
+  static Attr of_float(double v);
+  static Attr of_bool(bool v);
+  static Attr of_str(std::string v);
+  static Attr none();
+  bool operator==(const Attr& other) const;
+};
+
+// Where a node came from in the user's Python source. Lines and columns are 1-based; the
+// end column is exclusive (one past the last character), as in SARIF and LSP.
+struct SourceLoc {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  int end_line = 0;
+  int end_column = 0;
+  bool known() const { return line > 0; }
+  bool operator==(const SourceLoc& other) const;
+};
+
+struct Node;
+struct Block;
+
+struct Value {
+  std::string name;  // unique within its function
+  Type type;
+  Node* producer = nullptr;  // null for block parameters
+  Block* param_of = nullptr;  // set for block parameters
+  std::vector<Node*> users;
+};
+
+struct Node {
+  std::string kind;  // e.g. "aten::eq", "prim::CallMethod"
+  std::vector<Value*> inputs;
+  std::vector<Value*> outputs;
+  std::vector<std::pair<std::string, Attr>> attrs;
+  std::vector<std::unique_ptr<Block>> blocks;
+  SourceLoc loc;
+  Block* owner = nullptr;
+  const void* origin = nullptr;  // opaque front-end handle, for the rewriter
+
+  const Attr* attr(const std::string& name) const;
+  void set_attr(const std::string& name, Attr value);
+  Value* output() const { return outputs.size() == 1 ? outputs[0] : nullptr; }
+};
+
+struct Block {
+  std::vector<Value*> params;
+  std::vector<std::unique_ptr<Node>> nodes;
+  std::vector<Value*> returns;
+  Node* owner = nullptr;  // null for a function body
+};
+
+// One method of one module instance (or a free function). Owns all of its values.
+struct Function {
+  std::string name;         // qualified: "forward", "head.forward", "head.mask.compute"
+  std::string module_path;  // instance path of `self`, "" for the root module
+  std::string method;       // "forward"
+  Block body;
+  std::vector<std::unique_ptr<Value>> values;
+
+  Value* new_value(std::string name, Type type);
+  Node* append_node(Block& block, std::string kind);
+  void add_input(Node& node, Value* value);
+  Value* add_output(Node& node, std::string name, Type type);
+  Value* add_param(Block& block, std::string name, Type type);
+};
+
+struct ModuleInfo {
+  std::string path;  // "" for the root, "head.mask" for nested instances
+  std::string class_name;
+};
+
+// The model as qlint sees it: module instances, the functions reachable from forward, and
+// the lines of Python source the debug info carried (so diagnostics can show them even when
+// the .py file is gone).
+struct Model {
+  std::string file;
+  std::vector<ModuleInfo> modules;
+  std::vector<std::unique_ptr<Function>> functions;
+  std::map<std::string, std::map<int, std::string>> source_lines;  // file -> line -> text
+
+  const ModuleInfo* find_module(const std::string& path) const;
+  const Function* find_function(const std::string& name) const;
+  Function& add_function(std::string module_path, std::string method);
+  const std::string* source_line(const std::string& file, int line) const;
+};
+
+std::string qualified_function_name(const std::string& module_path, const std::string& method);
+
+// Visits every node of a block, nested blocks included, in program order.
+template <typename Fn>
+void for_each_node(const Block& block, Fn&& fn) {
+  for (const auto& node : block.nodes) {
+    fn(*node);
+    for (const auto& inner : node->blocks) for_each_node(*inner, fn);
+  }
+}
+
+// The function a call node invokes, and the call's arguments lined up with the callee's
+// parameters (prim::CallMethod passes `self` first; prim::CallFunction's first input is the
+// function constant and is skipped).
+const Function* callee_of(const Model& model, const Node& call);
+std::vector<Value*> call_arguments(const Node& call);
+
+}  // namespace qlint::ir

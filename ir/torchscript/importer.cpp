@@ -1,0 +1,360 @@
+#include "ir/torchscript/importer.h"
+
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/script.h>
+
+#include <deque>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "ir/verifier.h"
+
+namespace qlint::torchscript {
+
+namespace {
+
+namespace jit = torch::jit;
+
+// Tensors of at most this many elements keep their values in the IR (a constant compared
+// against is usually a scalar-like tensor); larger ones keep only dtype and shape.
+constexpr int64_t kMaxConstantElements = 64;
+
+ir::DType convert_dtype(at::ScalarType t) {
+  using S = at::ScalarType;
+  using D = ir::DType;
+  switch (t) {
+    case S::Bool: return D::Bool;
+    case S::Byte: return D::UInt8;
+    case S::Char: return D::Int8;
+    case S::Short: return D::Int16;
+    case S::Int: return D::Int32;
+    case S::Long: return D::Int64;
+    case S::Half: return D::Float16;
+    case S::BFloat16: return D::BFloat16;
+    case S::Float: return D::Float32;
+    case S::Double: return D::Float64;
+    case S::QInt8: return D::QInt8;
+    case S::QUInt8: return D::QUInt8;
+    case S::QInt32: return D::QInt32;
+    default: return D::Unknown;
+  }
+}
+
+ir::Attr tensor_attr(const at::Tensor& t) {
+  ir::Attr a;
+  a.kind = ir::Attr::Kind::Tensor;
+  a.dtype = convert_dtype(t.scalar_type());
+  a.ints = t.sizes().vec();
+  if (t.numel() <= kMaxConstantElements && !t.is_quantized()) {
+    at::Tensor flat = t.detach().to(at::kDouble).contiguous().view({-1});
+    const double* data = flat.data_ptr<double>();
+    a.floats.assign(data, data + flat.numel());
+  }
+  return a;
+}
+
+ir::Attr ivalue_attr(const c10::IValue& v) {
+  if (v.isBool()) return ir::Attr::of_bool(v.toBool());
+  if (v.isInt()) return ir::Attr::of_int(v.toInt());
+  if (v.isDouble()) return ir::Attr::of_float(v.toDouble());
+  if (v.isString()) return ir::Attr::of_str(v.toStringRef());
+  if (v.isNone()) return ir::Attr::none();
+  if (v.isTensor()) return tensor_attr(v.toTensor());
+  if (v.isIntList()) {
+    ir::Attr a;
+    a.kind = ir::Attr::Kind::Ints;
+    a.ints = v.toIntVector();
+    return a;
+  }
+  if (v.isDoubleList()) {
+    ir::Attr a;
+    a.kind = ir::Attr::Kind::Floats;
+    a.floats = v.toDoubleVector();
+    return a;
+  }
+  if (v.isDevice()) return ir::Attr::of_str(v.toDevice().str());
+  // Other constants (tuples, dtypes as ints are covered above) keep a readable spelling.
+  std::ostringstream ss;
+  ss << v;
+  return ir::Attr::of_str(ss.str());
+}
+
+std::optional<ir::Attr> node_attr(const jit::Node& n, jit::Symbol name) {
+  using K = jit::AttributeKind;
+  switch (n.kindOf(name)) {
+    case K::i: return ir::Attr::of_int(n.i(name));
+    case K::f: return ir::Attr::of_float(n.f(name));
+    case K::s: return ir::Attr::of_str(n.s(name));
+    case K::t: return tensor_attr(n.t(name));
+    case K::ival: return ivalue_attr(n.ival(name));
+    case K::is: {
+      ir::Attr a;
+      a.kind = ir::Attr::Kind::Ints;
+      a.ints = n.is(name);
+      return a;
+    }
+    case K::fs: {
+      ir::Attr a;
+      a.kind = ir::Attr::Kind::Floats;
+      a.floats = n.fs(name);
+      return a;
+    }
+    default: return std::nullopt;
+  }
+}
+
+// Where a node came from in the user's Python file. Loaded archives keep the original range
+// in their debug info; the node's own range points into the serialized code/ file instead.
+std::optional<jit::SourceRange> user_range(const jit::Node& n) {
+  const jit::SourceRange& own = n.sourceRange();
+  if (!own.source()) return std::nullopt;
+  jit::SourceRange range = own.findSourceRangeThatGenerated().value_or(own);
+  auto& source = range.source();
+  if (!source || !source->filename()) return std::nullopt;
+  if (source->filename()->rfind("code/__torch__", 0) == 0) return std::nullopt;
+  return range;
+}
+
+class Importer {
+ public:
+  Importer(jit::Module root, ir::Model& model) : root_(std::move(root)), model_(model) {}
+
+  void run() {
+    register_modules();
+    if (!root_.find_method("forward"))
+      throw ImportError("has no forward method; qlint starts from the model's forward");
+    enqueue_method("", "forward");
+    while (!pending_.empty()) {
+      Pending next = pending_.front();
+      pending_.pop_front();
+      import_function(next);
+    }
+  }
+
+ private:
+  struct Pending {
+    std::string module_path;
+    std::string method;
+    std::shared_ptr<jit::Graph> graph;
+    bool is_method;  // its first input is `self`
+  };
+
+  void register_modules() {
+    model_.modules.push_back({"", root_.type()->name()->qualifiedName()});
+    modules_.emplace("", root_);
+    for (const auto& child : root_.named_modules()) {
+      if (child.name.empty()) continue;
+      model_.modules.push_back({child.name, child.value.type()->name()->qualifiedName()});
+      modules_.emplace(child.name, child.value);
+    }
+  }
+
+  // Returns the qualified callee name, or "" when the method cannot be resolved.
+  std::string enqueue_method(const std::string& module_path, const std::string& method) {
+    std::string name = ir::qualified_function_name(module_path, method);
+    if (queued_.count(name)) return name;
+    auto module_it = modules_.find(module_path);
+    if (module_it == modules_.end()) return "";
+    auto found = module_it->second.find_method(method);
+    if (!found) return "";
+    queued_.insert(name);
+    pending_.push_back({module_path, method, found->graph(), true});
+    return name;
+  }
+
+  std::string enqueue_function(jit::Function& fn) {
+    std::string name = fn.qualname().qualifiedName();
+    if (queued_.count(name)) return name;
+    if (!fn.isGraphFunction()) return "";
+    queued_.insert(name);
+    pending_.push_back({"", name, jit::toGraphFunction(fn).graph(), false});
+    return name;
+  }
+
+  void import_function(const Pending& p) {
+    ir::Function& f = model_.add_function(p.module_path, p.method);
+    fn_ = &f;
+    values_.clear();
+    module_paths_.clear();
+    if (p.is_method) module_paths_[p.graph->inputs().at(0)] = p.module_path;
+    import_block(*p.graph->block(), f.body);
+  }
+
+  void import_block(jit::Block& from, ir::Block& to) {
+    for (jit::Value* in : from.inputs()) values_[in] = fn_->add_param(to, in->debugName(), type_of(in));
+    for (jit::Node* n : from.nodes()) import_node(*n, to);
+    for (jit::Value* out : from.outputs()) to.returns.push_back(lookup(out));
+  }
+
+  void import_node(jit::Node& n, ir::Block& block) {
+    ir::Node* node = fn_->append_node(block, n.kind().toQualString());
+    node->origin = &n;
+    for (jit::Value* in : n.inputs()) fn_->add_input(*node, lookup(in));
+    copy_attributes(n, *node);
+    track_module_values(n, *node);
+    node->loc = location(n);
+    for (jit::Block* b : n.blocks()) {
+      node->blocks.push_back(std::make_unique<ir::Block>());
+      node->blocks.back()->owner = node;
+      import_block(*b, *node->blocks.back());
+    }
+    for (jit::Value* out : n.outputs()) values_[out] = fn_->add_output(*node, out->debugName(), type_of(out));
+  }
+
+  void copy_attributes(jit::Node& n, ir::Node& node) {
+    if (n.kind() == c10::prim::Constant && n.outputs().size() == 1) {
+      copy_constant(n, node);
+      return;
+    }
+    for (jit::Symbol name : n.attributeNames())
+      if (auto a = node_attr(n, name)) node.set_attr(name.toUnqualString(), *a);
+  }
+
+  void copy_constant(jit::Node& n, ir::Node& node) {
+    if (auto fn_type = n.output()->type()->cast<c10::FunctionType>()) {
+      node.set_attr("name", ir::Attr::of_str(fn_type->function()->qualname().qualifiedName()));
+      return;
+    }
+    if (auto value = jit::toIValue(n.output())) node.set_attr("value", ivalue_attr(*value));
+  }
+
+  // Module-typed values get their instance path (through GetAttr chains from `self`), so that
+  // calls resolve to the right instance's method and types print as Module<path>.
+  void track_module_values(jit::Node& n, ir::Node& node) {
+    if (n.kind() == c10::prim::GetAttr) {
+      auto parent = module_paths_.find(n.input(0));
+      auto cls = n.output()->type()->cast<c10::ClassType>();
+      if (parent != module_paths_.end() && cls && cls->is_module()) {
+        std::string path = parent->second.empty() ? n.s(c10::attr::name)
+                                                  : parent->second + "." + n.s(c10::attr::name);
+        module_paths_[n.output()] = path;
+      }
+      return;
+    }
+    if (n.kind() == c10::prim::CallMethod) {
+      auto self = module_paths_.find(n.input(0));
+      if (self == module_paths_.end()) return;
+      std::string callee = enqueue_method(self->second, n.s(c10::attr::name));
+      if (!callee.empty()) node.set_attr("callee", ir::Attr::of_str(callee));
+      return;
+    }
+    if (n.kind() == c10::prim::CallFunction) {
+      auto fn_type = n.input(0)->type()->cast<c10::FunctionType>();
+      if (!fn_type) return;
+      std::string callee = enqueue_function(*fn_type->function());
+      if (!callee.empty()) node.set_attr("callee", ir::Attr::of_str(callee));
+    }
+  }
+
+  ir::SourceLoc location(const jit::Node& n) {
+    auto range = user_range(n);
+    if (!range) return {};
+    const auto& source = range->source();
+    size_t first = source->lineno_for_offset(range->start());
+    size_t last = source->lineno_for_offset(range->end() > range->start() ? range->end() - 1
+                                                                          : range->start());
+    ir::SourceLoc loc;
+    loc.file = *source->filename();
+    loc.line = static_cast<int>(source->lineno_to_source_lineno(first));
+    loc.column = static_cast<int>(range->start() - source->offset_for_line(first)) + 1;
+    loc.end_line = static_cast<int>(source->lineno_to_source_lineno(last));
+    loc.end_column = static_cast<int>(range->end() - source->offset_for_line(last)) + 1;
+    for (size_t line = first; line <= last; ++line) remember_line(*source, line);
+    return loc;
+  }
+
+  void remember_line(jit::Source& source, size_t line) {
+    std::string text = source.get_line(line).str();
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+    model_.source_lines[*source.filename()][static_cast<int>(source.lineno_to_source_lineno(line))] =
+        text;
+  }
+
+  ir::Type type_of(const jit::Value* v) {
+    auto it = module_paths_.find(v);
+    if (it != module_paths_.end()) return ir::Type::module(it->second);
+    return convert_type(v->type());
+  }
+
+  ir::Type convert_type(const c10::TypePtr& t) {
+    using K = ir::Type::Kind;
+    if (auto tensor = t->cast<c10::TensorType>()) {
+      ir::Type out = ir::Type::tensor();
+      if (auto dtype = tensor->scalarType()) out.dtype = convert_dtype(*dtype);
+      if (auto sizes = tensor->sizes().concrete_sizes()) out.sizes = *sizes;
+      return out;
+    }
+    switch (t->kind()) {
+      case c10::TypeKind::IntType: return ir::Type::simple(K::Int);
+      case c10::TypeKind::FloatType: return ir::Type::simple(K::Float);
+      case c10::TypeKind::BoolType: return ir::Type::simple(K::Bool);
+      case c10::TypeKind::StringType: return ir::Type::simple(K::Str);
+      case c10::TypeKind::NoneType: return ir::Type::simple(K::None);
+      case c10::TypeKind::DeviceObjType: return ir::Type::simple(K::Device);
+      default: break;
+    }
+    if (auto list = t->cast<c10::ListType>()) return container(K::List, {list->getElementType()});
+    if (auto opt = t->cast<c10::OptionalType>()) return container(K::Optional, {opt->getElementType()});
+    if (auto tuple = t->cast<c10::TupleType>())
+      return container(K::Tuple, {tuple->elements().begin(), tuple->elements().end()});
+    return ir::Type::other(t->annotation_str());
+  }
+
+  ir::Type container(ir::Type::Kind kind, const std::vector<c10::TypePtr>& elements) {
+    ir::Type out = ir::Type::simple(kind);
+    for (const auto& e : elements) out.elements.push_back(convert_type(e));
+    return out;
+  }
+
+  ir::Value* lookup(jit::Value* v) {
+    auto it = values_.find(v);
+    if (it == values_.end())
+      throw ImportError("internal error: value %" + v->debugName() + " used before definition in " +
+                        fn_->name);
+    return it->second;
+  }
+
+  jit::Module root_;
+  ir::Model& model_;
+  std::unordered_map<std::string, jit::Module> modules_;
+  std::deque<Pending> pending_;
+  std::set<std::string> queued_;
+  ir::Function* fn_ = nullptr;
+  std::unordered_map<const jit::Value*, ir::Value*> values_;
+  std::unordered_map<const jit::Value*, std::string> module_paths_;
+};
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+jit::Module load_module(const std::string& path) {
+  try {
+    return jit::load(path);
+  } catch (const c10::Error& e) {
+    throw ImportError("cannot be loaded as TorchScript: " + first_line(e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    throw ImportError("cannot be loaded as TorchScript: " + first_line(e.what()));
+  }
+}
+
+}  // namespace
+
+ir::Model import_torchscript(const std::string& path) {
+  probe_archive(path);
+  jit::Module module = load_module(path);
+  ir::Model model;
+  model.file = path;
+  try {
+    Importer(module, model).run();
+  } catch (const c10::Error& e) {
+    throw ImportError("could not be imported: " + first_line(e.what_without_backtrace()));
+  }
+  auto problems = ir::verify(model);
+  if (!problems.empty())
+    throw ImportError("internal error: the imported IR is malformed: " + problems.front());
+  return model;
+}
+
+}  // namespace qlint::torchscript

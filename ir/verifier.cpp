@@ -1,0 +1,90 @@
+#include "ir/verifier.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace qlint::ir {
+
+namespace {
+
+class Verifier {
+ public:
+  Verifier(const Model& model, std::vector<std::string>& problems)
+      : model_(model), problems_(problems) {}
+
+  void function(const Function& f) {
+    fn_ = &f;
+    defined_.clear();
+    seen_.clear();
+    block(f.body, "return");
+  }
+
+ private:
+  void report(const std::string& where, const std::string& message) {
+    problems_.push_back("in " + fn_->name + ": " + where + ": " + message);
+  }
+
+  // `visible` grows as definitions are met; inner blocks see outer definitions but their own
+  // go out of scope when the block ends.
+  void block(const Block& b, const char* terminator) {
+    std::vector<const Value*> scope;
+    for (const Value* p : b.params) define(p, "block parameter", scope);
+    for (const auto& n : b.nodes) node(*n, scope);
+    for (const Value* r : b.returns)
+      if (!defined_.count(r)) report(terminator, "uses %" + r->name + " before its definition");
+    for (const Value* v : scope) defined_.erase(v);
+  }
+
+  void define(const Value* v, const std::string& where, std::vector<const Value*>& scope) {
+    if (!seen_.insert(v).second) report(where, "%" + v->name + " is defined twice");
+    defined_.insert(v);
+    scope.push_back(v);
+    check_module_type(v, where);
+  }
+
+  void node(const Node& n, std::vector<const Value*>& scope) {
+    std::string where = "node " + n.kind;
+    for (const Value* in : n.inputs) {
+      if (!defined_.count(in)) report(where, "uses %" + in->name + " before its definition");
+      if (std::find(in->users.begin(), in->users.end(), &n) == in->users.end())
+        report(where, "%" + in->name + " does not list this node as a user");
+    }
+    for (const auto& b : n.blocks) {
+      if (b->owner != &n) report(where, "a nested block does not point back at its node");
+      block(*b, "block return");
+    }
+    for (const Value* out : n.outputs) {
+      if (out->producer != &n) report(where, "output %" + out->name + " names another producer");
+      define(out, where, scope);
+    }
+    const Attr* callee = n.attr("callee");
+    if (callee && (callee->kind != Attr::Kind::Str || !model_.find_function(callee->s)))
+      report(where, "calls a function that is not in the model");
+  }
+
+  void check_module_type(const Value* v, const std::string& where) {
+    if (v->type.kind == Type::Kind::Module && !model_.find_module(v->type.name))
+      report(where, "%" + v->name + " names unknown module instance '" + v->type.name + "'");
+  }
+
+  const Model& model_;
+  std::vector<std::string>& problems_;
+  const Function* fn_ = nullptr;
+  std::unordered_set<const Value*> defined_;
+  std::unordered_set<const Value*> seen_;
+};
+
+}  // namespace
+
+std::vector<std::string> verify(const Model& model) {
+  std::vector<std::string> problems;
+  std::unordered_set<std::string> names;
+  Verifier verifier(model, problems);
+  for (const auto& f : model.functions) {
+    if (!names.insert(f->name).second) problems.push_back("function " + f->name + " is defined twice");
+    verifier.function(*f);
+  }
+  return problems;
+}
+
+}  // namespace qlint::ir

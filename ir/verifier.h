@@ -1,0 +1,16 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace qlint::ir {
+
+// Checks the structural invariants every pass relies on: each value is defined once and
+// before every use (in its block or an enclosing one), use lists match inputs, calls name
+// functions that exist, and module-typed values name known module instances.
+// Returns one message per problem, each saying where ("in head.forward: node aten::eq: ...").
+std::vector<std::string> verify(const Model& model);
+
+}  // namespace qlint::ir

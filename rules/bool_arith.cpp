@@ -1,0 +1,71 @@
+// bool-arith: a bool tensor as an operand of mul/add/sub/div next to a quantized operand.
+// Accelerator toolchains cannot quantize a bool tensor; they insert a bool-to-float cast that
+// runs on the CPU and splits the accelerator graph (SPEC S2).
+#include <set>
+
+#include "rules/registry.h"
+#include "rules/support.h"
+
+namespace qlint::rules {
+
+namespace {
+
+bool is_arithmetic(const std::string& kind) {
+  static const std::set<std::string> ops = {"mul", "add", "sub", "div", "rsub", "true_divide"};
+  return kind.rfind("aten::", 0) == 0 && ops.count(base_op(kind)) > 0;
+}
+
+bool is_bool_tensor(const analysis::Facts& facts, const ir::Value* v) {
+  return v->type.is_tensor() && facts.dtype(v) == ir::DType::Bool;
+}
+
+std::string message(const ir::Node& node, const ir::Value* mask) {
+  std::string name = display_name(mask);
+  std::string subject = name.empty() ? "a bool tensor" : "the bool tensor `" + name + "`";
+  return "`" + operator_spelling(node.kind) + "` mixes a quantized tensor with " + subject +
+         "; accelerator toolchains insert a bool-to-float cast for it that runs on the CPU and "
+         "splits the graph; cast it with `.to(torch.float)` and give it its own QuantStub";
+}
+
+std::vector<Diagnostic> check(const analysis::Facts& facts) {
+  std::vector<Diagnostic> out;
+  for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
+    if (!is_arithmetic(node.kind) || node.inputs.size() < 2) return;
+    for (int side = 0; side < 2; ++side) {
+      const ir::Value* mask = node.inputs[side];
+      if (!is_bool_tensor(facts, mask) || !facts.quantized(node.inputs[1 - side])) continue;
+      out.push_back(make_diagnostic(bool_arith_rule(), fn, node, message(node, mask)));
+      return;
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+const Rule& bool_arith_rule() {
+  static const Rule rule{
+      "bool-arith",
+      "bool tensor in arithmetic with a quantized tensor (CPU fallback)",
+      Severity::Warning,
+      check,
+      {
+          "A bool tensor used as an operand of `*`, `+`, `-` or `/` (`aten::mul`, `add`, `sub`, "
+          "`div`, `rsub`) whose other operand carries quantization.",
+          "Float PyTorch promotes the bool tensor silently. An accelerator graph has no bool "
+          "arithmetic: the toolchain inserts a bool-to-float cast that runs on the CPU, so the "
+          "model is split into accelerator and CPU parts with a round trip between them.",
+          "    x = self.quant(x)\n"
+          "    mask = torch.logical_not(x[:, :, :, -1] == 0)   # bool\n"
+          "    out = x * mask[:, :, :, None]                   # CPU fallback",
+          "Cast the mask to float and give it a QuantStub of its own, so both operands are "
+          "quantized and the whole graph stays on the accelerator:\n"
+          "    mask = self.quant_mask(mask.to(torch.float))\n"
+          "    out = x * mask[:, :, :, None]",
+          "Safe: a 0/1 float mask multiplies exactly like the bool mask in float, and a "
+          "dedicated stub quantizes 0 and 1 exactly.",
+      }};
+  return rule;
+}
+
+}  // namespace qlint::rules

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace qlint {
+
+enum class Severity { Note, Warning, Error };
+
+const char* severity_name(Severity severity);
+
+struct Diagnostic {
+  std::string rule;
+  Severity severity = Severity::Warning;
+  std::string message;           // what breaks and how to fix it, one or two sentences
+  std::vector<std::string> notes;
+  const ir::Function* function = nullptr;
+  const ir::Node* node = nullptr;
+  ir::SourceLoc loc;             // the user's Python range; unknown without debug info
+};
+
+}  // namespace qlint

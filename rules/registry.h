@@ -1,0 +1,39 @@
+// The rule table: one entry per rule, sorted by id. A rule is a pure function of the IR and
+// the analyses' facts; it returns diagnostics and never prints or mutates.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "analysis/facts.h"
+#include "rules/diagnostic.h"
+
+namespace qlint::rules {
+
+struct RuleDoc {
+  const char* what;
+  const char* why;
+  const char* example;
+  const char* fix;
+  const char* fix_safety;
+};
+
+struct Rule {
+  const char* id;       // stable kebab-case, names the hazard
+  const char* summary;  // one line
+  Severity severity;
+  std::vector<Diagnostic> (*check)(const analysis::Facts& facts);
+  RuleDoc doc;
+};
+
+const std::vector<Rule>& all_rules();
+const Rule* find_rule(std::string_view id);
+
+// Runs every rule; diagnostics come back ordered by file, line, column and rule id.
+std::vector<Diagnostic> run_all(const analysis::Facts& facts);
+
+// Each rule's file defines one of these.
+const Rule& bool_arith_rule();
+const Rule& eq_nonzero_const_rule();
+
+}  // namespace qlint::rules

@@ -1,0 +1,41 @@
+// Small helpers shared by rules: finding nodes, reading constants, naming things in messages.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/facts.h"
+#include "rules/diagnostic.h"
+
+namespace qlint::rules {
+
+struct Rule;
+
+// Calls fn(function, node) for every node of every function, nested blocks included.
+template <typename Fn>
+void for_each_model_node(const ir::Model& model, Fn&& fn) {
+  for (const auto& f : model.functions)
+    ir::for_each_node(f->body, [&](const ir::Node& n) { fn(*f, n); });
+}
+
+// The numbers a constant operand holds: a Python scalar, a prim::Constant tensor, or
+// torch.tensor(<scalar constant>). nullopt when the operand is not a known constant.
+std::optional<std::vector<double>> constant_values(const ir::Value* v);
+
+// The user's name for a value ("mask" for TorchScript's "mask.1"), or "" for temporaries.
+std::string display_name(const ir::Value* v);
+
+// "`self.quant`" or "`self.quant` and `self.quant_mask`": the stubs whose error v carries.
+std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v);
+
+// Python spelling of a binary operator kind: aten::mul -> "*", aten::eq -> "==".
+std::string operator_spelling(const std::string& kind);
+
+// Strips the namespace and a trailing in-place underscore: aten::mul_ -> "mul".
+std::string base_op(const std::string& kind);
+
+Diagnostic make_diagnostic(const Rule& rule, const ir::Function& fn, const ir::Node& node,
+                           std::string message);
+
+}  // namespace qlint::rules

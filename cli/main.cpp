@@ -21,7 +21,8 @@ std::vector<std::string> with_default_command(int argc, char** argv) {
 }
 
 bool color_wanted(bool no_color) {
-  if (no_color || std::getenv("NO_COLOR") != nullptr) return false;
+  const char* no_color_env = std::getenv("NO_COLOR");  // no-color.org: set and non-empty
+  if (no_color || (no_color_env != nullptr && *no_color_env != '\0')) return false;
   return isatty(STDOUT_FILENO) != 0;
 }
 

@@ -29,21 +29,21 @@ std::string format_number(double v) {
 }
 
 std::string describe_constant(const std::vector<double>& values) {
-  if (values.size() == 1) return "the constant " + format_number(values[0]);
-  return "a constant tensor with nonzero values";
+  if (values.size() == 1) return format_number(values[0]);
+  return "a nonzero constant tensor";
 }
 
 std::string message(const analysis::Facts& facts, const ir::Node& node, const ir::Value* quantized,
                     const std::vector<double>& constant) {
   std::string op = operator_spelling(node.kind);
-  std::string name = display_name(quantized);
-  std::string subject = name.empty() ? "a value" : "`" + name + "`";
+  std::string text = operand_text(facts.model(), quantized);
+  std::string subject = text.empty() ? "a value" : text;
   std::string c = describe_constant(constant);
   return "`" + op + "` compares " + subject + " quantized by " + describe_stubs(facts, quantized) +
-         " with " + c + ", which quantization only approximates (1.0 can become 1.0007), so the "
-         "comparison is almost never " + (op == "==" ? "true" : "false") +
-         "; compare the float tensor before the QuantStub, or compare with 0 "
-         "(`torch.logical_not(x == 0)`) if the values are only 0 and 1";
+         " with " + c + ", which quantization only approximates (1.0 may become 1.0007), so it is "
+         "almost never " + (op == "==" ? "true" : "false") +
+         "; compare the float tensor before the QuantStub, or compare with 0 if the values are "
+         "only 0 and " + (constant.size() == 1 ? c : "that constant");
 }
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <map>
+#include <set>
 
 #include "rules/registry.h"
 
@@ -26,7 +27,18 @@ std::optional<std::vector<double>> constant_values(const ir::Value* v) {
   }
 }
 
-std::string display_name(const ir::Value* v) {
+namespace {
+
+// Ops that only re-view or re-index their first input: `mask[:, :, :, None]` is still "mask".
+bool is_view_op(const std::string& kind) {
+  static const std::set<std::string> views = {
+      "aten::slice",   "aten::select",  "aten::unsqueeze", "aten::squeeze", "aten::view",
+      "aten::reshape", "aten::index",   "aten::permute",   "aten::transpose", "aten::flatten",
+      "aten::expand",  "aten::contiguous", "aten::narrow", "aten::t", "aten::__getitem__"};
+  return views.count(kind) > 0;
+}
+
+std::string own_name(const ir::Value* v) {
   std::string name = v->name;
   auto dot = name.rfind('.');
   if (dot != std::string::npos && dot + 1 < name.size() &&
@@ -34,6 +46,32 @@ std::string display_name(const ir::Value* v) {
     name = name.substr(0, dot);
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return "";
   return name;
+}
+
+}  // namespace
+
+std::string display_name(const ir::Value* v) {
+  for (int depth = 0; v != nullptr && depth < 16; ++depth) {
+    std::string name = own_name(v);
+    if (!name.empty()) return name;
+    if (v->producer == nullptr || !is_view_op(v->producer->kind) || v->producer->inputs.empty())
+      return "";
+    v = v->producer->inputs[0];
+  }
+  return "";
+}
+
+std::string operand_text(const ir::Model& model, const ir::Value* v) {
+  const ir::Node* producer = v->producer;
+  if (producer && producer->loc.known() && producer->loc.end_line == producer->loc.line) {
+    const std::string* line = model.source_line(producer->loc.file, producer->loc.line);
+    size_t start = static_cast<size_t>(producer->loc.column - 1);
+    size_t end = static_cast<size_t>(producer->loc.end_column - 1);
+    if (line && end <= line->size() && start < end && end - start <= 40)
+      return "`" + line->substr(start, end - start) + "`";
+  }
+  std::string name = display_name(v);
+  return name.empty() ? "" : "`" + name + "`";
 }
 
 std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v) {

@@ -23,8 +23,13 @@ void for_each_model_node(const ir::Model& model, Fn&& fn) {
 // torch.tensor(<scalar constant>). nullopt when the operand is not a known constant.
 std::optional<std::vector<double>> constant_values(const ir::Value* v);
 
-// The user's name for a value ("mask" for TorchScript's "mask.1"), or "" for temporaries.
+// The user's name for a value ("mask" for TorchScript's "mask.1"), looking through views and
+// indexing (`mask[:, None]` is "mask"), or "" for temporaries.
 std::string display_name(const ir::Value* v);
+
+// How the user wrote an operand: its Python source text when short and on one line
+// (`x[:, :, :, -1]`), else its name (`mask`), else "" for an unnamed temporary.
+std::string operand_text(const ir::Model& model, const ir::Value* v);
 
 // "`self.quant`" or "`self.quant` and `self.quant_mask`": the stubs whose error v carries.
 std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v);

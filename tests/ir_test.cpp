@@ -1,0 +1,138 @@
+// The IR's text form reads back what it prints, reports malformed text by line, and the
+// verifier catches broken invariants.
+#include <gtest/gtest.h>
+
+#include "fixture_files.h"
+#include "ir/text.h"
+#include "ir/verifier.h"
+
+namespace qlint {
+namespace {
+
+using testing::fixture_files;
+using testing::read_file;
+
+std::vector<std::string> all_fixtures() {
+  auto files = fixture_files("ir");
+  auto rules = fixture_files("rules");
+  files.insert(files.end(), rules.begin(), rules.end());
+  return files;
+}
+
+class RoundTrip : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RoundTrip, PrintParsePrintIsStable) {
+  ir::ParsedModel first = ir::parse_model(read_file(GetParam()));
+  EXPECT_TRUE(ir::verify(first.model).empty());
+  std::string printed = ir::print_model(first.model);
+  ir::ParsedModel second = ir::parse_model(printed);
+  EXPECT_EQ(printed, ir::print_model(second.model));
+  EXPECT_EQ(first.model.functions.size(), second.model.functions.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, RoundTrip, ::testing::ValuesIn(all_fixtures()),
+                         [](const auto& info) { return testing::fixture_test_name(info.param); });
+
+TEST(IrText, KeepsTypesAttributesAndLocations) {
+  ir::ParsedModel parsed = ir::parse_model(read_file(std::string(QLINT_FIXTURES_DIR) + "/ir/types_and_attrs.qir"));
+  const ir::Model& m = parsed.model;
+  ASSERT_EQ(m.functions.size(), 1u);
+  const ir::Function& f = *m.functions[0];
+  EXPECT_EQ(f.body.params[1]->type.dtype, ir::DType::Float32);
+  EXPECT_EQ(*f.body.params[1]->type.sizes, (std::vector<int64_t>{1, 2, 4, 4}));
+  const ir::Node* op = nullptr;
+  ir::for_each_node(f.body, [&](const ir::Node& n) {
+    if (n.kind == "my::op") op = &n;
+  });
+  ASSERT_NE(op, nullptr);
+  EXPECT_EQ(op->loc.file, "/src/model.py");
+  EXPECT_EQ(op->loc.line, 12);
+  EXPECT_EQ(op->loc.column, 13);
+  EXPECT_EQ(op->loc.end_column, 37);
+  EXPECT_EQ(op->attr("scale")->f, 0.25);
+  EXPECT_EQ(op->outputs[0]->type.dtype, ir::DType::Bool);
+  EXPECT_EQ(op->outputs[1]->type.name, "Dict(str, Tensor)");
+  EXPECT_EQ(*m.source_line("/src/model.py", 12), "        y = torch.cat([a, b], dim=1)  # \"quoted\" \\ text");
+  const ir::Node* string_constant = f.body.nodes[5].get();
+  EXPECT_EQ(string_constant->attr("value")->s, "a \"str\"\n");
+}
+
+TEST(IrText, FloatsReadBackBitForBit) {
+  for (double v : {0.1, 1.0 / 3.0, 1e-300, 2.1362631, 0.0018463416, -5e-324}) {
+    ir::Attr a = ir::Attr::of_float(v);
+    std::string text = "qlint-ir 1\nfunc \"f\" in \"\" () {\n  %c : float = prim::Constant[value=" +
+                       ir::print_attr(a) + "]()\n  return (%c)\n}\n";
+    ir::ParsedModel parsed = ir::parse_model(text);
+    EXPECT_EQ(parsed.model.functions[0]->body.nodes[0]->attr("value")->f, v) << ir::print_attr(a);
+  }
+}
+
+TEST(IrText, ErrorsNameTheLine) {
+  const std::string text =
+      "qlint-ir 1\n"
+      "func \"f\" in \"\" (%x : Tensor) {\n"
+      "  %y : Tensor = aten::relu(%nope)\n"
+      "  return (%y)\n"
+      "}\n";
+  try {
+    ir::parse_model(text);
+    FAIL() << "expected a parse error";
+  } catch (const ir::ParseError& e) {
+    EXPECT_EQ(e.line, 3);
+    EXPECT_NE(std::string(e.what()).find("undefined value %nope"), std::string::npos) << e.what();
+  }
+}
+
+TEST(IrText, RejectsMalformedText) {
+  const std::vector<std::string> bad = {
+      "",
+      "qlint-ir 2\n",
+      "qlint-ir 1\nfunc \"f\" in \"\" (%x : Tensor) {\n  return (%x)\n",
+      "qlint-ir 1\nfunc \"f\" in \"\" (%x : Tensr) {\n  return (%x)\n}\n",
+      "qlint-ir 1\nfunc \"f\" in \"\" (%x : Tensor) {\n  %x : Tensor = aten::relu(%x)\n  return (%x)\n}\n",
+      "qlint-ir 1\nmodel \"unterminated\n",
+      "qlint-ir 1\nfunc \"f\" in \"\" (%x : Tensor) {\n  %y : Tensor = aten::relu(%x) loc(\"f\":1)\n  return (%y)\n}\n",
+  };
+  for (const auto& text : bad) EXPECT_THROW(ir::parse_model(text), ir::ParseError) << text;
+}
+
+TEST(Verifier, FindsUseBeforeDefinitionAndUnknownCallees) {
+  ir::Model m;
+  m.modules.push_back({"", "M"});
+  ir::Function& f = m.add_function("", "forward");
+  ir::Value* x = f.add_param(f.body, "x", ir::Type::tensor());
+  ir::Node* relu = f.append_node(f.body, "aten::relu");
+  ir::Node* late = f.append_node(f.body, "aten::neg");
+  ir::Value* y = f.add_output(*late, "y", ir::Type::tensor());
+  f.add_input(*relu, y);  // used one node before it is defined
+  f.add_input(*late, x);
+  ir::Node* call = f.append_node(f.body, "prim::CallMethod");
+  call->set_attr("callee", ir::Attr::of_str("missing.forward"));
+  f.body.returns.push_back(y);
+  auto problems = ir::verify(m);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0], "in forward: node aten::relu: uses %y before its definition");
+  EXPECT_EQ(problems[1], "in forward: node prim::CallMethod: calls a function that is not in the model");
+}
+
+TEST(Verifier, ScopesBlockValues) {
+  const std::string text =
+      "qlint-ir 1\n"
+      "func \"f\" in \"\" (%c : bool, %x : Tensor) {\n"
+      "  %r : Tensor = prim::If(%c) {\n"
+      "    block() {\n"
+      "      %inner : Tensor = aten::relu(%x)\n"
+      "      -> (%inner)\n"
+      "    }\n"
+      "  }\n"
+      "  %bad : Tensor = aten::neg(%inner)\n"
+      "  return (%bad)\n"
+      "}\n";
+  ir::ParsedModel parsed = ir::parse_model(text);
+  auto problems = ir::verify(parsed.model);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0], "in f: node aten::neg: uses %inner before its definition");
+}
+
+}  // namespace
+}  // namespace qlint

@@ -1,0 +1,285 @@
+// End-to-end: the real qlint binary on models exported by real PyTorch.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "analysis/facts.h"
+#include "ir/text.h"
+#include "rules/registry.h"
+#include "run.h"
+
+namespace qlint {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::build_path;
+using testing::example_model;
+using testing::run_qlint;
+using nlohmann::json;
+
+// qlint shows paths under the working directory (the source tree here) relative to it.
+std::string shown_path(const std::string& file) {
+  fs::path rel = fs::path(file).lexically_relative(QLINT_SOURCE_DIR);
+  return rel.empty() || *rel.begin() == ".." ? file : rel.string();
+}
+
+// ---- The seed scenarios, checked against tests/e2e/seed_expectations.txt -----------------
+
+struct Expected {
+  std::string rule;
+  std::string location;  // file:line:col-end_line:end_col
+};
+
+std::map<std::string, std::vector<Expected>> read_expectations() {
+  std::ifstream in(std::string(QLINT_E2E_DIR) + "/seed_expectations.txt");
+  std::map<std::string, std::vector<Expected>> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string model, rule, location;
+    fields >> model >> rule >> location;
+    auto& list = out[model];
+    if (rule != "-") list.push_back({rule, location});
+  }
+  return out;
+}
+
+std::string location_of(const json& d) {
+  return d["file"].get<std::string>() + ":" + std::to_string(d["line"].get<int>()) + ":" +
+         std::to_string(d["column"].get<int>()) + "-" + std::to_string(d["end_line"].get<int>()) +
+         ":" + std::to_string(d["end_column"].get<int>());
+}
+
+TEST(Seed, EveryExampleModelIsListed) {
+  auto expectations = read_expectations();
+  for (const auto& entry : fs::directory_iterator(build_path("examples/seed"))) {
+    if (entry.path().extension() != ".pt") continue;
+    EXPECT_TRUE(expectations.count(entry.path().stem().string()))
+        << entry.path() << " has no line in seed_expectations.txt";
+  }
+}
+
+TEST(Seed, DiagnosticsMatchExactly) {
+  for (const auto& [model, expected] : read_expectations()) {
+    SCOPED_TRACE(model);
+    auto r = run_qlint({"check", "--format", "json", example_model(model)});
+    ASSERT_EQ(r.exit_code, expected.empty() ? 0 : 1) << r.err;
+    json doc = json::parse(r.out);
+    std::multiset<std::pair<std::string, std::string>> want, got;
+    for (const auto& e : expected) want.insert({e.rule, e.location});
+    for (const auto& d : doc["diagnostics"]) got.insert({d["rule"], location_of(d)});
+    EXPECT_EQ(got, want);
+  }
+}
+
+// ---- Text output -----------------------------------------------------------------------
+
+TEST(TextOutput, CompilerFormatWithSourceLineAndMarker) {
+  auto r = run_qlint({"check", example_model("s1_eq_one")});
+  EXPECT_EQ(r.exit_code, 1);
+  std::istringstream lines(r.out);
+  std::string head, source, marker;
+  std::getline(lines, head);
+  std::getline(lines, source);
+  std::getline(lines, marker);
+  EXPECT_TRUE(std::regex_match(head, std::regex(R"(examples/seed/s1_eq_one\.py:16:16: warning: .+ \[eq-nonzero-const\])")))
+      << head;
+  EXPECT_EQ(source, " 16 |         mask = x[:, :, :, -1] == 1");
+  EXPECT_EQ(marker, "    |                ^~~~~~~~~~~~~~~~~~~");
+  EXPECT_NE(r.out.find("Found 2 problems in 1 model."), std::string::npos) << r.out;
+}
+
+TEST(TextOutput, MessagesSayWhatBreaksAndHowToFix) {
+  auto r = run_qlint({"check", "--format", "json", example_model("s1_eq_one")});
+  json doc = json::parse(r.out);
+  ASSERT_EQ(doc["diagnostics"].size(), 2u);
+  std::string eq = doc["diagnostics"][0]["message"];
+  EXPECT_NE(eq.find("`self.quant`"), std::string::npos) << eq;
+  EXPECT_NE(eq.find("1.0007"), std::string::npos) << eq;
+  EXPECT_NE(eq.find("before the QuantStub"), std::string::npos) << eq;
+  std::string mul = doc["diagnostics"][1]["message"];
+  EXPECT_NE(mul.find("CPU"), std::string::npos) << mul;
+  EXPECT_NE(mul.find(".to(torch.float)"), std::string::npos) << mul;
+}
+
+TEST(TextOutput, SourceLineComesFromDebugInfoWhenThePyFileIsGone) {
+  std::string model = build_path("tests/models/gone_model.pt");
+  auto r = run_qlint({"check", model});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  // The recorded file was deleted after export; the line text is still shown.
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(gone_model\.py:16:16: warning: .*\[eq-nonzero-const\])"))) << r.out;
+  EXPECT_NE(r.out.find(" 16 |         mask = x[:, :, :, -1] == 1"), std::string::npos) << r.out;
+}
+
+TEST(TextOutput, NoColourWhenNotATerminal) {
+  auto r = run_qlint({"check", example_model("s1_eq_one")});
+  EXPECT_EQ(r.out.find('\033'), std::string::npos);
+}
+
+// ---- JSON output -----------------------------------------------------------------------
+
+TEST(JsonOutput, HasVersionAndEveryDocumentedField) {
+  auto r = run_qlint({"check", "--format", "json", example_model("s1_in_child")});
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["version"], 1);
+  EXPECT_EQ(doc["tool"]["name"], "qlint");
+  ASSERT_EQ(doc["diagnostics"].size(), 2u);
+  const json& d = doc["diagnostics"][0];
+  for (const char* key : {"rule", "severity", "message", "file", "line", "column", "end_line",
+                          "end_column", "model", "method", "module", "node"})
+    EXPECT_TRUE(d.contains(key)) << key;
+  EXPECT_EQ(d["rule"], "eq-nonzero-const");
+  EXPECT_EQ(d["severity"], "warning");
+  EXPECT_EQ(d["method"], "forward");
+  EXPECT_EQ(d["module"], "head");  // reported inside the child module
+  EXPECT_EQ(d["node"], "aten::eq");
+  EXPECT_EQ(d["model"], shown_path(example_model("s1_in_child")));
+  EXPECT_TRUE(doc["errors"].empty());
+}
+
+// ---- Several files, the default command, exit codes -------------------------------------
+
+TEST(Cli, SeveralFilesAndThePlainForm) {
+  auto r = run_qlint({example_model("s1_eq_one"), example_model("s6_separate_stubs"),
+                      "--format", "json"});
+  EXPECT_EQ(r.exit_code, 1);
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["models"].size(), 2u);
+  EXPECT_EQ(doc["diagnostics"].size(), 2u);
+}
+
+TEST(Cli, CleanModelExitsZero) {
+  auto r = run_qlint({"check", example_model("s6_separate_stubs")});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "Found 0 problems in 1 model.\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"check"}, {"check", "--format", "yaml", example_model("s1_eq_one")},
+           {"--no-such-flag"}, {"explain", "no-such-rule"}}) {
+    auto r = run_qlint(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0];
+    EXPECT_NE(r.err.find("qlint: error: "), std::string::npos) << r.err;
+  }
+}
+
+TEST(Cli, RulesAndExplain) {
+  auto list = run_qlint({"rules"});
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_NE(list.out.find("bool-arith"), std::string::npos);
+  EXPECT_NE(list.out.find("eq-nonzero-const"), std::string::npos);
+  auto explain = run_qlint({"explain", "eq-nonzero-const"});
+  EXPECT_EQ(explain.exit_code, 0);
+  for (const char* heading : {"What it finds", "Why it breaks", "Example", "Fix", "Fix safety"})
+    EXPECT_NE(explain.out.find(heading), std::string::npos) << heading;
+}
+
+// ---- Bad input: one line naming the file and the problem, exit 2, no crash ---------------
+
+class BadInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("qlint-bad-input-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& bytes) {
+    fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p.string();
+  }
+
+  void expect_one_line_error(const std::string& file, const std::string& reason) {
+    SCOPED_TRACE(file);
+    auto r = run_qlint({"check", file});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("qlint: error: " + shown_path(file) + ": ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(reason), std::string::npos) << r.err;
+    for (const char* leak : {"terminate", "Exception raised from", "c10::", "what()", "frame #"})
+      EXPECT_EQ(r.err.find(leak), std::string::npos) << r.err;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(BadInput, MissingFile) { expect_one_line_error((dir_ / "nope.pt").string(), "no such file"); }
+
+TEST_F(BadInput, Directory) { expect_one_line_error(dir_.string(), "is a directory"); }
+
+TEST_F(BadInput, EmptyFile) { expect_one_line_error(write("empty.pt", ""), "is empty"); }
+
+TEST_F(BadInput, RandomBytes) {
+  std::mt19937 rng(42);
+  std::string bytes(4096, '\0');
+  for (char& c : bytes) c = static_cast<char>(rng());
+  expect_one_line_error(write("random.pt", bytes), "not a zip file");
+}
+
+TEST_F(BadInput, TruncatedArchive) {
+  std::ifstream in(example_model("s1_eq_one"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 1000u);
+  expect_one_line_error(write("truncated.pt", bytes.substr(0, bytes.size() / 2)), "truncated or corrupt");
+}
+
+TEST_F(BadInput, PickledPythonModuleSaysHowToExport) {
+  expect_one_line_error(build_path("tests/models/pickled_module.pt"), "torch.jit.script(model).save");
+  auto r = run_qlint({"check", build_path("tests/models/pickled_module.pt")});
+  EXPECT_NE(r.err.find("torch.save() pickle of the Python object __main__.Net"), std::string::npos) << r.err;
+}
+
+TEST_F(BadInput, StateDict) {
+  expect_one_line_error(build_path("tests/models/state_dict.pt"), "state_dict");
+}
+
+TEST_F(BadInput, SavedTensor) {
+  expect_one_line_error(build_path("tests/models/tensor.pt"), "a tensor saved with torch.save");
+}
+
+TEST_F(BadInput, LegacySaveFormat) {
+  expect_one_line_error(build_path("tests/models/legacy_save.pt"), "legacy (pre-1.6) torch.save");
+}
+
+TEST_F(BadInput, GoodAndBadTogetherStillReportsTheGoodOne) {
+  auto r = run_qlint({"check", example_model("s1_eq_one"), (dir_ / "nope.pt").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("[eq-nonzero-const]"), std::string::npos);
+  EXPECT_NE(r.err.find("no such file"), std::string::npos);
+}
+
+// ---- dump: the IR text is faithful enough to lint ----------------------------------------
+
+TEST(Dump, PrintsIrThatParsesAndLintsLikeTheArchive) {
+  for (const char* stem : {"s1_eq_one", "s1_in_child", "s2_logical_not", "s6_separate_stubs"}) {
+    SCOPED_TRACE(stem);
+    auto dump = run_qlint({"dump", example_model(stem)});
+    ASSERT_EQ(dump.exit_code, 0) << dump.err;
+    ir::ParsedModel parsed = ir::parse_model(dump.out);
+    auto facts = analysis::Facts::compute(parsed.model);
+    std::multiset<std::string> from_dump, from_binary;
+    for (const auto& d : rules::run_all(facts))
+      from_dump.insert(d.rule + "@" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.column));
+    json doc = json::parse(run_qlint({"check", "--format", "json", example_model(stem)}).out);
+    for (const auto& d : doc["diagnostics"])
+      from_binary.insert(d["rule"].get<std::string>() + "@" + std::to_string(d["line"].get<int>()) +
+                         ":" + std::to_string(d["column"].get<int>()));
+    EXPECT_EQ(from_dump, from_binary);
+    EXPECT_NE(dump.out.find("prim::CallMethod[name=\"forward\", callee=\"quant.forward\"]"),
+              std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace qlint

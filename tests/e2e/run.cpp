@@ -1,0 +1,60 @@
+#include "run.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace qlint::testing {
+
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+RunResult run_qlint(const std::vector<std::string>& args) {
+  char err_path[] = "/tmp/qlint-e2e-stderr-XXXXXX";
+  int fd = mkstemp(err_path);
+  if (fd < 0) throw std::runtime_error("mkstemp failed");
+  close(fd);
+  std::string cmd = "cd " + shell_quote(QLINT_SOURCE_DIR) + " && NO_COLOR=1 " + shell_quote(QLINT_BINARY);
+  for (const auto& a : args) cmd += " " + shell_quote(a);
+  cmd += " 2>" + shell_quote(err_path) + " </dev/null";
+  RunResult result;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("popen failed");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) result.out.append(buf, n);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.err = slurp(err_path);
+  std::remove(err_path);
+  return result;
+}
+
+std::string example_model(const std::string& stem) {
+  return std::string(QLINT_BUILD_DIR) + "/examples/seed/" + stem + ".pt";
+}
+
+std::string build_path(const std::string& relative) {
+  return std::string(QLINT_BUILD_DIR) + "/" + relative;
+}
+
+}  // namespace qlint::testing

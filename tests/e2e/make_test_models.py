@@ -1,0 +1,60 @@
+"""Write the models the end-to-end tests need beyond the examples, made by real PyTorch:
+files users mistake for TorchScript (torch.save of a module, a state_dict, a tensor, the
+legacy pre-1.6 format) and an archive whose Python source file no longer exists.
+
+    /usr/bin/python3 make_test_models.py OUT_DIR REPO_DIR
+"""
+import os
+import shutil
+import sys
+import tempfile
+
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def write_non_torchscript(out):
+    net = Net()
+    torch.save(net, os.path.join(out, "pickled_module.pt"))
+    torch.save(net.state_dict(), os.path.join(out, "state_dict.pt"))
+    torch.save(torch.ones(3), os.path.join(out, "tensor.pt"))
+    torch.save(net.state_dict(), os.path.join(out, "legacy_save.pt"),
+               _use_new_zipfile_serialization=False)
+
+
+def write_source_gone(out, repo):
+    """Export S1 from a copy of its source, then delete the copy: the archive's debug info is
+    all that is left of the Python source."""
+    sys.path.insert(0, os.path.join(repo, "examples"))
+    sys.path.insert(0, os.path.join(repo, "examples", "common"))
+    import export  # examples/export.py
+
+    workdir = tempfile.mkdtemp()
+    try:
+        source = os.path.join(workdir, "gone_model.py")
+        shutil.copy(os.path.join(repo, "examples", "seed", "s1_eq_one.py"), source)
+        inputs = os.path.join(workdir, "inputs")
+        os.makedirs(inputs)
+        export.export(source, out, inputs)
+    finally:
+        shutil.rmtree(workdir)
+
+
+def main():
+    out, repo = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    write_non_torchscript(out)
+    write_source_gone(out, repo)
+
+
+if __name__ == "__main__":
+    main()

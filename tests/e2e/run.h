@@ -1,0 +1,22 @@
+// Runs the real qlint binary for end-to-end tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace qlint::testing {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `qlint args...` with the source tree as working directory (so diagnostics show
+// repository-relative paths) and captures stdout, stderr and the exit code.
+RunResult run_qlint(const std::vector<std::string>& args);
+
+std::string example_model(const std::string& stem);  // build/examples/seed/<stem>.pt
+std::string build_path(const std::string& relative);  // build/<relative>
+
+}  // namespace qlint::testing

@@ -58,7 +58,9 @@ TEST(RuleRegistry, IsSortedAndDocumented) {
   ASSERT_FALSE(rules.empty());
   for (size_t i = 0; i < rules.size(); ++i) {
     const auto& r = rules[i];
-    if (i) EXPECT_LT(std::string(rules[i - 1].id), std::string(r.id));
+    if (i > 0) {
+      EXPECT_LT(std::string(rules[i - 1].id), std::string(r.id));
+    }
     EXPECT_TRUE(std::regex_match(std::string(r.id), std::regex("[a-z0-9]+(-[a-z0-9]+)*"))) << r.id;
     for (const char* part : {r.summary, r.doc.what, r.doc.why, r.doc.example, r.doc.fix, r.doc.fix_safety})
       EXPECT_GT(std::string(part).size(), 10u) << r.id;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "analysis/constants.h"
 #include "analysis/dtype.h"
 #include "analysis/quant_domain.h"
 
@@ -36,22 +37,45 @@ std::optional<ir::DType> dtype_from_scalar_type_code(int64_t code) {
   }
 }
 
+namespace {
+
+// Eager-mode QAT wraps the real quantizer in a submodule of the stub; name it after the stub.
+std::string display_for_module(std::string path) {
+  const std::string suffix = ".activation_post_process";
+  if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
+    path.resize(path.size() - suffix.size());
+  return "self." + path;
+}
+
+std::optional<int64_t> int_constant(const ir::Value* v) {
+  auto c = scalar_constant(v);
+  if (!c) return std::nullopt;
+  return static_cast<int64_t>(*c);
+}
+
+}  // namespace
+
 // Forward dataflow over all functions at once: call sites feed callee parameters, callee
 // returns feed call outputs, and If/Loop blocks join their branches. Facts only grow (dtypes
-// towards Unknown, source sets towards larger), so repeating whole passes reaches a fixpoint.
+// towards Unknown, sets towards larger, flags towards true), so repeating whole passes reaches
+// a fixpoint.
 class FactsSolver {
  public:
+  using ValueFacts = Facts::ValueFacts;
+
   FactsSolver(Facts& facts, const StubClasses& stubs) : facts_(facts), stubs_(stubs) {}
 
   void run() {
     classify_stub_modules();
     map_blocks();
+    seed_model_inputs();
     // Each pass settles at least one more call level; the cap only guards against bugs.
     for (int pass = 0; pass < 100; ++pass) {
       changed_ = false;
       for (const auto& f : facts_.model_->functions) block(f->body);
-      if (!changed_) return;
+      if (!changed_) break;
     }
+    collect_quant_calls();
   }
 
  private:
@@ -61,8 +85,14 @@ class FactsSolver {
       auto matches = [&](const std::vector<std::string>& names) {
         return std::find(names.begin(), names.end(), cls) != names.end();
       };
-      if (matches(stubs_.quant)) facts_.stub_modules_[m.path] = StubKind::Quant;
-      else if (matches(stubs_.dequant)) facts_.stub_modules_[m.path] = StubKind::DeQuant;
+      if (matches(stubs_.quant)) {
+        facts_.stub_modules_[m.path] = StubKind::Quant;
+        QuantPoint& p = facts_.quant_points_[m.path];
+        p.id = m.path;
+        p.display = "self." + m.path;
+      } else if (matches(stubs_.dequant)) {
+        facts_.stub_modules_[m.path] = StubKind::DeQuant;
+      }
     }
   }
 
@@ -75,30 +105,77 @@ class FactsSolver {
     }
   }
 
-  ir::DType dtype(const ir::Value* v) const { return facts_.dtype(v); }
-
-  void join(const ir::Value* to, const ir::Value* from) {
-    join_dtype(to, dtype(from));
-    join_sources(to, facts_.quant_sources(from));
-  }
-
-  void join_dtype(const ir::Value* v, ir::DType d) {
-    auto [it, inserted] = facts_.dtypes_.emplace(v, d);
-    if (inserted) {
-      changed_ = true;
-    } else if (it->second != d && it->second != ir::DType::Unknown) {
-      it->second = ir::DType::Unknown;
-      changed_ = true;
+  void seed_model_inputs() {
+    const ir::Function* forward = facts_.model_->find_function("forward");
+    if (forward == nullptr) return;
+    for (const ir::Value* p : forward->body.params) {
+      if (p->type.kind == ir::Type::Kind::Module) continue;
+      ValueFacts seed;
+      seed.dtype = p->type.dtype;
+      seed.from_input = true;
+      join(p, seed);
     }
   }
 
-  void join_sources(const ir::Value* v, const std::set<std::string>& sources) {
-    if (sources.empty() || !can_carry_quantization(v->type, dtype(v))) return;
-    auto& mine = facts_.sources_[v];
-    size_t before = mine.size();
-    mine.insert(sources.begin(), sources.end());
-    if (mine.size() != before) changed_ = true;
+  // Every call that quantizes: stub calls, and calls of modules whose method holds an
+  // in-graph quantize op (a traced QAT model's FakeQuantize).
+  void collect_quant_calls() {
+    for (const auto& f : facts_.model_->functions) {
+      ir::for_each_node(f->body, [&](const ir::Node& n) {
+        if (n.kind != "prim::CallMethod" || n.inputs.size() < 2 || n.outputs.size() != 1) return;
+        const ir::Type& self = n.inputs[0]->type;
+        if (self.kind != ir::Type::Kind::Module) return;
+        auto it = facts_.quant_points_.find(self.name);
+        if (it == facts_.quant_points_.end()) return;
+        if (it->second.node == nullptr && facts_.stub_call(n) != StubKind::Quant) return;
+        facts_.quant_calls_.push_back({self.name, &n, n.inputs[1], n.outputs[0]});
+      });
+    }
   }
+
+  // A value not reached yet knows only what its declared type says.
+  ValueFacts get(const ir::Value* v) const {
+    auto it = facts_.values_.find(v);
+    if (it != facts_.values_.end()) return it->second;
+    ValueFacts declared;
+    declared.dtype = v->type.dtype;
+    return declared;
+  }
+
+  void join(const ir::Value* v, const ValueFacts& in) {
+    auto [it, inserted] = facts_.values_.try_emplace(v);
+    ValueFacts& mine = it->second;
+    if (inserted) {
+      mine.dtype = in.dtype;
+      changed_ = true;
+    } else if (mine.dtype != in.dtype && mine.dtype != ir::DType::Unknown) {
+      mine.dtype = ir::DType::Unknown;
+      changed_ = true;
+    }
+    if (can_carry_quantization(v->type, mine.dtype)) {
+      merge(mine.sources, in.sources);
+      merge(mine.domain, in.domain);
+    }
+    if (in.from_input && !mine.from_input) {
+      mine.from_input = true;
+      changed_ = true;
+    }
+    for (const auto& [point, part] : in.views) {
+      auto [view, added] = mine.views.emplace(point, part);
+      if (added || (part && !view->second)) {
+        view->second = view->second || part;
+        changed_ = true;
+      }
+    }
+  }
+
+  void merge(std::set<std::string>& into, const std::set<std::string>& from) {
+    size_t before = into.size();
+    into.insert(from.begin(), from.end());
+    if (into.size() != before) changed_ = true;
+  }
+
+  void join_value(const ir::Value* to, const ir::Value* from) { join(to, get(from)); }
 
   void block(const ir::Block& b) {
     for (const auto& n : b.nodes) node(*n);
@@ -116,7 +193,7 @@ class FactsSolver {
     for (const auto& b : n.blocks) {
       block(*b);
       for (size_t i = 0; i < n.outputs.size() && i < b->returns.size(); ++i)
-        join(n.outputs[i], b->returns[i]);
+        join_value(n.outputs[i], b->returns[i]);
     }
   }
 
@@ -126,44 +203,89 @@ class FactsSolver {
     if (n.blocks.size() != 1) return plain_node(n);
     const ir::Block& body = *n.blocks[0];
     for (size_t i = 0; i < n.outputs.size(); ++i) {
-      if (i + 2 < n.inputs.size() && i + 1 < body.params.size()) join(body.params[i + 1], n.inputs[i + 2]);
-      if (i + 1 < body.returns.size() && i + 1 < body.params.size()) join(body.params[i + 1], body.returns[i + 1]);
+      if (i + 1 >= body.params.size()) break;
+      if (i + 2 < n.inputs.size()) join_value(body.params[i + 1], n.inputs[i + 2]);
+      if (i + 1 < body.returns.size()) join_value(body.params[i + 1], body.returns[i + 1]);
     }
     block(body);
     for (size_t i = 0; i < n.outputs.size(); ++i) {
-      if (i + 2 < n.inputs.size()) join(n.outputs[i], n.inputs[i + 2]);
-      if (i + 1 < body.returns.size()) join(n.outputs[i], body.returns[i + 1]);
+      if (i + 2 < n.inputs.size()) join_value(n.outputs[i], n.inputs[i + 2]);
+      if (i + 1 < body.returns.size()) join_value(n.outputs[i], body.returns[i + 1]);
     }
   }
 
   void call_node(const ir::Node& n, const ir::Function& callee) {
     StubKind stub = facts_.stub_call(n);
     std::vector<ir::Value*> args = ir::call_arguments(n);
-    if (stub == StubKind::Quant && args.size() >= 2 && n.outputs.size() == 1) {
-      join_dtype(n.outputs[0], dtype(args[1]));
-      join_sources(n.outputs[0], {args[0]->type.name});
-      return;
-    }
+    if (stub != StubKind::None && args.size() >= 2 && n.outputs.size() == 1)
+      return stub_node(n, stub, args[0]->type.name, args[1]);
     for (size_t i = 0; i < args.size() && i < callee.body.params.size(); ++i)
-      join(callee.body.params[i], args[i]);
+      join_value(callee.body.params[i], args[i]);
     for (size_t i = 0; i < n.outputs.size() && i < callee.body.returns.size(); ++i)
-      join(n.outputs[i], callee.body.returns[i]);
+      join_value(n.outputs[i], callee.body.returns[i]);
+  }
+
+  void stub_node(const ir::Node& n, StubKind stub, const std::string& path, const ir::Value* input) {
+    ValueFacts out = get(input);
+    out.views.clear();
+    if (stub == StubKind::Quant) {
+      out.sources = {path};
+      out.domain = {path};
+      out.views[path] = false;
+    } else {
+      out.domain.clear();  // back in float; the rounding error stays
+    }
+    join(n.outputs[0], out);
   }
 
   void plain_node(const ir::Node& n) {
-    auto dtype_of = [this](const ir::Value* v) { return dtype(v); };
-    std::set<std::string> sources;
-    if (is_in_graph_quant_op(n.kind) && n.outputs.size() == 1) {
-      sources.insert(facts_.function_of(n)->name + ":%" + n.outputs[0]->name);
-    } else {
-      for (const ir::Value* in : n.inputs) {
-        const auto& s = facts_.quant_sources(in);
-        sources.insert(s.begin(), s.end());
-      }
+    ValueFacts merged;
+    for (const ir::Value* in : n.inputs) {
+      ValueFacts f = get(in);
+      merged.sources.insert(f.sources.begin(), f.sources.end());
+      merged.domain.insert(f.domain.begin(), f.domain.end());
+      merged.from_input = merged.from_input || f.from_input;
     }
+    if (is_in_graph_quant_op(n.kind) || n.kind.rfind("quantized::", 0) == 0) {
+      std::string id = in_graph_quant_point(n);
+      merged.sources = {id};
+      merged.domain = {id};
+      merged.views[id] = false;
+    } else if (is_dequantize_op(n.kind)) {
+      merged.domain.clear();
+    } else if (bool part = false; !n.inputs.empty() && is_view_op(n.kind, &part)) {
+      for (const auto& [point, was_part] : get(n.inputs[0]).views) merged.views[point] = was_part || part;
+    }
+    auto dtype_of = [this](const ir::Value* v) { return facts_.dtype(v); };
     for (size_t i = 0; i < n.outputs.size(); ++i) {
-      join_dtype(n.outputs[i], infer_output_dtype(n, i, dtype_of));
-      join_sources(n.outputs[i], sources);
+      merged.dtype = infer_output_dtype(n, i, dtype_of);
+      join(n.outputs[i], merged);
+    }
+  }
+
+  // Names the quant point of an in-graph quantize op: the module holding it when it sits in
+  // a module's method (a FakeQuantize), else the function and value.
+  std::string in_graph_quant_point(const ir::Node& n) {
+    const ir::Function* fn = facts_.function_of(n);
+    bool in_module = fn && !fn->module_path.empty() && fn->method == "forward";
+    std::string id = in_module ? fn->module_path : (fn ? fn->name : "?") + ":%" + n.outputs[0]->name;
+    auto [it, added] = facts_.quant_points_.try_emplace(id);
+    if (!added) return id;
+    QuantPoint& p = it->second;
+    p.id = id;
+    p.display = in_module ? display_for_module(fn->module_path) : "the quantize op `" + id + "`";
+    p.node = &n;
+    read_quant_parameters(n, p);
+    return id;
+  }
+
+  // fake_quantize_per_tensor_affine(x, scale, zero_point, quant_min, quant_max) and
+  // quantize_per_tensor(x, scale, zero_point, dtype).
+  static void read_quant_parameters(const ir::Node& n, QuantPoint& p) {
+    if (n.inputs.size() >= 2) p.scale = scalar_constant(n.inputs[1]);
+    if (n.kind == "aten::fake_quantize_per_tensor_affine" && n.inputs.size() >= 5) {
+      p.quant_min = int_constant(n.inputs[3]).value_or(p.quant_min);
+      p.quant_max = int_constant(n.inputs[4]).value_or(p.quant_max);
     }
   }
 
@@ -179,17 +301,37 @@ Facts Facts::compute(const ir::Model& model, const StubClasses& stubs) {
   return facts;
 }
 
+const Facts::ValueFacts* Facts::find(const ir::Value* v) const {
+  auto it = values_.find(v);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
 ir::DType Facts::dtype(const ir::Value* v) const {
-  auto it = dtypes_.find(v);
-  if (it != dtypes_.end()) return it->second;
-  return v->type.dtype;
+  const ValueFacts* f = find(v);
+  return f ? f->dtype : v->type.dtype;
 }
 
 const std::set<std::string>& Facts::quant_sources(const ir::Value* v) const {
   static const std::set<std::string> none;
-  auto it = sources_.find(v);
-  if (it == sources_.end() || !can_carry_quantization(v->type, dtype(v))) return none;
-  return it->second;
+  const ValueFacts* f = find(v);
+  if (f == nullptr || !can_carry_quantization(v->type, f->dtype)) return none;
+  return f->sources;
+}
+
+bool Facts::in_quantized_domain(const ir::Value* v) const {
+  const ValueFacts* f = find(v);
+  return f != nullptr && can_carry_quantization(v->type, f->dtype) && !f->domain.empty();
+}
+
+bool Facts::from_input(const ir::Value* v) const {
+  const ValueFacts* f = find(v);
+  return f != nullptr && f->from_input;
+}
+
+const std::map<std::string, bool>& Facts::views_of(const ir::Value* v) const {
+  static const std::map<std::string, bool> none;
+  const ValueFacts* f = find(v);
+  return f ? f->views : none;
 }
 
 StubKind Facts::stub_call(const ir::Node& call) const {
@@ -198,6 +340,11 @@ StubKind Facts::stub_call(const ir::Node& call) const {
   if (self.kind != ir::Type::Kind::Module) return StubKind::None;
   auto it = stub_modules_.find(self.name);
   return it == stub_modules_.end() ? StubKind::None : it->second;
+}
+
+const QuantPoint* Facts::quant_point(const std::string& id) const {
+  auto it = quant_points_.find(id);
+  return it == quant_points_.end() ? nullptr : &it->second;
 }
 
 const ir::Function* Facts::function_of(const ir::Node& node) const {

@@ -1,5 +1,7 @@
-// What the analyses know about every value of a model: its tensor dtype and the quant points
-// whose rounding error it carries. Rules read these facts; they never recompute them.
+// What the analyses know about every value of a model: its tensor dtype, the quant points
+// whose rounding error it carries, whether it is inside the quantized domain, whether it
+// depends on a model input, and whether it is a view of a quant point's output.
+// Rules read these facts; they never recompute them.
 #pragma once
 
 #include <map>
@@ -27,30 +29,73 @@ std::string normalize_class_name(const std::string& torchscript_name);
 
 enum class StubKind { None, Quant, DeQuant };
 
+// A place where values are quantized: a QuantStub instance, or an in-graph quantize op
+// (a traced QAT model's FakeQuantize, a converted model's quantize_per_tensor).
+struct QuantPoint {
+  std::string id;       // "quant", "quant.activation_post_process", or "fn:%value"
+  std::string display;  // how messages name it: "self.quant"
+  const ir::Node* node = nullptr;  // the in-graph op; null for stubs (see calls)
+  std::optional<double> scale;     // known when the model states it (traced QAT, converted)
+  int64_t quant_min = -32768;      // int16 unless the op says otherwise
+  int64_t quant_max = 32767;
+};
+
+// One call that quantizes a tensor: a QuantStub call, or a call of a FakeQuantize module.
+struct QuantCall {
+  std::string point;  // QuantPoint id
+  const ir::Node* call = nullptr;
+  const ir::Value* input = nullptr;
+  const ir::Value* output = nullptr;
+};
+
 class Facts {
  public:
-  // Runs dtype inference and the quant-domain analysis over all functions, interprocedurally,
-  // to a fixpoint.
+  // Runs dtype inference and the value analyses over all functions, interprocedurally, to a
+  // fixpoint.
   static Facts compute(const ir::Model& model, const StubClasses& stubs = {});
 
   ir::DType dtype(const ir::Value* v) const;
-  // Quant points (stub instance paths, or "fn:%value" for in-graph quantize ops) whose error
-  // this value carries. Bool and integer values carry none: they are exact.
+
+  // Quant points whose rounding error this value carries, also after a DeQuantStub. Bool
+  // and integer values carry none: they are exact.
   const std::set<std::string>& quant_sources(const ir::Value* v) const;
   bool quantized(const ir::Value* v) const { return !quant_sources(v).empty(); }
 
-  // For a prim::CallMethod node: whether it calls a QuantStub or DeQuantStub instance.
+  // Whether the value is inside the quantized domain: past a quant point and not yet past a
+  // DeQuantStub or dequantize. This is what runs on the accelerator.
+  bool in_quantized_domain(const ir::Value* v) const;
+
+  // Whether the value depends on an input of the model's forward (rather than only on
+  // constants and module state such as weights).
+  bool from_input(const ir::Value* v) const;
+
+  // Quant points this value is a pure view of (reshaped, sliced, selected, indexed), and
+  // whether the view is a part (some indexing happened) rather than the whole output.
+  const std::map<std::string, bool>& views_of(const ir::Value* v) const;
+
   StubKind stub_call(const ir::Node& call) const;
+  const QuantPoint* quant_point(const std::string& id) const;
+  const std::vector<QuantCall>& quant_calls() const { return quant_calls_; }
 
   const ir::Model& model() const { return *model_; }
   const ir::Function* function_of(const ir::Node& node) const;
 
  private:
   friend class FactsSolver;
+  struct ValueFacts {
+    ir::DType dtype = ir::DType::Unknown;
+    std::set<std::string> sources;
+    std::set<std::string> domain;
+    bool from_input = false;
+    std::map<std::string, bool> views;  // quant point id -> is a part
+  };
+  const ValueFacts* find(const ir::Value* v) const;
+
   const ir::Model* model_ = nullptr;
-  std::map<const ir::Value*, ir::DType> dtypes_;
-  std::map<const ir::Value*, std::set<std::string>> sources_;
+  std::map<const ir::Value*, ValueFacts> values_;
   std::map<std::string, StubKind> stub_modules_;  // instance path -> kind
+  std::map<std::string, QuantPoint> quant_points_;
+  std::vector<QuantCall> quant_calls_;
   std::map<const ir::Block*, const ir::Function*> block_function_;
 };
 

@@ -1,4 +1,5 @@
-// The quant domain: which values carry the rounding error of a quant point.
+// The quant domain: which ops quantize, dequantize or merely view a tensor, and which values
+// can carry a rounding error at all.
 #pragma once
 
 #include <string>
@@ -8,8 +9,15 @@
 namespace qlint::analysis {
 
 // Ops that quantize inside the graph (traced QAT models, converted models): their output is
-// a quant point of its own.
+// a quant point of its own. Quantized kernels (quantized::*) produce quantized outputs too.
 bool is_in_graph_quant_op(const std::string& kind);
+
+// Ops whose output leaves the quantized domain (the error stays).
+bool is_dequantize_op(const std::string& kind);
+
+// Ops whose output is the same data as their first input, rearranged: `is_part` says whether
+// they pick a part of it (slice, select, index) rather than reshape the whole.
+bool is_view_op(const std::string& kind, bool* is_part = nullptr);
 
 // Whether a value of this type and dtype can hold a rounded value: floating (or unknown)
 // tensors, float scalars, and containers of them. Bool and integer values are exact.

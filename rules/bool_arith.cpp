@@ -1,19 +1,12 @@
 // bool-arith: a bool tensor as an operand of mul/add/sub/div next to a quantized operand.
 // Accelerator toolchains cannot quantize a bool tensor; they insert a bool-to-float cast that
 // runs on the CPU and splits the accelerator graph (SPEC S2).
-#include <set>
-
 #include "rules/registry.h"
 #include "rules/support.h"
 
 namespace qlint::rules {
 
 namespace {
-
-bool is_arithmetic(const std::string& kind) {
-  static const std::set<std::string> ops = {"mul", "add", "sub", "div", "rsub", "true_divide"};
-  return kind.rfind("aten::", 0) == 0 && ops.count(base_op(kind)) > 0;
-}
 
 bool is_bool_tensor(const analysis::Facts& facts, const ir::Value* v) {
   return v->type.is_tensor() && facts.dtype(v) == ir::DType::Bool;
@@ -30,10 +23,10 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, const ir
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
-    if (!is_arithmetic(node.kind) || node.inputs.size() < 2) return;
+    if (!is_binary_arithmetic(node.kind) || node.inputs.size() < 2) return;
     for (int side = 0; side < 2; ++side) {
       const ir::Value* mask = node.inputs[side];
-      if (!is_bool_tensor(facts, mask) || !facts.quantized(node.inputs[1 - side])) continue;
+      if (!is_bool_tensor(facts, mask) || !facts.in_quantized_domain(node.inputs[1 - side])) continue;
       out.push_back(make_diagnostic(bool_arith_rule(), fn, node, message(facts, node, mask)));
       return;
     }

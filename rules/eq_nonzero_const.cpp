@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "analysis/fake_quant.h"
 #include "rules/registry.h"
 #include "rules/support.h"
 
@@ -21,29 +22,49 @@ bool any_nonzero(const std::vector<double>& values) {
   return false;
 }
 
-std::string format_number(double v) {
-  char buf[32];
-  if (v == std::floor(v) && std::fabs(v) < 1e15) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
+// The one quant point whose scale is known, when the value carries exactly one.
+const analysis::QuantPoint* known_scale_point(const analysis::Facts& facts, const ir::Value* v) {
+  const auto& sources = facts.quant_sources(v);
+  if (sources.size() != 1) return nullptr;
+  const analysis::QuantPoint* point = facts.quant_point(*sources.begin());
+  return point && point->scale ? point : nullptr;
 }
 
-std::string describe_constant(const std::vector<double>& values) {
-  if (values.size() == 1) return format_number(values[0]);
-  return "a nonzero constant tensor";
+float quantized_value(const analysis::QuantPoint& p, double c) {
+  return analysis::fake_quantize(static_cast<float>(c), static_cast<float>(*p.scale), 0, p.quant_min,
+                                 p.quant_max);
+}
+
+std::string what_it_becomes(const analysis::Facts& facts, const ir::Value* quantized,
+                            const std::vector<double>& constant) {
+  const analysis::QuantPoint* p = known_scale_point(facts, quantized);
+  if (p == nullptr || constant.size() != 1)
+    return ", which quantization only approximates (1.0 may become 1.0007), so it is almost never ";
+  return " (scale " + format_number(*p->scale) + "): " + format_number(constant[0]) + " becomes " +
+         format_number(quantized_value(*p, constant[0])) + " after quantization, so it is never ";
 }
 
 std::string message(const analysis::Facts& facts, const ir::Node& node, const ir::Value* quantized,
                     const std::vector<double>& constant) {
   std::string op = operator_spelling(node.kind);
   std::string text = operand_text(facts.model(), quantized);
-  std::string subject = text.empty() ? "a value" : text;
-  std::string c = describe_constant(constant);
-  return "`" + op + "` compares " + subject + " quantized by " + describe_stubs(facts, quantized) +
-         " with " + c + ", which quantization only approximates (1.0 may become 1.0007), so it is "
-         "almost never " + (op == "==" ? "true" : "false") +
+  std::string c = constant.size() == 1 ? format_number(constant[0]) : "a nonzero constant tensor";
+  return "`" + op + "` compares " + (text.empty() ? "a value" : text) + " quantized by " +
+         describe_stubs(facts, quantized) + " with " + c +
+         what_it_becomes(facts, quantized, constant) + (op == "==" ? "true" : "false") +
          "; compare the float tensor before the QuantStub, or compare with 0 if the values are "
          "only 0 and " + (constant.size() == 1 ? c : "that constant");
+}
+
+// With a known scale the verdict is exact: a constant that is a multiple of the scale
+// survives quantization and the comparison is fine.
+bool survives_quantization(const analysis::Facts& facts, const ir::Value* quantized,
+                           const std::vector<double>& constant) {
+  const analysis::QuantPoint* p = known_scale_point(facts, quantized);
+  if (p == nullptr) return false;
+  for (double c : constant)
+    if (static_cast<double>(quantized_value(*p, c)) != c) return false;
+  return true;
 }
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
@@ -52,8 +73,9 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     if (!is_equality(node.kind) || node.inputs.size() != 2) return;
     for (int side = 0; side < 2; ++side) {
       const ir::Value* operand = node.inputs[side];
-      auto constant = constant_values(node.inputs[1 - side]);
+      auto constant = analysis::constant_values(node.inputs[1 - side]);
       if (!facts.quantized(operand) || !constant || !any_nonzero(*constant)) continue;
+      if (survives_quantization(facts, operand, *constant)) return;
       out.push_back(make_diagnostic(eq_nonzero_const_rule(), fn, node,
                                     message(facts, node, operand, *constant)));
       return;
@@ -73,7 +95,9 @@ const Rule& eq_nonzero_const_rule() {
       {
           "An equality comparison (`==`, `!=`, `torch.eq`, `torch.ne`) between a value that "
           "carries quantization error (it passed a QuantStub or another quant point, also after "
-          "a DeQuantStub) and a nonzero constant.",
+          "a DeQuantStub) and a nonzero constant, in either operand order. When the model "
+          "states the quant point's scale (a traced QAT model), qlint computes what the "
+          "constant becomes and stays silent if it survives quantization exactly.",
           "A symmetric int16/int8 quantizer stores `round(x / scale) * scale`. Zero is exact, but "
           "a nonzero constant c is replaced by the nearest multiple of the scale. With int16 and "
           "data up to 60.5 the scale is 0.0018463, so 1.0 becomes 1.0007 and `x == 1` is never "

@@ -19,7 +19,8 @@ namespace rules {
 
 const std::vector<Rule>& all_rules() {
   static const std::vector<Rule> rules = [] {
-    std::vector<Rule> table = {bool_arith_rule(), eq_nonzero_const_rule()};
+    std::vector<Rule> table = {bool_arith_rule(), eq_nonzero_const_rule(), reused_stub_rule(),
+                               shared_stub_mask_rule(), unquantized_operand_rule()};
     std::sort(table.begin(), table.end(),
               [](const Rule& a, const Rule& b) { return std::strcmp(a.id, b.id) < 0; });
     return table;

@@ -35,5 +35,8 @@ std::vector<Diagnostic> run_all(const analysis::Facts& facts);
 // Each rule's file defines one of these.
 const Rule& bool_arith_rule();
 const Rule& eq_nonzero_const_rule();
+const Rule& reused_stub_rule();
+const Rule& shared_stub_mask_rule();
+const Rule& unquantized_operand_rule();
 
 }  // namespace qlint::rules

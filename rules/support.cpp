@@ -1,42 +1,17 @@
 #include "rules/support.h"
 
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 
+#include "analysis/quant_domain.h"
 #include "rules/registry.h"
 
 namespace qlint::rules {
 
-std::optional<std::vector<double>> constant_values(const ir::Value* v) {
-  const ir::Node* producer = v->producer;
-  if (producer == nullptr) return std::nullopt;
-  if (producer->kind == "aten::tensor" && !producer->inputs.empty())
-    return constant_values(producer->inputs[0]);
-  if (producer->kind != "prim::Constant") return std::nullopt;
-  const ir::Attr* value = producer->attr("value");
-  if (value == nullptr) return std::nullopt;
-  switch (value->kind) {
-    case ir::Attr::Kind::Int: return std::vector<double>{static_cast<double>(value->i)};
-    case ir::Attr::Kind::Float: return std::vector<double>{value->f};
-    case ir::Attr::Kind::Bool: return std::vector<double>{value->b ? 1.0 : 0.0};
-    case ir::Attr::Kind::Tensor:
-      if (value->floats.empty()) return std::nullopt;  // values elided: too large to keep
-      return value->floats;
-    default: return std::nullopt;
-  }
-}
-
 namespace {
-
-// Ops that only re-view or re-index their first input: `mask[:, :, :, None]` is still "mask".
-bool is_view_op(const std::string& kind) {
-  static const std::set<std::string> views = {
-      "aten::slice",   "aten::select",  "aten::unsqueeze", "aten::squeeze", "aten::view",
-      "aten::reshape", "aten::index",   "aten::permute",   "aten::transpose", "aten::flatten",
-      "aten::expand",  "aten::contiguous", "aten::narrow", "aten::t", "aten::__getitem__"};
-  return views.count(kind) > 0;
-}
 
 std::string own_name(const ir::Value* v) {
   std::string name = v->name;
@@ -54,7 +29,7 @@ std::string display_name(const ir::Value* v) {
   for (int depth = 0; v != nullptr && depth < 16; ++depth) {
     std::string name = own_name(v);
     if (!name.empty()) return name;
-    if (v->producer == nullptr || !is_view_op(v->producer->kind) || v->producer->inputs.empty())
+    if (v->producer == nullptr || !analysis::is_view_op(v->producer->kind) || v->producer->inputs.empty())
       return "";
     v = v->producer->inputs[0];
   }
@@ -80,8 +55,8 @@ std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v) {
   size_t i = 0;
   for (const auto& source : sources) {
     if (i) out += i + 1 == sources.size() ? " and " : ", ";
-    // Stub instances are module paths; in-graph quantize ops are "function:%value".
-    out += source.find(':') == std::string::npos ? "`self." + source + "`" : "`" + source + "`";
+    const analysis::QuantPoint* point = facts.quant_point(source);
+    out += "`" + (point ? point->display : source) + "`";
     ++i;
   }
   return out;
@@ -93,12 +68,49 @@ std::string base_op(const std::string& kind) {
   return op;
 }
 
+bool is_binary_arithmetic(const std::string& kind) {
+  static const std::set<std::string> ops = {"mul", "add", "sub", "div", "rsub", "true_divide"};
+  return kind.rfind("aten::", 0) == 0 && ops.count(base_op(kind)) > 0;
+}
+
 std::string operator_spelling(const std::string& kind) {
   static const std::map<std::string, std::string> spelling = {
       {"eq", "=="}, {"ne", "!="}, {"mul", "*"}, {"add", "+"},
       {"sub", "-"}, {"div", "/"}, {"rsub", "-"}, {"true_divide", "/"}};
   auto it = spelling.find(base_op(kind));
   return it == spelling.end() ? base_op(kind) : it->second;
+}
+
+std::string format_number(double v) {
+  char buf[32];
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.5g", v);
+  }
+  return buf;
+}
+
+ir::SourceLoc best_location(const ir::Node& node) {
+  if (node.loc.known()) return node.loc;
+  for (const ir::Value* out : node.outputs)
+    for (const ir::Node* user : out->users)
+      if (user->loc.known()) return user->loc;
+  return node.loc;
+}
+
+ir::SourceLoc quant_call_location(const analysis::Facts& facts, const analysis::QuantCall& call) {
+  if (call.call->loc.known()) return call.call->loc;
+  const analysis::QuantPoint* point = facts.quant_point(call.point);
+  if (point && point->node && point->node->loc.known()) return point->node->loc;
+  return best_location(*call.call);
+}
+
+Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts,
+                                 const analysis::QuantCall& call, std::string message) {
+  Diagnostic d = make_diagnostic(rule, *facts.function_of(*call.call), *call.call, std::move(message));
+  d.loc = quant_call_location(facts, call);
+  return d;
 }
 
 Diagnostic make_diagnostic(const Rule& rule, const ir::Function& fn, const ir::Node& node,
@@ -109,7 +121,7 @@ Diagnostic make_diagnostic(const Rule& rule, const ir::Function& fn, const ir::N
   d.message = std::move(message);
   d.function = &fn;
   d.node = &node;
-  d.loc = node.loc;
+  d.loc = best_location(node);
   return d;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/constants.h"
 #include "analysis/facts.h"
 #include "rules/diagnostic.h"
 
@@ -18,10 +19,6 @@ void for_each_model_node(const ir::Model& model, Fn&& fn) {
   for (const auto& f : model.functions)
     ir::for_each_node(f->body, [&](const ir::Node& n) { fn(*f, n); });
 }
-
-// The numbers a constant operand holds: a Python scalar, a prim::Constant tensor, or
-// torch.tensor(<scalar constant>). nullopt when the operand is not a known constant.
-std::optional<std::vector<double>> constant_values(const ir::Value* v);
 
 // The user's name for a value ("mask" for TorchScript's "mask.1"), looking through views and
 // indexing (`mask[:, None]` is "mask"), or "" for temporaries.
@@ -37,8 +34,27 @@ std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v);
 // Python spelling of a binary operator kind: aten::mul -> "*", aten::eq -> "==".
 std::string operator_spelling(const std::string& kind);
 
+// Elementwise arithmetic whose operands must share the quantized domain:
+// mul/add/sub/div/rsub/true_divide and their in-place forms.
+bool is_binary_arithmetic(const std::string& kind);
+
 // Strips the namespace and a trailing in-place underscore: aten::mul_ -> "mul".
 std::string base_op(const std::string& kind);
+
+// A number as people write it: 1, 0.5, 1.0007, 2.1363 (five significant digits at most).
+std::string format_number(double v);
+
+// The node's own source location, or, for nodes without one (calls in traced graphs), the
+// location of the first user that has one.
+ir::SourceLoc best_location(const ir::Node& node);
+
+// Where a quantizing call is in the user's source. Traced graphs record no location for the
+// call itself; the quantize op inside the FakeQuantize has the user's frame on its stack.
+ir::SourceLoc quant_call_location(const analysis::Facts& facts, const analysis::QuantCall& call);
+
+// A diagnostic reported at a quantizing call.
+Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts,
+                                 const analysis::QuantCall& call, std::string message);
 
 Diagnostic make_diagnostic(const Rule& rule, const ir::Function& fn, const ir::Node& node,
                            std::string message);

@@ -6,6 +6,8 @@
 #include <torch/script.h>
 
 #include <deque>
+#include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -226,12 +228,14 @@ class Importer {
   void track_module_values(jit::Node& n, ir::Node& node) {
     if (n.kind() == c10::prim::GetAttr) {
       auto parent = module_paths_.find(n.input(0));
+      if (parent == module_paths_.end()) return;
+      const std::string& name = n.s(c10::attr::name);
       auto cls = n.output()->type()->cast<c10::ClassType>();
-      if (parent != module_paths_.end() && cls && cls->is_module()) {
-        std::string path = parent->second.empty() ? n.s(c10::attr::name)
-                                                  : parent->second + "." + n.s(c10::attr::name);
-        module_paths_[n.output()] = path;
+      if (cls && cls->is_module()) {
+        module_paths_[n.output()] = parent->second.empty() ? name : parent->second + "." + name;
+        return;
       }
+      record_state_value(modules_.at(parent->second), name, node);
       return;
     }
     if (n.kind() == c10::prim::CallMethod) {
@@ -249,9 +253,19 @@ class Importer {
     }
   }
 
+  // Small tensors of module state (a FakeQuantize's calibrated scale and zero point) keep their
+  // values, so rules can say concretely what a constant quantizes to.
+  void record_state_value(const jit::Module& module, const std::string& name, ir::Node& node) {
+    if (!module.hasattr(name)) return;
+    c10::IValue value = module.attr(name);
+    if (!value.isTensor() || value.toTensor().numel() > kMaxConstantElements) return;
+    node.set_attr("value", tensor_attr(value.toTensor()));
+  }
+
   ir::SourceLoc location(const jit::Node& n) {
     auto range = user_range(n);
     if (!range) return {};
+    if (auto traced = traced_location(*range)) return *traced;
     const auto& source = range->source();
     size_t first = source->lineno_for_offset(range->start());
     size_t last = source->lineno_for_offset(range->end() > range->start() ? range->end() - 1
@@ -264,6 +278,51 @@ class Importer {
     loc.end_column = static_cast<int>(range->end() - source->offset_for_line(last)) + 1;
     for (size_t line = first; line <= last; ++line) remember_line(*source, line);
     return loc;
+  }
+
+  // torch.jit.trace records Python stack frames, not source: the range's text is a stack,
+  // innermost first, of lines like "/src/model.py(13): forward". The user's frame is the
+  // first outside PyTorch's own package. Columns are unknown, so the location covers the
+  // statement on that line, read from the file when it still exists.
+  std::optional<ir::SourceLoc> traced_location(const jit::SourceRange& range) {
+    static const std::regex frame(R"(^(.*)\((\d+)\): (\S+)$)");
+    std::istringstream stack(range.text().str());
+    std::string entry;
+    std::optional<ir::SourceLoc> first;
+    while (std::getline(stack, entry)) {
+      std::smatch m;
+      if (!std::regex_match(entry, m, frame)) break;
+      ir::SourceLoc loc;
+      loc.file = m[1];
+      loc.line = loc.end_line = std::stoi(m[2]);
+      loc.column = loc.end_column = 1;
+      if (!first) first = loc;
+      if (!is_pytorch_file(loc.file)) return with_statement_columns(loc);
+    }
+    if (first) return with_statement_columns(*first);
+    return std::nullopt;
+  }
+
+  static bool is_pytorch_file(const std::string& file) {
+    return file.find("-packages/torch/") != std::string::npos;
+  }
+
+  ir::SourceLoc with_statement_columns(ir::SourceLoc loc) {
+    std::string line = read_source_line(loc.file, loc.line);
+    size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos) return loc;
+    loc.column = static_cast<int>(first) + 1;
+    loc.end_column = static_cast<int>(line.find_last_not_of(" \t\r\n")) + 2;
+    model_.source_lines[loc.file][loc.line] = line;
+    return loc;
+  }
+
+  static std::string read_source_line(const std::string& file, int wanted) {
+    std::ifstream in(file);
+    std::string line;
+    for (int i = 1; std::getline(in, line); ++i)
+      if (i == wanted) return line;
+    return "";
   }
 
   void remember_line(jit::Source& source, size_t line) {

@@ -1,0 +1,58 @@
+// reused-stub: one QuantStub module applied to two different tensors. Both get the scale
+// calibrated over both ranges, so the smaller-range tensor loses precision (or a 0/1 mask
+// rounds to 0).
+#include <map>
+
+#include "rules/registry.h"
+#include "rules/support.h"
+
+namespace qlint::rules {
+
+namespace {
+
+std::string first_use(const analysis::Facts& facts, const analysis::QuantCall& call) {
+  ir::SourceLoc loc = quant_call_location(facts, call);
+  return loc.known() ? " (first applied on line " + std::to_string(loc.line) + ")" : "";
+}
+
+std::vector<Diagnostic> check(const analysis::Facts& facts) {
+  std::vector<Diagnostic> out;
+  std::map<std::string, const analysis::QuantCall*> first;
+  for (const auto& call : facts.quant_calls()) {
+    auto [it, is_first] = first.emplace(call.point, &call);
+    if (is_first || it->second->input == call.input) continue;
+    const analysis::QuantPoint* point = facts.quant_point(call.point);
+    std::string name = point ? point->display : call.point;
+    std::string message = "`" + name + "` is applied to a second tensor" + first_use(facts, *it->second) +
+                          "; both share one scale calibrated over both ranges, so the one with the "
+                          "smaller range loses precision; give each tensor its own QuantStub";
+    out.push_back(quant_call_diagnostic(reused_stub_rule(), facts, call, message));
+  }
+  return out;
+}
+
+}  // namespace
+
+const Rule& reused_stub_rule() {
+  static const Rule rule{
+      "reused-stub",
+      "one QuantStub module applied to two different tensors",
+      Severity::Warning,
+      check,
+      {
+          "A QuantStub module (or, in a traced QAT model, its FakeQuantize) called on two "
+          "different tensors.",
+          "A stub holds one scale, calibrated over everything it sees. Two tensors through one "
+          "stub share it: the tensor with the smaller range keeps far fewer bits than it would "
+          "alone, and a 0/1 mask next to large data can round its 1s to 0.",
+          "    a = self.quant(a)\n"
+          "    b = self.quant(b)      # shares a's scale",
+          "Create one stub per tensor:\n"
+          "    a = self.quant_a(a)\n"
+          "    b = self.quant_b(b)",
+          "Safe: stubs are the identity in float; each new stub calibrates its own range.",
+      }};
+  return rule;
+}
+
+}  // namespace qlint::rules

@@ -1,0 +1,153 @@
+// shared-stub-mask: one quant point quantizes a tensor that holds both a 0/1 mask and other
+// data. The data's range sets the one scale: large data rounds the mask's 1s to 0 (SPEC S4),
+// tiny data loses most of its bits to the mask's 1s (S5).
+#include <optional>
+
+#include "analysis/fake_quant.h"
+#include "analysis/quant_domain.h"
+#include "rules/registry.h"
+#include "rules/support.h"
+
+namespace qlint::rules {
+
+namespace {
+
+bool is_comparison(const std::string& kind) {
+  static const std::set<std::string> ops = {"eq", "ne", "lt", "le", "gt", "ge"};
+  return kind.rfind("aten::", 0) == 0 && ops.count(base_op(kind)) > 0;
+}
+
+bool is_zero_or_one(const ir::Value* v) {
+  auto c = analysis::scalar_constant(v);
+  return c && (*c == 0 || *c == 1);
+}
+
+// A float tensor made by casting a bool tensor (a comparison result), seen through views.
+bool is_mask_cast(const analysis::Facts& facts, const ir::Value* v) {
+  for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 16; ++depth) {
+    const ir::Node& p = *v->producer;
+    if ((p.kind == "aten::to" || p.kind == "aten::type_as") && !p.inputs.empty())
+      return facts.dtype(p.inputs[0]) == ir::DType::Bool && facts.dtype(v) != ir::DType::Bool;
+    if (!analysis::is_view_op(p.kind) || p.inputs.empty()) return false;
+    v = p.inputs[0];
+  }
+  return false;
+}
+
+// Form (a): the stub's input is a cat/stack of a 0/1 mask with other data.
+bool quantizes_cat_of_mask_and_data(const analysis::Facts& facts, const analysis::QuantCall& call) {
+  const ir::Node* cat = call.input->producer;
+  if (cat == nullptr || (cat->kind != "aten::cat" && cat->kind != "aten::stack") || cat->inputs.empty())
+    return false;
+  const ir::Node* list = cat->inputs[0]->producer;
+  if (list == nullptr || list->kind != "prim::ListConstruct") return false;
+  bool mask = false, data = false;
+  for (const ir::Value* part : list->inputs) (is_mask_cast(facts, part) ? mask : data) = true;
+  return mask && data;
+}
+
+bool is_view_of(const analysis::Facts& facts, const ir::Value* v, const std::string& point, bool part_only) {
+  const auto& views = facts.views_of(v);
+  auto it = views.find(point);
+  return it != views.end() && (it->second || !part_only);
+}
+
+// Form (b): a part of the quant point's output is used as a mask (compared with 0/1, or
+// multiplied with another part of the same output). Returns the node that does so.
+const ir::Node* mask_use_of_part(const analysis::Facts& facts, const std::string& point) {
+  const ir::Node* found = nullptr;
+  for_each_model_node(facts.model(), [&](const ir::Function&, const ir::Node& n) {
+    if (found || n.inputs.size() < 2) return;
+    const ir::Value* a = n.inputs[0];
+    const ir::Value* b = n.inputs[1];
+    if (is_comparison(n.kind) && ((is_view_of(facts, a, point, true) && is_zero_or_one(b)) ||
+                                  (is_view_of(facts, b, point, true) && is_zero_or_one(a))))
+      found = &n;
+    else if (base_op(n.kind) == "mul" && a != b && is_view_of(facts, a, point, false) &&
+             is_view_of(facts, b, point, false) &&
+             (is_view_of(facts, a, point, true) || is_view_of(facts, b, point, true)))
+      found = &n;
+  });
+  return found;
+}
+
+// Whether some other use takes the quant point's output (or a view of it) as data.
+bool used_as_data(const analysis::Facts& facts, const std::string& point, const ir::Node& mask_use) {
+  bool found = false;
+  for_each_model_node(facts.model(), [&](const ir::Function&, const ir::Node& n) {
+    if (found || analysis::is_view_op(n.kind) || n.kind.rfind("prim::", 0) == 0) return;
+    if (&n == &mask_use && is_comparison(n.kind)) return;
+    for (const ir::Value* in : n.inputs)
+      if (is_view_of(facts, in, point, false)) found = true;
+  });
+  return found;
+}
+
+// What the shared scale does to the mask: concrete when the model states the scale.
+std::string consequence(const analysis::Facts& facts, const std::string& point) {
+  const analysis::QuantPoint* p = facts.quant_point(point);
+  if (p == nullptr || !p->scale)
+    return "large data rounds the mask's 1s to 0, and tiny data loses its precision to the 1s";
+  float one = analysis::fake_quantize(1.0f, static_cast<float>(*p->scale), 0, p->quant_min, p->quant_max);
+  return "at its scale " + format_number(*p->scale) + " the mask value 1.0 quantizes to " + format_number(one);
+}
+
+std::string message(const analysis::Facts& facts, const analysis::QuantCall& call, const std::string& how) {
+  const analysis::QuantPoint* p = facts.quant_point(call.point);
+  return "`" + (p ? p->display : call.point) + "` quantizes a 0/1 mask together with other data (" +
+         how + "), so both share one scale: " + consequence(facts, call.point) +
+         "; compute the mask from the float tensor and give it its own QuantStub";
+}
+
+std::vector<Diagnostic> check(const analysis::Facts& facts) {
+  std::vector<Diagnostic> out;
+  std::set<std::string> reported;
+  for (const auto& call : facts.quant_calls()) {
+    if (quantizes_cat_of_mask_and_data(facts, call)) {
+      out.push_back(quant_call_diagnostic(shared_stub_mask_rule(), facts, call,
+                                          message(facts, call, "its input concatenates them")));
+      continue;
+    }
+    if (reported.count(call.point)) continue;
+    const ir::Node* mask_use = mask_use_of_part(facts, call.point);
+    if (mask_use == nullptr || !used_as_data(facts, call.point, *mask_use)) continue;
+    reported.insert(call.point);
+    ir::SourceLoc where = best_location(*mask_use);
+    std::string how = "a part of its output is used as a mask" +
+                      (where.known() ? " on line " + std::to_string(where.line) : std::string());
+    out.push_back(quant_call_diagnostic(shared_stub_mask_rule(), facts, call, message(facts, call, how)));
+  }
+  return out;
+}
+
+}  // namespace
+
+const Rule& shared_stub_mask_rule() {
+  static const Rule rule{
+      "shared-stub-mask",
+      "one QuantStub quantizes a 0/1 mask together with other data",
+      Severity::Warning,
+      check,
+      {
+          "A quant point whose tensor holds both a 0/1 mask and other data: a `cat`/`stack` of a "
+          "mask (a bool tensor cast to float) with data going into one stub, or a stub output "
+          "whose slice is compared with 0/1 or multiplied as a mask while the rest is used as "
+          "data.",
+          "A stub has one scale, `max(|x|) / 32767.5` for int16, and the data sets it. With "
+          "data up to 70000 the scale is 2.136, and round(1 / 2.136) = 0: every 1 in the mask "
+          "becomes 0 and whatever it gates is zeroed. With tiny data (|x| < 0.01) the mask's 1s "
+          "set the scale instead and the data keeps only a few of its 16 bits.",
+          "    x = self.quant(x)                          # x[..., -1] is a 0/1 mask\n"
+          "    mask = torch.logical_not(x[:, :, :, -1] == 0).to(torch.float)\n"
+          "    out = x * self.quant_mask(mask)[:, :, :, None]",
+          "Take the mask from the float tensor, before the stub, and give it its own stub:\n"
+          "    mask = (x[:, :, :, -1] != 0).to(torch.float)\n"
+          "    data = self.quant(x)\n"
+          "    out = data * self.quant_mask(mask)[:, :, :, None]",
+          "Safe: in float the mask computed before the stub is the same, and stubs are the "
+          "identity; only the quantized model changes, for the better.",
+      }};
+  return rule;
+}
+
+}  // namespace qlint::rules

@@ -1,0 +1,73 @@
+// unquantized-operand: a float tensor computed from the model's input without ever passing
+// a quant point, combined in arithmetic with a quantized tensor. The accelerator has no
+// scale for it: the toolchain guesses one on the fly or runs the op on the CPU.
+#include "rules/registry.h"
+#include "rules/support.h"
+
+namespace qlint::rules {
+
+namespace {
+
+// A float (or unknown-dtype) tensor that depends on a model input and is neither quantized
+// nor carrying a dequantized value. Weights, buffers, constants and scalars are not inputs.
+bool is_unquantized_input_tensor(const analysis::Facts& facts, const ir::Value* v) {
+  if (!v->type.is_tensor() || !facts.from_input(v) || facts.quantized(v)) return false;
+  ir::DType d = facts.dtype(v);
+  return d == ir::DType::Unknown || ir::is_floating(d);
+}
+
+std::string message(const analysis::Facts& facts, const ir::Node& node, const ir::Value* plain,
+                    const ir::Value* quantized) {
+  std::string plain_text = operand_text(facts.model(), plain);
+  std::string q_text = operand_text(facts.model(), quantized);
+  return "`" + operator_spelling(node.kind) + "` combines " +
+         (q_text.empty() ? "a quantized tensor" : q_text + ", quantized by " + describe_stubs(facts, quantized) + ",") +
+         " with " + (plain_text.empty() ? "a float tensor" : plain_text) +
+         ", which never passed a QuantStub; the toolchain has no scale for it and must guess one "
+         "or run the op on the CPU; pass it through a QuantStub of its own";
+}
+
+std::vector<Diagnostic> check(const analysis::Facts& facts) {
+  std::vector<Diagnostic> out;
+  for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
+    if (!is_binary_arithmetic(node.kind) || node.inputs.size() < 2) return;
+    for (int side = 0; side < 2; ++side) {
+      const ir::Value* plain = node.inputs[side];
+      const ir::Value* other = node.inputs[1 - side];
+      if (!is_unquantized_input_tensor(facts, plain) || !facts.in_quantized_domain(other)) continue;
+      out.push_back(make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, plain, other)));
+      return;
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+const Rule& unquantized_operand_rule() {
+  static const Rule rule{
+      "unquantized-operand",
+      "a float tensor that never passed a QuantStub combined with a quantized tensor",
+      Severity::Warning,
+      check,
+      {
+          "Arithmetic (`*`, `+`, `-`, `/`) between a tensor in the quantized domain and a float "
+          "tensor computed from a model input that never passed a QuantStub. Constants, Python "
+          "scalars, weights and buffers are fine: the toolchain quantizes those itself. Values "
+          "after a DeQuantStub are back in float and fine too.",
+          "Every tensor entering the accelerator needs a scale, and only quant points give one. "
+          "Without it the toolchain either derives a scale on the fly (from whatever data it "
+          "sees at conversion) or keeps the op on the CPU, splitting the graph; both change "
+          "the results or the speed you measured in float.",
+          "    def forward(self, x, bias):\n"
+          "        x = self.quant(x)\n"
+          "        return self.dequant(x + bias)     # bias never passed a stub",
+          "Give the operand a QuantStub of its own, so it is calibrated with its own range:\n"
+          "        bias = self.quant_bias(bias)\n"
+          "        return self.dequant(x + bias)",
+          "Safe: a QuantStub is the identity in float, so float results do not change.",
+      }};
+  return rule;
+}
+
+}  // namespace qlint::rules

@@ -1,6 +1,9 @@
 #include "analysis/facts.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <tuple>
 #include <regex>
 
 #include "analysis/constants.h"
@@ -15,6 +18,13 @@ std::string normalize_class_name(const std::string& torchscript_name) {
   const std::string prefix = "__torch__.";
   if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
   return name;
+}
+
+bool class_name_matches(const std::string& configured, const std::string& normalized) {
+  if (configured.empty() || configured.size() > normalized.size()) return false;
+  size_t start = normalized.size() - configured.size();
+  return normalized.compare(start, configured.size(), configured) == 0 &&
+         (start == 0 || normalized[start - 1] == '.');
 }
 
 std::optional<ir::DType> dtype_from_scalar_type_code(int64_t code) {
@@ -83,7 +93,8 @@ class FactsSolver {
     for (const auto& m : facts_.model_->modules) {
       std::string cls = normalize_class_name(m.class_name);
       auto matches = [&](const std::vector<std::string>& names) {
-        return std::find(names.begin(), names.end(), cls) != names.end();
+        return std::any_of(names.begin(), names.end(),
+                           [&](const std::string& name) { return class_name_matches(name, cls); });
       };
       if (matches(stubs_.quant)) {
         facts_.stub_modules_[m.path] = StubKind::Quant;
@@ -282,10 +293,18 @@ class FactsSolver {
   // fake_quantize_per_tensor_affine(x, scale, zero_point, quant_min, quant_max) and
   // quantize_per_tensor(x, scale, zero_point, dtype).
   static void read_quant_parameters(const ir::Node& n, QuantPoint& p) {
-    if (n.inputs.size() >= 2) p.scale = scalar_constant(n.inputs[1]);
+    if (n.inputs.size() < 3) return;
+    p.scale = scalar_constant(n.inputs[1]);
+    p.zero_point = int_constant(n.inputs[2]).value_or(0);
     if (n.kind == "aten::fake_quantize_per_tensor_affine" && n.inputs.size() >= 5) {
       p.quant_min = int_constant(n.inputs[3]).value_or(p.quant_min);
       p.quant_max = int_constant(n.inputs[4]).value_or(p.quant_max);
+    } else if (n.kind == "aten::quantize_per_tensor" && n.inputs.size() >= 4) {
+      auto dtype = dtype_from_scalar_type_code(int_constant(n.inputs[3]).value_or(-1));
+      if (dtype == ir::DType::QInt8) std::tie(p.quant_min, p.quant_max) = std::pair(-128, 127);
+      if (dtype == ir::DType::QUInt8) std::tie(p.quant_min, p.quant_max) = std::pair(0, 255);
+      if (dtype == ir::DType::QInt32)
+        std::tie(p.quant_min, p.quant_max) = std::pair(INT32_MIN, INT32_MAX);
     }
   }
 

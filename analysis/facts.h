@@ -15,7 +15,10 @@
 namespace qlint::analysis {
 
 // Which module classes are quant points. Names are matched after normalising TorchScript's
-// spelling (the "__torch__." prefix and "___torch_mangle_N." segments are dropped).
+// spelling (the "__torch__." prefix and "___torch_mangle_N." segments are dropped), either in
+// full or as a dotted suffix: "QuantStub" or "stubs.QuantStub" match
+// "torch.ao.quantization.stubs.QuantStub", so a toolchain's stub can be named without the
+// module path TorchScript recorded for it.
 struct StubClasses {
   std::vector<std::string> quant = {"torch.ao.quantization.stubs.QuantStub",
                                     "torch.quantization.stubs.QuantStub",
@@ -26,6 +29,7 @@ struct StubClasses {
 };
 
 std::string normalize_class_name(const std::string& torchscript_name);
+bool class_name_matches(const std::string& configured, const std::string& normalized);
 
 enum class StubKind { None, Quant, DeQuant };
 
@@ -36,6 +40,7 @@ struct QuantPoint {
   std::string display;  // how messages name it: "self.quant"
   const ir::Node* node = nullptr;  // the in-graph op; null for stubs (see calls)
   std::optional<double> scale;     // known when the model states it (traced QAT, converted)
+  int64_t zero_point = 0;
   int64_t quant_min = -32768;      // int16 unless the op says otherwise
   int64_t quant_max = 32767;
 };

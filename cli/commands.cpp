@@ -42,7 +42,7 @@ int run_check(const CheckOptions& options) {
   for (const auto& file : options.files) {
     try {
       auto model = std::make_shared<ir::Model>(torchscript::import_torchscript(file));
-      auto facts = analysis::Facts::compute(*model);
+      auto facts = analysis::Facts::compute(*model, options.stubs);
       reports.push_back({file, model, rules::run_all(facts)});
     } catch (const torchscript::ImportError& e) {
       errors.push_back({file, e.what()});
@@ -61,9 +61,37 @@ int run_check(const CheckOptions& options) {
   return kExitClean;
 }
 
-int run_dump(const std::string& file) {
+namespace {
+
+// "%q: dtype=float32 quant=self.quant domain", one entry per output that has facts.
+std::string describe_facts(const analysis::Facts& facts, const ir::Node& node) {
+  std::string out;
+  for (const ir::Value* v : node.outputs) {
+    std::string entry;
+    if (v->type.is_tensor() && facts.dtype(v) != ir::DType::Unknown)
+      entry += std::string(" dtype=") + ir::dtype_name(facts.dtype(v));
+    for (const auto& source : facts.quant_sources(v)) {
+      const analysis::QuantPoint* p = facts.quant_point(source);
+      entry += " quant=" + (p ? p->display : source);
+    }
+    if (facts.in_quantized_domain(v)) entry += " in-domain";
+    if (facts.from_input(v)) entry += " from-input";
+    if (!entry.empty()) out += (out.empty() ? "%" : "; %") + v->name + ":" + entry;
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_dump(const std::string& file, bool with_facts, const analysis::StubClasses& stubs) {
   try {
-    std::cout << ir::print_model(torchscript::import_torchscript(file));
+    ir::Model model = torchscript::import_torchscript(file);
+    if (!with_facts) {
+      std::cout << ir::print_model(model);
+      return kExitClean;
+    }
+    auto facts = analysis::Facts::compute(model, stubs);
+    std::cout << ir::print_model(model, [&](const ir::Node& n) { return describe_facts(facts, n); });
     return kExitClean;
   } catch (const torchscript::ImportError& e) {
     print_input_error(file, e.what());

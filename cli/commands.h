@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/facts.h"
+
 namespace qlint::cli {
 
 // Exit codes shared by every command.
@@ -14,10 +16,11 @@ struct CheckOptions {
   std::vector<std::string> files;
   std::string format = "text";  // text | json
   bool color = false;
+  analysis::StubClasses stubs;
 };
 
 int run_check(const CheckOptions& options);
-int run_dump(const std::string& file);
+int run_dump(const std::string& file, bool with_facts, const analysis::StubClasses& stubs);
 int run_rules();
 int run_explain(const std::string& rule_id);
 

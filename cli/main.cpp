@@ -36,16 +36,29 @@ int main(int argc, char** argv) {
 
   cli::CheckOptions check;
   bool no_color = false;
+  std::vector<std::string> extra_quant_stubs, extra_dequant_stubs;
+  auto add_stub_options = [&](CLI::App* cmd) {
+    cmd->add_option("--quant-stub-class", extra_quant_stubs,
+                    "Another module class that quantizes like QuantStub (e.g. a toolchain's own "
+                    "stub); a full or dotted-suffix name, repeatable");
+    cmd->add_option("--dequant-stub-class", extra_dequant_stubs,
+                    "Another module class that dequantizes like DeQuantStub; repeatable");
+  };
   auto* check_cmd = app.add_subcommand("check", "Lint TorchScript models (the default command)");
   check_cmd->add_option("files", check.files, "TorchScript archives (.pt)")->required();
   check_cmd->add_option("--format", check.format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   check_cmd->add_flag("--no-color", no_color, "Never colour the output");
+  add_stub_options(check_cmd);
 
   std::string dump_file;
   auto* dump_cmd = app.add_subcommand("dump", "Print a model's qlint IR");
+  bool dump_facts = false;
   dump_cmd->add_option("file", dump_file, "TorchScript archive")->required();
+  dump_cmd->add_flag("--facts", dump_facts,
+                     "Annotate values with what the analyses found (dtype, quant points, domain)");
+  add_stub_options(dump_cmd);
 
   auto* rules_cmd = app.add_subcommand("rules", "List the rules");
 
@@ -66,11 +79,14 @@ int main(int argc, char** argv) {
     return cli::kExitError;
   }
 
+  auto& stubs = check.stubs;
+  stubs.quant.insert(stubs.quant.end(), extra_quant_stubs.begin(), extra_quant_stubs.end());
+  stubs.dequant.insert(stubs.dequant.end(), extra_dequant_stubs.begin(), extra_dequant_stubs.end());
   if (*check_cmd) {
     check.color = color_wanted(no_color);
     return cli::run_check(check);
   }
-  if (*dump_cmd) return cli::run_dump(dump_file);
+  if (*dump_cmd) return cli::run_dump(dump_file, dump_facts, stubs);
   if (*rules_cmd) return cli::run_rules();
   if (*explain_cmd) return cli::run_explain(rule_id);
   std::cout << app.help();

@@ -1,7 +1,8 @@
 """Export qlint's example models to TorchScript.
 
 Each example is a Python file defining `Model` (an nn.Module) and `example_input()` (the input
-tensor, or a tuple of tensors). For every file this writes `<stem>.pt` (torch.jit.script(...)
+tensor, or a tuple of tensors). An example that is not simply scripted (a traced QAT model)
+defines `build()` returning the TorchScript module to save instead. For every file this writes `<stem>.pt` (torch.jit.script(...)
 .save) into --out and `<stem>.pt` (torch.save of the example input) into --inputs, a separate
 directory so that linting a models directory does not pick up inputs.
 
@@ -31,8 +32,11 @@ def load_example(path):
 def export(path, out_dir, inputs_dir):
     stem = os.path.splitext(os.path.basename(path))[0]
     example = load_example(os.path.abspath(path))
-    model = example.Model().eval()
-    torch.jit.script(model).save(os.path.join(out_dir, stem + ".pt"))
+    if hasattr(example, "build"):
+        scripted = example.build()
+    else:
+        scripted = torch.jit.script(example.Model().eval())
+    scripted.save(os.path.join(out_dir, stem + ".pt"))
     torch.save(example.example_input(), os.path.join(inputs_dir, stem + ".pt"))
 
 

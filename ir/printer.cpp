@@ -60,6 +60,8 @@ std::string typed_value(const Value* v) { return value_ref(v) + " : " + print_ty
 
 class Printer {
  public:
+  explicit Printer(const NodeAnnotator& annotate) : annotate_(annotate) {}
+
   std::string print(const Model& model) {
     out_ << "qlint-ir 1\n";
     out_ << "model " << quote(model.file) << "\n";
@@ -95,6 +97,10 @@ class Printer {
       }) << "]";
     }
     out_ << "(" << join(node.inputs, value_ref) << ")" << print_loc(node.loc);
+    if (annotate_) {
+      std::string note = annotate_(node);
+      if (!note.empty()) out_ << "  # " << note;
+    }
     if (node.blocks.empty()) {
       out_ << "\n";
       return;
@@ -115,6 +121,7 @@ class Printer {
 
   void indent(int depth) { out_ << std::string(2 * depth, ' '); }
 
+  const NodeAnnotator& annotate_;
   std::ostringstream out_;
 };
 
@@ -163,6 +170,8 @@ std::string print_attr(const Attr& attr) {
   return "None";
 }
 
-std::string print_model(const Model& model) { return Printer().print(model); }
+std::string print_model(const Model& model, const NodeAnnotator& annotate) {
+  return Printer(annotate).print(model);
+}
 
 }  // namespace qlint::ir

@@ -14,6 +14,7 @@
 // `#` starts a comment that runs to the end of the line; fixtures put expectations there.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -22,7 +23,11 @@
 
 namespace qlint::ir {
 
-std::string print_model(const Model& model);
+// Optional per-node comment appended to the node's line (analysis facts for `qlint dump
+// --facts`); the parser skips comments, so annotated text still reads back.
+using NodeAnnotator = std::function<std::string(const Node&)>;
+
+std::string print_model(const Model& model, const NodeAnnotator& annotate = {});
 std::string print_type(const Type& type);
 std::string print_attr(const Attr& attr);
 

@@ -12,8 +12,8 @@ bool is_bool_tensor(const analysis::Facts& facts, const ir::Value* v) {
   return v->type.is_tensor() && facts.dtype(v) == ir::DType::Bool;
 }
 
-std::string message(const analysis::Facts& facts, const ir::Node& node, const ir::Value* mask) {
-  std::string text = operand_text(facts.model(), mask);
+std::string message(const analysis::Facts& facts, const ir::Node& node, int side) {
+  std::string text = operand_text(facts.model(), node, side);
   std::string subject = text.empty() ? "a bool tensor" : "the bool tensor " + text;
   return "`" + operator_spelling(node.kind) + "` mixes a quantized tensor with " + subject +
          "; accelerator toolchains insert a bool-to-float cast for it that runs on the CPU and "
@@ -27,7 +27,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     for (int side = 0; side < 2; ++side) {
       const ir::Value* mask = node.inputs[side];
       if (!is_bool_tensor(facts, mask) || !facts.in_quantized_domain(node.inputs[1 - side])) continue;
-      out.push_back(make_diagnostic(bool_arith_rule(), fn, node, message(facts, node, mask)));
+      out.push_back(make_diagnostic(bool_arith_rule(), fn, node, message(facts, node, side)));
       return;
     }
   });

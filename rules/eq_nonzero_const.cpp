@@ -31,7 +31,7 @@ const analysis::QuantPoint* known_scale_point(const analysis::Facts& facts, cons
 }
 
 float quantized_value(const analysis::QuantPoint& p, double c) {
-  return analysis::fake_quantize(static_cast<float>(c), static_cast<float>(*p.scale), 0, p.quant_min,
+  return analysis::fake_quantize(static_cast<float>(c), static_cast<float>(*p.scale), p.zero_point, p.quant_min,
                                  p.quant_max);
 }
 
@@ -44,10 +44,11 @@ std::string what_it_becomes(const analysis::Facts& facts, const ir::Value* quant
          format_number(quantized_value(*p, constant[0])) + " after quantization, so it is never ";
 }
 
-std::string message(const analysis::Facts& facts, const ir::Node& node, const ir::Value* quantized,
+std::string message(const analysis::Facts& facts, const ir::Node& node, int side,
                     const std::vector<double>& constant) {
+  const ir::Value* quantized = node.inputs[side];
   std::string op = operator_spelling(node.kind);
-  std::string text = operand_text(facts.model(), quantized);
+  std::string text = operand_text(facts.model(), node, side);
   std::string c = constant.size() == 1 ? format_number(constant[0]) : "a nonzero constant tensor";
   return "`" + op + "` compares " + (text.empty() ? "a value" : text) + " quantized by " +
          describe_stubs(facts, quantized) + " with " + c +
@@ -77,7 +78,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
       if (!facts.quantized(operand) || !constant || !any_nonzero(*constant)) continue;
       if (survives_quantization(facts, operand, *constant)) return;
       out.push_back(make_diagnostic(eq_nonzero_const_rule(), fn, node,
-                                    message(facts, node, operand, *constant)));
+                                    message(facts, node, side, *constant)));
       return;
     }
   });

@@ -88,7 +88,7 @@ std::string consequence(const analysis::Facts& facts, const std::string& point) 
   const analysis::QuantPoint* p = facts.quant_point(point);
   if (p == nullptr || !p->scale)
     return "large data rounds the mask's 1s to 0, and tiny data loses its precision to the 1s";
-  float one = analysis::fake_quantize(1.0f, static_cast<float>(*p->scale), 0, p->quant_min, p->quant_max);
+  float one = analysis::fake_quantize(1.0f, static_cast<float>(*p->scale), p->zero_point, p->quant_min, p->quant_max);
   return "at its scale " + format_number(*p->scale) + " the mask value 1.0 quantizes to " + format_number(one);
 }
 

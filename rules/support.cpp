@@ -36,14 +36,56 @@ std::string display_name(const ir::Value* v) {
   return "";
 }
 
-std::string operand_text(const ir::Model& model, const ir::Value* v) {
-  const ir::Node* producer = v->producer;
-  if (producer && producer->loc.known() && producer->loc.end_line == producer->loc.line) {
-    const std::string* line = model.source_line(producer->loc.file, producer->loc.line);
-    size_t start = static_cast<size_t>(producer->loc.column - 1);
-    size_t end = static_cast<size_t>(producer->loc.end_column - 1);
-    if (line && end <= line->size() && start < end && end - start <= 40)
-      return "`" + line->substr(start, end - start) + "`";
+namespace {
+
+// The source text of a single-line location, or "" when it is not known.
+std::string source_text(const ir::Model& model, const ir::SourceLoc& loc) {
+  if (!loc.known() || loc.end_line != loc.line) return "";
+  const std::string* line = model.source_line(loc.file, loc.line);
+  size_t start = static_cast<size_t>(loc.column - 1);
+  size_t end = static_cast<size_t>(loc.end_column - 1);
+  if (line == nullptr || end > line->size() || start >= end) return "";
+  return line->substr(start, end - start);
+}
+
+bool strictly_inside(const ir::SourceLoc& inner, const ir::SourceLoc& outer) {
+  return inner.known() && inner.file == outer.file && inner.line == outer.line &&
+         inner.end_line == outer.line && inner.column >= outer.column &&
+         inner.end_column <= outer.end_column && !(inner == outer);
+}
+
+// Splits "a * b" at its one top-level occurrence of " op " (outside brackets and strings).
+std::vector<std::string> split_binary(const std::string& text, const std::string& op) {
+  const std::string sep = " " + op + " ";
+  int depth = 0;
+  std::vector<size_t> hits;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (depth == 0 && text.compare(i, sep.size(), sep) == 0) hits.push_back(i);
+  }
+  if (hits.size() != 1) return {};
+  return {text.substr(0, hits[0]), text.substr(hits[0] + sep.size())};
+}
+
+std::string quoted(const std::string& text) {
+  if (text.empty() || text.size() > 40 || text.find(" = ") != std::string::npos) return "";
+  return "`" + text + "`";
+}
+
+}  // namespace
+
+std::string operand_text(const ir::Model& model, const ir::Node& consumer, size_t index) {
+  const ir::Value* v = consumer.inputs.at(index);
+  if (v->producer && strictly_inside(v->producer->loc, consumer.loc)) {
+    std::string text = quoted(source_text(model, v->producer->loc));
+    if (!text.empty()) return text;
+  }
+  auto parts = split_binary(source_text(model, consumer.loc), operator_spelling(consumer.kind));
+  if (parts.size() == 2 && index < 2) {
+    std::string text = quoted(parts[index]);
+    if (!text.empty()) return text;
   }
   std::string name = display_name(v);
   return name.empty() ? "" : "`" + name + "`";

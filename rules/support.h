@@ -24,9 +24,10 @@ void for_each_model_node(const ir::Model& model, Fn&& fn) {
 // indexing (`mask[:, None]` is "mask"), or "" for temporaries.
 std::string display_name(const ir::Value* v);
 
-// How the user wrote an operand: its Python source text when short and on one line
-// (`x[:, :, :, -1]`), else its name (`mask`), else "" for an unnamed temporary.
-std::string operand_text(const ir::Model& model, const ir::Value* v);
+// How the user wrote operand `index` of `consumer`: the operand's own source range when it
+// lies inside the consumer's (`x[:, :, :, -1]` in `x[:, :, :, -1] == 1`), else its side of the
+// consumer's `a op b` text, else its name, else "" for an unnamed temporary.
+std::string operand_text(const ir::Model& model, const ir::Node& consumer, size_t index);
 
 // "`self.quant`" or "`self.quant` and `self.quant_mask`": the stubs whose error v carries.
 std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v);

@@ -16,10 +16,10 @@ bool is_unquantized_input_tensor(const analysis::Facts& facts, const ir::Value* 
   return d == ir::DType::Unknown || ir::is_floating(d);
 }
 
-std::string message(const analysis::Facts& facts, const ir::Node& node, const ir::Value* plain,
-                    const ir::Value* quantized) {
-  std::string plain_text = operand_text(facts.model(), plain);
-  std::string q_text = operand_text(facts.model(), quantized);
+std::string message(const analysis::Facts& facts, const ir::Node& node, int plain_side) {
+  const ir::Value* quantized = node.inputs[1 - plain_side];
+  std::string plain_text = operand_text(facts.model(), node, plain_side);
+  std::string q_text = operand_text(facts.model(), node, 1 - plain_side);
   return "`" + operator_spelling(node.kind) + "` combines " +
          (q_text.empty() ? "a quantized tensor" : q_text + ", quantized by " + describe_stubs(facts, quantized) + ",") +
          " with " + (plain_text.empty() ? "a float tensor" : plain_text) +
@@ -35,7 +35,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
       const ir::Value* plain = node.inputs[side];
       const ir::Value* other = node.inputs[1 - side];
       if (!is_unquantized_input_tensor(facts, plain) || !facts.in_quantized_domain(other)) continue;
-      out.push_back(make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, plain, other)));
+      out.push_back(make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side)));
       return;
     }
   });

@@ -29,7 +29,7 @@ std::string shown_path(const std::string& file) {
   return rel.empty() || *rel.begin() == ".." ? file : rel.string();
 }
 
-// ---- The seed scenarios, checked against tests/e2e/seed_expectations.txt -----------------
+// ---- Every example model, checked against tests/e2e/example_expectations.txt -------------
 
 struct Expected {
   std::string rule;
@@ -37,7 +37,7 @@ struct Expected {
 };
 
 std::map<std::string, std::vector<Expected>> read_expectations() {
-  std::ifstream in(std::string(QLINT_E2E_DIR) + "/seed_expectations.txt");
+  std::ifstream in(std::string(QLINT_E2E_DIR) + "/example_expectations.txt");
   std::map<std::string, std::vector<Expected>> out;
   std::string line;
   while (std::getline(in, line)) {
@@ -57,16 +57,21 @@ std::string location_of(const json& d) {
          ":" + std::to_string(d["end_column"].get<int>());
 }
 
-TEST(Seed, EveryExampleModelIsListed) {
+TEST(Examples, EveryExampleModelIsListed) {
   auto expectations = read_expectations();
-  for (const auto& entry : fs::directory_iterator(build_path("examples/seed"))) {
-    if (entry.path().extension() != ".pt") continue;
-    EXPECT_TRUE(expectations.count(entry.path().stem().string()))
-        << entry.path() << " has no line in seed_expectations.txt";
+  size_t models = 0;
+  for (const char* set : {"seed", "qat", "rules", "clean", "torchvision"}) {
+    for (const auto& entry : fs::directory_iterator(build_path(std::string("examples/") + set))) {
+      if (entry.path().extension() != ".pt") continue;
+      ++models;
+      EXPECT_TRUE(expectations.count(std::string(set) + "/" + entry.path().stem().string()))
+          << entry.path() << " has no line in example_expectations.txt";
+    }
   }
+  EXPECT_EQ(models, expectations.size());
 }
 
-TEST(Seed, DiagnosticsMatchExactly) {
+TEST(Examples, DiagnosticsMatchExactly) {
   for (const auto& [model, expected] : read_expectations()) {
     SCOPED_TRACE(model);
     auto r = run_qlint({"check", "--format", "json", example_model(model)});
@@ -79,32 +84,81 @@ TEST(Seed, DiagnosticsMatchExactly) {
   }
 }
 
+TEST(Examples, TracedQatModelsStateTheCalibratedScale) {
+  json s1 = json::parse(run_qlint({"check", "--format", "json", example_model("qat/qat_s1_eq_one")}).out);
+  std::string all;
+  for (const auto& d : s1["diagnostics"]) all += d["message"].get<std::string>() + "\n";
+  // PyTorch's MinMaxObserver over the seed input: 60.5 / 32767.5 = 0.0018463 (SPEC.md S1).
+  EXPECT_NE(all.find("with 1 (scale 0.0018463): 1 becomes 1.0007 after quantization"), std::string::npos) << all;
+  json s4 = json::parse(run_qlint({"check", "--format", "json", example_model("qat/qat_s4_shared_scale")}).out);
+  ASSERT_EQ(s4["diagnostics"].size(), 1u);
+  // 70000 / 32767.5 = 2.1363 and round(1 / 2.1363) = 0 (SPEC.md S4).
+  EXPECT_NE(s4["diagnostics"][0]["message"].get<std::string>().find(
+                "at its scale 2.1363 the mask value 1.0 quantizes to 0"),
+            std::string::npos)
+      << s4.dump(2);
+}
+
+TEST(Examples, TorchvisionSilenceIsNotBlindness) {
+  // Zero findings on torchvision's models only mean something if the analysis follows the
+  // QuantStub's output through them: the classifier's output must be in the quantized domain.
+  for (const char* model : {"resnet18", "mobilenet_v2", "mobilenet_v3_large", "shufflenet_v2_x0_5", "googlenet"}) {
+    auto r = run_qlint({"dump", "--facts", example_model(std::string("torchvision/") + model)});
+    ASSERT_EQ(r.exit_code, 0) << model << r.err;
+    std::istringstream lines(r.out);
+    std::string line;
+    bool classifier_quantized = false;
+    while (std::getline(lines, line))
+      if (line.find("aten::linear(") != std::string::npos && line.find("quant=self.quant in-domain") != std::string::npos)
+        classifier_quantized = true;
+    EXPECT_TRUE(classifier_quantized) << model;
+  }
+}
+
+TEST(Examples, ToolchainStubClassesAreConfigurable) {
+  std::string model = example_model("rules/toolchain_stub");
+  for (const char* name : {"ToolchainQuantStub", "qlint_example_toolchain_stub.ToolchainQuantStub"}) {
+    auto r = run_qlint({"check", "--format", "json", "--quant-stub-class", name, model});
+    EXPECT_EQ(r.exit_code, 1) << name << r.err;
+    json doc = json::parse(r.out);
+    ASSERT_EQ(doc["diagnostics"].size(), 1u) << name;
+    EXPECT_EQ(location_of(doc["diagnostics"][0]), "examples/rules/toolchain_stub.py:21:17-21:29");
+  }
+  // A name must match whole dotted components: "QuantStub" is not "ToolchainQuantStub".
+  EXPECT_EQ(run_qlint({"check", "--quant-stub-class", "QuantStub", model}).exit_code, 0);
+}
+
 // ---- Text output -----------------------------------------------------------------------
+
+// The lines of the text output from the diagnostic header matching `header` on.
+std::vector<std::string> lines_from(const std::string& out, const std::regex& header) {
+  std::istringstream in(out);
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line))
+    if (!lines.empty() || std::regex_match(line, header)) lines.push_back(line);
+  return lines;
+}
 
 TEST(TextOutput, CompilerFormatWithSourceLineAndMarker) {
   auto r = run_qlint({"check", example_model("s1_eq_one")});
   EXPECT_EQ(r.exit_code, 1);
-  std::istringstream lines(r.out);
-  std::string head, source, marker;
-  std::getline(lines, head);
-  std::getline(lines, source);
-  std::getline(lines, marker);
-  EXPECT_TRUE(std::regex_match(head, std::regex(R"(examples/seed/s1_eq_one\.py:16:16: warning: .+ \[eq-nonzero-const\])")))
-      << head;
-  EXPECT_EQ(source, " 16 |         mask = x[:, :, :, -1] == 1");
-  EXPECT_EQ(marker, "    |                ^~~~~~~~~~~~~~~~~~~");
-  EXPECT_NE(r.out.find("Found 2 problems in 1 model."), std::string::npos) << r.out;
+  auto lines = lines_from(r.out, std::regex(R"(examples/seed/s1_eq_one\.py:16:16: warning: .+ \[eq-nonzero-const\])"));
+  ASSERT_GE(lines.size(), 3u) << r.out;
+  EXPECT_EQ(lines[1], " 16 |         mask = x[:, :, :, -1] == 1");
+  EXPECT_EQ(lines[2], "    |                ^~~~~~~~~~~~~~~~~~~");
+  EXPECT_NE(r.out.find("Found 3 problems in 1 model."), std::string::npos) << r.out;
 }
 
 TEST(TextOutput, MessagesSayWhatBreaksAndHowToFix) {
   auto r = run_qlint({"check", "--format", "json", example_model("s1_eq_one")});
   json doc = json::parse(r.out);
-  ASSERT_EQ(doc["diagnostics"].size(), 2u);
-  std::string eq = doc["diagnostics"][0]["message"];
+  ASSERT_EQ(doc["diagnostics"].size(), 3u);
+  std::string eq = doc["diagnostics"][1]["message"];
   EXPECT_NE(eq.find("`self.quant`"), std::string::npos) << eq;
   EXPECT_NE(eq.find("1.0007"), std::string::npos) << eq;
   EXPECT_NE(eq.find("before the QuantStub"), std::string::npos) << eq;
-  std::string mul = doc["diagnostics"][1]["message"];
+  std::string mul = doc["diagnostics"][2]["message"];
   EXPECT_NE(mul.find("CPU"), std::string::npos) << mul;
   EXPECT_NE(mul.find(".to(torch.float)"), std::string::npos) << mul;
 }
@@ -130,7 +184,7 @@ TEST(JsonOutput, HasVersionAndEveryDocumentedField) {
   json doc = json::parse(r.out);
   EXPECT_EQ(doc["version"], 1);
   EXPECT_EQ(doc["tool"]["name"], "qlint");
-  ASSERT_EQ(doc["diagnostics"].size(), 2u);
+  ASSERT_EQ(doc["diagnostics"].size(), 3u);
   const json& d = doc["diagnostics"][0];
   for (const char* key : {"rule", "severity", "message", "file", "line", "column", "end_line",
                           "end_column", "model", "method", "module", "node"})
@@ -152,7 +206,7 @@ TEST(Cli, SeveralFilesAndThePlainForm) {
   EXPECT_EQ(r.exit_code, 1);
   json doc = json::parse(r.out);
   EXPECT_EQ(doc["models"].size(), 2u);
-  EXPECT_EQ(doc["diagnostics"].size(), 2u);
+  EXPECT_EQ(doc["diagnostics"].size(), 3u);  // all from s1_eq_one
 }
 
 TEST(Cli, CleanModelExitsZero) {
@@ -175,12 +229,13 @@ TEST(Cli, UsageErrorsExitTwo) {
 TEST(Cli, RulesAndExplain) {
   auto list = run_qlint({"rules"});
   EXPECT_EQ(list.exit_code, 0);
-  EXPECT_NE(list.out.find("bool-arith"), std::string::npos);
-  EXPECT_NE(list.out.find("eq-nonzero-const"), std::string::npos);
-  auto explain = run_qlint({"explain", "eq-nonzero-const"});
-  EXPECT_EQ(explain.exit_code, 0);
-  for (const char* heading : {"What it finds", "Why it breaks", "Example", "Fix", "Fix safety"})
-    EXPECT_NE(explain.out.find(heading), std::string::npos) << heading;
+  for (const char* id : {"bool-arith", "eq-nonzero-const", "reused-stub", "shared-stub-mask", "unquantized-operand"}) {
+    EXPECT_NE(list.out.find(id), std::string::npos) << id;
+    auto explain = run_qlint({"explain", id});
+    EXPECT_EQ(explain.exit_code, 0);
+    for (const char* heading : {"What it finds", "Why it breaks", "Example", "Fix", "Fix safety"})
+      EXPECT_NE(explain.out.find(heading), std::string::npos) << id << ": " << heading;
+  }
 }
 
 // ---- Bad input: one line naming the file and the problem, exit 2, no crash ---------------

@@ -49,8 +49,9 @@ RunResult run_qlint(const std::vector<std::string>& args) {
   return result;
 }
 
-std::string example_model(const std::string& stem) {
-  return std::string(QLINT_BUILD_DIR) + "/examples/seed/" + stem + ".pt";
+std::string example_model(const std::string& name) {
+  std::string path = name.find('/') == std::string::npos ? "seed/" + name : name;
+  return std::string(QLINT_BUILD_DIR) + "/examples/" + path + ".pt";
 }
 
 std::string build_path(const std::string& relative) {

@@ -16,7 +16,8 @@ struct RunResult {
 // repository-relative paths) and captures stdout, stderr and the exit code.
 RunResult run_qlint(const std::vector<std::string>& args);
 
-std::string example_model(const std::string& stem);  // build/examples/seed/<stem>.pt
+// build/examples/<set>/<stem>.pt for "set/stem"; a bare stem is a seed example.
+std::string example_model(const std::string& name);
 std::string build_path(const std::string& relative);  // build/<relative>
 
 }  // namespace qlint::testing

@@ -1,0 +1,21 @@
+"""Eager-mode QAT with an int16 FakeQuantize, calibrated and traced: the shape of model that
+accelerator toolchains consume, with `aten::fake_quantize_per_tensor_affine` in the graph and
+the calibrated scale in the model's state."""
+import torch
+from torch.ao.quantization import FakeQuantize, MinMaxObserver, QConfig
+
+INT16_FAKE_QUANT = FakeQuantize.with_args(
+    observer=MinMaxObserver, quant_min=-32768, quant_max=32767, dtype=torch.qint32,
+    qscheme=torch.per_tensor_symmetric)
+
+
+def trace_int16_qat(model, example_input):
+    """prepare_qat with int16 FakeQuantize, calibrate on the example input, trace."""
+    model.qconfig = QConfig(activation=INT16_FAKE_QUANT, weight=INT16_FAKE_QUANT)
+    model.train()
+    torch.ao.quantization.prepare_qat(model, inplace=True)
+    with torch.no_grad():
+        model(example_input)
+    model.apply(torch.ao.quantization.disable_observer)
+    model.eval()
+    return torch.jit.trace(model, example_input)

@@ -1,0 +1,134 @@
+// dtype inference, the quant-domain facts, and the fake-quant formula, on small text IR.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analysis/facts.h"
+#include "analysis/dtype.h"
+#include "analysis/fake_quant.h"
+#include "ir/text.h"
+
+namespace qlint {
+namespace {
+
+class FactsOf {
+ public:
+  explicit FactsOf(const std::string& body)
+      : parsed_(ir::parse_model(
+            "qlint-ir 1\n"
+            "module \"\" \"M\"\n"
+            "module \"quant\" \"__torch__.torch.ao.quantization.stubs.QuantStub\"\n"
+            "module \"dequant\" \"__torch__.torch.ao.quantization.stubs.DeQuantStub\"\n"
+            "func \"forward\" in \"quant\" (%self : Module<quant>, %x : Tensor) {\n  return (%x)\n}\n"
+            "func \"forward\" in \"dequant\" (%self : Module<dequant>, %x : Tensor) {\n  return (%x)\n}\n"
+            "func \"forward\" in \"\" (%self : Module<>, %x : Tensor, %i : Tensor(int64), %b : Tensor(bool)) {\n"
+            "  %none : NoneType = prim::Constant()\n"
+            "  %false : bool = prim::Constant[value=false]()\n"
+            "  %one : int = prim::Constant[value=1]()\n"
+            "  %half : float = prim::Constant[value=0.5]()\n"
+            "  %quant : Module<quant> = prim::GetAttr[name=\"quant\"](%self)\n"
+            "  %q : Tensor = prim::CallMethod[name=\"forward\", callee=\"quant.forward\"](%quant, %x)\n"
+            "  %dequant : Module<dequant> = prim::GetAttr[name=\"dequant\"](%self)\n" +
+            body + "  return (%x)\n}\n")),
+        facts_(analysis::Facts::compute(parsed_.model)) {}
+
+  const ir::Value* value(const std::string& name) const {
+    const ir::Function* f = parsed_.model.find_function("forward");
+    const ir::Value* found = nullptr;
+    for (const auto& v : f->values)
+      if (v->name == name) found = v.get();
+    if (found == nullptr) throw std::runtime_error("no value %" + name);
+    return found;
+  }
+  ir::DType dtype(const std::string& name) const { return facts_.dtype(value(name)); }
+  const analysis::Facts& facts() const { return facts_; }
+
+ private:
+  ir::ParsedModel parsed_;
+  analysis::Facts facts_;
+};
+
+TEST(DType, ComparisonsAndLogicalOpsGiveBool) {
+  FactsOf f(
+      "  %c : Tensor = aten::gt(%x, %half)\n"
+      "  %n : Tensor = aten::logical_not(%c)\n"
+      "  %a : Tensor = aten::logical_and(%c, %n)\n");
+  EXPECT_EQ(f.dtype("c"), ir::DType::Bool);
+  EXPECT_EQ(f.dtype("n"), ir::DType::Bool);
+  EXPECT_EQ(f.dtype("a"), ir::DType::Bool);
+}
+
+TEST(DType, CastsGiveTheirTarget) {
+  FactsOf f(
+      "  %code : int = prim::Constant[value=6]()\n"          // torch.float
+      "  %code_bool : int = prim::Constant[value=11]()\n"    // torch.bool
+      "  %f : Tensor = aten::to(%b, %code, %false, %false, %none)\n"
+      "  %back : Tensor = aten::to(%f, %code_bool, %false, %false, %none)\n"
+      "  %like : Tensor = aten::type_as(%b, %i)\n"
+      "  %other : Tensor = aten::to(%b, %i, %false, %false, %none)\n");
+  EXPECT_EQ(f.dtype("f"), ir::DType::Float32);
+  EXPECT_EQ(f.dtype("back"), ir::DType::Bool);
+  EXPECT_EQ(f.dtype("like"), ir::DType::Int64);
+  EXPECT_EQ(f.dtype("other"), ir::DType::Int64);
+}
+
+TEST(DType, ArithmeticFollowsPyTorchPromotion) {
+  // torch.tensor([True]) * torch.tensor([True]) is bool; bool * int64 is int64; int64 * 0.5
+  // is float32 (default dtype); int64 / int64 is float32 (true division).
+  FactsOf f(
+      "  %bb : Tensor = aten::mul(%b, %b)\n"
+      "  %bi : Tensor = aten::mul(%b, %i)\n"
+      "  %if : Tensor = aten::mul(%i, %half)\n"
+      "  %ii : Tensor = aten::div(%i, %i)\n"
+      "  %bs : Tensor = aten::add(%b, %one, %one)\n");
+  EXPECT_EQ(f.dtype("bb"), ir::DType::Bool);
+  EXPECT_EQ(f.dtype("bi"), ir::DType::Int64);
+  EXPECT_EQ(f.dtype("if"), ir::DType::Float32);
+  EXPECT_EQ(f.dtype("ii"), ir::DType::Float32);
+  EXPECT_EQ(f.dtype("bs"), ir::DType::Int64);
+  EXPECT_EQ(analysis::promote(ir::DType::Float16, ir::DType::Float64), ir::DType::Float64);
+  EXPECT_EQ(analysis::promote(ir::DType::Unknown, ir::DType::Float32), ir::DType::Float32);
+  EXPECT_EQ(analysis::promote(ir::DType::Unknown, ir::DType::Int64), ir::DType::Unknown);
+}
+
+TEST(QuantDomain, DequantKeepsTheErrorButLeavesTheDomain) {
+  FactsOf f(
+      "  %v : Tensor = aten::select(%q, %one, %one)\n"
+      "  %d : Tensor = prim::CallMethod[name=\"forward\", callee=\"dequant.forward\"](%dequant, %v)\n"
+      "  %m : Tensor = aten::eq(%v, %one)\n"
+      "  %plain : Tensor = aten::relu(%x)\n");
+  EXPECT_TRUE(f.facts().quantized(f.value("v")));
+  EXPECT_TRUE(f.facts().in_quantized_domain(f.value("v")));
+  EXPECT_TRUE(f.facts().quantized(f.value("d")));
+  EXPECT_FALSE(f.facts().in_quantized_domain(f.value("d")));
+  EXPECT_FALSE(f.facts().quantized(f.value("m")));  // bool: exact
+  EXPECT_FALSE(f.facts().quantized(f.value("plain")));
+  EXPECT_TRUE(f.facts().from_input(f.value("plain")));
+  EXPECT_EQ(f.facts().views_of(f.value("v")).at("quant"), true);
+  EXPECT_EQ(f.facts().views_of(f.value("q")).at("quant"), false);
+}
+
+TEST(FakeQuant, MatchesTheSeedNumbers) {
+  // SPEC.md section 2, reproduced with PyTorch 1.13: int16 scale 60.5 / 32767.5.
+  const float s1_scale = 0.0018463416f;
+  EXPECT_NEAR(analysis::fake_quantize(1.0f, s1_scale, 0, -32768, 32767), 1.0007f, 5e-5f);
+  EXPECT_NE(analysis::fake_quantize(1.0f, s1_scale, 0, -32768, 32767), 1.0f);
+  EXPECT_NEAR(analysis::fake_quantize(60.5f, s1_scale, 0, -32768, 32767), 60.4991f, 5e-5f);
+  EXPECT_EQ(analysis::fake_quantize(0.0f, s1_scale, 0, -32768, 32767), 0.0f);
+  // S4: scale 2.1362631, round(1 / 2.136) = 0.
+  EXPECT_EQ(analysis::fake_quantize(1.0f, 2.1362631f, 0, -32768, 32767), 0.0f);
+  // Clamping at qmax, and round half to even (2.5 -> 2, 3.5 -> 4).
+  EXPECT_EQ(analysis::fake_quantize(1000.0f, 1.0f, 0, -128, 127), 127.0f);
+  EXPECT_EQ(analysis::fake_quantize(2.5f, 1.0f, 0, -128, 127), 2.0f);
+  EXPECT_EQ(analysis::fake_quantize(3.5f, 1.0f, 0, -128, 127), 4.0f);
+}
+
+TEST(StubClasses, MatchWholeDottedSuffixes) {
+  EXPECT_TRUE(analysis::class_name_matches("QuantStub", "torch.ao.quantization.stubs.QuantStub"));
+  EXPECT_TRUE(analysis::class_name_matches("stubs.QuantStub", "torch.ao.quantization.stubs.QuantStub"));
+  EXPECT_FALSE(analysis::class_name_matches("QuantStub", "mylib.ToolchainQuantStub"));
+  EXPECT_FALSE(analysis::class_name_matches("", "QuantStub"));
+}
+
+}  // namespace
+}  // namespace qlint

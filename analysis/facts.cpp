@@ -47,15 +47,15 @@ std::optional<ir::DType> dtype_from_scalar_type_code(int64_t code) {
   }
 }
 
-namespace {
-
 // Eager-mode QAT wraps the real quantizer in a submodule of the stub; name it after the stub.
-std::string display_for_module(std::string path) {
+std::string module_quant_point_display(std::string path) {
   const std::string suffix = ".activation_post_process";
   if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
     path.resize(path.size() - suffix.size());
   return "self." + path;
 }
+
+namespace {
 
 std::optional<int64_t> int_constant(const ir::Value* v) {
   auto c = scalar_constant(v);
@@ -100,7 +100,7 @@ class FactsSolver {
         facts_.stub_modules_[m.path] = StubKind::Quant;
         QuantPoint& p = facts_.quant_points_[m.path];
         p.id = m.path;
-        p.display = "self." + m.path;
+        p.display = module_quant_point_display(m.path);
       } else if (matches(stubs_.dequant)) {
         facts_.stub_modules_[m.path] = StubKind::DeQuant;
       }
@@ -284,7 +284,7 @@ class FactsSolver {
     if (!added) return id;
     QuantPoint& p = it->second;
     p.id = id;
-    p.display = in_module ? display_for_module(fn->module_path) : "the quantize op `" + id + "`";
+    p.display = in_module ? module_quant_point_display(fn->module_path) : "the quantize op `" + id + "`";
     p.node = &n;
     read_quant_parameters(n, p);
     return id;

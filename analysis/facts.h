@@ -29,6 +29,10 @@ struct StubClasses {
 };
 
 std::string normalize_class_name(const std::string& torchscript_name);
+
+// How messages name the quant point of a module instance: "self.quant", also for the
+// FakeQuantize that eager-mode QAT hangs under it ("quant.activation_post_process").
+std::string module_quant_point_display(std::string path);
 bool class_name_matches(const std::string& configured, const std::string& normalized);
 
 enum class StubKind { None, Quant, DeQuant };

@@ -9,6 +9,7 @@
 #include "ir/text.h"
 #include "ir/torchscript/importer.h"
 #include "rules/registry.h"
+#include "sim/report.h"
 
 namespace qlint::cli {
 
@@ -95,6 +96,18 @@ int run_dump(const std::string& file, bool with_facts, const analysis::StubClass
     return kExitClean;
   } catch (const torchscript::ImportError& e) {
     print_input_error(file, e.what());
+    return kExitError;
+  }
+}
+
+int run_sim(const SimOptions& options) {
+  try {
+    sim::Report report = sim::simulate(options.model, options.inputs, options.options);
+    if (options.format == "json") std::cout << sim::render_json(report).dump(2) << "\n";
+    else std::cout << sim::render_text(report);
+    return kExitClean;
+  } catch (const sim::SimError& e) {
+    std::cerr << "qlint: error: " << e.what() << "\n";
     return kExitError;
   }
 }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "analysis/facts.h"
+#include "sim/simulator.h"
 
 namespace qlint::cli {
 
@@ -21,6 +22,14 @@ struct CheckOptions {
 
 int run_check(const CheckOptions& options);
 int run_dump(const std::string& file, bool with_facts, const analysis::StubClasses& stubs);
+struct SimOptions {
+  std::string model;
+  std::string format = "text";
+  sim::Inputs inputs;
+  sim::Options options;
+};
+
+int run_sim(const SimOptions& options);
 int run_rules();
 int run_explain(const std::string& rule_id);
 

@@ -12,7 +12,7 @@ namespace {
 
 // `qlint FILE...` means `qlint check FILE...`.
 std::vector<std::string> with_default_command(int argc, char** argv) {
-  static const std::set<std::string> commands = {"check", "dump", "rules", "explain",
+  static const std::set<std::string> commands = {"check", "dump", "sim", "rules", "explain",
                                                  "-h",    "--help", "--version"};
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && !commands.count(args[0])) args.insert(args.begin(), "check");
@@ -60,6 +60,32 @@ int main(int argc, char** argv) {
                      "Annotate values with what the analyses found (dtype, quant points, domain)");
   add_stub_options(dump_cmd);
 
+  cli::SimOptions sim;
+  bool sim_no_color = false;
+  auto* sim_cmd = app.add_subcommand("sim", "Calibrate and simulate int16/int8 quantization");
+  sim_cmd->add_option("file", sim.model, "TorchScript archive")->required();
+  sim_cmd->add_option("--input", sim.inputs.files,
+                      "torch.save file of the model's inputs (a tensor, tuple, list or dict); "
+                      "repeat for more calibration batches");
+  sim_cmd->add_option("--random-input", sim.inputs.random_shapes,
+                      "Seeded random normal inputs of these shapes, e.g. 1x2x4x4,1x8");
+  sim_cmd->add_option("--batches", sim.inputs.random_batches, "Random batches with --random-input")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sim_cmd->add_option("--seed", sim.inputs.seed, "Seed for --random-input")->capture_default_str();
+  sim_cmd->add_option("--bits", sim.options.bits, "Quantization width")
+      ->check(CLI::IsMember({16, 8}))
+      ->capture_default_str();
+  sim_cmd->add_flag("--recalibrate", sim.options.recalibrate,
+                    "Traced QAT models: calibrate instead of using the scales stored in the model");
+  sim_cmd->add_option("--save-outputs", sim.options.save_outputs,
+                      "torch.save the simulated outputs to this file (a list when several batches)");
+  sim_cmd->add_option("--format", sim.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  sim_cmd->add_flag("--no-color", sim_no_color, "Accepted for symmetry with check; the report has no colour");
+  add_stub_options(sim_cmd);
+
   auto* rules_cmd = app.add_subcommand("rules", "List the rules");
 
   std::string rule_id;
@@ -87,6 +113,11 @@ int main(int argc, char** argv) {
     return cli::run_check(check);
   }
   if (*dump_cmd) return cli::run_dump(dump_file, dump_facts, stubs);
+  if (*sim_cmd) {
+    sim.options.stubs = stubs;
+    sim.options.progress = true;
+    return cli::run_sim(sim);
+  }
   if (*rules_cmd) return cli::run_rules();
   if (*explain_cmd) return cli::run_explain(rule_id);
   std::cout << app.help();

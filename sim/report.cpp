@@ -1,0 +1,91 @@
+#include "sim/report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "cli/render.h"
+
+namespace qlint::sim {
+
+namespace {
+
+std::string fixed(double v, int decimals) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string general(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.8g", v);
+  return buf;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s.empty() ? "scalar" : s;
+}
+
+std::string where(const ir::SourceLoc& loc) {
+  if (!loc.known()) return "(no source location)";
+  return cli::display_path(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
+}
+
+nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(v > 0 ? "inf" : "-inf"); }
+
+}  // namespace
+
+std::string render_text(const Report& r) {
+  std::ostringstream out;
+  out << "Simulated " << cli::display_path(r.model) << " at int" << r.bits << " over " << r.batches
+      << (r.batches == 1 ? " input batch" : " input batches") << (r.random_inputs ? " (seeded random inputs)" : "")
+      << ".\n\nQuant points:\n";
+  if (r.points.empty()) out << "  none: the model has no QuantStub or FakeQuantize, so nothing is quantized\n";
+  for (const auto& p : r.points) {
+    out << "  " << analysis::module_quant_point_display(p.path) << ": ";
+    if (!p.reached && !p.stored) {
+      out << "not reached by the inputs\n";
+      continue;
+    }
+    out << "scale " << general(p.scale) << (p.stored ? " (stored in the model)" : "") << ", range ["
+        << general(p.min) << ", " << general(p.max) << "], int range [" << p.quant_min << ", " << p.quant_max << "]\n";
+  }
+  out << "\nOutputs (simulated against float):\n";
+  for (const auto& o : r.outputs)
+    out << "  " << o.name << " [" << shape_text(o.shape) << "]: max abs error " << general(o.max_abs_error)
+        << ", SQNR " << fixed(o.sqnr_db, 1) << " dB, cosine " << fixed(o.cosine, 6) << "\n";
+  if (!r.comparisons.empty()) out << "\nComparisons (elements whose result differs from float):\n";
+  for (const auto& c : r.comparisons)
+    out << "  " << where(c.loc) << ": " << c.kind << ": " << c.differing << " of " << c.elements
+        << (c.differing ? " differ" : " (all agree)") << "\n";
+  return out.str();
+}
+
+nlohmann::json render_json(const Report& r) {
+  nlohmann::json points = nlohmann::json::array(), outputs = nlohmann::json::array(),
+                 comparisons = nlohmann::json::array();
+  for (const auto& p : r.points)
+    points.push_back({{"path", p.path}, {"name", analysis::module_quant_point_display(p.path)}, {"reached", p.reached},
+                      {"stored", p.stored}, {"scale", p.scale}, {"zero_point", p.zero_point},
+                      {"quant_min", p.quant_min}, {"quant_max", p.quant_max}, {"min", p.min}, {"max", p.max}});
+  for (const auto& o : r.outputs)
+    outputs.push_back({{"name", o.name}, {"shape", o.shape}, {"max_abs_error", o.max_abs_error},
+                       {"sqnr_db", number(o.sqnr_db)}, {"cosine", o.cosine}});
+  for (const auto& c : r.comparisons) {
+    bool known = c.loc.known();
+    comparisons.push_back({{"node", c.kind},
+                           {"file", known ? nlohmann::json(cli::display_path(c.loc.file)) : nlohmann::json()},
+                           {"line", known ? nlohmann::json(c.loc.line) : nlohmann::json()},
+                           {"column", known ? nlohmann::json(c.loc.column) : nlohmann::json()},
+                           {"elements", c.elements}, {"differing", c.differing}});
+  }
+  return {{"version", cli::kJsonSchemaVersion}, {"tool", {{"name", "qlint"}, {"version", QLINT_VERSION}}},
+          {"model", cli::display_path(r.model)}, {"bits", r.bits}, {"batches", r.batches},
+          {"random_inputs", r.random_inputs}, {"quant_points", points}, {"outputs", outputs},
+          {"comparisons", comparisons}};
+}
+
+}  // namespace qlint::sim

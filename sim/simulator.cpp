@@ -1,0 +1,530 @@
+#include "sim/simulator.h"
+
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/custom_operator.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
+#include <torch/csrc/jit/serialization/pickle.h>
+#include <torch/script.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "ir/torchscript/importer.h"
+#include "ir/torchscript/source_location.h"
+
+namespace qlint::sim {
+
+namespace {
+
+namespace jit = torch::jit;
+using c10::IValue;
+
+// ---- Run state shared with the custom operators --------------------------------------------
+// The operators are process-global; the session they work for is set while a run is active.
+
+enum class Mode { Float, Simulate };
+
+// PyTorch's MinMaxObserver state: running min and max as float32 tensors.
+struct Observer {
+  at::Tensor min = at::full({}, std::numeric_limits<float>::infinity());
+  at::Tensor max = at::full({}, -std::numeric_limits<float>::infinity());
+  bool seen = false;
+
+  void observe(const at::Tensor& x) {
+    if (x.numel() == 0) return;
+    auto [lo, hi] = at::aminmax(x.detach().to(at::kFloat));
+    min = at::min(lo, min);
+    max = at::max(hi, max);
+    seen = true;
+  }
+
+  // MinMaxObserver._calculate_qparams for per_tensor_symmetric, op for op, so the float32
+  // scale is the one PyTorch computes.
+  double symmetric_scale(int64_t quant_min, int64_t quant_max) const {
+    at::Tensor min_neg = at::min(min, at::zeros_like(min));
+    at::Tensor max_pos = at::max(max, at::zeros_like(max));
+    max_pos = at::max(-min_neg, max_pos);
+    at::Tensor scale = max_pos / (static_cast<double>(quant_max - quant_min) / 2);
+    scale = at::max(scale, at::full({}, std::numeric_limits<float>::epsilon()));
+    return scale.item<double>();
+  }
+};
+
+struct PointState {
+  std::string path;
+  Observer observer;
+  bool stored = false;  // a traced FakeQuantize: scale and range come from the model
+  double scale = 0;
+  int64_t zero_point = 0;
+  int64_t quant_min = 0;
+  int64_t quant_max = 0;
+};
+
+struct ProbeState {
+  std::string kind;
+  ir::SourceLoc loc;
+  std::vector<at::Tensor> float_results;  // one per batch, from the float run
+  int64_t elements = 0;
+  int64_t differing = 0;
+};
+
+struct Session {
+  Mode mode = Mode::Float;
+  size_t batch = 0;
+  bool recalibrate = false;
+  int64_t quant_min = -32768;
+  int64_t quant_max = 32767;
+  std::map<const void*, std::string> module_paths;  // module object -> instance path
+  std::map<std::string, PointState> points;
+  std::vector<ProbeState> probes;
+};
+
+Session* g_session = nullptr;
+
+PointState& point_for(const IValue& module) {
+  std::string path = "?";
+  if (module.isObject()) {
+    auto it = g_session->module_paths.find(module.toObject().get());
+    if (it != g_session->module_paths.end()) path = it->second;
+  }
+  PointState& p = g_session->points[path];
+  p.path = path;
+  return p;
+}
+
+at::Tensor fake_quantize(const at::Tensor& x, const PointState& p) {
+  return at::fake_quantize_per_tensor_affine(x, p.scale, p.zero_point, p.quant_min, p.quant_max);
+}
+
+// qlint::quant_point(Tensor x, Any stub) -> Tensor: inserted after each QuantStub call.
+void quant_point_op(jit::Stack& stack) {
+  IValue stub = jit::pop(stack);
+  at::Tensor x = jit::pop(stack).toTensor();
+  PointState& p = point_for(stub);
+  if (g_session->mode == Mode::Float) {
+    p.observer.observe(x);
+    jit::push(stack, x);
+    return;
+  }
+  jit::push(stack, fake_quantize(x, p));
+}
+
+double scalar_of(const IValue& v) { return v.isTensor() ? v.toTensor().item<double>() : v.toDouble(); }
+int64_t int_of(const IValue& v) { return v.isTensor() ? v.toTensor().item<int64_t>() : v.toInt(); }
+
+// qlint::stored_quant_point(Tensor x, Any module, Any scale, Any zero_point, int quant_min,
+// int quant_max) -> Tensor: replaces a traced FakeQuantize's fake_quantize op.
+void stored_quant_point_op(jit::Stack& stack) {
+  int64_t quant_max = jit::pop(stack).toInt();
+  int64_t quant_min = jit::pop(stack).toInt();
+  IValue zero_point = jit::pop(stack);
+  IValue scale = jit::pop(stack);
+  IValue module = jit::pop(stack);
+  at::Tensor x = jit::pop(stack).toTensor();
+  PointState& p = point_for(module);
+  if (g_session->mode == Mode::Float) {
+    p.observer.observe(x);
+    if (!g_session->recalibrate) {
+      p.stored = true;
+      p.scale = scalar_of(scale);
+      p.zero_point = int_of(zero_point);
+      p.quant_min = quant_min;
+      p.quant_max = quant_max;
+    }
+    jit::push(stack, x);
+    return;
+  }
+  jit::push(stack, fake_quantize(x, p));
+}
+
+// qlint::probe(Tensor x, int id) -> Tensor: inserted after each tensor comparison.
+void probe_op(jit::Stack& stack) {
+  int64_t id = jit::pop(stack).toInt();
+  at::Tensor x = jit::pop(stack).toTensor();
+  ProbeState& probe = g_session->probes.at(static_cast<size_t>(id));
+  if (g_session->mode == Mode::Float) {
+    probe.float_results.push_back(x.clone());
+  } else if (g_session->batch < probe.float_results.size()) {
+    const at::Tensor& expected = probe.float_results[g_session->batch];
+    probe.elements += x.numel();
+    probe.differing += expected.sizes() == x.sizes() ? at::ne(x, expected).sum().item<int64_t>() : x.numel();
+  }
+  jit::push(stack, x);
+}
+
+jit::RegisterOperators g_ops({
+    jit::Operator("qlint::quant_point(Tensor x, Any stub) -> Tensor", quant_point_op,
+                  c10::AliasAnalysisKind::CONSERVATIVE),
+    jit::Operator("qlint::stored_quant_point(Tensor x, Any module, Any scale, Any zero_point, "
+                  "int quant_min, int quant_max) -> Tensor",
+                  stored_quant_point_op, c10::AliasAnalysisKind::CONSERVATIVE),
+    jit::Operator("qlint::probe(Tensor x, int id) -> Tensor", probe_op,
+                  c10::AliasAnalysisKind::CONSERVATIVE),
+});
+
+// ---- Instrumenting the graphs ---------------------------------------------------------------
+
+bool is_comparison(const jit::Node& n) {
+  static const std::set<std::string> ops = {"aten::eq", "aten::ne", "aten::lt",
+                                            "aten::le", "aten::gt", "aten::ge"};
+  return ops.count(n.kind().toQualString()) && n.outputs().size() == 1 &&
+         n.output()->type()->cast<c10::TensorType>();
+}
+
+class Instrumenter {
+ public:
+  Instrumenter(Session& session, const analysis::StubClasses& stubs, torchscript::SourceLines& lines)
+      : session_(session), stubs_(stubs), lines_(lines) {}
+
+  void module(const jit::Module& root) {
+    for (const auto& m : root.named_modules()) {
+      session_.module_paths[m.value._ivalue().get()] = m.name;
+      for (const auto& method : m.value.get_methods()) graph(method.graph());
+    }
+  }
+
+ private:
+  void graph(const std::shared_ptr<jit::Graph>& g) {
+    if (!visited_.insert(g.get()).second) return;
+    std::vector<jit::Node*> nodes;
+    collect(g->block(), nodes);
+    for (jit::Node* n : nodes) instrument(*g, n);
+  }
+
+  void collect(jit::Block* block, std::vector<jit::Node*>& out) {
+    for (jit::Node* n : block->nodes()) {
+      out.push_back(n);
+      for (jit::Block* inner : n->blocks()) collect(inner, out);
+    }
+  }
+
+  void instrument(jit::Graph& g, jit::Node* n) {
+    std::string kind = n->kind().toQualString();
+    if (kind == "prim::CallFunction") {
+      if (auto fn = n->input(0)->type()->cast<c10::FunctionType>())
+        if (fn->function()->isGraphFunction()) graph(jit::toGraphFunction(*fn->function()).graph());
+    } else if (kind == "prim::CallMethod" && is_quant_stub(n->input(0)) && n->inputs().size() == 2 &&
+               n->output()->type()->cast<c10::TensorType>()) {
+      insert_after(g, n, "qlint::quant_point", {n->output(), n->input(0)});
+    } else if (kind == "aten::fake_quantize_per_tensor_affine" && n->inputs().size() == 5) {
+      replace_fake_quantize(g, n);
+    } else if (is_comparison(*n)) {
+      session_.probes.push_back({kind, torchscript::source_location(*n, lines_), {}, 0, 0});
+      jit::WithInsertPoint guard(n);
+      jit::Value* id = g.insertConstant(static_cast<int64_t>(session_.probes.size() - 1));
+      insert_after(g, n, "qlint::probe", {n->output(), id});
+    }
+  }
+
+  bool is_quant_stub(const jit::Value* v) const {
+    auto cls = v->type()->cast<c10::ClassType>();
+    if (!cls || !cls->name()) return false;
+    std::string name = analysis::normalize_class_name(cls->name()->qualifiedName());
+    for (const auto& configured : stubs_.quant)
+      if (analysis::class_name_matches(configured, name)) return true;
+    return false;
+  }
+
+  // Inserts `op(inputs...)` after n; every later use of n's output reads the op's instead.
+  void insert_after(jit::Graph& g, jit::Node* n, const char* op, std::vector<jit::Value*> inputs) {
+    jit::Node* inserted = g.create(c10::Symbol::fromQualString(op), inputs, 1);
+    inserted->output()->setType(n->output()->type());
+    inserted->insertAfter(n);
+    n->output()->replaceAllUsesAfterNodeWith(inserted, inserted->output());
+  }
+
+  // The FakeQuantize's module (its method's `self`) names the quant point.
+  void replace_fake_quantize(jit::Graph& g, jit::Node* n) {
+    jit::Value* self = g.inputs().empty() ? nullptr : g.inputs()[0];
+    if (self == nullptr || !self->type()->cast<c10::ClassType>()) {
+      jit::WithInsertPoint guard(n);
+      self = g.insertConstant(IValue());
+    }
+    jit::Node* replacement = g.create(c10::Symbol::fromQualString("qlint::stored_quant_point"),
+                                      {n->input(0), self, n->input(1), n->input(2), n->input(3), n->input(4)}, 1);
+    replacement->output()->setType(n->output()->type());
+    replacement->insertAfter(n);
+    n->output()->replaceAllUsesWith(replacement->output());
+    n->destroy();
+  }
+
+  Session& session_;
+  const analysis::StubClasses& stubs_;
+  torchscript::SourceLines& lines_;
+  std::set<const jit::Graph*> visited_;
+};
+
+// ---- Inputs ---------------------------------------------------------------------------------
+
+using Batch = std::vector<IValue>;
+
+std::vector<std::string> forward_argument_names(jit::Module& module) {
+  const auto& schema = module.get_method("forward").function().getSchema();
+  std::vector<std::string> names;
+  for (size_t i = 1; i < schema.arguments().size(); ++i) names.push_back(schema.arguments()[i].name());
+  return names;
+}
+
+IValue read_torch_save(const std::string& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw SimError(file + ": " + (std::filesystem::exists(file, ec) ? "is not a regular file" : "no such file"));
+  std::ifstream in(file, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.empty()) throw SimError(file + ": is empty, not a torch.save file");
+  try {
+    return jit::pickle_load(bytes);
+  } catch (const std::exception&) {
+    throw SimError(file + ": is not a torch.save file of tensors (save inputs with torch.save(x, \"" +
+                   std::filesystem::path(file).filename().string() + "\"))");
+  }
+}
+
+Batch batch_from(const IValue& v, const std::vector<std::string>& names, const std::string& file) {
+  Batch batch;
+  if (v.isTensor()) {
+    batch.push_back(v);
+  } else if (v.isTuple()) {
+    for (const auto& e : v.toTupleRef().elements()) batch.push_back(e);
+  } else if (v.isList()) {
+    for (const auto& e : v.toListRef()) batch.push_back(e);
+  } else if (v.isGenericDict()) {
+    auto dict = v.toGenericDict();
+    for (const auto& name : names) {
+      auto it = dict.find(IValue(name));
+      if (it == dict.end()) throw SimError(file + ": has no entry for the model's input '" + name + "'");
+      batch.push_back(it->value());
+    }
+  } else {
+    throw SimError(file + ": holds a " + v.tagKind() + ", not a tensor, or a tuple, list or dict of tensors");
+  }
+  if (batch.size() != names.size())
+    throw SimError(file + ": holds " + std::to_string(batch.size()) + " input(s) but the model's forward takes " +
+                   std::to_string(names.size()));
+  return batch;
+}
+
+std::vector<std::vector<int64_t>> parse_shapes(const std::string& spec) {
+  std::vector<std::vector<int64_t>> shapes;
+  std::stringstream tensors(spec);
+  std::string one;
+  while (std::getline(tensors, one, ',')) {
+    std::vector<int64_t> shape;
+    std::stringstream dims(one);
+    std::string d;
+    while (std::getline(dims, d, 'x')) {
+      char* end = nullptr;
+      long long n = std::strtoll(d.c_str(), &end, 10);
+      if (d.empty() || *end != '\0' || n <= 0)
+        throw SimError("--random-input: '" + spec + "' is not a list of shapes such as 1x2x4x4,1x8");
+      shape.push_back(n);
+    }
+    shapes.push_back(shape);
+  }
+  if (shapes.empty()) throw SimError("--random-input: no shape given");
+  return shapes;
+}
+
+std::vector<Batch> load_batches(const Inputs& inputs, const std::vector<std::string>& names) {
+  std::vector<Batch> batches;
+  for (const auto& file : inputs.files) batches.push_back(batch_from(read_torch_save(file), names, file));
+  if (inputs.random_shapes.empty()) return batches;
+  auto shapes = parse_shapes(inputs.random_shapes);
+  if (shapes.size() != names.size())
+    throw SimError("--random-input: " + std::to_string(shapes.size()) + " shape(s) given but the model's forward takes " +
+                   std::to_string(names.size()));
+  at::manual_seed(inputs.seed);
+  for (int b = 0; b < inputs.random_batches; ++b) {
+    Batch batch;
+    for (const auto& shape : shapes) batch.push_back(at::randn(shape));
+    batches.push_back(batch);
+  }
+  return batches;
+}
+
+// ---- Running and comparing -----------------------------------------------------------------
+
+void flatten(const IValue& v, std::vector<at::Tensor>& out) {
+  if (v.isTensor()) {
+    out.push_back(v.toTensor());
+  } else if (v.isTuple()) {
+    for (const auto& e : v.toTupleRef().elements()) flatten(e, out);
+  } else if (v.isList()) {
+    for (const auto& e : v.toListRef()) flatten(e, out);
+  } else if (v.isGenericDict()) {
+    for (const auto& entry : v.toGenericDict()) flatten(entry.value(), out);
+  }
+}
+
+struct OutputStats {
+  std::vector<int64_t> shape;
+  double max_abs = 0, signal = 0, noise = 0, dot = 0, norm_float = 0, norm_sim = 0;
+
+  void add(const at::Tensor& float_out, const at::Tensor& sim_out) {
+    shape = float_out.sizes().vec();
+    at::Tensor f = float_out.detach().to(at::kDouble);
+    at::Tensor s = sim_out.detach().to(at::kDouble);
+    at::Tensor diff = s - f;
+    if (diff.numel() > 0) max_abs = std::max(max_abs, diff.abs().max().item<double>());
+    signal += (f * f).sum().item<double>();
+    noise += (diff * diff).sum().item<double>();
+    dot += (f * s).sum().item<double>();
+    norm_float += (f * f).sum().item<double>();
+    norm_sim += (s * s).sum().item<double>();
+  }
+
+  OutputResult result(size_t index) const {
+    OutputResult r;
+    r.name = "output " + std::to_string(index);
+    r.shape = shape;
+    r.max_abs_error = max_abs;
+    r.sqnr_db = noise == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(signal / noise);
+    if (norm_float == 0 || norm_sim == 0) r.cosine = norm_float == norm_sim ? 1.0 : 0.0;
+    else r.cosine = dot / std::sqrt(norm_float * norm_sim);
+    return r;
+  }
+};
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+class ProgressLine {
+ public:
+  ProgressLine(bool enabled, size_t total) : enabled_(enabled && total >= 10 && isatty(STDERR_FILENO)), total_(total) {}
+  void update(const char* phase, size_t done) {
+    if (enabled_) std::fprintf(stderr, "\r%s %zu/%zu batches", phase, done, total_);
+  }
+  ~ProgressLine() {
+    if (enabled_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  bool enabled_;
+  size_t total_;
+};
+
+std::vector<IValue> run_all(jit::Module& module, const std::vector<Batch>& batches, Session& session, Mode mode,
+                            ProgressLine& progress) {
+  session.mode = mode;
+  std::vector<IValue> outputs;
+  for (size_t b = 0; b < batches.size(); ++b) {
+    session.batch = b;
+    try {
+      outputs.push_back(module.forward(batches[b]));
+    } catch (const c10::Error& e) {
+      throw SimError("the model failed on input batch " + std::to_string(b + 1) + ": " +
+                     first_line(e.what_without_backtrace()));
+    }
+    progress.update(mode == Mode::Float ? "calibrating" : "simulating", b + 1);
+  }
+  return outputs;
+}
+
+void finish_calibration(Session& session) {
+  for (auto& [path, p] : session.points) {
+    if (p.stored) continue;
+    p.quant_min = session.quant_min;
+    p.quant_max = session.quant_max;
+    p.zero_point = 0;
+    p.scale = p.observer.seen ? p.observer.symmetric_scale(p.quant_min, p.quant_max) : 1.0;
+  }
+}
+
+void save_outputs(const std::string& file, const std::vector<IValue>& outputs) {
+  IValue value = outputs.size() == 1 ? outputs[0] : IValue(c10::impl::GenericList(c10::AnyType::get()));
+  if (outputs.size() != 1)
+    for (const auto& o : outputs) value.toList().push_back(o);
+  std::vector<char> bytes = jit::pickle_save(value);
+  std::string tmp = file + ".qlint-tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw SimError(file + ": cannot be written");
+  }
+  std::filesystem::rename(tmp, file);
+}
+
+Report build_report(const std::string& model_path, const Session& session, const Options& options,
+                    const std::vector<IValue>& float_outputs, const std::vector<IValue>& sim_outputs) {
+  Report report;
+  report.model = model_path;
+  report.bits = options.bits;
+  report.batches = static_cast<int>(float_outputs.size());
+  for (const auto& [path, p] : session.points) {
+    QuantPointResult r{path, p.observer.seen, p.stored, p.scale, p.zero_point, p.quant_min, p.quant_max, 0, 0};
+    if (p.observer.seen) {
+      r.min = p.observer.min.item<double>();
+      r.max = p.observer.max.item<double>();
+    }
+    report.points.push_back(r);
+  }
+  std::vector<OutputStats> stats;
+  for (size_t b = 0; b < float_outputs.size(); ++b) {
+    std::vector<at::Tensor> f, s;
+    flatten(float_outputs[b], f);
+    flatten(sim_outputs[b], s);
+    stats.resize(std::max(stats.size(), f.size()));
+    for (size_t i = 0; i < f.size() && i < s.size(); ++i) stats[i].add(f[i], s[i]);
+  }
+  for (size_t i = 0; i < stats.size(); ++i) report.outputs.push_back(stats[i].result(i));
+  for (const auto& probe : session.probes)
+    if (probe.elements > 0) report.comparisons.push_back({probe.kind, probe.loc, probe.elements, probe.differing});
+  return report;
+}
+
+jit::Module load_model(const std::string& path) {
+  try {
+    torchscript::probe_archive(path);
+    return jit::load(path);
+  } catch (const torchscript::ImportError& e) {
+    throw SimError(path + ": " + e.what());
+  } catch (const c10::Error& e) {
+    throw SimError(path + ": cannot be loaded as TorchScript: " + first_line(e.what_without_backtrace()));
+  }
+}
+
+}  // namespace
+
+Report simulate(const std::string& model_path, const Inputs& inputs, const Options& options) {
+  if (options.bits != 16 && options.bits != 8) throw SimError("--bits must be 16 or 8");
+  jit::Module module = load_model(model_path);
+  module.eval();
+  std::vector<Batch> batches = load_batches(inputs, forward_argument_names(module));
+  if (batches.empty()) throw SimError("no inputs: give --input FILE or --random-input SHAPES");
+
+  Session session;
+  session.recalibrate = options.recalibrate;
+  session.quant_min = options.bits == 16 ? -32768 : -128;
+  session.quant_max = options.bits == 16 ? 32767 : 127;
+  Report report;
+  Instrumenter(session, options.stubs, report.source_lines).module(module);
+
+  // Optimisation passes could fuse or reorder ops; without them every op runs as in eager
+  // PyTorch, which is what the simulation must match bit for bit.
+  jit::setGraphExecutorOptimize(false);
+  torch::NoGradGuard no_grad;
+  g_session = &session;
+  struct Reset {
+    ~Reset() { g_session = nullptr; }
+  } reset;
+  ProgressLine progress(options.progress, batches.size());
+  std::vector<IValue> float_outputs = run_all(module, batches, session, Mode::Float, progress);
+  finish_calibration(session);
+  std::vector<IValue> sim_outputs = run_all(module, batches, session, Mode::Simulate, progress);
+
+  auto lines = std::move(report.source_lines);
+  report = build_report(model_path, session, options, float_outputs, sim_outputs);
+  report.source_lines = std::move(lines);
+  report.random_inputs = !inputs.random_shapes.empty();
+  if (!options.save_outputs.empty()) save_outputs(options.save_outputs, sim_outputs);
+  return report;
+}
+
+}  // namespace qlint::sim

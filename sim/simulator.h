@@ -1,0 +1,81 @@
+// The int16/int8 fake-quant simulator. It runs the model through LibTorch's TorchScript
+// executor (any op, any control flow), once in float while observing min/max at every quant
+// point (PyTorch's MinMaxObserver, per-tensor symmetric), then again with fake quantization
+// there (torch.fake_quantize_per_tensor_affine), and compares the two runs.
+//
+// This header has no LibTorch dependency; the implementation is in simulator.cpp.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "analysis/facts.h"
+#include "ir/ir.h"
+
+namespace qlint::sim {
+
+// A problem with the model or the inputs, worded for the user in one line.
+struct SimError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Inputs {
+  std::vector<std::string> files;  // torch.save files, one calibration batch each
+  std::string random_shapes;       // "1x2x4x4,1x8": one random tensor per model input
+  int random_batches = 1;
+  uint64_t seed = 0;
+};
+
+struct Options {
+  int bits = 16;              // 16: -32768..32767, 8: -128..127
+  bool recalibrate = false;   // traced QAT models: observe instead of using stored scales
+  bool progress = false;      // a progress line on stderr while running many batches
+  std::string save_outputs;   // torch.save the simulated outputs here when set
+  analysis::StubClasses stubs;
+};
+
+struct QuantPointResult {
+  std::string path;  // module instance path of the stub or FakeQuantize
+  bool reached = false;
+  bool stored = false;  // scale from the model's state (traced QAT) rather than calibrated
+  double scale = 0;
+  int64_t zero_point = 0;
+  int64_t quant_min = 0;
+  int64_t quant_max = 0;
+  double min = 0;  // observed over the calibration inputs
+  double max = 0;
+};
+
+struct OutputResult {
+  std::string name;  // "output 0", ...
+  std::vector<int64_t> shape;
+  double max_abs_error = 0;
+  double sqnr_db = 0;  // +inf when the simulation is exact
+  double cosine = 1;
+};
+
+struct ComparisonResult {
+  std::string kind;  // aten::eq, ...
+  ir::SourceLoc loc;
+  int64_t elements = 0;   // over all batches
+  int64_t differing = 0;  // elements whose result differs from the float run
+};
+
+struct Report {
+  std::string model;
+  int bits = 16;
+  int batches = 0;
+  bool random_inputs = false;
+  std::vector<QuantPointResult> points;
+  std::vector<OutputResult> outputs;
+  std::vector<ComparisonResult> comparisons;
+  std::map<std::string, std::map<int, std::string>> source_lines;
+};
+
+// Throws SimError.
+Report simulate(const std::string& model_path, const Inputs& inputs, const Options& options);
+
+}  // namespace qlint::sim

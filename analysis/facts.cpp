@@ -73,7 +73,8 @@ class FactsSolver {
  public:
   using ValueFacts = Facts::ValueFacts;
 
-  FactsSolver(Facts& facts, const StubClasses& stubs) : facts_(facts), stubs_(stubs) {}
+  FactsSolver(Facts& facts, const StubClasses& stubs, const Calibration& calibration)
+      : facts_(facts), stubs_(stubs), calibration_(calibration) {}
 
   void run() {
     classify_stub_modules();
@@ -86,6 +87,7 @@ class FactsSolver {
       if (!changed_) break;
     }
     collect_quant_calls();
+    apply_calibration();
   }
 
  private:
@@ -104,6 +106,18 @@ class FactsSolver {
       } else if (matches(stubs_.dequant)) {
         facts_.stub_modules_[m.path] = StubKind::DeQuant;
       }
+    }
+  }
+
+  // Measured parameters replace what the model states: they are what the deployed model gets.
+  void apply_calibration() {
+    for (auto& [id, point] : facts_.quant_points_) {
+      auto it = calibration_.find(id);
+      if (it == calibration_.end()) continue;
+      point.scale = it->second.scale;
+      point.zero_point = it->second.zero_point;
+      point.quant_min = it->second.quant_min;
+      point.quant_max = it->second.quant_max;
     }
   }
 
@@ -310,13 +324,14 @@ class FactsSolver {
 
   Facts& facts_;
   const StubClasses& stubs_;
+  const Calibration& calibration_;
   bool changed_ = false;
 };
 
-Facts Facts::compute(const ir::Model& model, const StubClasses& stubs) {
+Facts Facts::compute(const ir::Model& model, const StubClasses& stubs, const Calibration& calibration) {
   Facts facts;
   facts.model_ = &model;
-  FactsSolver(facts, stubs).run();
+  FactsSolver(facts, stubs, calibration).run();
   return facts;
 }
 

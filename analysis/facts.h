@@ -57,11 +57,21 @@ struct QuantCall {
   const ir::Value* output = nullptr;
 };
 
+// A quant point's parameters measured by the simulator (`qlint check --input`), by id.
+struct CalibratedPoint {
+  double scale = 0;
+  int64_t zero_point = 0;
+  int64_t quant_min = -32768;
+  int64_t quant_max = 32767;
+};
+using Calibration = std::map<std::string, CalibratedPoint>;
+
 class Facts {
  public:
   // Runs dtype inference and the value analyses over all functions, interprocedurally, to a
-  // fixpoint.
-  static Facts compute(const ir::Model& model, const StubClasses& stubs = {});
+  // fixpoint. A calibration, when given, sets the quant points' scales.
+  static Facts compute(const ir::Model& model, const StubClasses& stubs = {},
+                       const Calibration& calibration = {});
 
   ir::DType dtype(const ir::Value* v) const;
 

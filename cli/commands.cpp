@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "analysis/facts.h"
+#include "cli/evidence.h"
 #include "cli/render.h"
 #include "ir/text.h"
 #include "ir/torchscript/importer.h"
@@ -37,17 +38,39 @@ std::string indent(const std::string& text) {
 
 }  // namespace
 
+bool wants_simulation(const CheckOptions& options) {
+  return !options.inputs.files.empty() || !options.inputs.random_shapes.empty();
+}
+
+ModelReport check_one(const std::string& file, const CheckOptions& options) {
+  auto model = std::make_shared<ir::Model>(torchscript::import_torchscript(file));
+  if (!wants_simulation(options)) {
+    auto facts = analysis::Facts::compute(*model, options.stubs);
+    return {file, model, rules::run_all(facts)};
+  }
+  sim::Options sim_options;
+  sim_options.bits = options.bits;
+  sim_options.recalibrate = options.recalibrate;
+  sim_options.stubs = options.stubs;
+  sim::Report report = sim::simulate(file, options.inputs, sim_options);
+  auto facts = analysis::Facts::compute(*model, options.stubs, calibration_from(report));
+  auto diagnostics = rules::run_all(facts);
+  attach_evidence(diagnostics, report);
+  return {file, model, diagnostics};
+}
+
 int run_check(const CheckOptions& options) {
   std::vector<ModelReport> reports;
   std::vector<InputError> errors;
   for (const auto& file : options.files) {
     try {
-      auto model = std::make_shared<ir::Model>(torchscript::import_torchscript(file));
-      auto facts = analysis::Facts::compute(*model, options.stubs);
-      reports.push_back({file, model, rules::run_all(facts)});
+      reports.push_back(check_one(file, options));
     } catch (const torchscript::ImportError& e) {
       errors.push_back({file, e.what()});
       if (options.format != "json") print_input_error(file, e.what());
+    } catch (const sim::SimError& e) {
+      errors.push_back({file, e.what()});
+      if (options.format != "json") std::cerr << "qlint: error: " << e.what() << "\n";
     }
   }
   if (options.format == "json") {

@@ -18,6 +18,9 @@ struct CheckOptions {
   std::string format = "text";  // text | json
   bool color = false;
   analysis::StubClasses stubs;
+  sim::Inputs inputs;  // when given, simulate and attach the evidence
+  int bits = 16;
+  bool recalibrate = false;
 };
 
 int run_check(const CheckOptions& options);

@@ -50,6 +50,16 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   check_cmd->add_flag("--no-color", no_color, "Never colour the output");
+  check_cmd->add_option("--input", check.inputs.files,
+                        "Simulate on these inputs (torch.save files) and attach the evidence: "
+                        "scales, what constants become, flipped comparisons");
+  check_cmd->add_option("--random-input", check.inputs.random_shapes,
+                        "Simulate on seeded random inputs of these shapes, e.g. 1x2x4x4");
+  check_cmd->add_option("--bits", check.bits, "Quantization width for the simulation")
+      ->check(CLI::IsMember({16, 8}))
+      ->capture_default_str();
+  check_cmd->add_flag("--recalibrate", check.recalibrate,
+                      "Traced QAT models: calibrate instead of using the stored scales");
   add_stub_options(check_cmd);
 
   std::string dump_file;

@@ -18,6 +18,9 @@ struct Diagnostic {
   std::vector<std::string> notes;
   const ir::Function* function = nullptr;
   const ir::Node* node = nullptr;
+  // The node whose simulated behaviour proves the hazard, when it is not `node` itself
+  // (shared-stub-mask reports at the stub; the mask comparison shows the damage).
+  const ir::Node* evidence_node = nullptr;
   ir::SourceLoc loc;             // the user's Python range; unknown without debug info
 };
 

@@ -115,7 +115,9 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     ir::SourceLoc where = best_location(*mask_use);
     std::string how = "a part of its output is used as a mask" +
                       (where.known() ? " on line " + std::to_string(where.line) : std::string());
-    out.push_back(quant_call_diagnostic(shared_stub_mask_rule(), facts, call, message(facts, call, how)));
+    Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call, message(facts, call, how));
+    d.evidence_node = mask_use;
+    out.push_back(d);
   }
   return out;
 }

@@ -282,7 +282,11 @@ IValue read_torch_save(const std::string& file) {
   if (bytes.empty()) throw SimError(file + ": is empty, not a torch.save file");
   try {
     return jit::pickle_load(bytes);
-  } catch (const std::exception&) {
+  } catch (const std::exception& e) {
+    // Python pickles a one-entry dict with SETITEM, which LibTorch 1.13's unpickler lacks.
+    if (std::string(e.what()).find("Unknown opcode for unpickling at 0x73") != std::string::npos)
+      throw SimError(file + ": holds a dict with a single entry, which LibTorch 1.13 cannot read; "
+                     "save the tensor itself, or a tuple or list of tensors");
     throw SimError(file + ": is not a torch.save file of tensors (save inputs with torch.save(x, \"" +
                    std::filesystem::path(file).filename().string() + "\"))");
   }

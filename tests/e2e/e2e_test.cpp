@@ -60,7 +60,7 @@ std::string location_of(const json& d) {
 TEST(Examples, EveryExampleModelIsListed) {
   auto expectations = read_expectations();
   size_t models = 0;
-  for (const char* set : {"seed", "qat", "rules", "clean", "torchvision"}) {
+  for (const char* set : {"seed", "qat", "rules", "clean", "sim", "torchvision"}) {
     for (const auto& entry : fs::directory_iterator(build_path(std::string("examples/") + set))) {
       if (entry.path().extension() != ".pt") continue;
       ++models;

@@ -1,6 +1,7 @@
-"""Write the models the end-to-end tests need beyond the examples, made by real PyTorch:
+"""Write the files the end-to-end tests need beyond the examples, made by real PyTorch:
 files users mistake for TorchScript (torch.save of a module, a state_dict, a tensor, the
-legacy pre-1.6 format) and an archive whose Python source file no longer exists.
+legacy pre-1.6 format), an archive whose Python source file no longer exists, and simulator
+inputs in every container torch.save users choose.
 
     /usr/bin/python3 make_test_models.py OUT_DIR REPO_DIR
 """
@@ -49,11 +50,25 @@ def write_source_gone(out, repo):
         shutil.rmtree(workdir)
 
 
+def write_input_containers(out, repo):
+    """The conv net's example input as a dict keyed by forward's argument names, and as a list."""
+    sys.path.insert(0, os.path.join(repo, "examples"))
+    import export  # examples/export.py
+
+    image, gain = export.load_example(os.path.join(repo, "examples", "sim", "two_stub_convnet.py")).example_input()
+    torch.save({"image": image, "gain": gain}, os.path.join(out, "convnet_dict_input.pt"))
+    torch.save([image, gain], os.path.join(out, "convnet_list_input.pt"))
+    torch.save({"image": image, "gains": gain}, os.path.join(out, "convnet_missing_key_input.pt"))
+    torch.save({"image": image}, os.path.join(out, "one_entry_dict_input.pt"))
+    torch.save("not a tensor", os.path.join(out, "string_input.pt"))
+
+
 def main():
     out, repo = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     write_non_torchscript(out)
     write_source_gone(out, repo)
+    write_input_containers(out, repo)
 
 
 if __name__ == "__main__":

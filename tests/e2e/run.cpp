@@ -29,12 +29,24 @@ std::string slurp(const std::string& path) {
 }  // namespace
 
 RunResult run_qlint(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {QLINT_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(argv);
+}
+
+RunResult run_reference(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {QLINT_PYTHON, std::string(QLINT_SOURCE_DIR) + "/tests/sim/reference.py"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(argv);
+}
+
+RunResult run_program(const std::vector<std::string>& argv) {
   char err_path[] = "/tmp/qlint-e2e-stderr-XXXXXX";
   int fd = mkstemp(err_path);
   if (fd < 0) throw std::runtime_error("mkstemp failed");
   close(fd);
-  std::string cmd = "cd " + shell_quote(QLINT_SOURCE_DIR) + " && NO_COLOR=1 " + shell_quote(QLINT_BINARY);
-  for (const auto& a : args) cmd += " " + shell_quote(a);
+  std::string cmd = "cd " + shell_quote(QLINT_SOURCE_DIR) + " && NO_COLOR=1";
+  for (const auto& a : argv) cmd += " " + shell_quote(a);
   cmd += " 2>" + shell_quote(err_path) + " </dev/null";
   RunResult result;
   FILE* pipe = popen(cmd.c_str(), "r");

@@ -16,6 +16,12 @@ struct RunResult {
 // repository-relative paths) and captures stdout, stderr and the exit code.
 RunResult run_qlint(const std::vector<std::string>& args);
 
+// Runs a program (argv[0] looked up in PATH) the same way.
+RunResult run_program(const std::vector<std::string>& argv);
+
+// Runs tests/sim/reference.py with Debian's Python (PyTorch as the reference).
+RunResult run_reference(const std::vector<std::string>& args);
+
 // build/examples/<set>/<stem>.pt for "set/stem"; a bare stem is a seed example.
 std::string example_model(const std::string& name);
 std::string build_path(const std::string& relative);  // build/<relative>

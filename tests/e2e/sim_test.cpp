@@ -1,0 +1,220 @@
+// End-to-end: `qlint sim` against PyTorch itself (tests/sim/reference.py), and the seed
+// numbers of SPEC.md section 2.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run.h"
+
+namespace qlint {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::build_path;
+using testing::example_model;
+using testing::run_qlint;
+using testing::run_reference;
+
+std::string example_input(const std::string& name) { return build_path("examples/inputs/" + name + ".pt"); }
+std::string example_source(const std::string& name) { return std::string(QLINT_SOURCE_DIR) + "/examples/" + name + ".py"; }
+std::string test_file(const std::string& name) { return build_path("tests/models/" + name); }
+
+class Sim : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("qlint-sim-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string tmp(const std::string& name) const { return (dir_ / name).string(); }
+
+  json sim_json(const std::string& model, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {"sim", "--format", "json", example_model(model)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run_qlint(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out);
+  }
+
+  // qlint's simulated outputs must equal PyTorch's, float for float.
+  void expect_bit_exact(const std::string& model, const std::string& bits, const std::vector<std::string>& inputs) {
+    SCOPED_TRACE(model + " int" + bits);
+    std::vector<std::string> args = {"sim", example_model(model), "--bits", bits, "--save-outputs", tmp("qlint.pt")};
+    for (const auto& in : inputs) args.insert(args.end(), {"--input", in});
+    auto q = run_qlint(args);
+    ASSERT_EQ(q.exit_code, 0) << q.err;
+    std::vector<std::string> ref = {"simulate", example_source(model), example_model(model), bits, tmp("torch.pt")};
+    ref.insert(ref.end(), inputs.begin(), inputs.end());
+    auto p = run_reference(ref);
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    auto eq = run_reference({"equal", tmp("qlint.pt"), tmp("torch.pt")});
+    EXPECT_EQ(eq.exit_code, 0) << eq.err;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Sim, BitExactWithPyTorchOnTheSeedsAndAConvNet) {
+  for (const char* model : {"seed/s1_eq_one", "seed/s3_mask_stub", "seed/s4_shared_scale", "seed/s6_separate_stubs",
+                            "sim/two_stub_convnet"})
+    for (const char* bits : {"16", "8"}) expect_bit_exact(model, bits, {example_input(model)});
+}
+
+TEST_F(Sim, CalibratesOverSeveralBatches) {
+  // S3's code with the S1 data and the S4 data as two calibration batches: the scale covers
+  // both (70000 sets it), and both batches are simulated with it.
+  expect_bit_exact("seed/s3_mask_stub", "16", {example_input("seed/s1_eq_one"), example_input("seed/s4_shared_scale")});
+  json r = sim_json("seed/s3_mask_stub", {"--input", example_input("seed/s1_eq_one"), "--input",
+                                          example_input("seed/s4_shared_scale")});
+  EXPECT_EQ(r["batches"], 2);
+  EXPECT_NEAR(r["quant_points"][0]["scale"].get<double>(), 2.1362631, 5e-8);
+}
+
+TEST_F(Sim, SeedS1ScaleMaskAndZeroOutput) {
+  json r = sim_json("seed/s1_eq_one", {"--input", example_input("seed/s1_eq_one"), "--save-outputs", tmp("s1.pt")});
+  ASSERT_EQ(r["quant_points"].size(), 1u);
+  EXPECT_NEAR(r["quant_points"][0]["scale"].get<double>(), 0.0018463416, 5e-11);  // SPEC.md S1
+  ASSERT_EQ(r["comparisons"].size(), 1u);
+  // The float mask has four 1s; quantized, 1.0 is 1.0007 and all eight results are False.
+  EXPECT_EQ(r["comparisons"][0]["elements"], 8);
+  EXPECT_EQ(r["comparisons"][0]["differing"], 4);
+  EXPECT_EQ(r["comparisons"][0]["line"], 16);
+  EXPECT_EQ(run_reference({"all-zeros", tmp("s1.pt")}).exit_code, 0);
+  EXPECT_EQ(r["outputs"][0]["sqnr_db"].get<double>(), 0.0);
+}
+
+TEST_F(Sim, SeedS4SharedScaleZeroesTheMask) {
+  json r = sim_json("seed/s4_shared_scale", {"--input", example_input("seed/s4_shared_scale"), "--save-outputs", tmp("s4.pt")});
+  ASSERT_EQ(r["quant_points"].size(), 2u);
+  EXPECT_EQ(r["quant_points"][0]["path"], "quant");
+  EXPECT_NEAR(r["quant_points"][0]["scale"].get<double>(), 2.1362631, 5e-8);  // SPEC.md S4
+  EXPECT_NEAR(r["quant_points"][1]["scale"].get<double>(), 3.0518e-05, 5e-9);  // 1 / 32767.5, SPEC.md S3
+  // `x[..., -1] == 0`: the four mask ones round to 0, so four results flip to True.
+  EXPECT_EQ(r["comparisons"][0]["differing"], 4);
+  EXPECT_EQ(run_reference({"all-zeros", tmp("s4.pt")}).exit_code, 0);
+}
+
+TEST_F(Sim, SeedS6StaysWithinInt16Rounding) {
+  json r = sim_json("seed/s6_separate_stubs", {"--input", example_input("seed/s6_separate_stubs")});
+  double data_scale = r["quant_points"][0]["scale"];
+  double mask_scale = r["quant_points"][1]["scale"];
+  // out = data' * mask': at most half a data step, plus |data| times the mask's step (the
+  // mask's 1 becomes 32767 * mask_scale). 60.5 is the largest data value.
+  EXPECT_LE(r["outputs"][0]["max_abs_error"].get<double>(), data_scale / 2 + 60.5 * mask_scale);
+  EXPECT_GT(r["outputs"][0]["sqnr_db"].get<double>(), 60.0);
+  EXPECT_EQ(r["comparisons"][0]["differing"], 0);
+}
+
+TEST_F(Sim, TracedQatModelsUseTheirStoredScales) {
+  json stored = sim_json("qat/qat_s4_shared_scale", {"--input", example_input("qat/qat_s4_shared_scale")});
+  bool found = false;
+  for (const auto& p : stored["quant_points"]) {
+    if (p["path"] != "quant.activation_post_process") continue;
+    found = true;
+    EXPECT_TRUE(p["stored"].get<bool>());
+    EXPECT_NEAR(p["scale"].get<double>(), 2.1362631, 5e-8);
+  }
+  EXPECT_TRUE(found) << stored.dump(2);
+  // Recalibrating on different data gives a different scale.
+  json recal = sim_json("qat/qat_s4_shared_scale", {"--recalibrate", "--input", example_input("seed/s1_eq_one")});
+  for (const auto& p : recal["quant_points"]) {
+    if (p["path"] != "quant.activation_post_process") continue;
+    EXPECT_FALSE(p["stored"].get<bool>());
+    EXPECT_NEAR(p["scale"].get<double>(), 0.0018463416, 5e-11);
+  }
+}
+
+TEST_F(Sim, InputContainers) {
+  auto tuple_run = run_qlint({"sim", example_model("sim/two_stub_convnet"), "--input",
+                              example_input("sim/two_stub_convnet"), "--save-outputs", tmp("tuple.pt")});
+  ASSERT_EQ(tuple_run.exit_code, 0) << tuple_run.err;
+  for (const char* file : {"convnet_dict_input.pt", "convnet_list_input.pt"}) {
+    auto r = run_qlint({"sim", example_model("sim/two_stub_convnet"), "--input", test_file(file), "--save-outputs",
+                        tmp("other.pt")});
+    ASSERT_EQ(r.exit_code, 0) << file << r.err;
+    EXPECT_EQ(run_reference({"equal", tmp("tuple.pt"), tmp("other.pt")}).exit_code, 0) << file;
+  }
+}
+
+TEST_F(Sim, RandomInputsAreSeededAndReproducible) {
+  auto a = run_qlint({"sim", "--format", "json", example_model("sim/two_stub_convnet"), "--random-input", "1x3x8x8,1x4"});
+  auto b = run_qlint({"sim", "--format", "json", example_model("sim/two_stub_convnet"), "--random-input", "1x3x8x8,1x4"});
+  auto c = run_qlint({"sim", "--format", "json", example_model("sim/two_stub_convnet"), "--random-input", "1x3x8x8,1x4",
+                      "--seed", "7", "--batches", "3"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out, c.out);
+  EXPECT_EQ(json::parse(c.out)["batches"], 3);
+  EXPECT_TRUE(json::parse(a.out)["random_inputs"].get<bool>());
+}
+
+TEST_F(Sim, BadInputsGiveOneLineAndExitTwo) {
+  std::string model = example_model("sim/two_stub_convnet");
+  std::ofstream(tmp("garbage.pt")) << "definitely not a pickle";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--input", tmp("missing.pt")}, "no such file"},
+      {{"--input", tmp("garbage.pt")}, "is not a torch.save file"},
+      {{"--input", example_input("seed/s1_eq_one")}, "holds 1 input(s) but the model's forward takes 2"},
+      {{"--input", test_file("convnet_missing_key_input.pt")}, "has no entry for the model's input 'gain'"},
+      {{"--input", test_file("string_input.pt")}, "not a tensor, or a tuple, list or dict of tensors"},
+      {{"--input", test_file("one_entry_dict_input.pt")}, "a dict with a single entry, which LibTorch 1.13 cannot read"},
+      {{"--random-input", "1x3x8x8"}, "1 shape(s) given but the model's forward takes 2"},
+      {{"--random-input", "1xZ"}, "is not a list of shapes"},
+      {{}, "no inputs"},
+  };
+  for (const auto& [extra, reason] : cases) {
+    std::vector<std::string> args = {"sim", model};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run_qlint(args);
+    EXPECT_EQ(r.exit_code, 2) << reason;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(reason), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  auto not_a_model = run_qlint({"sim", test_file("state_dict.pt"), "--random-input", "1x4"});
+  EXPECT_EQ(not_a_model.exit_code, 2);
+  EXPECT_NE(not_a_model.err.find("state_dict"), std::string::npos) << not_a_model.err;
+}
+
+TEST_F(Sim, TextReport) {
+  auto r = run_qlint({"sim", example_model("seed/s1_eq_one"), "--input", example_input("seed/s1_eq_one")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("self.quant: scale 0.0018463416"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("SQNR 0.0 dB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("examples/seed/s1_eq_one.py:16:16: aten::eq: 4 of 8 differ"), std::string::npos) << r.out;
+}
+
+TEST_F(Sim, CheckWithInputAttachesEvidence) {
+  auto r = run_qlint({"check", "--format", "json", example_model("seed/s1_eq_one"), "--input",
+                      example_input("seed/s1_eq_one")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  json doc = json::parse(r.out);
+  bool eq_seen = false;
+  for (const auto& d : doc["diagnostics"]) {
+    if (d["rule"] != "eq-nonzero-const") continue;
+    eq_seen = true;
+    EXPECT_EQ(d["severity"], "error");  // the simulation shows the comparison flipping
+    EXPECT_NE(d["message"].get<std::string>().find("(scale 0.0018463): 1 becomes 1.0007"), std::string::npos) << d;
+    ASSERT_EQ(d["notes"].size(), 1u);
+    EXPECT_EQ(d["notes"][0], "the int16 simulation over 1 input batch flips 4 of 8 results of this comparison");
+  }
+  EXPECT_TRUE(eq_seen);
+  auto s4 = run_qlint({"check", "--format", "json", example_model("seed/s4_shared_scale"), "--input",
+                       example_input("seed/s4_shared_scale")});
+  json d = json::parse(s4.out)["diagnostics"][0];
+  EXPECT_EQ(d["rule"], "shared-stub-mask");
+  EXPECT_EQ(d["severity"], "error");
+  EXPECT_NE(d["message"].get<std::string>().find("at its scale 2.1363 the mask value 1.0 quantizes to 0"),
+            std::string::npos);
+  EXPECT_EQ(d["notes"][0], "the int16 simulation over 1 input batch flips 4 of 8 results of the mask comparison on line 17");
+  // Without inputs nothing is simulated and the findings stay warnings.
+  json plain = json::parse(run_qlint({"check", "--format", "json", example_model("seed/s4_shared_scale")}).out);
+  EXPECT_EQ(plain["diagnostics"][0]["severity"], "warning");
+}
+
+}  // namespace
+}  // namespace qlint

@@ -1,0 +1,113 @@
+"""PyTorch reference for qlint's simulator, and checks on its saved outputs.
+
+    reference.py simulate EXAMPLE.py MODEL.pt BITS OUT.pt INPUT.pt [INPUT.pt ...]
+        Rebuilds the example's eager model with the exported model's weights, replaces every
+        QuantStub by PyTorch's MinMaxObserver (per-tensor symmetric) followed by
+        torch.fake_quantize_per_tensor_affine, calibrates on all inputs and saves the
+        simulated outputs as `qlint sim --save-outputs` does (one batch: the output itself;
+        several: a list).
+    reference.py equal A.pt B.pt        exit 0 when every tensor is bit-identical
+    reference.py all-zeros A.pt         exit 0 when every element is zero
+
+Run with Debian's Python: /usr/bin/python3.
+"""
+import importlib.util
+import os
+import sys
+
+import torch
+from torch.ao.quantization import MinMaxObserver, QuantStub
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "examples", "common"))
+
+
+class ReferenceStub(torch.nn.Module):
+    def __init__(self, bits):
+        super().__init__()
+        self.quant_min, self.quant_max = (-32768, 32767) if bits == 16 else (-128, 127)
+        self.observer = MinMaxObserver(dtype=torch.qint32 if bits == 16 else torch.qint8,
+                                       qscheme=torch.per_tensor_symmetric,
+                                       quant_min=self.quant_min, quant_max=self.quant_max)
+        self.calibrating = True
+
+    def forward(self, x):
+        if self.calibrating:
+            self.observer(x)
+            return x
+        scale, zero_point = self.observer.calculate_qparams()
+        return torch.fake_quantize_per_tensor_affine(
+            x, float(scale), int(zero_point), self.quant_min, self.quant_max)
+
+
+def load_example(path):
+    spec = importlib.util.spec_from_file_location("reference_example", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def replace_stubs(model, bits):
+    stubs = []
+    for name, child in list(model.named_children()):
+        if isinstance(child, QuantStub):
+            stub = ReferenceStub(bits)
+            setattr(model, name, stub)
+            stubs.append(stub)
+        else:
+            stubs += replace_stubs(child, bits)
+    return stubs
+
+
+def as_args(value):
+    return value if isinstance(value, (tuple, list)) else (value,)
+
+
+def simulate(example, model_file, bits, out, inputs):
+    model = load_example(example).Model().eval()
+    model.load_state_dict(torch.jit.load(model_file).state_dict())
+    stubs = replace_stubs(model, int(bits))
+    batches = [as_args(torch.load(f)) for f in inputs]
+    with torch.no_grad():
+        for batch in batches:
+            model(*batch)
+        for stub in stubs:
+            stub.calibrating = False
+        outputs = [model(*batch) for batch in batches]
+    torch.save(outputs[0] if len(outputs) == 1 else outputs, out)
+
+
+def tensors(value):
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in tensors(v)]
+    return []
+
+
+def equal(a, b):
+    ta, tb = tensors(torch.load(a)), tensors(torch.load(b))
+    if len(ta) != len(tb):
+        sys.exit(f"{len(ta)} tensors against {len(tb)}")
+    for i, (x, y) in enumerate(zip(ta, tb)):
+        if x.dtype != y.dtype or x.shape != y.shape or not torch.equal(x, y):
+            diff = (x.double() - y.double()).abs().max().item() if x.shape == y.shape else "shape"
+            sys.exit(f"tensor {i} differs (max abs difference {diff})")
+
+
+def all_zeros(a):
+    for i, t in enumerate(tensors(torch.load(a))):
+        if torch.count_nonzero(t).item() != 0:
+            sys.exit(f"tensor {i} has {torch.count_nonzero(t).item()} nonzero elements")
+
+
+if __name__ == "__main__":
+    command, args = sys.argv[1], sys.argv[2:]
+    if command == "simulate":
+        simulate(args[0], args[1], args[2], args[3], args[4:])
+    elif command == "equal":
+        equal(*args)
+    elif command == "all-zeros":
+        all_zeros(*args)
+    else:
+        sys.exit("unknown command " + command)

@@ -381,6 +381,26 @@ const QuantPoint* Facts::quant_point(const std::string& id) const {
   return it == quant_points_.end() ? nullptr : &it->second;
 }
 
+const QuantCall* Facts::quant_call_producing(const ir::Value* v) const {
+  for (const auto& call : quant_calls_)
+    if (call.output == v) return &call;
+  return nullptr;
+}
+
+bool Facts::is_plain_stub(const std::string& path) const {
+  auto it = stub_modules_.find(path);
+  if (it == stub_modules_.end() || it->second != StubKind::Quant) return false;
+  for (const auto& m : model_->modules)
+    if (m.path.rfind(path + ".", 0) == 0) return false;
+  return true;
+}
+
+std::string Facts::plain_stub_template() const {
+  for (const auto& entry : stub_modules_)
+    if (is_plain_stub(entry.first)) return entry.first;
+  return "";
+}
+
 const ir::Function* Facts::function_of(const ir::Node& node) const {
   auto it = block_function_.find(node.owner);
   return it == block_function_.end() ? nullptr : it->second;

@@ -95,6 +95,12 @@ class Facts {
   StubKind stub_call(const ir::Node& call) const;
   const QuantPoint* quant_point(const std::string& id) const;
   const std::vector<QuantCall>& quant_calls() const { return quant_calls_; }
+  // The quant call whose output `v` is, if any.
+  const QuantCall* quant_call_producing(const ir::Value* v) const;
+  // A QuantStub instance that can be cloned as a new stub: a plain stub without submodules
+  // (a traced QAT model's stubs carry calibrated FakeQuantize children). "" when none.
+  std::string plain_stub_template() const;
+  bool is_plain_stub(const std::string& path) const;
 
   const ir::Model& model() const { return *model_; }
   const ir::Function* function_of(const ir::Node& node) const;

@@ -27,7 +27,11 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     for (int side = 0; side < 2; ++side) {
       const ir::Value* mask = node.inputs[side];
       if (!is_bool_tensor(facts, mask) || !facts.in_quantized_domain(node.inputs[1 - side])) continue;
-      out.push_back(make_diagnostic(bool_arith_rule(), fn, node, message(facts, node, side)));
+      Diagnostic d = make_diagnostic(bool_arith_rule(), fn, node, message(facts, node, side));
+      if (auto edit = quantize_operand_edit(facts, node, side, true))
+        d.fixes.push_back(safe_fix("cast the mask to float and quantize it with a new QuantStub `self." +
+                                   edit->name_hint + "_quant`", {*edit}));
+      out.push_back(d);
       return;
     }
   });

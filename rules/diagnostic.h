@@ -11,6 +11,39 @@ enum class Severity { Note, Warning, Error };
 
 const char* severity_name(Severity severity);
 
+// One graph edit of a fix. Edits name IR nodes; the rewriter maps them back to the model.
+struct Edit {
+  enum class Kind {
+    // Recompute the view chain feeding `node`'s input `operand` from the float input of the
+    // quant call `stub_call` (the chain reaches the stub's output through views only), so the
+    // consumer sees exact float values. Float results are unchanged: the stub is the identity.
+    Reroot,
+    // Pass `node`'s input `operand` through a new QuantStub (cast to float first when
+    // `cast_to_float`), a clone of the model's stub `template_stub`, named after `name_hint`.
+    QuantizeOperand,
+    // Give the quant call `node` a clone of its stub of its own.
+    CloneStub,
+  };
+  Kind kind = Kind::Reroot;
+  const ir::Node* node = nullptr;
+  int operand = 0;
+  const ir::Node* stub_call = nullptr;  // Reroot
+  bool cast_to_float = false;           // QuantizeOperand
+  bool quantize_after_reroot = false;   // Reroot: then quantize the rerooted value (a float mask)
+  std::string name_hint;                // QuantizeOperand, CloneStub, Reroot+quantize
+  std::string template_stub;            // module path of a stub to clone
+};
+
+// Ruff's three levels: safe fixes keep float results identical and are applied by --fix;
+// unsafe ones may change float results and need --unsafe-fixes; display-only ones are shown.
+enum class Applicability { Safe, Unsafe, DisplayOnly };
+
+struct Fix {
+  Applicability applicability = Applicability::Safe;
+  std::string description;  // "compute the comparison on the float input of self.quant"
+  std::vector<Edit> edits;
+};
+
 struct Diagnostic {
   std::string rule;
   Severity severity = Severity::Warning;
@@ -22,6 +55,7 @@ struct Diagnostic {
   // (shared-stub-mask reports at the stub; the mask comparison shows the damage).
   const ir::Node* evidence_node = nullptr;
   ir::SourceLoc loc;             // the user's Python range; unknown without debug info
+  std::vector<Fix> fixes;        // empty when qlint cannot rewrite this one
 };
 
 }  // namespace qlint

@@ -77,8 +77,11 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
       auto constant = analysis::constant_values(node.inputs[1 - side]);
       if (!facts.quantized(operand) || !constant || !any_nonzero(*constant)) continue;
       if (survives_quantization(facts, operand, *constant)) return;
-      out.push_back(make_diagnostic(eq_nonzero_const_rule(), fn, node,
-                                    message(facts, node, side, *constant)));
+      Diagnostic d = make_diagnostic(eq_nonzero_const_rule(), fn, node, message(facts, node, side, *constant));
+      if (auto edit = reroot_edit(facts, node, side))
+        d.fixes.push_back(safe_fix("compare the float input of " + describe_stubs(facts, operand) +
+                                   " instead, where the comparison is exact", {*edit}));
+      out.push_back(d);
       return;
     }
   });

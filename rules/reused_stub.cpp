@@ -26,7 +26,15 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     std::string message = "`" + name + "` is applied to a second tensor" + first_use(facts, *it->second) +
                           "; both share one scale calibrated over both ranges, so the one with the "
                           "smaller range loses precision; give each tensor its own QuantStub";
-    out.push_back(quant_call_diagnostic(reused_stub_rule(), facts, call, message));
+    Diagnostic d = quant_call_diagnostic(reused_stub_rule(), facts, call, message);
+    Edit clone;
+    clone.kind = Edit::Kind::CloneStub;
+    clone.node = call.call;
+    clone.template_stub = call.point;
+    clone.name_hint = call.point.substr(call.point.rfind('.') + 1);
+    if (facts.is_plain_stub(call.point))
+      d.fixes.push_back(safe_fix("give this call a clone of the stub of its own", {clone}));
+    out.push_back(d);
   }
   return out;
 }

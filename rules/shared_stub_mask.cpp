@@ -52,6 +52,17 @@ bool is_view_of(const analysis::Facts& facts, const ir::Value* v, const std::str
   return it != views.end() && (it->second || !part_only);
 }
 
+// Whether a view chain selected a single index somewhere (a mask channel), not just sliced.
+bool picks_one_channel(const ir::Value* v) {
+  for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 16; ++depth) {
+    const std::string& kind = v->producer->kind;
+    if (kind == "aten::select" || kind == "aten::index") return true;
+    if (!analysis::is_view_op(kind) || v->producer->inputs.empty()) return false;
+    v = v->producer->inputs[0];
+  }
+  return false;
+}
+
 // Form (b): a part of the quant point's output is used as a mask (compared with 0/1, or
 // multiplied with another part of the same output). Returns the node that does so.
 const ir::Node* mask_use_of_part(const analysis::Facts& facts, const std::string& point) {
@@ -99,6 +110,28 @@ std::string message(const analysis::Facts& facts, const analysis::QuantCall& cal
          "; compute the mask from the float tensor and give it its own QuantStub";
 }
 
+// Takes the mask from the float tensor: a compared part is recomputed from the stub's float
+// input; a part used as a float mask is recomputed there and given a stub of its own.
+std::optional<Fix> mask_path_fix(const analysis::Facts& facts, const ir::Node& mask_use, const std::string& point) {
+  int operand = is_view_of(facts, mask_use.inputs[0], point, true) ? 0 : 1;
+  if (!is_comparison(mask_use.kind)) {
+    // mul of two parts: the mask is the part that picked a single channel (select/index).
+    operand = picks_one_channel(mask_use.inputs[1]) || !picks_one_channel(mask_use.inputs[0]) ? 1 : 0;
+  }
+  auto edit = reroot_edit(facts, mask_use, operand);
+  if (!edit) return std::nullopt;
+  if (!is_comparison(mask_use.kind)) {
+    auto stub = quantize_operand_edit(facts, mask_use, operand, false);
+    if (!stub) return std::nullopt;
+    edit->quantize_after_reroot = true;
+    edit->template_stub = stub->template_stub;
+    edit->name_hint = stub->name_hint;
+  }
+  return safe_fix("take the mask from the float input of the stub" +
+                      std::string(is_comparison(mask_use.kind) ? "" : " and give it a QuantStub of its own"),
+                  {*edit});
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   std::set<std::string> reported;
@@ -117,6 +150,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
                       (where.known() ? " on line " + std::to_string(where.line) : std::string());
     Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call, message(facts, call, how));
     d.evidence_node = mask_use;
+    if (auto fix = mask_path_fix(facts, *mask_use, call.point)) d.fixes.push_back(*fix);
     out.push_back(d);
   }
   return out;

@@ -155,6 +155,50 @@ Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts,
   return d;
 }
 
+std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand) {
+  const ir::Value* v = consumer.inputs.at(static_cast<size_t>(operand));
+  for (int depth = 0; v != nullptr && depth < 32; ++depth) {
+    if (const analysis::QuantCall* call = facts.quant_call_producing(v)) {
+      if (facts.function_of(*call->call) != facts.function_of(consumer)) return std::nullopt;
+      Edit e;
+      e.kind = Edit::Kind::Reroot;
+      e.node = &consumer;
+      e.operand = operand;
+      e.stub_call = call->call;
+      return e;
+    }
+    if (v->producer == nullptr || !analysis::is_view_op(v->producer->kind) || v->producer->inputs.empty())
+      return std::nullopt;
+    v = v->producer->inputs[0];
+  }
+  return std::nullopt;
+}
+
+std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
+                                          bool cast_to_float) {
+  std::string stub = facts.plain_stub_template();
+  const ir::Function* fn = facts.function_of(consumer);
+  if (stub.empty() || fn == nullptr || fn->method.empty() || fn->method.find('.') != std::string::npos)
+    return std::nullopt;
+  Edit e;
+  e.kind = Edit::Kind::QuantizeOperand;
+  e.node = &consumer;
+  e.operand = operand;
+  e.cast_to_float = cast_to_float;
+  e.template_stub = stub;
+  std::string name = display_name(consumer.inputs.at(static_cast<size_t>(operand)));
+  e.name_hint = name.empty() ? "operand" : name;
+  return e;
+}
+
+Fix safe_fix(std::string description, std::vector<Edit> edits) {
+  Fix f;
+  f.applicability = Applicability::Safe;
+  f.description = std::move(description);
+  f.edits = std::move(edits);
+  return f;
+}
+
 Diagnostic make_diagnostic(const Rule& rule, const ir::Function& fn, const ir::Node& node,
                            std::string message) {
   Diagnostic d;

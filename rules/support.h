@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,16 @@ ir::SourceLoc quant_call_location(const analysis::Facts& facts, const analysis::
 // A diagnostic reported at a quantizing call.
 Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts,
                                  const analysis::QuantCall& call, std::string message);
+
+// Fix builders. Each returns nothing when the rewrite does not apply here.
+// Recompute operand `operand` of `consumer` from the float input of the quant call its view
+// chain starts at (same function only: a value cannot be fetched from the caller).
+std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand);
+// Quantize operand `operand` of `consumer` with a new stub cloned from the model's plain
+// QuantStub (the consumer must sit in a module's method, where `self` can hold the stub).
+std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
+                                          bool cast_to_float);
+Fix safe_fix(std::string description, std::vector<Edit> edits);
 
 Diagnostic make_diagnostic(const Rule& rule, const ir::Function& fn, const ir::Node& node,
                            std::string message);

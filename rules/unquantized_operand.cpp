@@ -35,7 +35,11 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
       const ir::Value* plain = node.inputs[side];
       const ir::Value* other = node.inputs[1 - side];
       if (!is_unquantized_input_tensor(facts, plain) || !facts.in_quantized_domain(other)) continue;
-      out.push_back(make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side)));
+      Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side));
+      if (auto edit = quantize_operand_edit(facts, node, side, false))
+        d.fixes.push_back(safe_fix("quantize the operand with a new QuantStub `self." + edit->name_hint + "_quant`",
+                                   {*edit}));
+      out.push_back(d);
       return;
     }
   });

@@ -17,8 +17,9 @@
 #include <set>
 #include <sstream>
 
-#include "ir/torchscript/importer.h"
+#include "ir/torchscript/module_import.h"
 #include "ir/torchscript/source_location.h"
+#include "sim/inputs.h"
 
 namespace qlint::sim {
 
@@ -262,98 +263,6 @@ class Instrumenter {
   std::set<const jit::Graph*> visited_;
 };
 
-// ---- Inputs ---------------------------------------------------------------------------------
-
-using Batch = std::vector<IValue>;
-
-std::vector<std::string> forward_argument_names(jit::Module& module) {
-  const auto& schema = module.get_method("forward").function().getSchema();
-  std::vector<std::string> names;
-  for (size_t i = 1; i < schema.arguments().size(); ++i) names.push_back(schema.arguments()[i].name());
-  return names;
-}
-
-IValue read_torch_save(const std::string& file) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec))
-    throw SimError(file + ": " + (std::filesystem::exists(file, ec) ? "is not a regular file" : "no such file"));
-  std::ifstream in(file, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.empty()) throw SimError(file + ": is empty, not a torch.save file");
-  try {
-    return jit::pickle_load(bytes);
-  } catch (const std::exception& e) {
-    // Python pickles a one-entry dict with SETITEM, which LibTorch 1.13's unpickler lacks.
-    if (std::string(e.what()).find("Unknown opcode for unpickling at 0x73") != std::string::npos)
-      throw SimError(file + ": holds a dict with a single entry, which LibTorch 1.13 cannot read; "
-                     "save the tensor itself, or a tuple or list of tensors");
-    throw SimError(file + ": is not a torch.save file of tensors (save inputs with torch.save(x, \"" +
-                   std::filesystem::path(file).filename().string() + "\"))");
-  }
-}
-
-Batch batch_from(const IValue& v, const std::vector<std::string>& names, const std::string& file) {
-  Batch batch;
-  if (v.isTensor()) {
-    batch.push_back(v);
-  } else if (v.isTuple()) {
-    for (const auto& e : v.toTupleRef().elements()) batch.push_back(e);
-  } else if (v.isList()) {
-    for (const auto& e : v.toListRef()) batch.push_back(e);
-  } else if (v.isGenericDict()) {
-    auto dict = v.toGenericDict();
-    for (const auto& name : names) {
-      auto it = dict.find(IValue(name));
-      if (it == dict.end()) throw SimError(file + ": has no entry for the model's input '" + name + "'");
-      batch.push_back(it->value());
-    }
-  } else {
-    throw SimError(file + ": holds a " + v.tagKind() + ", not a tensor, or a tuple, list or dict of tensors");
-  }
-  if (batch.size() != names.size())
-    throw SimError(file + ": holds " + std::to_string(batch.size()) + " input(s) but the model's forward takes " +
-                   std::to_string(names.size()));
-  return batch;
-}
-
-std::vector<std::vector<int64_t>> parse_shapes(const std::string& spec) {
-  std::vector<std::vector<int64_t>> shapes;
-  std::stringstream tensors(spec);
-  std::string one;
-  while (std::getline(tensors, one, ',')) {
-    std::vector<int64_t> shape;
-    std::stringstream dims(one);
-    std::string d;
-    while (std::getline(dims, d, 'x')) {
-      char* end = nullptr;
-      long long n = std::strtoll(d.c_str(), &end, 10);
-      if (d.empty() || *end != '\0' || n <= 0)
-        throw SimError("--random-input: '" + spec + "' is not a list of shapes such as 1x2x4x4,1x8");
-      shape.push_back(n);
-    }
-    shapes.push_back(shape);
-  }
-  if (shapes.empty()) throw SimError("--random-input: no shape given");
-  return shapes;
-}
-
-std::vector<Batch> load_batches(const Inputs& inputs, const std::vector<std::string>& names) {
-  std::vector<Batch> batches;
-  for (const auto& file : inputs.files) batches.push_back(batch_from(read_torch_save(file), names, file));
-  if (inputs.random_shapes.empty()) return batches;
-  auto shapes = parse_shapes(inputs.random_shapes);
-  if (shapes.size() != names.size())
-    throw SimError("--random-input: " + std::to_string(shapes.size()) + " shape(s) given but the model's forward takes " +
-                   std::to_string(names.size()));
-  at::manual_seed(inputs.seed);
-  for (int b = 0; b < inputs.random_batches; ++b) {
-    Batch batch;
-    for (const auto& shape : shapes) batch.push_back(at::randn(shape));
-    batches.push_back(batch);
-  }
-  return batches;
-}
-
 // ---- Running and comparing -----------------------------------------------------------------
 
 void flatten(const IValue& v, std::vector<at::Tensor>& out) {
@@ -485,12 +394,9 @@ Report build_report(const std::string& model_path, const Session& session, const
 
 jit::Module load_model(const std::string& path) {
   try {
-    torchscript::probe_archive(path);
-    return jit::load(path);
+    return torchscript::load_torchscript(path);
   } catch (const torchscript::ImportError& e) {
     throw SimError(path + ": " + e.what());
-  } catch (const c10::Error& e) {
-    throw SimError(path + ": cannot be loaded as TorchScript: " + first_line(e.what_without_backtrace()));
   }
 }
 
@@ -500,8 +406,7 @@ Report simulate(const std::string& model_path, const Inputs& inputs, const Optio
   if (options.bits != 16 && options.bits != 8) throw SimError("--bits must be 16 or 8");
   jit::Module module = load_model(model_path);
   module.eval();
-  std::vector<Batch> batches = load_batches(inputs, forward_argument_names(module));
-  if (batches.empty()) throw SimError("no inputs: give --input FILE or --random-input SHAPES");
+  std::vector<Batch> batches = load_batches(module, inputs);
 
   Session session;
   session.recalibrate = options.recalibrate;

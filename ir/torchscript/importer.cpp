@@ -10,6 +10,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "ir/torchscript/module_import.h"
 #include "ir/torchscript/source_location.h"
 #include "ir/verifier.h"
 
@@ -317,9 +318,7 @@ jit::Module load_module(const std::string& path) {
 
 }  // namespace
 
-ir::Model import_torchscript(const std::string& path) {
-  probe_archive(path);
-  jit::Module module = load_module(path);
+ir::Model import_module(const jit::Module& module, const std::string& path) {
   ir::Model model;
   model.file = path;
   try {
@@ -332,5 +331,12 @@ ir::Model import_torchscript(const std::string& path) {
     throw ImportError("internal error: the imported IR is malformed: " + problems.front());
   return model;
 }
+
+jit::Module load_torchscript(const std::string& path) {
+  probe_archive(path);
+  return load_module(path);
+}
+
+ir::Model import_torchscript(const std::string& path) { return import_module(load_torchscript(path), path); }
 
 }  // namespace qlint::torchscript

@@ -1,0 +1,111 @@
+// Reading simulation inputs: torch.save files (a tensor, or a tuple, list or dict of them)
+// and seeded random tensors.
+#include "sim/inputs.h"
+
+#include <torch/csrc/jit/serialization/pickle.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace qlint::sim {
+
+namespace {
+
+namespace jit = torch::jit;
+using c10::IValue;
+
+std::vector<std::string> forward_argument_names(jit::Module& module) {
+  const auto& schema = module.get_method("forward").function().getSchema();
+  std::vector<std::string> names;
+  for (size_t i = 1; i < schema.arguments().size(); ++i) names.push_back(schema.arguments()[i].name());
+  return names;
+}
+
+IValue read_torch_save(const std::string& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw SimError(file + ": " + (std::filesystem::exists(file, ec) ? "is not a regular file" : "no such file"));
+  std::ifstream in(file, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.empty()) throw SimError(file + ": is empty, not a torch.save file");
+  try {
+    return jit::pickle_load(bytes);
+  } catch (const std::exception& e) {
+    // Python pickles a one-entry dict with SETITEM, which LibTorch 1.13's unpickler lacks.
+    if (std::string(e.what()).find("Unknown opcode for unpickling at 0x73") != std::string::npos)
+      throw SimError(file + ": holds a dict with a single entry, which LibTorch 1.13 cannot read; "
+                     "save the tensor itself, or a tuple or list of tensors");
+    throw SimError(file + ": is not a torch.save file of tensors (save inputs with torch.save(x, \"" +
+                   std::filesystem::path(file).filename().string() + "\"))");
+  }
+}
+
+Batch batch_from(const IValue& v, const std::vector<std::string>& names, const std::string& file) {
+  Batch batch;
+  if (v.isTensor()) {
+    batch.push_back(v);
+  } else if (v.isTuple()) {
+    for (const auto& e : v.toTupleRef().elements()) batch.push_back(e);
+  } else if (v.isList()) {
+    for (const auto& e : v.toListRef()) batch.push_back(e);
+  } else if (v.isGenericDict()) {
+    auto dict = v.toGenericDict();
+    for (const auto& name : names) {
+      auto it = dict.find(IValue(name));
+      if (it == dict.end()) throw SimError(file + ": has no entry for the model's input '" + name + "'");
+      batch.push_back(it->value());
+    }
+  } else {
+    throw SimError(file + ": holds a " + v.tagKind() + ", not a tensor, or a tuple, list or dict of tensors");
+  }
+  if (batch.size() != names.size())
+    throw SimError(file + ": holds " + std::to_string(batch.size()) + " input(s) but the model's forward takes " +
+                   std::to_string(names.size()));
+  return batch;
+}
+
+std::vector<std::vector<int64_t>> parse_shapes(const std::string& spec) {
+  std::vector<std::vector<int64_t>> shapes;
+  std::stringstream tensors(spec);
+  std::string one;
+  while (std::getline(tensors, one, ',')) {
+    std::vector<int64_t> shape;
+    std::stringstream dims(one);
+    std::string d;
+    while (std::getline(dims, d, 'x')) {
+      char* end = nullptr;
+      long long n = std::strtoll(d.c_str(), &end, 10);
+      if (d.empty() || *end != '\0' || n <= 0)
+        throw SimError("--random-input: '" + spec + "' is not a list of shapes such as 1x2x4x4,1x8");
+      shape.push_back(n);
+    }
+    shapes.push_back(shape);
+  }
+  if (shapes.empty()) throw SimError("--random-input: no shape given");
+  return shapes;
+}
+
+}  // namespace
+
+std::vector<Batch> load_batches(jit::Module& module, const Inputs& inputs) {
+  const std::vector<std::string> names = forward_argument_names(module);
+  std::vector<Batch> batches;
+  for (const auto& file : inputs.files) batches.push_back(batch_from(read_torch_save(file), names, file));
+  if (inputs.random_shapes.empty()) return batches;
+  auto shapes = parse_shapes(inputs.random_shapes);
+  if (shapes.size() != names.size())
+    throw SimError("--random-input: " + std::to_string(shapes.size()) + " shape(s) given but the model's forward takes " +
+                   std::to_string(names.size()));
+  at::manual_seed(inputs.seed);
+  for (int b = 0; b < inputs.random_batches; ++b) {
+    Batch batch;
+    for (const auto& shape : shapes) batch.push_back(at::randn(shape));
+    batches.push_back(batch);
+  }
+  if (batches.empty()) throw SimError("no inputs: give --input FILE or --random-input SHAPES");
+  return batches;
+}
+
+
+}  // namespace qlint::sim

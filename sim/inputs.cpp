@@ -92,6 +92,8 @@ std::vector<Batch> load_batches(jit::Module& module, const Inputs& inputs) {
   const std::vector<std::string> names = forward_argument_names(module);
   std::vector<Batch> batches;
   for (const auto& file : inputs.files) batches.push_back(batch_from(read_torch_save(file), names, file));
+  if (inputs.files.empty() && inputs.random_shapes.empty())
+    throw SimError("no inputs: give --input FILE or --random-input SHAPES");
   if (inputs.random_shapes.empty()) return batches;
   auto shapes = parse_shapes(inputs.random_shapes);
   if (shapes.size() != names.size())
@@ -103,7 +105,6 @@ std::vector<Batch> load_batches(jit::Module& module, const Inputs& inputs) {
     for (const auto& shape : shapes) batch.push_back(at::randn(shape));
     batches.push_back(batch);
   }
-  if (batches.empty()) throw SimError("no inputs: give --input FILE or --random-input SHAPES");
   return batches;
 }
 

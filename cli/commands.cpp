@@ -6,6 +6,8 @@
 
 #include "analysis/facts.h"
 #include "cli/evidence.h"
+#include "cli/fix_report.h"
+#include "rewriter/rewriter.h"
 #include "cli/render.h"
 #include "ir/text.h"
 #include "ir/torchscript/importer.h"
@@ -20,12 +22,12 @@ void print_input_error(const std::string& file, const std::string& message) {
   std::cerr << "qlint: error: " << display_path(file) << ": " << message << "\n";
 }
 
-std::string summary(const std::vector<ModelReport>& reports) {
+std::string summary(const std::vector<ModelReport>& reports, bool after_fix) {
   size_t count = 0;
   for (const auto& r : reports) count += r.diagnostics.size();
   std::ostringstream out;
-  out << "Found " << count << (count == 1 ? " problem" : " problems") << " in " << reports.size()
-      << (reports.size() == 1 ? " model" : " models") << ".\n";
+  out << (after_fix ? "Remaining: " : "Found ") << count << (count == 1 ? " problem" : " problems") << " in "
+      << reports.size() << (reports.size() == 1 ? " model" : " models") << (after_fix ? " after fixing" : "") << ".\n";
   return out.str();
 }
 
@@ -59,11 +61,30 @@ ModelReport check_one(const std::string& file, const CheckOptions& options) {
   return {file, model, diagnostics};
 }
 
+// --fix / --diff: rewrite, then report what remains on the fixed model.
+ModelReport fix_one(const std::string& file, const CheckOptions& options, std::string& summary) {
+  rewriter::FixOptions fix;
+  fix.unsafe = options.unsafe_fixes;
+  fix.write = !options.diff;
+  fix.output = options.output;
+  fix.inputs = options.inputs;
+  fix.bits = options.bits;
+  fix.stubs = options.stubs;
+  rewriter::FixResult result = rewriter::fix_model(file, fix, display_path);
+  summary += render_fix_text(file, result, options.diff);
+  return {file, result.final_model, result.remaining, render_fix_json(file, result)};
+}
+
 int run_check(const CheckOptions& options) {
   std::vector<ModelReport> reports;
   std::vector<InputError> errors;
+  std::string fix_summary;
   for (const auto& file : options.files) {
     try {
+      if (options.fix || options.diff) {
+        reports.push_back(fix_one(file, options, fix_summary));
+        continue;
+      }
       reports.push_back(check_one(file, options));
     } catch (const torchscript::ImportError& e) {
       errors.push_back({file, e.what()});
@@ -71,15 +92,21 @@ int run_check(const CheckOptions& options) {
     } catch (const sim::SimError& e) {
       errors.push_back({file, e.what()});
       if (options.format != "json") std::cerr << "qlint: error: " << e.what() << "\n";
+    } catch (const rewriter::FixError& e) {
+      errors.push_back({file, e.what()});
+      if (options.format != "json") std::cerr << "qlint: error: " << e.what() << "\n";
     }
   }
   if (options.format == "json") {
     std::cout << render_json(reports, errors).dump(2) << "\n";
   } else {
-    std::cout << render_text(reports, options.color);
-    if (!reports.empty()) std::cout << summary(reports);
+    std::cout << fix_summary << render_text(reports, options.color);
+    if (!reports.empty()) std::cout << summary(reports, options.fix || options.diff);
   }
   if (!errors.empty()) return kExitError;
+  if (options.diff)
+    for (const auto& r : reports)
+      if (!r.fix.is_null() && !r.fix["applied"].empty()) return kExitFindings;
   for (const auto& r : reports)
     if (!r.diagnostics.empty()) return kExitFindings;
   return kExitClean;

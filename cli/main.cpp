@@ -60,6 +60,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   check_cmd->add_flag("--recalibrate", check.recalibrate,
                       "Traced QAT models: calibrate instead of using the stored scales");
+  check_cmd->add_flag("--fix", check.fix,
+                      "Rewrite the model in place (safe fixes), verify it and re-check");
+  check_cmd->add_flag("--diff", check.diff, "Show what --fix would change (Python suggestion), write nothing");
+  check_cmd->add_flag("--unsafe-fixes", check.unsafe_fixes, "Also apply fixes that may change float results");
+  check_cmd->add_option("-o,--output", check.output, "With --fix: write the fixed model here instead");
   add_stub_options(check_cmd);
 
   std::string dump_file;
@@ -119,6 +124,11 @@ int main(int argc, char** argv) {
   stubs.quant.insert(stubs.quant.end(), extra_quant_stubs.begin(), extra_quant_stubs.end());
   stubs.dequant.insert(stubs.dequant.end(), extra_dequant_stubs.begin(), extra_dequant_stubs.end());
   if (*check_cmd) {
+    if (!check.output.empty() && check.files.size() != 1) {
+      std::cerr << "qlint: error: -o/--output takes one model file\n";
+      return cli::kExitError;
+    }
+    if (!check.output.empty()) check.fix = true;
     check.color = color_wanted(no_color);
     return cli::run_check(check);
   }

@@ -120,13 +120,18 @@ nlohmann::json render_json(const std::vector<ModelReport>& reports,
     models.push_back(display_path(report.model_file));
     for (const auto& d : report.diagnostics) diagnostics.push_back(diagnostic_json(report, d));
   }
+  nlohmann::json fixes = nlohmann::json::array();
+  for (const auto& report : reports)
+    if (!report.fix.is_null()) fixes.push_back(report.fix);
   nlohmann::json error_list = nlohmann::json::array();
   for (const auto& e : errors) error_list.push_back({{"model", display_path(e.file)}, {"message", e.message}});
-  return {{"version", kJsonSchemaVersion},
-          {"tool", {{"name", "qlint"}, {"version", QLINT_VERSION}}},
-          {"models", models},
-          {"diagnostics", diagnostics},
-          {"errors", error_list}};
+  nlohmann::json doc = {{"version", kJsonSchemaVersion},
+                        {"tool", {{"name", "qlint"}, {"version", QLINT_VERSION}}},
+                        {"models", models},
+                        {"diagnostics", diagnostics},
+                        {"errors", error_list}};
+  if (!fixes.empty()) doc["fixes"] = fixes;
+  return doc;
 }
 
 }  // namespace qlint::cli

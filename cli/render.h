@@ -18,6 +18,7 @@ struct ModelReport {
   std::string model_file;  // as given on the command line
   std::shared_ptr<const ir::Model> model;
   std::vector<Diagnostic> diagnostics;
+  nlohmann::json fix;  // the --fix / --diff summary, null otherwise
 };
 
 struct InputError {

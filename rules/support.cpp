@@ -36,9 +36,6 @@ std::string display_name(const ir::Value* v) {
   return "";
 }
 
-namespace {
-
-// The source text of a single-line location, or "" when it is not known.
 std::string source_text(const ir::Model& model, const ir::SourceLoc& loc) {
   if (!loc.known() || loc.end_line != loc.line) return "";
   const std::string* line = model.source_line(loc.file, loc.line);
@@ -48,14 +45,17 @@ std::string source_text(const ir::Model& model, const ir::SourceLoc& loc) {
   return line->substr(start, end - start);
 }
 
+namespace {
+
 bool strictly_inside(const ir::SourceLoc& inner, const ir::SourceLoc& outer) {
   return inner.known() && inner.file == outer.file && inner.line == outer.line &&
          inner.end_line == outer.line && inner.column >= outer.column &&
          inner.end_column <= outer.end_column && !(inner == outer);
 }
 
-// Splits "a * b" at its one top-level occurrence of " op " (outside brackets and strings).
-std::vector<std::string> split_binary(const std::string& text, const std::string& op) {
+// Splits "a * b" at its one top-level occurrence of " op " (outside brackets): the offsets
+// where the right operand starts and the left one ends, or nullopt.
+std::optional<std::pair<size_t, size_t>> split_binary(const std::string& text, const std::string& op) {
   const std::string sep = " " + op + " ";
   int depth = 0;
   std::vector<size_t> hits;
@@ -65,29 +65,37 @@ std::vector<std::string> split_binary(const std::string& text, const std::string
     if (c == ')' || c == ']' || c == '}') --depth;
     if (depth == 0 && text.compare(i, sep.size(), sep) == 0) hits.push_back(i);
   }
-  if (hits.size() != 1) return {};
-  return {text.substr(0, hits[0]), text.substr(hits[0] + sep.size())};
+  if (hits.size() != 1) return std::nullopt;
+  return std::make_pair(hits[0], hits[0] + sep.size());
 }
 
-std::string quoted(const std::string& text) {
-  if (text.empty() || text.size() > 40 || text.find(" = ") != std::string::npos) return "";
-  return "`" + text + "`";
+bool plausible_operand(const std::string& text) {
+  return !text.empty() && text.size() <= 40 && text.find(" = ") == std::string::npos;
 }
 
 }  // namespace
 
-std::string operand_text(const ir::Model& model, const ir::Node& consumer, size_t index) {
+std::optional<ir::SourceLoc> operand_location(const ir::Model& model, const ir::Node& consumer, size_t index) {
   const ir::Value* v = consumer.inputs.at(index);
-  if (v->producer && strictly_inside(v->producer->loc, consumer.loc)) {
-    std::string text = quoted(source_text(model, v->producer->loc));
-    if (!text.empty()) return text;
+  if (v->producer && strictly_inside(v->producer->loc, consumer.loc) &&
+      plausible_operand(source_text(model, v->producer->loc)))
+    return v->producer->loc;
+  std::string text = source_text(model, consumer.loc);
+  auto split = split_binary(text, operator_spelling(consumer.kind));
+  if (!split || index > 1) return std::nullopt;
+  ir::SourceLoc loc = consumer.loc;
+  if (index == 0) {
+    loc.end_column = consumer.loc.column + static_cast<int>(split->first);
+  } else {
+    loc.column = consumer.loc.column + static_cast<int>(split->second);
   }
-  auto parts = split_binary(source_text(model, consumer.loc), operator_spelling(consumer.kind));
-  if (parts.size() == 2 && index < 2) {
-    std::string text = quoted(parts[index]);
-    if (!text.empty()) return text;
-  }
-  std::string name = display_name(v);
+  if (!plausible_operand(source_text(model, loc))) return std::nullopt;
+  return loc;
+}
+
+std::string operand_text(const ir::Model& model, const ir::Node& consumer, size_t index) {
+  if (auto loc = operand_location(model, consumer, index)) return "`" + source_text(model, *loc) + "`";
+  std::string name = display_name(consumer.inputs.at(index));
   return name.empty() ? "" : "`" + name + "`";
 }
 

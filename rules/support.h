@@ -29,6 +29,10 @@ std::string display_name(const ir::Value* v);
 // lies inside the consumer's (`x[:, :, :, -1]` in `x[:, :, :, -1] == 1`), else its side of the
 // consumer's `a op b` text, else its name, else "" for an unnamed temporary.
 std::string operand_text(const ir::Model& model, const ir::Node& consumer, size_t index);
+// The same, as a source range (nullopt when only the name is known).
+std::optional<ir::SourceLoc> operand_location(const ir::Model& model, const ir::Node& consumer, size_t index);
+// The text of a single-line source range, from the model's recorded lines ("" if unknown).
+std::string source_text(const ir::Model& model, const ir::SourceLoc& loc);
 
 // "`self.quant`" or "`self.quant` and `self.quant_mask`": the stubs whose error v carries.
 std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v);

@@ -1,6 +1,6 @@
 // Reading simulation inputs: torch.save files (a tensor, or a tuple, list or dict of them)
 // and seeded random tensors.
-#include "sim/inputs.h"
+#include "sim/libtorch.h"
 
 #include <torch/csrc/jit/serialization/pickle.h>
 

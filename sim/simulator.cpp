@@ -19,7 +19,7 @@
 
 #include "ir/torchscript/module_import.h"
 #include "ir/torchscript/source_location.h"
-#include "sim/inputs.h"
+#include "sim/libtorch.h"
 
 namespace qlint::sim {
 
@@ -402,37 +402,61 @@ jit::Module load_model(const std::string& path) {
 
 }  // namespace
 
-Report simulate(const std::string& model_path, const Inputs& inputs, const Options& options) {
-  if (options.bits != 16 && options.bits != 8) throw SimError("--bits must be 16 or 8");
-  jit::Module module = load_model(model_path);
-  module.eval();
-  std::vector<Batch> batches = load_batches(module, inputs);
+namespace {
 
+// A loaded, instrumented model with its input batches, ready to run in either mode.
+struct Prepared {
+  jit::Module module;
+  std::vector<Batch> batches;
   Session session;
-  session.recalibrate = options.recalibrate;
-  session.quant_min = options.bits == 16 ? -32768 : -128;
-  session.quant_max = options.bits == 16 ? 32767 : 127;
-  Report report;
-  Instrumenter(session, options.stubs, report.source_lines).module(module);
+  torchscript::SourceLines lines;
+};
 
+void prepare(Prepared& p, const std::string& model_path, const Inputs& inputs, const Options& options) {
+  if (options.bits != 16 && options.bits != 8) throw SimError("--bits must be 16 or 8");
+  p.module = load_model(model_path);
+  p.module.eval();
+  p.batches = load_batches(p.module, inputs);
+  p.session.recalibrate = options.recalibrate;
+  p.session.quant_min = options.bits == 16 ? -32768 : -128;
+  p.session.quant_max = options.bits == 16 ? 32767 : 127;
+  Instrumenter(p.session, options.stubs, p.lines).module(p.module);
   // Optimisation passes could fuse or reorder ops; without them every op runs as in eager
   // PyTorch, which is what the simulation must match bit for bit.
   jit::setGraphExecutorOptimize(false);
-  torch::NoGradGuard no_grad;
-  g_session = &session;
-  struct Reset {
-    ~Reset() { g_session = nullptr; }
-  } reset;
-  ProgressLine progress(options.progress, batches.size());
-  std::vector<IValue> float_outputs = run_all(module, batches, session, Mode::Float, progress);
-  finish_calibration(session);
-  std::vector<IValue> sim_outputs = run_all(module, batches, session, Mode::Simulate, progress);
+}
 
-  auto lines = std::move(report.source_lines);
-  report = build_report(model_path, session, options, float_outputs, sim_outputs);
-  report.source_lines = std::move(lines);
+// Makes the custom operators work for `session` while alive.
+struct ActiveSession {
+  explicit ActiveSession(Session& s) { g_session = &s; }
+  ~ActiveSession() { g_session = nullptr; }
+};
+
+}  // namespace
+
+std::vector<c10::IValue> float_outputs(const std::string& model_path, const Inputs& inputs, const Options& options) {
+  Prepared p;
+  prepare(p, model_path, inputs, options);
+  torch::NoGradGuard no_grad;
+  ActiveSession active(p.session);
+  ProgressLine quiet(false, 0);
+  return run_all(p.module, p.batches, p.session, Mode::Float, quiet);
+}
+
+Report simulate(const std::string& model_path, const Inputs& inputs, const Options& options) {
+  Prepared p;
+  prepare(p, model_path, inputs, options);
+  torch::NoGradGuard no_grad;
+  ActiveSession active(p.session);
+  ProgressLine progress(options.progress, p.batches.size());
+  std::vector<IValue> float_results = run_all(p.module, p.batches, p.session, Mode::Float, progress);
+  finish_calibration(p.session);
+  std::vector<IValue> sim_results = run_all(p.module, p.batches, p.session, Mode::Simulate, progress);
+
+  Report report = build_report(model_path, p.session, options, float_results, sim_results);
+  report.source_lines = std::move(p.lines);
   report.random_inputs = !inputs.random_shapes.empty();
-  if (!options.save_outputs.empty()) save_outputs(options.save_outputs, sim_outputs);
+  if (!options.save_outputs.empty()) save_outputs(options.save_outputs, sim_results);
   return report;
 }
 

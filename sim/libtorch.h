@@ -1,4 +1,5 @@
-// Simulation inputs as LibTorch values, for the simulator and the rewriter's verification.
+// The simulator's LibTorch-level entry points, for code that works with LibTorch already
+// (the rewriter's verification).
 #pragma once
 
 #include <torch/script.h>
@@ -15,5 +16,9 @@ using Batch = std::vector<c10::IValue>;  // the forward's positional arguments
 // seeded random batches. Throws SimError naming the file and the problem, or when no input
 // is given at all.
 std::vector<Batch> load_batches(torch::jit::Module& module, const Inputs& inputs);
+
+// The model's float outputs per batch: quant points pass values through unchanged (a traced
+// QAT model's FakeQuantize ops included), which is what "float results" means for it.
+std::vector<c10::IValue> float_outputs(const std::string& model_path, const Inputs& inputs, const Options& options);
 
 }  // namespace qlint::sim

@@ -1,0 +1,113 @@
+#include "cli/fix_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "cli/render.h"
+#include "sim/report.h"
+
+namespace qlint::cli {
+
+namespace {
+
+std::string db(double v) {
+  if (std::isinf(v)) return "inf dB";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f dB", v);
+  return buf;
+}
+
+std::string where(const ir::SourceLoc& loc) {
+  if (!loc.known()) return "(no source location)";
+  return display_path(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
+}
+
+std::pair<int64_t, int64_t> flips(const sim::Report& r) {
+  int64_t differing = 0, elements = 0;
+  for (const auto& c : r.comparisons) {
+    differing += c.differing;
+    elements += c.elements;
+  }
+  return {differing, elements};
+}
+
+void verification_text(std::ostream& out, const rewriter::Verification& v) {
+  if (!v.ran) {
+    out << "Not verified by simulation: give --input FILE or --random-input SHAPES to compare float and int"
+        << "\n(parameters and buffers are unchanged; every rewrite keeps float results by construction).\n";
+    return;
+  }
+  const sim::Report& before = v.before;
+  out << "Verified on " << before.batches << (before.random_inputs ? " seeded random" : "")
+      << (before.batches == 1 ? " input batch" : " input batches") << ": float outputs bit-identical, parameters and "
+      << "buffers unchanged. int" << before.bits << " simulation, before -> after:\n";
+  for (size_t i = 0; i < before.outputs.size() && i < v.after.outputs.size(); ++i)
+    out << "  " << before.outputs[i].name << ": SQNR " << db(before.outputs[i].sqnr_db) << " -> "
+        << db(v.after.outputs[i].sqnr_db) << "\n";
+  auto [b_diff, b_all] = flips(before);
+  auto [a_diff, a_all] = flips(v.after);
+  if (b_all || a_all)
+    out << "  comparison results flipped: " << b_diff << " of " << b_all << " -> " << a_diff << " of " << a_all << "\n";
+}
+
+nlohmann::json loc_json(const ir::SourceLoc& loc) {
+  if (!loc.known()) return nullptr;
+  return {{"file", display_path(loc.file)}, {"line", loc.line}, {"column", loc.column}};
+}
+
+}  // namespace
+
+std::string render_fix_text(const std::string& model, const rewriter::FixResult& r, bool diff_only) {
+  std::ostringstream out;
+  if (diff_only && !r.python_diff.empty()) out << r.python_diff;
+  for (const auto& note : r.python_notes) out << "note: " << note << "\n";
+  if (r.applied.empty()) {
+    out << "Nothing to fix in " << display_path(model) << ".\n";
+  } else {
+    int resolved = r.found - static_cast<int>(r.remaining.size());
+    out << (diff_only ? "Would resolve " : "Resolved ") << resolved << " of " << r.found
+        << (r.found == 1 ? " problem" : " problems") << " in " << display_path(model) << " with " << r.applied.size()
+        << (r.applied.size() == 1 ? " rewrite" : " rewrites") << ":\n";
+    for (const auto& f : r.applied) out << "  " << where(f.loc) << ": " << f.rule << ": " << f.description << "\n";
+    verification_text(out, r.verification);
+  }
+  if (r.stored_scales && !r.applied.empty())
+    out << "This traced QAT model keeps the FakeQuantize scales calibrated on the graph before the fix; re-run QAT "
+           "calibration on the fixed Python model (or simulate with `qlint sim --recalibrate`) to get scales that fit it.\n";
+  for (const auto& s : r.skipped) out << "Not fixed: " << s << "\n";
+  if (r.unsafe_held_back > 0)
+    out << r.unsafe_held_back << (r.unsafe_held_back == 1 ? " unsafe fix was" : " unsafe fixes were")
+        << " held back; --unsafe-fixes applies them.\n";
+  if (r.written) out << "Wrote " << display_path(r.written_to) << ".\n";
+  else if (diff_only && !r.applied.empty()) out << "Nothing was written (--diff).\n";
+  return out.str();
+}
+
+nlohmann::json render_fix_json(const std::string& model, const rewriter::FixResult& r) {
+  nlohmann::json applied = nlohmann::json::array();
+  for (const auto& f : r.applied)
+    applied.push_back({{"rule", f.rule}, {"description", f.description}, {"location", loc_json(f.loc)},
+                       {"function", f.function}});
+  nlohmann::json verification = {{"simulated", r.verification.ran},
+                                 {"float_identical", r.verification.float_identical},
+                                 {"parameters_identical", r.verification.parameters_identical}};
+  if (r.verification.ran) {
+    verification["before"] = sim::render_json(r.verification.before);
+    verification["after"] = sim::render_json(r.verification.after);
+  }
+  return {{"model", display_path(model)},
+          {"found", r.found},
+          {"remaining", r.remaining.size()},
+          {"applied", applied},
+          {"unsafe_held_back", r.unsafe_held_back},
+          {"skipped", r.skipped},
+          {"rewritten_functions", r.rewritten_functions},
+          {"python_diff", r.python_diff},
+          {"python_notes", r.python_notes},
+          {"stored_scales", r.stored_scales},
+          {"verification", r.applied.empty() ? nlohmann::json() : verification},
+          {"written_to", r.written ? nlohmann::json(display_path(r.written_to)) : nlohmann::json()}};
+}
+
+}  // namespace qlint::cli

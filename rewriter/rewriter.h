@@ -1,0 +1,71 @@
+// `qlint --fix`: applies the rules' fixes to the TorchScript module, re-runs the rules to a
+// fixpoint, proves the result (float outputs and parameters bit-identical, simulated before
+// and after) and writes it atomically. This header has no LibTorch dependency.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "analysis/facts.h"
+#include "ir/ir.h"
+#include "rules/diagnostic.h"
+#include "sim/simulator.h"
+
+namespace qlint::rewriter {
+
+// The model could not be fixed safely; nothing was written. One line for the user.
+struct FixError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct FixOptions {
+  bool unsafe = false;      // also apply unsafe fixes
+  bool write = true;        // false for --diff
+  std::string output;       // "" rewrites the input in place
+  sim::Inputs inputs;       // verification inputs; none: not simulated (said so)
+  int bits = 16;
+  analysis::StubClasses stubs;
+  int max_rounds = 8;       // rule re-runs; a fixpoint is normally reached in two or three
+};
+
+struct AppliedFix {
+  std::string rule;
+  std::string description;
+  ir::SourceLoc loc;
+  std::string function;  // where the graph changed, e.g. "forward", "head.forward"
+};
+
+struct Verification {
+  bool ran = false;
+  bool float_identical = false;       // every output of every batch, bit for bit
+  bool parameters_identical = false;  // every parameter and buffer of the original
+  std::string problem;                // why it failed, when it did
+  sim::Report before, after;
+};
+
+struct FixResult {
+  int found = 0;  // diagnostics before fixing; one rewrite can resolve several
+  std::vector<AppliedFix> applied;
+  int unsafe_held_back = 0;
+  std::vector<std::string> skipped;  // fixes that could not be applied, and why
+  std::set<std::string> rewritten_functions;
+  std::string python_diff;
+  std::vector<std::string> python_notes;
+  Verification verification;
+  bool stored_scales = false;  // a traced QAT model: its stored scales predate the fix
+  bool written = false;
+  std::string written_to;
+  std::shared_ptr<ir::Model> final_model;  // the fixed model, for the remaining diagnostics
+  std::vector<Diagnostic> remaining;
+};
+
+// Throws FixError (verification failed, or the model cannot be read or written).
+// `display` turns file paths into what the user sees (for the Python diff).
+FixResult fix_model(const std::string& path, const FixOptions& options,
+                    const std::function<std::string(const std::string&)>& display);
+
+}  // namespace qlint::rewriter

@@ -40,9 +40,11 @@ int main(int argc, char** argv) {
   auto add_stub_options = [&](CLI::App* cmd) {
     cmd->add_option("--quant-stub-class", extra_quant_stubs,
                     "Another module class that quantizes like QuantStub (e.g. a toolchain's own "
-                    "stub); a full or dotted-suffix name, repeatable");
+                    "stub); a full or dotted-suffix name, repeatable")
+        ->allow_extra_args(false);
     cmd->add_option("--dequant-stub-class", extra_dequant_stubs,
-                    "Another module class that dequantizes like DeQuantStub; repeatable");
+                    "Another module class that dequantizes like DeQuantStub; repeatable")
+        ->allow_extra_args(false);
   };
   auto* check_cmd = app.add_subcommand("check", "Lint TorchScript models (the default command)");
   check_cmd->add_option("files", check.files, "TorchScript archives (.pt)")->required();
@@ -52,7 +54,8 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--no-color", no_color, "Never colour the output");
   check_cmd->add_option("--input", check.inputs.files,
                         "Simulate on these inputs (torch.save files) and attach the evidence: "
-                        "scales, what constants become, flipped comparisons");
+                        "scales, what constants become, flipped comparisons; repeatable")
+      ->allow_extra_args(false);
   check_cmd->add_option("--random-input", check.inputs.random_shapes,
                         "Simulate on seeded random inputs of these shapes, e.g. 1x2x4x4");
   check_cmd->add_option("--bits", check.bits, "Quantization width for the simulation")
@@ -81,7 +84,8 @@ int main(int argc, char** argv) {
   sim_cmd->add_option("file", sim.model, "TorchScript archive")->required();
   sim_cmd->add_option("--input", sim.inputs.files,
                       "torch.save file of the model's inputs (a tensor, tuple, list or dict); "
-                      "repeat for more calibration batches");
+                      "repeat for more calibration batches")
+      ->allow_extra_args(false);
   sim_cmd->add_option("--random-input", sim.inputs.random_shapes,
                       "Seeded random normal inputs of these shapes, e.g. 1x2x4x4,1x8");
   sim_cmd->add_option("--batches", sim.inputs.random_batches, "Random batches with --random-input")

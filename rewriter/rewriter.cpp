@@ -4,6 +4,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 
@@ -267,21 +268,6 @@ std::string state_difference(const jit::Module& original, const jit::Module& fix
   return "";
 }
 
-// Traced models record their input shapes; scripted ones do not.
-std::string traced_input_shapes(jit::Module& module) {
-  const auto& inputs = module.get_method("forward").graph()->inputs();
-  std::string shapes;
-  for (size_t i = 1; i < inputs.size(); ++i) {
-    auto tensor = inputs[i]->type()->cast<c10::TensorType>();
-    auto sizes = tensor ? tensor->sizes().concrete_sizes() : c10::nullopt;
-    if (!sizes || sizes->empty()) return "";
-    std::string shape;
-    for (int64_t d : *sizes) shape += (shape.empty() ? "" : "x") + std::to_string(d);
-    shapes += (shapes.empty() ? "" : ",") + shape;
-  }
-  return shapes;
-}
-
 Verification verify(const std::string& original_path, const std::string& fixed_path, const sim::Inputs& inputs,
                     const FixOptions& options) {
   Verification v;
@@ -307,6 +293,18 @@ Verification verify(const std::string& original_path, const std::string& fixed_p
   v.before = sim::simulate(original_path, inputs, sim_options);
   v.after = sim::simulate(fixed_path, inputs, sim_options);
   return v;
+}
+
+// A failpoint for the tests: QLINT_FAILPOINT=corrupt-fixed-output scales the fixed model's
+// first output a little, so they can show that a fix failing verification is never written.
+void apply_failpoint(jit::Module& module) {
+  const char* failpoint = std::getenv("QLINT_FAILPOINT");
+  if (failpoint == nullptr || std::string(failpoint) != "corrupt-fixed-output") return;
+  auto graph = module.get_method("forward").graph();
+  jit::Value* out = graph->outputs().at(0);
+  if (!out->type()->cast<c10::TensorType>()) return;
+  jit::WithInsertPoint guard(graph->return_node());
+  graph->return_node()->replaceInput(0, graph->insert(c10::aten::mul, {out, 1.0001}));
 }
 
 // ---- Writing ----------------------------------------------------------------------------------
@@ -383,6 +381,7 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
   result.python_notes = suggestions.notes();
   if (result.applied.empty()) return result;
 
+  apply_failpoint(module);
   std::string output = options.output.empty() ? path : options.output;
   TempFile temp{temp_path_beside(output)};
   try {
@@ -390,10 +389,8 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
   } catch (const c10::Error& e) {
     throw FixError(output + ": cannot write the fixed model: " + first_line(e.what_without_backtrace()));
   }
-  sim::Inputs inputs = options.inputs;
-  if (inputs.files.empty() && inputs.random_shapes.empty()) inputs.random_shapes = traced_input_shapes(module);
   try {
-    result.verification = verify(path, temp.path, inputs, options);
+    result.verification = verify(path, temp.path, options.inputs, options);
   } catch (const sim::SimError& e) {
     throw FixError(std::string("cannot verify the fix: ") + e.what());
   }

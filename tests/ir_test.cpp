@@ -14,8 +14,10 @@ using testing::read_file;
 
 std::vector<std::string> all_fixtures() {
   auto files = fixture_files("ir");
-  auto rules = fixture_files("rules");
-  files.insert(files.end(), rules.begin(), rules.end());
+  for (const char* dir : {"rules", "fixes"}) {
+    auto more = fixture_files(dir);
+    files.insert(files.end(), more.begin(), more.end());
+  }
   return files;
 }
 

@@ -53,6 +53,46 @@ TEST_P(RuleFixture, DiagnosticsMatchInlineExpectations) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, RuleFixture, ::testing::ValuesIn(testing::fixture_files("rules")),
                          [](const auto& info) { return testing::fixture_test_name(info.param); });
 
+// ---- Fix fixtures: the edits the rules propose --------------------------------------------
+
+std::string edit_kind(const Edit& e) {
+  switch (e.kind) {
+    case Edit::Kind::Reroot: return e.quantize_after_reroot ? "reroot+quantize" : "reroot";
+    case Edit::Kind::QuantizeOperand: return e.cast_to_float ? "quantize+cast" : "quantize";
+    case Edit::Kind::CloneStub: return "clone";
+  }
+  return "?";
+}
+
+std::set<Finding> expected_edits(const std::string& text) {
+  static const std::regex expect(R"(#\s*expect-fix:\s*([a-z+]+))");
+  std::set<Finding> out;
+  std::istringstream in(text);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::smatch m;
+    if (std::regex_search(line, m, expect)) out.insert({number, m[1]});
+  }
+  return out;
+}
+
+class FixFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FixFixture, ProposedEditsMatchInlineExpectations) {
+  std::string text = testing::read_file(GetParam());
+  ir::ParsedModel parsed = ir::parse_model(text);
+  ASSERT_TRUE(ir::verify(parsed.model).empty());
+  auto facts = analysis::Facts::compute(parsed.model);
+  std::set<Finding> actual;
+  for (const auto& d : rules::run_all(facts))
+    for (const auto& fix : d.fixes)
+      for (const auto& e : fix.edits) actual.insert({parsed.node_lines.at(e.node), edit_kind(e)});
+  EXPECT_EQ(actual, expected_edits(text)) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, FixFixture, ::testing::ValuesIn(testing::fixture_files("fixes")),
+                         [](const auto& info) { return testing::fixture_test_name(info.param); });
+
 TEST(RuleRegistry, IsSortedAndDocumented) {
   const auto& rules = rules::all_rules();
   ASSERT_FALSE(rules.empty());

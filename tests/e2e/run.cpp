@@ -40,12 +40,19 @@ RunResult run_reference(const std::vector<std::string>& args) {
   return run_program(argv);
 }
 
-RunResult run_program(const std::vector<std::string>& argv) {
+RunResult run_qlint_with_env(const std::vector<std::string>& env, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {QLINT_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(argv, env);
+}
+
+RunResult run_program(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
   char err_path[] = "/tmp/qlint-e2e-stderr-XXXXXX";
   int fd = mkstemp(err_path);
   if (fd < 0) throw std::runtime_error("mkstemp failed");
   close(fd);
-  std::string cmd = "cd " + shell_quote(QLINT_SOURCE_DIR) + " && NO_COLOR=1";
+  std::string cmd = "cd " + shell_quote(QLINT_SOURCE_DIR) + " && env NO_COLOR=1";
+  for (const auto& assignment : env) cmd += " " + shell_quote(assignment);
   for (const auto& a : argv) cmd += " " + shell_quote(a);
   cmd += " 2>" + shell_quote(err_path) + " </dev/null";
   RunResult result;

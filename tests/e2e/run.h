@@ -16,8 +16,12 @@ struct RunResult {
 // repository-relative paths) and captures stdout, stderr and the exit code.
 RunResult run_qlint(const std::vector<std::string>& args);
 
-// Runs a program (argv[0] looked up in PATH) the same way.
-RunResult run_program(const std::vector<std::string>& argv);
+// Runs a program (argv[0] looked up in PATH) the same way, with extra environment
+// assignments such as "QLINT_FAILPOINT=...".
+RunResult run_program(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
+
+// run_qlint with extra environment assignments.
+RunResult run_qlint_with_env(const std::vector<std::string>& env, const std::vector<std::string>& args);
 
 // Runs tests/sim/reference.py with Debian's Python (PyTorch as the reference).
 RunResult run_reference(const std::vector<std::string>& args);

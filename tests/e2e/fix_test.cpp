@@ -1,0 +1,214 @@
+// End-to-end: `qlint --fix` on every example model, its guarantees checked with PyTorch
+// (tests/fix/check_fixed.py), verification before/after, --diff, in-place writing, and a fix
+// that fails verification leaving everything as it was.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "run.h"
+
+namespace qlint {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::build_path;
+using testing::example_model;
+using testing::run_program;
+using testing::run_qlint;
+using testing::run_qlint_with_env;
+
+std::string example_input(const std::string& name) { return build_path("examples/inputs/" + name + ".pt"); }
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string location_key(const json& loc) {
+  if (loc.is_null()) return "?";
+  return loc["file"].get<std::string>() + ":" + std::to_string(loc["line"].get<int>()) + ":" +
+         std::to_string(loc["column"].get<int>());
+}
+
+class Fix : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("qlint-fix-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string tmp(const std::string& name) const { return (dir_ / name).string(); }
+
+  json fix_json(const std::vector<std::string>& args, int* exit_code = nullptr) {
+    std::vector<std::string> all = {"check", "--format", "json"};
+    all.insert(all.end(), args.begin(), args.end());
+    auto r = run_qlint(all);
+    if (exit_code) *exit_code = r.exit_code;
+    EXPECT_NE(r.exit_code, 2) << r.err;
+    return json::parse(r.out);
+  }
+
+  std::vector<std::string> files_in_dir() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  fs::path dir_;
+};
+
+std::vector<std::string> example_models() {
+  std::vector<std::string> names;
+  for (const char* set : {"seed", "qat", "rules", "clean", "sim"})
+    for (const auto& e : fs::directory_iterator(build_path(std::string("examples/") + set)))
+      if (e.path().extension() == ".pt") names.push_back(std::string(set) + "/" + e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
+  int fixed_models = 0;
+  for (const auto& name : example_models()) {
+    SCOPED_TRACE(name);
+    std::string fixed = tmp("fixed.pt");
+    fs::remove(fixed);
+    std::vector<std::string> extra;
+    if (name.rfind("rules/toolchain_stub", 0) == 0) extra = {"--quant-stub-class", "ToolchainQuantStub"};
+    std::vector<std::string> args = {"--fix", "-o", fixed, "--input", example_input(name), example_model(name)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    json doc = fix_json(args);
+    ASSERT_EQ(doc["fixes"].size(), 1u);
+    const json& fix = doc["fixes"][0];
+    if (fix["applied"].empty()) {
+      EXPECT_FALSE(fs::exists(fixed)) << "nothing to fix, yet a file was written";
+      continue;
+    }
+    ++fixed_models;
+    ASSERT_TRUE(fs::exists(fixed));
+    EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());
+    EXPECT_TRUE(fix["verification"]["parameters_identical"].get<bool>());
+
+    // PyTorch loads it; floats, state and untouched methods are as before.
+    std::vector<std::string> check = {QLINT_PYTHON, std::string(QLINT_SOURCE_DIR) + "/tests/fix/check_fixed.py",
+                                      example_model(name), fixed, example_input(name)};
+    if (name.rfind("qat/", 0) == 0) check.push_back("--no-float");
+    check.push_back("--rewritten");
+    for (const auto& fn : fix["rewritten_functions"]) check.push_back(fn.get<std::string>());
+    auto py = run_program(check);
+    EXPECT_EQ(py.exit_code, 0) << py.err;
+
+    // None of the fixed hazards is reported on the result.
+    std::set<std::string> fixed_hazards;
+    for (const auto& a : fix["applied"]) fixed_hazards.insert(a["rule"].get<std::string>() + "@" + location_key(a["location"]));
+    json after = fix_json(std::vector<std::string>{fixed});
+    for (const auto& d : after["diagnostics"]) {
+      std::string key = d["rule"].get<std::string>() + "@" + d["file"].get<std::string>() + ":" +
+                        std::to_string(d["line"].get<int>()) + ":" + std::to_string(d["column"].get<int>());
+      EXPECT_FALSE(fixed_hazards.count(key)) << key << " is still reported";
+    }
+
+    // A second --fix finds nothing to do.
+    std::vector<std::string> again = {"--fix", "-o", tmp("again.pt"), "--input", example_input(name), fixed};
+    again.insert(again.end(), extra.begin(), extra.end());
+    json second = fix_json(again);
+    EXPECT_TRUE(second["fixes"][0]["applied"].empty()) << second["fixes"][0].dump(2);
+  }
+  EXPECT_GE(fixed_models, 10);
+}
+
+double sqnr(const json& report) { return report["outputs"][0]["sqnr_db"].get<double>(); }
+
+TEST_F(Fix, SeedS1AndS4ReachSixtyDecibels) {
+  for (const char* name : {"seed/s1_eq_one", "seed/s4_shared_scale"}) {
+    SCOPED_TRACE(name);
+    json doc = fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)});
+    const json& v = doc["fixes"][0]["verification"];
+    EXPECT_LT(sqnr(v["before"]), 60.0);
+    EXPECT_GE(sqnr(v["after"]), 60.0);
+  }
+}
+
+TEST_F(Fix, TextSummaryShowsTheProof) {
+  auto r = run_qlint({"--fix", "-o", tmp("fixed.pt"), "--input", example_input("seed/s1_eq_one"),
+                      example_model("seed/s1_eq_one")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Resolved 3 of 3 problems"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("float outputs bit-identical, parameters and buffers unchanged"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("output 0: SQNR 0.0 dB -> 85.8 dB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("comparison results flipped: 4 of 8 -> 0 of 8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Wrote "), std::string::npos) << r.out;
+}
+
+TEST_F(Fix, DiffShowsThePythonChangeAndWritesNothing) {
+  fs::copy_file(example_model("seed/s1_eq_one"), tmp("s1.pt"));
+  std::string before = bytes_of(tmp("s1.pt"));
+  auto r = run_qlint({"--diff", tmp("s1.pt")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // there is something to fix
+  EXPECT_EQ(bytes_of(tmp("s1.pt")), before);
+  EXPECT_EQ(files_in_dir(), std::vector<std::string>{"s1.pt"});
+  // S1 rewritten to the S6 form: the mask from the float input, through a stub of its own.
+  for (const char* line : {"--- a/examples/seed/s1_eq_one.py", "+        self.mask_quant = QuantStub()",
+                           "+        x_float = x", "-        mask = x[:, :, :, -1] == 1",
+                           "+        mask = x_float[:, :, :, -1] == 1", "-        out = x * mask[:, :, :, None]",
+                           "+        out = x * self.mask_quant(mask[:, :, :, None].to(torch.float))"})
+    EXPECT_NE(r.out.find(std::string(line) + "\n"), std::string::npos) << line << "\n" << r.out;
+  EXPECT_NE(r.out.find("Nothing was written (--diff)."), std::string::npos);
+  json doc = fix_json({"--diff", tmp("s1.pt")});
+  EXPECT_NE(doc["fixes"][0]["python_diff"].get<std::string>().find("+        x_float = x"), std::string::npos);
+}
+
+TEST_F(Fix, RewritesInPlaceAtomically) {
+  fs::copy_file(example_model("seed/s4_shared_scale"), tmp("s4.pt"));
+  std::string before = bytes_of(tmp("s4.pt"));
+  auto r = run_qlint({"--fix", tmp("s4.pt"), "--input", example_input("seed/s4_shared_scale")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(bytes_of(tmp("s4.pt")), before);
+  EXPECT_EQ(files_in_dir(), std::vector<std::string>{"s4.pt"});  // no temporary left behind
+  EXPECT_EQ(run_qlint({"check", tmp("s4.pt")}).exit_code, 0);
+}
+
+TEST_F(Fix, FailedVerificationWritesNothing) {
+  fs::copy_file(example_model("seed/s1_eq_one"), tmp("s1.pt"));
+  std::string before = bytes_of(tmp("s1.pt"));
+  auto r = run_qlint_with_env({"QLINT_FAILPOINT=corrupt-fixed-output"},
+                              {"--fix", tmp("s1.pt"), "--input", example_input("seed/s1_eq_one")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("failed verification (float output 0 differs on input batch 1); nothing was written"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(bytes_of(tmp("s1.pt")), before);
+  EXPECT_EQ(files_in_dir(), std::vector<std::string>{"s1.pt"});
+}
+
+TEST_F(Fix, WithoutInputsSaysItDidNotSimulate) {
+  auto r = run_qlint({"--fix", "-o", tmp("fixed.pt"), example_model("seed/s1_eq_one")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Not verified by simulation"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(tmp("fixed.pt")));
+}
+
+TEST_F(Fix, TracedQatModelsSayTheirScalesPredateTheFix) {
+  auto r = run_qlint({"--fix", "-o", tmp("fixed.pt"), example_model("qat/qat_s1_eq_one"), "--random-input", "1x2x4x4"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // the bool mask needs a new stub, which a traced model cannot get
+  EXPECT_NE(r.out.find("Verified on 1 seeded random input batch"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("re-run QAT calibration"), std::string::npos) << r.out;
+}
+
+TEST_F(Fix, OptionsMayComeInAnyOrder) {
+  // Regression: `--input X model.pt` once read model.pt as a second input.
+  auto r = run_qlint({"check", "--input", example_input("seed/s1_eq_one"), example_model("seed/s1_eq_one")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto s = run_qlint({"sim", "--input", example_input("seed/s1_eq_one"), example_model("seed/s1_eq_one")});
+  EXPECT_EQ(s.exit_code, 0) << s.err;
+}
+
+}  // namespace
+}  // namespace qlint

@@ -328,10 +328,11 @@ class FactsSolver {
   bool changed_ = false;
 };
 
-Facts Facts::compute(const ir::Model& model, const StubClasses& stubs, const Calibration& calibration) {
+Facts Facts::compute(const ir::Model& model, const StubClasses& stubs, const SimulationEvidence& evidence) {
   Facts facts;
   facts.model_ = &model;
-  FactsSolver(facts, stubs, calibration).run();
+  facts.binary_comparisons_ = evidence.binary_comparisons;
+  FactsSolver(facts, stubs, evidence.calibration).run();
   return facts;
 }
 
@@ -379,6 +380,15 @@ StubKind Facts::stub_call(const ir::Node& call) const {
 const QuantPoint* Facts::quant_point(const std::string& id) const {
   auto it = quant_points_.find(id);
   return it == quant_points_.end() ? nullptr : &it->second;
+}
+
+std::string comparison_key(const std::string& kind, const ir::SourceLoc& loc) {
+  return kind + "@" + loc.file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column) + "-" +
+         std::to_string(loc.end_line) + ":" + std::to_string(loc.end_column);
+}
+
+bool Facts::compares_only_zero_or_constant(const ir::Node& comparison) const {
+  return comparison.loc.known() && binary_comparisons_.count(comparison_key(comparison.kind, comparison.loc)) > 0;
 }
 
 const QuantCall* Facts::quant_call_producing(const ir::Value* v) const {

@@ -66,12 +66,22 @@ struct CalibratedPoint {
 };
 using Calibration = std::map<std::string, CalibratedPoint>;
 
+// What a simulation (`--input`) measured, for the rules: quant point parameters, and the
+// comparisons whose compared tensor held only 0 and the constant (by comparison_key).
+struct SimulationEvidence {
+  Calibration calibration;
+  std::set<std::string> binary_comparisons;
+};
+
+// Identifies a comparison across the importer and the simulator: kind and source range.
+std::string comparison_key(const std::string& kind, const ir::SourceLoc& loc);
+
 class Facts {
  public:
   // Runs dtype inference and the value analyses over all functions, interprocedurally, to a
   // fixpoint. A calibration, when given, sets the quant points' scales.
   static Facts compute(const ir::Model& model, const StubClasses& stubs = {},
-                       const Calibration& calibration = {});
+                       const SimulationEvidence& evidence = {});
 
   ir::DType dtype(const ir::Value* v) const;
 
@@ -102,6 +112,9 @@ class Facts {
   std::string plain_stub_template() const;
   bool is_plain_stub(const std::string& path) const;
 
+  // Whether the simulation saw only 0 and the constant in this comparison's tensor operand.
+  bool compares_only_zero_or_constant(const ir::Node& comparison) const;
+
   const ir::Model& model() const { return *model_; }
   const ir::Function* function_of(const ir::Node& node) const;
 
@@ -122,6 +135,7 @@ class Facts {
   std::map<std::string, QuantPoint> quant_points_;
   std::vector<QuantCall> quant_calls_;
   std::map<const ir::Block*, const ir::Function*> block_function_;
+  std::set<std::string> binary_comparisons_;
 };
 
 // PyTorch's ScalarType codes as TorchScript spells dtype constants (torch.float is 6).

@@ -55,7 +55,7 @@ ModelReport check_one(const std::string& file, const CheckOptions& options) {
   sim_options.recalibrate = options.recalibrate;
   sim_options.stubs = options.stubs;
   sim::Report report = sim::simulate(file, options.inputs, sim_options);
-  auto facts = analysis::Facts::compute(*model, options.stubs, calibration_from(report));
+  auto facts = analysis::Facts::compute(*model, options.stubs, sim::evidence_from(report));
   auto diagnostics = rules::run_all(facts);
   attach_evidence(diagnostics, report);
   return {file, model, diagnostics};

@@ -20,13 +20,6 @@ std::string what_was_simulated(const sim::Report& report) {
 
 }  // namespace
 
-analysis::Calibration calibration_from(const sim::Report& report) {
-  analysis::Calibration calibration;
-  for (const auto& p : report.points)
-    if (p.reached || p.stored) calibration[p.path] = {p.scale, p.zero_point, p.quant_min, p.quant_max};
-  return calibration;
-}
-
 void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& report) {
   for (auto& d : diagnostics) {
     const ir::Node* node = d.evidence_node ? d.evidence_node : d.node;

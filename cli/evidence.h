@@ -8,11 +8,10 @@
 
 #include "analysis/facts.h"
 #include "rules/diagnostic.h"
+#include "sim/report.h"
 #include "sim/simulator.h"
 
 namespace qlint::cli {
-
-analysis::Calibration calibration_from(const sim::Report& report);
 
 // `inputs` describes what was simulated, e.g. "int16 simulation over 1 batch of x.pt".
 void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& report);

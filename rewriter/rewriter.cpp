@@ -13,6 +13,7 @@
 #include "rewriter/source_suggestions.h"
 #include "rules/registry.h"
 #include "sim/libtorch.h"
+#include "sim/report.h"
 
 namespace qlint::rewriter {
 
@@ -50,6 +51,9 @@ class GraphEditor {
         return quantize(facts, *e.node, e.operand, e.cast_to_float, e.template_stub, e.name_hint);
       case Edit::Kind::CloneStub:
         return clone_stub(*e.node, e.template_stub, e.name_hint);
+      case Edit::Kind::CompareWithZero:
+        compare_with_zero(*e.node, e.operand);
+        return "";
     }
     return "";
   }
@@ -153,6 +157,23 @@ class GraphEditor {
     g.insertNode(call);
     consumer->replaceInput(static_cast<size_t>(operand), call->output());
     return name;
+  }
+
+  // `x == c` becomes `logical_not(x == 0)`; `x != c` becomes `x == 0`.
+  void compare_with_zero(const ir::Node& comparison_ir, int operand) {
+    jit::Node* comparison = jit_node(&comparison_ir);
+    jit::Graph& g = *comparison->owningGraph();
+    jit::WithInsertPoint guard(comparison);
+    const jit::SourceRange& range = comparison->sourceRange();
+    jit::Value* is_zero = g.insert(c10::aten::eq, {comparison->input(static_cast<size_t>(operand)), int64_t{0}});
+    is_zero->node()->setSourceRange(range);
+    jit::Value* result = is_zero;
+    if (comparison->kind() == c10::aten::eq) {
+      result = g.insert(c10::aten::logical_not, {is_zero});
+      result->node()->setSourceRange(range);
+    }
+    comparison->output()->replaceAllUsesWith(result);
+    dead_candidates_.push_back(comparison);
   }
 
   // Points a stub call at a clone of its stub, registered beside it.
@@ -268,31 +289,26 @@ std::string state_difference(const jit::Module& original, const jit::Module& fix
   return "";
 }
 
-Verification verify(const std::string& original_path, const std::string& fixed_path, const sim::Inputs& inputs,
-                    const FixOptions& options) {
-  Verification v;
+// Fills in `v` (whose `before` simulation is done already, when there are inputs).
+void verify(Verification& v, const std::string& original_path, const std::string& fixed_path, const sim::Inputs& inputs,
+            const sim::Options& sim_options) {
   jit::Module original = torchscript::load_torchscript(original_path);
   jit::Module fixed;
   try {
     fixed = jit::load(fixed_path);
   } catch (const c10::Error& e) {
     v.problem = "the fixed model does not load: " + first_line(e.what_without_backtrace());
-    return v;
+    return;
   }
   v.problem = state_difference(original, fixed);
   v.parameters_identical = v.problem.empty();
-  if (inputs.files.empty() && inputs.random_shapes.empty()) return v;
+  if (inputs.files.empty() && inputs.random_shapes.empty()) return;
   v.ran = true;
-  sim::Options sim_options;
-  sim_options.bits = options.bits;
-  sim_options.stubs = options.stubs;
   std::string float_problem = float_difference(sim::float_outputs(original_path, inputs, sim_options),
                                                sim::float_outputs(fixed_path, inputs, sim_options));
   v.float_identical = float_problem.empty();
   if (v.problem.empty()) v.problem = float_problem;
-  v.before = sim::simulate(original_path, inputs, sim_options);
   v.after = sim::simulate(fixed_path, inputs, sim_options);
-  return v;
 }
 
 // A failpoint for the tests: QLINT_FAILPOINT=corrupt-fixed-output scales the fixed model's
@@ -341,11 +357,24 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
     throw FixError(path + ": " + e.what());
   }
   FixResult result;
+  sim::Options sim_options;
+  sim_options.bits = options.bits;
+  sim_options.stubs = options.stubs;
+  const bool simulate = !options.inputs.files.empty() || !options.inputs.random_shapes.empty();
+  analysis::SimulationEvidence evidence;
+  if (simulate) {
+    try {
+      result.verification.before = sim::simulate(path, options.inputs, sim_options);
+    } catch (const sim::SimError& e) {
+      throw FixError(std::string("cannot simulate the model: ") + e.what());
+    }
+    evidence = sim::evidence_from(result.verification.before);  // lets unsafe fixes see the data
+  }
   SourceSuggestions suggestions;
   std::set<std::string> done;
   for (int round = 0;; ++round) {
     auto model = std::make_shared<ir::Model>(torchscript::import_module(module, path));
-    auto facts = analysis::Facts::compute(*model, options.stubs);
+    auto facts = analysis::Facts::compute(*model, options.stubs, evidence);
     auto diagnostics = rules::run_all(facts);
     if (round == 0) result.found = static_cast<int>(diagnostics.size());
     std::vector<Planned> planned = round < options.max_rounds ? plan(diagnostics, options.unsafe, done)
@@ -390,7 +419,7 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
     throw FixError(output + ": cannot write the fixed model: " + first_line(e.what_without_backtrace()));
   }
   try {
-    result.verification = verify(path, temp.path, options.inputs, options);
+    verify(result.verification, path, temp.path, options.inputs, sim_options);
   } catch (const sim::SimError& e) {
     throw FixError(std::string("cannot verify the fix: ") + e.what());
   }

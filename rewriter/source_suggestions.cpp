@@ -159,6 +159,14 @@ void SourceSuggestions::add(const analysis::Facts& facts, const Edit& edit, cons
       replace(loc->file, *loc, "self." + stub_name + "(" + (edit.cast_to_float ? as_float(text) : text) + ")");
       return add_stub_to_init(facts, loc->file, edit.template_stub, stub_name, owner);
     }
+    case Edit::Kind::CompareWithZero: {
+      auto operand_loc = rules::operand_location(model, *edit.node, static_cast<size_t>(edit.operand));
+      if (!operand_loc || !edit.node->loc.known())
+        return notes_.push_back("no Python suggestion for the comparison at " + where(edit.node->loc));
+      std::string x = rules::source_text(model, *operand_loc);
+      bool is_eq = edit.node->kind == "aten::eq";
+      return replace(edit.node->loc.file, edit.node->loc, is_eq ? "torch.logical_not(" + x + " == 0)" : "(" + x + " == 0)");
+    }
     case Edit::Kind::CloneStub: {
       const ir::SourceLoc& loc = edit.node->loc;
       std::string text = rules::source_text(model, loc);

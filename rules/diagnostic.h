@@ -23,6 +23,9 @@ struct Edit {
     QuantizeOperand,
     // Give the quant call `node` a clone of its stub of its own.
     CloneStub,
+    // Replace `x == c` by `logical_not(x == 0)` (`x != c` by `x == 0`), `operand` being x.
+    // Equal only while x holds nothing but 0 and c.
+    CompareWithZero,
   };
   Kind kind = Kind::Reroot;
   const ir::Node* node = nullptr;

@@ -3,6 +3,7 @@
 // scale, so the comparison that was exact in float is (almost) never true once quantized.
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "analysis/fake_quant.h"
 #include "rules/registry.h"
@@ -68,6 +69,18 @@ bool survives_quantization(const analysis::Facts& facts, const ir::Value* quanti
   return true;
 }
 
+// `x == c` as `logical_not(x == 0)`: exact under quantization, and equal in float while x
+// holds only 0 and c, which the simulation (`--input`) must have shown.
+std::optional<Edit> compare_with_zero_edit(const analysis::Facts& facts, const ir::Node& node, int side) {
+  if ((node.kind != "aten::eq" && node.kind != "aten::ne") || !node.inputs[side]->type.is_tensor()) return std::nullopt;
+  if (!facts.compares_only_zero_or_constant(node)) return std::nullopt;
+  Edit e;
+  e.kind = Edit::Kind::CompareWithZero;
+  e.node = &node;
+  e.operand = side;
+  return e;
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
@@ -78,9 +91,17 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
       if (!facts.quantized(operand) || !constant || !any_nonzero(*constant)) continue;
       if (survives_quantization(facts, operand, *constant)) return;
       Diagnostic d = make_diagnostic(eq_nonzero_const_rule(), fn, node, message(facts, node, side, *constant));
-      if (auto edit = reroot_edit(facts, node, side))
+      if (auto edit = reroot_edit(facts, node, side)) {
         d.fixes.push_back(safe_fix("compare the float input of " + describe_stubs(facts, operand) +
                                    " instead, where the comparison is exact", {*edit}));
+      } else if (auto edit = compare_with_zero_edit(facts, node, side)) {
+        Fix fix;
+        fix.applicability = Applicability::Unsafe;
+        fix.description = "compare with 0 instead: the simulation saw only 0 and " + format_number((*constant)[0]) +
+                          " here, and 0 survives quantization (unsafe: other values would compare differently)";
+        fix.edits = {*edit};
+        d.fixes.push_back(fix);
+      }
       out.push_back(d);
       return;
     }

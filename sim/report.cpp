@@ -80,12 +80,23 @@ nlohmann::json render_json(const Report& r) {
                            {"file", known ? nlohmann::json(cli::display_path(c.loc.file)) : nlohmann::json()},
                            {"line", known ? nlohmann::json(c.loc.line) : nlohmann::json()},
                            {"column", known ? nlohmann::json(c.loc.column) : nlohmann::json()},
-                           {"elements", c.elements}, {"differing", c.differing}});
+                           {"elements", c.elements}, {"differing", c.differing},
+                           {"constant", c.constant ? nlohmann::json(*c.constant) : nlohmann::json()},
+                           {"operand_only_zero_or_constant", c.operand_only_zero_or_constant}});
   }
   return {{"version", cli::kJsonSchemaVersion}, {"tool", {{"name", "qlint"}, {"version", QLINT_VERSION}}},
           {"model", cli::display_path(r.model)}, {"bits", r.bits}, {"batches", r.batches},
           {"random_inputs", r.random_inputs}, {"quant_points", points}, {"outputs", outputs},
           {"comparisons", comparisons}};
+}
+
+analysis::SimulationEvidence evidence_from(const sim::Report& report) {
+  analysis::SimulationEvidence evidence;
+  for (const auto& p : report.points)
+    if (p.reached || p.stored) evidence.calibration[p.path] = {p.scale, p.zero_point, p.quant_min, p.quant_max};
+  for (const auto& c : report.comparisons)
+    if (c.operand_only_zero_or_constant) evidence.binary_comparisons.insert(analysis::comparison_key(c.kind, c.loc));
+  return evidence;
 }
 
 }  // namespace qlint::sim

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -75,6 +76,8 @@ struct ProbeState {
   std::vector<at::Tensor> float_results;  // one per batch, from the float run
   int64_t elements = 0;
   int64_t differing = 0;
+  std::optional<double> constant;      // the scalar the operand is compared with, if constant
+  bool operand_only_zero_or_constant = true;  // over the float run
 };
 
 struct Session {
@@ -146,13 +149,20 @@ void stored_quant_point_op(jit::Stack& stack) {
   jit::push(stack, fake_quantize(x, p));
 }
 
-// qlint::probe(Tensor x, int id) -> Tensor: inserted after each tensor comparison.
+// qlint::probe(Tensor x, int id, Any operand) -> Tensor: inserted after each tensor
+// comparison; `operand` is the tensor compared with a constant (None otherwise).
 void probe_op(jit::Stack& stack) {
+  IValue operand = jit::pop(stack);
   int64_t id = jit::pop(stack).toInt();
   at::Tensor x = jit::pop(stack).toTensor();
   ProbeState& probe = g_session->probes.at(static_cast<size_t>(id));
   if (g_session->mode == Mode::Float) {
     probe.float_results.push_back(x.clone());
+    if (probe.constant && operand.isTensor()) {
+      const at::Tensor& v = operand.toTensor();
+      bool only = at::logical_or(at::eq(v, 0), at::eq(v, *probe.constant)).all().item<bool>();
+      probe.operand_only_zero_or_constant = probe.operand_only_zero_or_constant && only;
+    }
   } else if (g_session->batch < probe.float_results.size()) {
     const at::Tensor& expected = probe.float_results[g_session->batch];
     probe.elements += x.numel();
@@ -167,7 +177,7 @@ jit::RegisterOperators g_ops({
     jit::Operator("qlint::stored_quant_point(Tensor x, Any module, Any scale, Any zero_point, "
                   "int quant_min, int quant_max) -> Tensor",
                   stored_quant_point_op, c10::AliasAnalysisKind::CONSERVATIVE),
-    jit::Operator("qlint::probe(Tensor x, int id) -> Tensor", probe_op,
+    jit::Operator("qlint::probe(Tensor x, int id, Any operand) -> Tensor", probe_op,
                   c10::AliasAnalysisKind::CONSERVATIVE),
 });
 
@@ -218,10 +228,20 @@ class Instrumenter {
     } else if (kind == "aten::fake_quantize_per_tensor_affine" && n->inputs().size() == 5) {
       replace_fake_quantize(g, n);
     } else if (is_comparison(*n)) {
-      session_.probes.push_back({kind, torchscript::source_location(*n, lines_), {}, 0, 0});
+      ProbeState probe{kind, torchscript::source_location(*n, lines_), {}, 0, 0, std::nullopt, true};
+      jit::Value* operand = nullptr;
+      for (size_t side = 0; side < 2 && n->inputs().size() >= 2; ++side) {
+        auto constant = jit::toIValue(n->input(1 - side));
+        if (constant && (constant->isDouble() || constant->isInt()) && n->input(side)->type()->cast<c10::TensorType>()) {
+          probe.constant = constant->toScalar().toDouble();
+          operand = n->input(side);
+        }
+      }
+      session_.probes.push_back(probe);
       jit::WithInsertPoint guard(n);
       jit::Value* id = g.insertConstant(static_cast<int64_t>(session_.probes.size() - 1));
-      insert_after(g, n, "qlint::probe", {n->output(), id});
+      if (operand == nullptr) operand = g.insertConstant(IValue());
+      insert_after(g, n, "qlint::probe", {n->output(), id, operand});
     }
   }
 
@@ -388,7 +408,9 @@ Report build_report(const std::string& model_path, const Session& session, const
   }
   for (size_t i = 0; i < stats.size(); ++i) report.outputs.push_back(stats[i].result(i));
   for (const auto& probe : session.probes)
-    if (probe.elements > 0) report.comparisons.push_back({probe.kind, probe.loc, probe.elements, probe.differing});
+    if (probe.elements > 0)
+      report.comparisons.push_back({probe.kind, probe.loc, probe.elements, probe.differing, probe.constant,
+                                    probe.constant && probe.operand_only_zero_or_constant});
   return report;
 }
 

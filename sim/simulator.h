@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -62,6 +63,10 @@ struct ComparisonResult {
   ir::SourceLoc loc;
   int64_t elements = 0;   // over all batches
   int64_t differing = 0;  // elements whose result differs from the float run
+  std::optional<double> constant;  // the scalar the tensor was compared with, if constant
+  // In the float run the compared tensor held only 0 and `constant`: then `x == c` equals
+  // `logical_not(x == 0)` on these inputs.
+  bool operand_only_zero_or_constant = false;
 };
 
 struct Report {

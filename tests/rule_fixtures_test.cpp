@@ -60,12 +60,13 @@ std::string edit_kind(const Edit& e) {
     case Edit::Kind::Reroot: return e.quantize_after_reroot ? "reroot+quantize" : "reroot";
     case Edit::Kind::QuantizeOperand: return e.cast_to_float ? "quantize+cast" : "quantize";
     case Edit::Kind::CloneStub: return "clone";
+    case Edit::Kind::CompareWithZero: return "compare-with-zero";
   }
   return "?";
 }
 
 std::set<Finding> expected_edits(const std::string& text) {
-  static const std::regex expect(R"(#\s*expect-fix:\s*([a-z+]+))");
+  static const std::regex expect(R"(#\s*expect-fix:\s*([a-z+-]+))");
   std::set<Finding> out;
   std::istringstream in(text);
   std::string line;

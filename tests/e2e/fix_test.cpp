@@ -202,6 +202,31 @@ TEST_F(Fix, TracedQatModelsSayTheirScalesPredateTheFix) {
   EXPECT_NE(r.out.find("re-run QAT calibration"), std::string::npos) << r.out;
 }
 
+TEST_F(Fix, UnsafeFixesWaitForTheFlag) {
+  // In the child module the comparison cannot read the parent's float input; the simulation
+  // shows the compared values are only 0 and 1, so `== 1` may become `logical_not(== 0)`,
+  // which changes float results for other values: unsafe.
+  std::string model = example_model("seed/s1_in_child");
+  std::string input = example_input("seed/s1_in_child");
+  json held = fix_json({"--fix", "-o", tmp("safe.pt"), "--input", input, model});
+  EXPECT_EQ(held["fixes"][0]["unsafe_held_back"], 1);
+  auto text = run_qlint({"--diff", "--input", input, model});
+  EXPECT_NE(text.out.find("1 unsafe fix was held back; --unsafe-fixes applies them."), std::string::npos) << text.out;
+
+  json applied = fix_json({"--fix", "--unsafe-fixes", "-o", tmp("unsafe.pt"), "--input", input, model});
+  const json& fix = applied["fixes"][0];
+  EXPECT_EQ(fix["unsafe_held_back"], 0);
+  bool compared_with_zero = false;
+  for (const auto& a : fix["applied"])
+    if (a["rule"] == "eq-nonzero-const") compared_with_zero = true;
+  EXPECT_TRUE(compared_with_zero) << fix.dump(2);
+  EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());  // on these inputs
+  EXPECT_GE(sqnr(fix["verification"]["after"]), 60.0);
+  EXPECT_NE(fix["python_diff"].get<std::string>().find("+        valid = torch.logical_not(feats[:, :, :, -1] == 0)"),
+            std::string::npos)
+      << fix["python_diff"];
+}
+
 TEST_F(Fix, OptionsMayComeInAnyOrder) {
   // Regression: `--input X model.pt` once read model.pt as a second input.
   auto r = run_qlint({"check", "--input", example_input("seed/s1_eq_one"), example_model("seed/s1_eq_one")});

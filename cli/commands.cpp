@@ -1,12 +1,18 @@
 #include "cli/commands.h"
 
+#include <atomic>
+#include <filesystem>
 #include <iomanip>
+#include <map>
+#include <optional>
+#include <thread>
 #include <iostream>
 #include <sstream>
 
 #include "analysis/facts.h"
 #include "cli/evidence.h"
 #include "cli/fix_report.h"
+#include "cli/formats.h"
 #include "rewriter/rewriter.h"
 #include "cli/render.h"
 #include "ir/text.h"
@@ -48,7 +54,7 @@ ModelReport check_one(const std::string& file, const CheckOptions& options) {
   auto model = std::make_shared<ir::Model>(torchscript::import_torchscript(file));
   if (!wants_simulation(options)) {
     auto facts = analysis::Facts::compute(*model, options.stubs);
-    return {file, model, rules::run_all(facts)};
+    return {file, model, filter_diagnostics(*model, rules::run_all(facts), options.selection), nullptr};
   }
   sim::Options sim_options;
   sim_options.bits = options.bits;
@@ -56,9 +62,9 @@ ModelReport check_one(const std::string& file, const CheckOptions& options) {
   sim_options.stubs = options.stubs;
   sim::Report report = sim::simulate(file, options.inputs, sim_options);
   auto facts = analysis::Facts::compute(*model, options.stubs, sim::evidence_from(report));
-  auto diagnostics = rules::run_all(facts);
+  auto diagnostics = filter_diagnostics(*model, rules::run_all(facts), options.selection);
   attach_evidence(diagnostics, report);
-  return {file, model, diagnostics};
+  return {file, model, diagnostics, nullptr};
 }
 
 // --fix / --diff: rewrite, then report what remains on the fixed model.
@@ -70,40 +76,113 @@ ModelReport fix_one(const std::string& file, const CheckOptions& options, std::s
   fix.inputs = options.inputs;
   fix.bits = options.bits;
   fix.stubs = options.stubs;
+  fix.filter = [&](const ir::Model& model, std::vector<Diagnostic> found) {
+    return filter_diagnostics(model, std::move(found), options.selection);
+  };
   rewriter::FixResult result = rewriter::fix_model(file, fix, display_path);
   summary += render_fix_text(file, result, options.diff);
   return {file, result.final_model, result.remaining, render_fix_json(file, result)};
 }
 
+namespace {
+
+void print_reports(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
+                   const CheckOptions& options, const std::string& fix_summary);
+
+}  // namespace
+
+namespace {
+
+// Files as given; directories searched recursively for TorchScript archives, in sorted order.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const auto& path : paths) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(path, ec)) {
+      files.push_back(path);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (auto it = std::filesystem::recursive_directory_iterator(path, ec); !ec && it != std::filesystem::end(it);
+         it.increment(ec)) {
+      std::string ext = it->path().extension().string();
+      if (it->is_regular_file(ec) && (ext == ".pt" || ext == ".pth" || ext == ".ptl")) found.push_back(it->path().string());
+    }
+    std::sort(found.begin(), found.end());
+    // A directory without models is named as an input problem rather than skipped silently.
+    if (found.empty()) found.push_back(path);
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+struct Outcome {
+  std::optional<ModelReport> report;
+  std::optional<InputError> error;
+  std::string fix_summary;
+};
+
+Outcome process(const std::string& file, const CheckOptions& options) {
+  Outcome out;
+  try {
+    out.report = options.fix || options.diff ? fix_one(file, options, out.fix_summary) : check_one(file, options);
+  } catch (const torchscript::ImportError& e) {
+    out.error = InputError{file, display_path(file) + ": " + e.what()};
+  } catch (const sim::SimError& e) {
+    out.error = InputError{file, e.what()};
+  } catch (const rewriter::FixError& e) {
+    out.error = InputError{file, e.what()};
+  }
+  return out;
+}
+
+// Models are independent; the simulator and the rewriter keep process-wide state, so they
+// run one model at a time. Outcomes keep the command line's order whatever finishes first.
+std::vector<Outcome> process_all(const std::vector<std::string>& files, const CheckOptions& options) {
+  std::vector<Outcome> outcomes(files.size());
+  bool sequential = options.fix || options.diff || wants_simulation(options);
+  size_t jobs = sequential ? 1 : options.jobs > 0 ? static_cast<size_t>(options.jobs)
+                                                  : std::max(1u, std::thread::hardware_concurrency());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < files.size(); i = next++) outcomes[i] = process(files[i], options);
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < std::min(jobs, files.size()); ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  return outcomes;
+}
+
+std::string statistics(const std::vector<ModelReport>& reports) {
+  std::map<std::string, int> counts;
+  for (const auto& r : reports)
+    for (const auto& d : r.diagnostics) ++counts[d.rule];
+  std::ostringstream out;
+  for (const auto& [rule, n] : counts) out << std::setw(5) << n << "  " << rule << "\n";
+  return out.str();
+}
+
+}  // namespace
+
 int run_check(const CheckOptions& options) {
+  std::vector<std::string> files = expand_inputs(options.files);
+  if (files.empty()) return kExitClean;  // pre-commit passes no files when none changed
   std::vector<ModelReport> reports;
   std::vector<InputError> errors;
   std::string fix_summary;
-  for (const auto& file : options.files) {
-    try {
-      if (options.fix || options.diff) {
-        reports.push_back(fix_one(file, options, fix_summary));
-        continue;
-      }
-      reports.push_back(check_one(file, options));
-    } catch (const torchscript::ImportError& e) {
-      errors.push_back({file, e.what()});
-      if (options.format != "json") print_input_error(file, e.what());
-    } catch (const sim::SimError& e) {
-      errors.push_back({file, e.what()});
-      if (options.format != "json") std::cerr << "qlint: error: " << e.what() << "\n";
-    } catch (const rewriter::FixError& e) {
-      errors.push_back({file, e.what()});
-      if (options.format != "json") std::cerr << "qlint: error: " << e.what() << "\n";
+  for (auto& outcome : process_all(files, options)) {
+    if (outcome.error) {
+      if (options.format == "text" || options.format == "concise") std::cerr << "qlint: error: " << outcome.error->message << "\n";
+      errors.push_back(*outcome.error);
+      continue;
     }
+    fix_summary += outcome.fix_summary;
+    reports.push_back(std::move(*outcome.report));
   }
-  if (options.format == "json") {
-    std::cout << render_json(reports, errors).dump(2) << "\n";
-  } else {
-    std::cout << fix_summary << render_text(reports, options.color);
-    if (!reports.empty()) std::cout << summary(reports, options.fix || options.diff);
-  }
+  print_reports(reports, errors, options, fix_summary);
   if (!errors.empty()) return kExitError;
+  if (options.exit_zero) return kExitClean;
   if (options.diff)
     for (const auto& r : reports)
       if (!r.fix.is_null() && !r.fix["applied"].empty()) return kExitFindings;
@@ -130,6 +209,27 @@ std::string describe_facts(const analysis::Facts& facts, const ir::Node& node) {
     if (!entry.empty()) out += (out.empty() ? "%" : "; %") + v->name + ":" + entry;
   }
   return out;
+}
+
+}  // namespace
+
+namespace {
+
+void print_reports(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
+                   const CheckOptions& options, const std::string& fix_summary) {
+  const std::string& f = options.format;
+  if (f == "json") {
+    std::cout << render_json(reports, errors).dump(2) << "\n";
+  } else if (f == "sarif") {
+    std::cout << render_sarif(reports).dump(2) << "\n";
+  } else if (f == "github") {
+    std::cout << render_github(reports);
+  } else if (options.statistics) {
+    std::cout << fix_summary << statistics(reports);
+  } else {
+    std::cout << fix_summary << (f == "concise" ? render_concise(reports) : render_text(reports, options.color));
+    if (!reports.empty()) std::cout << summary(reports, options.fix || options.diff);
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "analysis/facts.h"
+#include "cli/filter.h"
 #include "sim/simulator.h"
 
 namespace qlint::cli {
@@ -14,8 +15,12 @@ constexpr int kExitFindings = 1;
 constexpr int kExitError = 2;
 
 struct CheckOptions {
-  std::vector<std::string> files;
-  std::string format = "text";  // text | json
+  std::vector<std::string> files;  // files and directories (searched for *.pt, *.pth, *.ptl)
+  std::string format = "text";     // text | concise | json | sarif | github
+  Selection selection;
+  bool exit_zero = false;   // findings do not fail the run
+  bool statistics = false;  // a count per rule instead of the findings
+  int jobs = 0;             // 0: one per core
   bool color = false;
   analysis::StubClasses stubs;
   sim::Inputs inputs;  // when given, simulate and attach the evidence

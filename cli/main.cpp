@@ -47,10 +47,22 @@ int main(int argc, char** argv) {
         ->allow_extra_args(false);
   };
   auto* check_cmd = app.add_subcommand("check", "Lint TorchScript models (the default command)");
-  check_cmd->add_option("files", check.files, "TorchScript archives (.pt)")->required();
+  check_cmd->add_option("files", check.files,
+                        "TorchScript archives, or directories to search for *.pt, *.pth, *.ptl; none: nothing to do");
   check_cmd->add_option("--format", check.format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github"}))
       ->capture_default_str();
+  check_cmd->add_option("--select", check.selection.select,
+                        "Only these rules (comma-separated ids, or ALL; opt-in rules only by name)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  check_cmd->add_option("--ignore", check.selection.ignore, "Skip these rules (comma-separated ids)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  check_cmd->add_flag("--exit-zero", check.exit_zero, "Exit 0 even when there are findings");
+  check_cmd->add_flag("--statistics", check.statistics, "Print how many findings each rule has");
+  check_cmd->add_option("-j,--jobs", check.jobs, "Models checked in parallel (default: one per core)")
+      ->check(CLI::NonNegativeNumber);
   check_cmd->add_flag("--no-color", no_color, "Never colour the output");
   check_cmd->add_option("--input", check.inputs.files,
                         "Simulate on these inputs (torch.save files) and attach the evidence: "
@@ -128,6 +140,12 @@ int main(int argc, char** argv) {
   stubs.quant.insert(stubs.quant.end(), extra_quant_stubs.begin(), extra_quant_stubs.end());
   stubs.dequant.insert(stubs.dequant.end(), extra_dequant_stubs.begin(), extra_dequant_stubs.end());
   if (*check_cmd) {
+    try {
+      cli::validate_selection(check.selection);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "qlint: error: " << e.what() << "\n";
+      return cli::kExitError;
+    }
     if (!check.output.empty() && check.files.size() != 1) {
       std::cerr << "qlint: error: -o/--output takes one model file\n";
       return cli::kExitError;

@@ -376,6 +376,7 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
     auto model = std::make_shared<ir::Model>(torchscript::import_module(module, path));
     auto facts = analysis::Facts::compute(*model, options.stubs, evidence);
     auto diagnostics = rules::run_all(facts);
+    if (options.filter) diagnostics = options.filter(*model, std::move(diagnostics));
     if (round == 0) result.found = static_cast<int>(diagnostics.size());
     std::vector<Planned> planned = round < options.max_rounds ? plan(diagnostics, options.unsafe, done)
                                                               : std::vector<Planned>{};

@@ -30,6 +30,8 @@ struct FixOptions {
   int bits = 16;
   analysis::StubClasses stubs;
   int max_rounds = 8;       // rule re-runs; a fixpoint is normally reached in two or three
+  // Rule selection and suppressions: only what the user would see is fixed.
+  std::function<std::vector<Diagnostic>(const ir::Model&, std::vector<Diagnostic>)> filter;
 };
 
 struct AppliedFix {

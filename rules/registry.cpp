@@ -20,7 +20,7 @@ namespace rules {
 const std::vector<Rule>& all_rules() {
   static const std::vector<Rule> rules = [] {
     std::vector<Rule> table = {bool_arith_rule(), eq_nonzero_const_rule(), reused_stub_rule(),
-                               shared_stub_mask_rule(), unquantized_operand_rule()};
+                               shared_stub_mask_rule(), unquantized_operand_rule(), unused_suppression_rule()};
     std::sort(table.begin(), table.end(),
               [](const Rule& a, const Rule& b) { return std::strcmp(a.id, b.id) < 0; });
     return table;
@@ -37,6 +37,7 @@ const Rule* find_rule(std::string_view id) {
 std::vector<Diagnostic> run_all(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   for (const auto& rule : all_rules()) {
+    if (rule.check == nullptr) continue;
     auto found = rule.check(facts);
     out.insert(out.end(), found.begin(), found.end());
   }

@@ -22,8 +22,9 @@ struct Rule {
   const char* id;       // stable kebab-case, names the hazard
   const char* summary;  // one line
   Severity severity;
-  std::vector<Diagnostic> (*check)(const analysis::Facts& facts);
+  std::vector<Diagnostic> (*check)(const analysis::Facts& facts);  // null: applied after the rules
   RuleDoc doc;
+  bool opt_in = false;  // runs only when selected by name
 };
 
 const std::vector<Rule>& all_rules();
@@ -38,5 +39,6 @@ const Rule& eq_nonzero_const_rule();
 const Rule& reused_stub_rule();
 const Rule& shared_stub_mask_rule();
 const Rule& unquantized_operand_rule();
+const Rule& unused_suppression_rule();
 
 }  // namespace qlint::rules

@@ -218,7 +218,7 @@ TEST(Cli, CleanModelExitsZero) {
 
 TEST(Cli, UsageErrorsExitTwo) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"check"}, {"check", "--format", "yaml", example_model("s1_eq_one")},
+           {"check", "--format", "yaml", example_model("s1_eq_one")},
            {"--no-such-flag"}, {"explain", "no-such-rule"}}) {
     auto r = run_qlint(args);
     EXPECT_EQ(r.exit_code, 2) << args[0];
@@ -271,7 +271,9 @@ class BadInput : public ::testing::Test {
 
 TEST_F(BadInput, MissingFile) { expect_one_line_error((dir_ / "nope.pt").string(), "no such file"); }
 
-TEST_F(BadInput, Directory) { expect_one_line_error(dir_.string(), "is a directory"); }
+TEST_F(BadInput, DirectoryWithoutModels) {
+  expect_one_line_error(dir_.string(), "is a directory with no TorchScript archives");
+}
 
 TEST_F(BadInput, EmptyFile) { expect_one_line_error(write("empty.pt", ""), "is empty"); }
 

@@ -1,0 +1,167 @@
+#include "cli/formats.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "rules/registry.h"
+#include "rules/support.h"
+
+namespace qlint::cli {
+
+namespace {
+
+std::string where(const ModelReport& report, const Diagnostic& d) {
+  if (!d.loc.known()) return display_path(report.model_file);
+  return display_path(d.loc.file) + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.column);
+}
+
+// GitHub's workflow commands: `%`, CR and LF are escaped in data; properties also escape
+// `:` and `,`.
+std::string github_escape(const std::string& s, bool property) {
+  std::string out;
+  for (char c : s) {
+    if (c == '%') out += "%25";
+    else if (c == '\r') out += "%0D";
+    else if (c == '\n') out += "%0A";
+    else if (property && c == ':') out += "%3A";
+    else if (property && c == ',') out += "%2C";
+    else out += c;
+  }
+  return out;
+}
+
+const char* sarif_level(Severity s) {
+  return s == Severity::Error ? "error" : s == Severity::Warning ? "warning" : "note";
+}
+
+// A fingerprint that survives unrelated edits above the finding: the rule and the finding's
+// line text without whitespace (FNV-1a, 64 bit).
+std::string line_hash(const std::string& rule, const std::string& line_text) {
+  uint64_t h = 1469598103934665603ull;
+  for (char c : rule + "\n" + line_text) {
+    if (c == ' ' || c == '\t') continue;
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return std::string(buf) + ":1";
+}
+
+nlohmann::json rule_descriptor(const rules::Rule& r) {
+  std::string help = std::string("What it finds\n") + r.doc.what + "\n\nWhy it breaks\n" + r.doc.why + "\n\nExample\n" +
+                     r.doc.example + "\n\nFix\n" + r.doc.fix + "\n\nFix safety\n" + r.doc.fix_safety;
+  std::string markdown = std::string("**What it finds.** ") + r.doc.what + "\n\n**Why it breaks.** " + r.doc.why +
+                         "\n\n**Example**\n\n```python\n" + r.doc.example + "\n```\n\n**Fix.** " + r.doc.fix +
+                         "\n\n**Fix safety.** " + r.doc.fix_safety;
+  return {{"id", r.id},
+          {"name", r.id},
+          {"shortDescription", {{"text", r.summary}}},
+          {"fullDescription", {{"text", r.doc.what}}},
+          {"help", {{"text", help}, {"markdown", markdown}}},
+          {"defaultConfiguration", {{"level", sarif_level(r.severity)}}}};
+}
+
+nlohmann::json region(const ir::SourceLoc& loc, const std::string& snippet) {
+  nlohmann::json r = {{"startLine", loc.line}, {"startColumn", loc.column}, {"endLine", loc.end_line},
+                      {"endColumn", loc.end_column}};
+  if (!snippet.empty()) r["snippet"] = {{"text", snippet}};
+  return r;
+}
+
+nlohmann::json artifact(const std::string& path) { return {{"uri", display_path(path)}}; }
+
+// SARIF fixes carry text replacements; qlint has them where one Python range changes.
+nlohmann::json sarif_fixes(const ModelReport& report, const Diagnostic& d) {
+  nlohmann::json fixes = nlohmann::json::array();
+  for (const auto& fix : d.fixes) {
+    if (fix.edits.size() != 1) continue;
+    const Edit& e = fix.edits[0];
+    auto operand = rules::operand_location(*report.model, *e.node, static_cast<size_t>(e.operand));
+    if (!operand) continue;
+    std::string text = rules::source_text(*report.model, *operand);
+    ir::SourceLoc changed = *operand;
+    std::string inserted;
+    if (e.kind == Edit::Kind::QuantizeOperand) {
+      inserted = "self." + e.name_hint + "_quant(" + (e.cast_to_float ? "(" + text + ").to(torch.float)" : text) + ")";
+    } else if (e.kind == Edit::Kind::CompareWithZero && e.node->loc.known()) {
+      changed = e.node->loc;
+      inserted = e.node->kind == "aten::eq" ? "torch.logical_not(" + text + " == 0)" : "(" + text + " == 0)";
+    } else {
+      continue;
+    }
+    fixes.push_back(
+        {{"description", {{"text", fix.description}}},
+         {"artifactChanges",
+          {{{"artifactLocation", artifact(changed.file)},
+            {"replacements", {{{"deletedRegion", region(changed, "")}, {"insertedContent", {{"text", inserted}}}}}}}}}});
+  }
+  return fixes;
+}
+
+nlohmann::json sarif_result(const ModelReport& report, const Diagnostic& d, int rule_index) {
+  const std::string* line = d.loc.known() ? report.model->source_line(d.loc.file, d.loc.line) : nullptr;
+  nlohmann::json location;
+  if (d.loc.known()) {
+    location = {{"physicalLocation", {{"artifactLocation", artifact(d.loc.file)}, {"region", region(d.loc, line ? *line : "")}}}};
+  } else {
+    location = {{"physicalLocation", {{"artifactLocation", artifact(report.model_file)}}}};
+  }
+  nlohmann::json result = {{"ruleId", d.rule},
+                           {"ruleIndex", rule_index},
+                           {"level", sarif_level(d.severity)},
+                           {"message", {{"text", d.message}}},
+                           {"locations", {location}},
+                           {"partialFingerprints", {{"primaryLocationLineHash", line_hash(d.rule, line ? *line : d.message)}}}};
+  if (auto fixes = sarif_fixes(report, d); !fixes.empty()) result["fixes"] = fixes;
+  return result;
+}
+
+}  // namespace
+
+std::string render_concise(const std::vector<ModelReport>& reports) {
+  std::ostringstream out;
+  for (const auto& report : reports)
+    for (const auto& d : report.diagnostics)
+      out << where(report, d) << ": " << severity_name(d.severity) << ": " << d.message << " [" << d.rule << "]\n";
+  return out.str();
+}
+
+std::string render_github(const std::vector<ModelReport>& reports) {
+  std::ostringstream out;
+  for (const auto& report : reports) {
+    for (const auto& d : report.diagnostics) {
+      out << "::" << (d.severity == Severity::Error ? "error" : d.severity == Severity::Warning ? "warning" : "notice");
+      if (d.loc.known()) {
+        out << " file=" << github_escape(display_path(d.loc.file), true) << ",line=" << d.loc.line << ",col=" << d.loc.column
+            << ",endLine=" << d.loc.end_line << ",endColumn=" << d.loc.end_column << ",";
+      } else {
+        out << " file=" << github_escape(display_path(report.model_file), true) << ",";
+      }
+      out << "title=" << github_escape(d.rule, true) << "::" << github_escape(d.message, false) << "\n";
+    }
+  }
+  return out.str();
+}
+
+nlohmann::json render_sarif(const std::vector<ModelReport>& reports) {
+  nlohmann::json rules = nlohmann::json::array();
+  std::map<std::string, int> index;
+  for (const auto& r : rules::all_rules()) {
+    index[r.id] = static_cast<int>(rules.size());
+    rules.push_back(rule_descriptor(r));
+  }
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& report : reports)
+    for (const auto& d : report.diagnostics) results.push_back(sarif_result(report, d, index[d.rule]));
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs",
+           {{{"tool",
+              {{"driver",
+                {{"name", "qlint"}, {"version", QLINT_VERSION}, {"semanticVersion", QLINT_VERSION}, {"rules", rules}}}}},
+             {"columnKind", "utf16CodeUnits"},
+             {"results", results}}}}};
+}
+
+}  // namespace qlint::cli

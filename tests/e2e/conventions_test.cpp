@@ -1,0 +1,135 @@
+// End-to-end: what users of other linters expect: suppressions, rule selection, exit codes,
+// directories, parallel runs in a stable order, and the concise, GitHub and SARIF formats.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "run.h"
+
+namespace qlint {
+namespace {
+
+using nlohmann::json;
+using testing::build_path;
+using testing::example_model;
+using testing::run_qlint;
+
+std::vector<std::string> rules_of(const json& doc) {
+  std::vector<std::string> out;
+  for (const auto& d : doc["diagnostics"]) out.push_back(d["rule"].get<std::string>() + "@" + std::to_string(d["line"].get<int>()));
+  return out;
+}
+
+TEST(Conventions, SuppressionCommentsSilenceTheirLine) {
+  json doc = json::parse(run_qlint({"check", "--format", "json", example_model("rules/suppressed")}).out);
+  // Line 17's bare ignore silences shared-stub-mask, line 18's silences eq-nonzero-const;
+  // line 19 has no comment, so bool-arith stays.
+  EXPECT_EQ(rules_of(doc), std::vector<std::string>{"bool-arith@19"});
+}
+
+TEST(Conventions, UnusedSuppressionIsOptIn) {
+  json on = json::parse(run_qlint({"check", "--format", "json", "--select", "ALL,unused-suppression",
+                                   example_model("rules/suppressed")}).out);
+  EXPECT_EQ(rules_of(on), (std::vector<std::string>{"bool-arith@19", "unused-suppression@20"}));
+  EXPECT_EQ(on["diagnostics"][1]["column"], 26);  // the comment itself
+  json only = json::parse(run_qlint({"check", "--format", "json", "--select", "unused-suppression",
+                                     example_model("rules/suppressed")}).out);
+  EXPECT_EQ(rules_of(only), std::vector<std::string>{"unused-suppression@20"});
+}
+
+TEST(Conventions, SelectIgnoreAndExitZero) {
+  std::string s1 = example_model("seed/s1_eq_one");
+  EXPECT_EQ(rules_of(json::parse(run_qlint({"check", "--format", "json", "--select", "bool-arith", s1}).out)),
+            std::vector<std::string>{"bool-arith@17"});
+  EXPECT_EQ(rules_of(json::parse(run_qlint({"check", "--format", "json", "--ignore", "bool-arith,shared-stub-mask", s1}).out)),
+            std::vector<std::string>{"eq-nonzero-const@16"});
+  EXPECT_EQ(run_qlint({"check", "--exit-zero", s1}).exit_code, 0);
+  auto bad = run_qlint({"check", "--select", "no-such-rule", s1});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("unknown rule 'no-such-rule'"), std::string::npos) << bad.err;
+}
+
+TEST(Conventions, NoFilesIsQuietSuccess) {
+  auto r = run_qlint({"check"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Conventions, DirectoriesAreSearchedAndOrderIsStable) {
+  auto one = run_qlint({"check", "--format", "json", "-j", "1", build_path("examples/seed")});
+  auto many = run_qlint({"check", "--format", "json", "-j", "4", build_path("examples/seed")});
+  EXPECT_EQ(one.exit_code, 1);
+  EXPECT_EQ(one.out, many.out);
+  json doc = json::parse(one.out);
+  EXPECT_EQ(doc["models"].size(), 7u);
+  std::vector<std::string> models = doc["models"];
+  EXPECT_TRUE(std::is_sorted(models.begin(), models.end()));
+}
+
+TEST(Conventions, StatisticsCountPerRule) {
+  auto r = run_qlint({"check", "--statistics", build_path("examples/seed")});
+  EXPECT_NE(r.out.find("    2  eq-nonzero-const\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    3  bool-arith\n"), std::string::npos) << r.out;  // s1, s1_in_child, s2
+  EXPECT_NE(r.out.find("    6  shared-stub-mask\n"), std::string::npos) << r.out;  // s1 to s5, s1_in_child
+}
+
+TEST(Formats, ConciseIsOneLinePerFinding) {
+  auto r = run_qlint({"check", "--format", "concise", example_model("seed/s2_logical_not")});
+  EXPECT_EQ(r.exit_code, 1);
+  std::regex line(R"(examples/seed/s2_logical_not\.py:\d+:\d+: warning: .+ \[[a-z-]+\])");
+  std::istringstream in(r.out);
+  std::string l;
+  int findings = 0;
+  while (std::getline(in, l))
+    if (l.rfind("Found", 0) != 0) {
+      EXPECT_TRUE(std::regex_match(l, line)) << l;
+      ++findings;
+    }
+  EXPECT_EQ(findings, 2);
+}
+
+TEST(Formats, GithubWorkflowAnnotations) {
+  auto r = run_qlint({"check", "--format", "github", example_model("seed/s2_logical_not")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("::warning file=examples/seed/s2_logical_not.py,line=17,col=15,endLine=17,endColumn=38,"
+                       "title=bool-arith::`*` mixes a quantized tensor"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(Formats, SarifHasWhatCodeScanningNeeds) {
+  auto r = run_qlint({"check", "--format", "sarif", example_model("seed/s1_eq_one")});
+  EXPECT_EQ(r.exit_code, 1);
+  json sarif = json::parse(r.out);
+  EXPECT_EQ(sarif["version"], "2.1.0");
+  const json& run = sarif["runs"][0];
+  EXPECT_EQ(run["tool"]["driver"]["name"], "qlint");
+  std::set<std::string> rule_ids;
+  for (const auto& rule : run["tool"]["driver"]["rules"]) {
+    rule_ids.insert(rule["id"].get<std::string>());
+    for (const char* key : {"shortDescription", "fullDescription", "help"})
+      EXPECT_FALSE(rule[key]["text"].get<std::string>().empty()) << rule["id"] << key;
+  }
+  ASSERT_EQ(run["results"].size(), 3u);
+  for (const auto& result : run["results"]) {
+    EXPECT_TRUE(rule_ids.count(result["ruleId"].get<std::string>()));
+    EXPECT_EQ(run["tool"]["driver"]["rules"][result["ruleIndex"].get<int>()]["id"], result["ruleId"]);
+    EXPECT_FALSE(result["message"]["text"].get<std::string>().empty());
+    const json& loc = result["locations"][0]["physicalLocation"];
+    EXPECT_EQ(loc["artifactLocation"]["uri"], "examples/seed/s1_eq_one.py");  // repository-relative
+    EXPECT_GE(loc["region"]["startLine"].get<int>(), 15);
+    EXPECT_TRUE(loc["region"].contains("endColumn"));
+    EXPECT_TRUE(std::regex_match(result["partialFingerprints"]["primaryLocationLineHash"].get<std::string>(),
+                                 std::regex("[0-9a-f]{16}:1")));
+  }
+  const json& bool_arith = run["results"][2];
+  EXPECT_EQ(bool_arith["ruleId"], "bool-arith");
+  ASSERT_TRUE(bool_arith.contains("fixes"));
+  EXPECT_EQ(bool_arith["fixes"][0]["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"],
+            "self.mask_quant((mask[:, :, :, None]).to(torch.float))");
+}
+
+}  // namespace
+}  // namespace qlint

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "analysis/facts.h"
+#include "cli/config.h"
 #include "cli/evidence.h"
 #include "cli/fix_report.h"
 #include "cli/formats.h"
@@ -122,10 +123,13 @@ struct Outcome {
   std::string fix_summary;
 };
 
-Outcome process(const std::string& file, const CheckOptions& options) {
+Outcome process(const std::string& file, const CheckOptions& command_line) {
   Outcome out;
   try {
+    CheckOptions options = options_for(file, command_line);
     out.report = options.fix || options.diff ? fix_one(file, options, out.fix_summary) : check_one(file, options);
+  } catch (const ConfigError& e) {
+    out.error = InputError{file, e.what()};
   } catch (const torchscript::ImportError& e) {
     out.error = InputError{file, display_path(file) + ": " + e.what()};
   } catch (const sim::SimError& e) {
@@ -164,6 +168,31 @@ std::string statistics(const std::vector<ModelReport>& reports) {
 }
 
 }  // namespace
+
+CheckOptions options_for(const std::string& model, const CheckOptions& command_line) {
+  if (command_line.isolated) return command_line;
+  std::optional<Config> config =
+      command_line.config_file.empty() ? find_config(model) : load_config(command_line.config_file);
+  if (!config) return command_line;
+  CheckOptions o = command_line;
+  Selection& s = o.selection;
+  if (s.select.empty() && config->select) s.select = *config->select;
+  s.ignore.insert(s.ignore.end(), config->ignore.begin(), config->ignore.end());
+  auto for_model = config->ignored_for(model);
+  s.ignore.insert(s.ignore.end(), for_model.begin(), for_model.end());
+  for (const auto& [rule, severity] : config->severity) s.severity.emplace(rule, severity);
+  s.ignored_for = [config](const std::string& path) { return config->ignored_for(path); };
+  o.stubs.quant.insert(o.stubs.quant.end(), config->quant_stub_classes.begin(), config->quant_stub_classes.end());
+  o.stubs.dequant.insert(o.stubs.dequant.end(), config->dequant_stub_classes.begin(), config->dequant_stub_classes.end());
+  if (!o.bits_given && config->bits) o.bits = *config->bits;
+  try {
+    validate_selection(s);
+    for (const auto& [glob, rules] : config->per_file_ignores) validate_selection({rules, {}, {}, {}});
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(config->file + ": " + e.what());
+  }
+  return o;
+}
 
 int run_check(const CheckOptions& options) {
   std::vector<std::string> files = expand_inputs(options.files);

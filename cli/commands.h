@@ -21,6 +21,9 @@ struct CheckOptions {
   bool exit_zero = false;   // findings do not fail the run
   bool statistics = false;  // a count per rule instead of the findings
   int jobs = 0;             // 0: one per core
+  std::string config_file;  // --config: this file for every model
+  bool isolated = false;    // --isolated: no configuration files at all
+  bool bits_given = false;  // --bits on the command line (over the config's `bits`)
   bool color = false;
   analysis::StubClasses stubs;
   sim::Inputs inputs;  // when given, simulate and attach the evidence
@@ -33,6 +36,10 @@ struct CheckOptions {
 };
 
 int run_check(const CheckOptions& options);
+
+// The options for one model: the command line over its configuration file. Throws
+// ConfigError.
+CheckOptions options_for(const std::string& model, const CheckOptions& command_line);
 int run_dump(const std::string& file, bool with_facts, const analysis::StubClasses& stubs);
 struct SimOptions {
   std::string model;

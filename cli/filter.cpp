@@ -85,6 +85,7 @@ std::vector<Diagnostic> filter_diagnostics(const ir::Model& model, std::vector<D
     for (size_t i = 0; i < suppressions.size(); ++i)
       if (d.loc.known() && suppresses(suppressions[i], d)) silenced = used[i] = true;
     if (silenced || !rule_enabled(selection, d.rule)) continue;
+    if (selection.ignored_for && d.loc.known() && listed(selection.ignored_for(d.loc.file), d.rule)) continue;
     if (auto it = selection.severity.find(d.rule); it != selection.severity.end()) d.severity = it->second;
     kept.push_back(std::move(d));
   }

@@ -3,6 +3,7 @@
 // unused-suppression rule.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@ struct Selection {
   std::vector<std::string> select;  // rule ids, or "ALL"; empty: every default rule
   std::vector<std::string> ignore;
   std::map<std::string, Severity> severity;  // per-rule override
+  // Rules switched off for a source file (config per-file-ignores); may be empty.
+  std::function<std::vector<std::string>(const std::string& path)> ignored_for;
 };
 
 // Throws std::invalid_argument naming an unknown rule id.

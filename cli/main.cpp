@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/config.h"
 
 namespace {
 
@@ -63,6 +64,9 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--statistics", check.statistics, "Print how many findings each rule has");
   check_cmd->add_option("-j,--jobs", check.jobs, "Models checked in parallel (default: one per core)")
       ->check(CLI::NonNegativeNumber);
+  check_cmd->add_option("--config", check.config_file,
+                        "Use this configuration file (.qlint.toml, or pyproject.toml with [tool.qlint])");
+  check_cmd->add_flag("--isolated", check.isolated, "Ignore all configuration files");
   check_cmd->add_flag("--no-color", no_color, "Never colour the output");
   check_cmd->add_option("--input", check.inputs.files,
                         "Simulate on these inputs (torch.save files) and attach the evidence: "
@@ -70,9 +74,9 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   check_cmd->add_option("--random-input", check.inputs.random_shapes,
                         "Simulate on seeded random inputs of these shapes, e.g. 1x2x4x4");
-  check_cmd->add_option("--bits", check.bits, "Quantization width for the simulation")
-      ->check(CLI::IsMember({16, 8}))
-      ->capture_default_str();
+  auto* check_bits = check_cmd->add_option("--bits", check.bits, "Quantization width for the simulation")
+                         ->check(CLI::IsMember({16, 8}))
+                         ->capture_default_str();
   check_cmd->add_flag("--recalibrate", check.recalibrate,
                       "Traced QAT models: calibrate instead of using the stored scales");
   check_cmd->add_flag("--fix", check.fix,
@@ -140,8 +144,13 @@ int main(int argc, char** argv) {
   stubs.quant.insert(stubs.quant.end(), extra_quant_stubs.begin(), extra_quant_stubs.end());
   stubs.dequant.insert(stubs.dequant.end(), extra_dequant_stubs.begin(), extra_dequant_stubs.end());
   if (*check_cmd) {
+    check.bits_given = check_bits->count() > 0;
     try {
       cli::validate_selection(check.selection);
+      if (!check.config_file.empty()) cli::load_config(check.config_file);
+    } catch (const cli::ConfigError& e) {
+      std::cerr << "qlint: error: " << e.what() << "\n";
+      return cli::kExitError;
     } catch (const std::invalid_argument& e) {
       std::cerr << "qlint: error: " << e.what() << "\n";
       return cli::kExitError;

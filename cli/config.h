@@ -1,0 +1,42 @@
+// Project configuration: `.qlint.toml`, or `[tool.qlint]` in `pyproject.toml`, found from a
+// model's directory upward (docs/configuration.md). Command-line options take precedence.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "rules/diagnostic.h"
+
+namespace qlint::cli {
+
+// An unreadable file, an unknown key or a bad value: one line naming the file and the key.
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Config {
+  std::string file;  // where it was read from ("" when no file applies)
+  std::optional<std::vector<std::string>> select;
+  std::vector<std::string> ignore;
+  std::map<std::string, Severity> severity;
+  std::vector<std::string> quant_stub_classes;
+  std::vector<std::string> dequant_stub_classes;
+  std::vector<std::pair<std::string, std::vector<std::string>>> per_file_ignores;  // glob -> rules
+  std::optional<int> bits;
+
+  // Rules that per-file-ignores switch off for a model or source file (paths matched
+  // relative to the config file's directory).
+  std::vector<std::string> ignored_for(const std::string& path) const;
+};
+
+// Reads an explicit file: a `.qlint.toml`-style file, or a pyproject.toml with [tool.qlint].
+Config load_config(const std::string& path);
+
+// The nearest config above `start` (a file or directory): a `.qlint.toml`, or a
+// `pyproject.toml` that has a [tool.qlint] table. nullopt when there is none.
+std::optional<Config> find_config(const std::string& start);
+
+}  // namespace qlint::cli

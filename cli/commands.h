@@ -52,4 +52,7 @@ int run_sim(const SimOptions& options);
 int run_rules();
 int run_explain(const std::string& rule_id);
 
+// Writes docs/rules: a Markdown page per rule from its documentation, and an index.
+int run_docs(const std::string& directory);
+
 }  // namespace qlint::cli

@@ -13,7 +13,7 @@ namespace {
 
 // `qlint FILE...` means `qlint check FILE...`.
 std::vector<std::string> with_default_command(int argc, char** argv) {
-  static const std::set<std::string> commands = {"check", "dump", "sim", "rules", "explain",
+  static const std::set<std::string> commands = {"check", "dump", "sim", "rules", "explain", "docs",
                                                  "-h",    "--help", "--version"};
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && !commands.count(args[0])) args.insert(args.begin(), "check");
@@ -127,6 +127,10 @@ int main(int argc, char** argv) {
   auto* explain_cmd = app.add_subcommand("explain", "Explain a rule");
   explain_cmd->add_option("rule", rule_id, "Rule id, e.g. eq-nonzero-const")->required();
 
+  std::string docs_dir;
+  auto* docs_cmd = app.add_subcommand("docs", "Write a Markdown page per rule (docs/rules)");
+  docs_cmd->add_option("directory", docs_dir, "Where to write them")->required();
+
   try {
     app.parse(with_default_command(argc, argv));
   } catch (const CLI::CallForHelp& e) {
@@ -171,6 +175,7 @@ int main(int argc, char** argv) {
   }
   if (*rules_cmd) return cli::run_rules();
   if (*explain_cmd) return cli::run_explain(rule_id);
+  if (*docs_cmd) return cli::run_docs(docs_dir);
   std::cout << app.help();
   return cli::kExitClean;
 }

@@ -238,6 +238,24 @@ TEST(Cli, RulesAndExplain) {
   }
 }
 
+TEST(Docs, RulePagesAreCurrent) {
+  // docs/rules is generated from the rules' own documentation; a rule changed without
+  // regenerating (`build/qlint docs docs/rules`) fails here.
+  fs::path dir = fs::temp_directory_path() / ("qlint-docs-" + std::to_string(::getpid()));
+  auto r = run_qlint({"docs", dir.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t pages = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    ++pages;
+    fs::path committed = fs::path(QLINT_SOURCE_DIR) / "docs" / "rules" / entry.path().filename();
+    std::ifstream a(entry.path()), b(committed);
+    std::string generated((std::istreambuf_iterator<char>(a)), {}), in_repo((std::istreambuf_iterator<char>(b)), {});
+    EXPECT_EQ(generated, in_repo) << committed << " is stale: run build/qlint docs docs/rules";
+  }
+  EXPECT_EQ(pages, 7u);  // six rules and the index
+  fs::remove_all(dir);
+}
+
 // ---- Bad input: one line naming the file and the problem, exit 2, no crash ---------------
 
 class BadInput : public ::testing::Test {

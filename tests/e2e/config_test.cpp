@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run.h"
+#include "temp_dir.h"
 
 namespace qlint {
 namespace {
@@ -17,18 +18,17 @@ using testing::build_path;
 using testing::example_model;
 using testing::run_qlint;
 
-class Config : public ::testing::Test {
+class Config : public testing::TempDirTest {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("qlint-config-" + std::to_string(::getpid()));
-    fs::create_directories(root_ / "models" / "legacy");
-    fs::copy_file(example_model("seed/s1_eq_one"), root_ / "models" / "s1.pt");
-    fs::copy_file(example_model("seed/s1_eq_one"), root_ / "models" / "legacy" / "s1.pt");
+    TempDirTest::SetUp();
+    fs::create_directories(dir_ / "models" / "legacy");
+    fs::copy_file(example_model("seed/s1_eq_one"), dir_ / "models" / "s1.pt");
+    fs::copy_file(example_model("seed/s1_eq_one"), dir_ / "models" / "legacy" / "s1.pt");
   }
-  void TearDown() override { fs::remove_all(root_); }
 
-  void write(const std::string& name, const std::string& text) { std::ofstream(root_ / name) << text; }
-  std::string path(const std::string& name) const { return (root_ / name).string(); }
+  void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  std::string path(const std::string& name) const { return tmp(name); }
 
   std::vector<std::string> findings(const std::vector<std::string>& args) {
     std::vector<std::string> all = {"check", "--format", "json"};
@@ -41,8 +41,6 @@ class Config : public ::testing::Test {
       out.push_back(d["rule"].get<std::string>() + ":" + d["severity"].get<std::string>());
     return out;
   }
-
-  fs::path root_;
 };
 
 TEST_F(Config, PyprojectSelectsIgnoresAndSetsSeverity) {
@@ -70,7 +68,7 @@ TEST_F(Config, PerFileIgnoresMatchModelsAndSources) {
 }
 
 TEST_F(Config, StubClassesAndBits) {
-  fs::copy_file(example_model("rules/toolchain_stub"), root_ / "models" / "toolchain.pt");
+  fs::copy_file(example_model("rules/toolchain_stub"), dir_ / "models" / "toolchain.pt");
   write(".qlint.toml", "quant-stub-classes = [\"ToolchainQuantStub\"]\nbits = 8\n");
   EXPECT_EQ(findings({path("models/toolchain.pt")}), std::vector<std::string>{"eq-nonzero-const:warning"});
   auto r = run_qlint({"check", "--format", "json", path("models/s1.pt"), "--input",

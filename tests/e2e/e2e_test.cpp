@@ -13,6 +13,7 @@
 #include "ir/text.h"
 #include "rules/registry.h"
 #include "run.h"
+#include "temp_dir.h"
 
 namespace qlint {
 namespace {
@@ -258,14 +259,8 @@ TEST(Docs, RulePagesAreCurrent) {
 
 // ---- Bad input: one line naming the file and the problem, exit 2, no crash ---------------
 
-class BadInput : public ::testing::Test {
+class BadInput : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("qlint-bad-input-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string write(const std::string& name, const std::string& bytes) {
     fs::path p = dir_ / name;
     std::ofstream(p, std::ios::binary) << bytes;
@@ -283,8 +278,6 @@ class BadInput : public ::testing::Test {
     for (const char* leak : {"terminate", "Exception raised from", "c10::", "what()", "frame #"})
       EXPECT_EQ(r.err.find(leak), std::string::npos) << r.err;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(BadInput, MissingFile) { expect_one_line_error((dir_ / "nope.pt").string(), "no such file"); }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "run.h"
+#include "temp_dir.h"
 
 namespace qlint {
 namespace {
@@ -37,15 +38,8 @@ std::string location_key(const json& loc) {
          std::to_string(loc["column"].get<int>());
 }
 
-class Fix : public ::testing::Test {
+class Fix : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("qlint-fix-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string tmp(const std::string& name) const { return (dir_ / name).string(); }
-
   json fix_json(const std::vector<std::string>& args, int* exit_code = nullptr) {
     std::vector<std::string> all = {"check", "--format", "json"};
     all.insert(all.end(), args.begin(), args.end());
@@ -55,14 +49,6 @@ class Fix : public ::testing::Test {
     return json::parse(r.out);
   }
 
-  std::vector<std::string> files_in_dir() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
-  fs::path dir_;
 };
 
 std::vector<std::string> example_models() {

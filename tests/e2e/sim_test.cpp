@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run.h"
+#include "temp_dir.h"
 
 namespace qlint {
 namespace {
@@ -23,15 +24,8 @@ std::string example_input(const std::string& name) { return build_path("examples
 std::string example_source(const std::string& name) { return std::string(QLINT_SOURCE_DIR) + "/examples/" + name + ".py"; }
 std::string test_file(const std::string& name) { return build_path("tests/models/" + name); }
 
-class Sim : public ::testing::Test {
+class Sim : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("qlint-sim-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string tmp(const std::string& name) const { return (dir_ / name).string(); }
-
   json sim_json(const std::string& model, const std::vector<std::string>& extra = {}) {
     std::vector<std::string> args = {"sim", "--format", "json", example_model(model)};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -54,8 +48,6 @@ class Sim : public ::testing::Test {
     auto eq = run_reference({"equal", tmp("qlint.pt"), tmp("torch.pt")});
     EXPECT_EQ(eq.exit_code, 0) << eq.err;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(Sim, BitExactWithPyTorchOnTheSeedsAndAConvNet) {

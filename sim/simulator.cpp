@@ -431,7 +431,7 @@ struct Prepared {
   jit::Module module;
   std::vector<Batch> batches;
   Session session;
-  torchscript::SourceLines lines;
+  torchscript::SourceLines lines;  // filled by the instrumenter's source locations; unused after
 };
 
 void prepare(Prepared& p, const std::string& model_path, const Inputs& inputs, const Options& options) {
@@ -476,7 +476,6 @@ Report simulate(const std::string& model_path, const Inputs& inputs, const Optio
   std::vector<IValue> sim_results = run_all(p.module, p.batches, p.session, Mode::Simulate, progress);
 
   Report report = build_report(model_path, p.session, options, float_results, sim_results);
-  report.source_lines = std::move(p.lines);
   report.random_inputs = !inputs.random_shapes.empty();
   if (!options.save_outputs.empty()) save_outputs(options.save_outputs, sim_results);
   return report;

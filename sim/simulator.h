@@ -77,7 +77,6 @@ struct Report {
   std::vector<QuantPointResult> points;
   std::vector<OutputResult> outputs;
   std::vector<ComparisonResult> comparisons;
-  std::map<std::string, std::map<int, std::string>> source_lines;
 };
 
 // Throws SimError.

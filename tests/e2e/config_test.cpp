@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::build_path;
 using testing::example_model;
-using testing::run_qlint;
+using testing::run_qlint_configured;
 
 class Config : public testing::TempDirTest {
  protected:
@@ -33,7 +33,7 @@ class Config : public testing::TempDirTest {
   std::vector<std::string> findings(const std::vector<std::string>& args) {
     std::vector<std::string> all = {"check", "--format", "json"};
     all.insert(all.end(), args.begin(), args.end());
-    auto r = run_qlint(all);
+    auto r = run_qlint_configured(all);
     EXPECT_NE(r.exit_code, 2) << r.err;
     std::vector<std::string> out;
     json doc = json::parse(r.out);  // kept alive: the loop must not iterate a destroyed temporary
@@ -71,7 +71,7 @@ TEST_F(Config, StubClassesAndBits) {
   fs::copy_file(example_model("rules/toolchain_stub"), dir_ / "models" / "toolchain.pt");
   write(".qlint.toml", "quant-stub-classes = [\"ToolchainQuantStub\"]\nbits = 8\n");
   EXPECT_EQ(findings({path("models/toolchain.pt")}), std::vector<std::string>{"eq-nonzero-const:warning"});
-  auto r = run_qlint({"check", "--format", "json", path("models/s1.pt"), "--input",
+  auto r = run_qlint_configured({"check", "--format", "json", path("models/s1.pt"), "--input",
                       build_path("examples/inputs/seed/s1_eq_one.pt")});
   json doc = json::parse(r.out);
   bool int8 = false;
@@ -91,13 +91,13 @@ TEST_F(Config, MistakesAreOneLineErrors) {
   };
   for (const auto& [text, reason] : cases) {
     write(".qlint.toml", text);
-    auto r = run_qlint({"check", path("models/s1.pt")});
+    auto r = run_qlint_configured({"check", path("models/s1.pt")});
     EXPECT_EQ(r.exit_code, 2) << text;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find(path(".qlint.toml") + ": "), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(reason), std::string::npos) << r.err;
   }
-  auto missing = run_qlint({"check", "--config", path("nope.toml"), path("models/s1.pt")});
+  auto missing = run_qlint_configured({"check", "--config", path("nope.toml"), path("models/s1.pt")});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("no such config file"), std::string::npos) << missing.err;
 }

@@ -3,7 +3,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <set>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -28,10 +30,22 @@ std::string slurp(const std::string& path) {
 
 }  // namespace
 
-RunResult run_qlint(const std::vector<std::string>& args) {
+RunResult run_qlint_configured(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {QLINT_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_program(argv);
+}
+
+RunResult run_qlint(const std::vector<std::string>& args) {
+  static const std::set<std::string> other_commands = {"dump", "sim", "rules", "explain", "docs", "--help", "--version"};
+  bool is_check = args.empty() || !other_commands.count(args[0]);
+  bool has_config = std::find(args.begin(), args.end(), "--config") != args.end();
+  std::vector<std::string> with = args;
+  if (is_check && !has_config) {
+    if (with.empty() || with[0] != "check") with.insert(with.begin(), "check");
+    with.insert(with.begin() + 1, "--isolated");
+  }
+  return run_qlint_configured(with);
 }
 
 RunResult run_reference(const std::vector<std::string>& args) {

@@ -13,8 +13,12 @@ struct RunResult {
 };
 
 // Runs `qlint args...` with the source tree as working directory (so diagnostics show
-// repository-relative paths) and captures stdout, stderr and the exit code.
+// repository-relative paths) and captures stdout, stderr and the exit code. Checks run with
+// --isolated, so no configuration file around the checkout leaks into a test.
 RunResult run_qlint(const std::vector<std::string>& args);
+
+// The same, reading configuration files as users' runs do (for the configuration tests).
+RunResult run_qlint_configured(const std::vector<std::string>& args);
 
 // Runs a program (argv[0] looked up in PATH) the same way, with extra environment
 // assignments such as "QLINT_FAILPOINT=...".

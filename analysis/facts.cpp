@@ -300,7 +300,7 @@ class FactsSolver {
     p.id = id;
     p.display = in_module ? module_quant_point_display(fn->module_path) : "the quantize op `" + id + "`";
     p.node = &n;
-    read_quant_parameters(n, p);
+    if (is_in_graph_quant_op(n.kind)) read_quant_parameters(n, p);  // quantized::* kernels differ
     return id;
   }
 

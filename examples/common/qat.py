@@ -19,3 +19,18 @@ def trace_int16_qat(model, example_input):
     model.apply(torch.ao.quantization.disable_observer)
     model.eval()
     return torch.jit.trace(model, example_input)
+
+
+def seed_example(name):
+    """The seed scenario examples/seed/<name>.py as a module (its Model and example_input)."""
+    import importlib.util
+    import os
+    import sys
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "seed", name + ".py")
+    module_name = "qlint_seed_" + name
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module

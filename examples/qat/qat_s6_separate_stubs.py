@@ -1,28 +1,12 @@
-"""S6 as a traced int16 QAT model: the recommended form stays clean after tracing."""
-from qat import trace_int16_qat
-from seed_input import actors_input
-import torch
-from torch import nn
-from torch.ao.quantization import DeQuantStub, QuantStub
+"""S6 as a traced int16 QAT model: the recommended form stays clean after tracing.
 
+The model is the seed scenario examples/seed/s6_separate_stubs.py, prepared for eager-mode QAT with an
+int16 FakeQuantize, calibrated on its example input and traced."""
+from qat import seed_example, trace_int16_qat
 
-class Model(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.quant = QuantStub()
-        self.quant_mask = QuantStub()
-        self.dequant = DeQuantStub()
-
-    def forward(self, x):
-        mask = (x[:, :, :, -1] == 1).to(torch.float)
-        data = self.quant(x)
-        mask = self.quant_mask(mask)
-        out = data * mask[:, :, :, None]
-        return self.dequant(out)
-
-
-def example_input():
-    return actors_input()
+_seed = seed_example("s6_separate_stubs")
+Model = _seed.Model
+example_input = _seed.example_input
 
 
 def build():

@@ -18,10 +18,6 @@ std::string db(double v) {
   return buf;
 }
 
-std::string where(const ir::SourceLoc& loc) {
-  if (!loc.known()) return "(no source location)";
-  return display_path(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
-}
 
 std::pair<int64_t, int64_t> flips(const sim::Report& r) {
   int64_t differing = 0, elements = 0;
@@ -69,7 +65,7 @@ std::string render_fix_text(const std::string& model, const rewriter::FixResult&
     out << (diff_only ? "Would resolve " : "Resolved ") << resolved << " of " << r.found
         << (r.found == 1 ? " problem" : " problems") << " in " << display_path(model) << " with " << r.applied.size()
         << (r.applied.size() == 1 ? " rewrite" : " rewrites") << ":\n";
-    for (const auto& f : r.applied) out << "  " << where(f.loc) << ": " << f.rule << ": " << f.description << "\n";
+    for (const auto& f : r.applied) out << "  " << display_location(f.loc) << ": " << f.rule << ": " << f.description << "\n";
     verification_text(out, r.verification);
   }
   if (r.stored_scales && !r.applied.empty())

@@ -11,8 +11,7 @@ namespace qlint::cli {
 namespace {
 
 std::string where(const ModelReport& report, const Diagnostic& d) {
-  if (!d.loc.known()) return display_path(report.model_file);
-  return display_path(d.loc.file) + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.column);
+  return d.loc.known() ? display_location(d.loc) : display_path(report.model_file);
 }
 
 // GitHub's workflow commands: `%`, CR and LF are escaped in data; properties also escape

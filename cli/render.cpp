@@ -49,9 +49,7 @@ std::string where_in_model(const Diagnostic& d) {
 }
 
 void render_one(std::ostream& out, const ModelReport& report, const Diagnostic& d, const Style& s) {
-  std::string location = d.loc.known() ? display_path(d.loc.file) + ":" + std::to_string(d.loc.line) +
-                                             ":" + std::to_string(d.loc.column)
-                                       : display_path(report.model_file);
+  std::string location = d.loc.known() ? display_location(d.loc) : display_path(report.model_file);
   out << s.bold() << location << ": " << s.reset() << s.severity(d.severity)
       << severity_name(d.severity) << ": " << s.reset() << s.bold() << d.message << " [" << d.rule
       << "]" << s.reset() << "\n";
@@ -102,6 +100,11 @@ std::string display_path(const std::string& path) {
   fs::path rel = p.lexically_relative(cwd);
   if (rel.empty() || *rel.begin() == "..") return path;
   return rel.string();
+}
+
+std::string display_location(const ir::SourceLoc& loc) {
+  if (!loc.known()) return "(no source location)";
+  return display_path(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
 }
 
 std::string render_text(const std::vector<ModelReport>& reports, bool color) {

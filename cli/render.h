@@ -30,6 +30,10 @@ struct InputError {
 // lies under it (TorchScript records absolute paths), unchanged otherwise.
 std::string display_path(const std::string& path);
 
+// "file:line:col" for a known location (the path as display_path shows it), else
+// "(no source location)".
+std::string display_location(const ir::SourceLoc& loc);
+
 // `file:line:col: warning: message [rule]`, the source line and a ^~~~ marker under the range.
 std::string render_text(const std::vector<ModelReport>& reports, bool color);
 

@@ -31,7 +31,6 @@ jit::Node* jit_node(const ir::Node* n) {
   return const_cast<jit::Node*>(static_cast<const jit::Node*>(n->origin));
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 // ---- Graph edits on the live module ----------------------------------------------------------
 
@@ -245,15 +244,6 @@ int unsafe_held_back(const std::vector<Diagnostic>& diagnostics, bool unsafe) {
 
 // ---- Verification -----------------------------------------------------------------------------
 
-void flatten(const c10::IValue& v, std::vector<at::Tensor>& out) {
-  if (v.isTensor()) out.push_back(v.toTensor());
-  if (v.isTuple())
-    for (const auto& e : v.toTupleRef().elements()) flatten(e, out);
-  if (v.isList())
-    for (const auto& e : v.toListRef()) flatten(e, out);
-  if (v.isGenericDict())
-    for (const auto& e : v.toGenericDict()) flatten(e.value(), out);
-}
 
 bool same_tensor(const at::Tensor& a, const at::Tensor& b) {
   return a.scalar_type() == b.scalar_type() && a.sizes() == b.sizes() && at::equal(a, b);
@@ -262,8 +252,8 @@ bool same_tensor(const at::Tensor& a, const at::Tensor& b) {
 std::string float_difference(const std::vector<c10::IValue>& original, const std::vector<c10::IValue>& fixed) {
   for (size_t b = 0; b < original.size() && b < fixed.size(); ++b) {
     std::vector<at::Tensor> expected, actual;
-    flatten(original[b], expected);
-    flatten(fixed[b], actual);
+    sim::flatten_tensors(original[b], expected);
+    sim::flatten_tensors(fixed[b], actual);
     if (expected.size() != actual.size()) return "the fixed model returns a different number of tensors";
     for (size_t i = 0; i < expected.size(); ++i)
       if (!same_tensor(expected[i], actual[i]))
@@ -297,7 +287,7 @@ void verify(Verification& v, const std::string& original_path, const std::string
   try {
     fixed = jit::load(fixed_path);
   } catch (const c10::Error& e) {
-    v.problem = "the fixed model does not load: " + first_line(e.what_without_backtrace());
+    v.problem = "the fixed model does not load: " + torchscript::error_summary(e);
     return;
   }
   v.problem = state_difference(original, fixed);
@@ -381,6 +371,10 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
     std::vector<Planned> planned = round < options.max_rounds ? plan(diagnostics, options.unsafe, done)
                                                               : std::vector<Planned>{};
     if (planned.empty()) {
+      // Quant points inside the graph with a scale from module state: a traced QAT model.
+      for (const auto& call : facts.quant_calls())
+        if (const analysis::QuantPoint* p = facts.quant_point(call.point); p && p->node && p->scale)
+          result.stored_scales = true;
       result.final_model = model;
       result.remaining = std::move(diagnostics);
       result.unsafe_held_back = unsafe_held_back(result.remaining, options.unsafe);
@@ -399,15 +393,12 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
         result.skipped.push_back(d->rule + " at " + display(d->loc.file) + ":" + std::to_string(d->loc.line) + ": " + e.what());
       } catch (const c10::Error& e) {
         result.skipped.push_back(d->rule + " at " + display(d->loc.file) + ":" + std::to_string(d->loc.line) +
-                                 ": LibTorch refused the edit: " + first_line(e.what_without_backtrace()));
+                                 ": LibTorch refused the edit: " + torchscript::error_summary(e));
       }
     }
     editor.remove_dead_chains();
   }
   result.python_diff = suggestions.diff(display);
-  for (const auto& p : result.final_model->modules)
-    if (p.path.size() > 24 && p.path.compare(p.path.size() - 24, 24, ".activation_post_process") == 0)
-      result.stored_scales = true;
   result.python_notes = suggestions.notes();
   if (result.applied.empty()) return result;
 
@@ -417,7 +408,7 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
   try {
     module.save(temp.path);
   } catch (const c10::Error& e) {
-    throw FixError(output + ": cannot write the fixed model: " + first_line(e.what_without_backtrace()));
+    throw FixError(output + ": cannot write the fixed model: " + torchscript::error_summary(e));
   }
   try {
     verify(result.verification, path, temp.path, options.inputs, sim_options);

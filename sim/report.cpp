@@ -29,10 +29,6 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return s.empty() ? "scalar" : s;
 }
 
-std::string where(const ir::SourceLoc& loc) {
-  if (!loc.known()) return "(no source location)";
-  return cli::display_path(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
-}
 
 nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(v > 0 ? "inf" : "-inf"); }
 
@@ -59,7 +55,7 @@ std::string render_text(const Report& r) {
         << ", SQNR " << fixed(o.sqnr_db, 1) << " dB, cosine " << fixed(o.cosine, 6) << "\n";
   if (!r.comparisons.empty()) out << "\nComparisons (elements whose result differs from float):\n";
   for (const auto& c : r.comparisons)
-    out << "  " << where(c.loc) << ": " << c.kind << ": " << c.differing << " of " << c.elements
+    out << "  " << cli::display_location(c.loc) << ": " << c.kind << ": " << c.differing << " of " << c.elements
         << (c.differing ? " differ" : " (all agree)") << "\n";
   return out.str();
 }

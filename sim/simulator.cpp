@@ -285,17 +285,6 @@ class Instrumenter {
 
 // ---- Running and comparing -----------------------------------------------------------------
 
-void flatten(const IValue& v, std::vector<at::Tensor>& out) {
-  if (v.isTensor()) {
-    out.push_back(v.toTensor());
-  } else if (v.isTuple()) {
-    for (const auto& e : v.toTupleRef().elements()) flatten(e, out);
-  } else if (v.isList()) {
-    for (const auto& e : v.toListRef()) flatten(e, out);
-  } else if (v.isGenericDict()) {
-    for (const auto& entry : v.toGenericDict()) flatten(entry.value(), out);
-  }
-}
 
 struct OutputStats {
   std::vector<int64_t> shape;
@@ -326,7 +315,6 @@ struct OutputStats {
   }
 };
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 class ProgressLine {
  public:
@@ -353,7 +341,7 @@ std::vector<IValue> run_all(jit::Module& module, const std::vector<Batch>& batch
       outputs.push_back(module.forward(batches[b]));
     } catch (const c10::Error& e) {
       throw SimError("the model failed on input batch " + std::to_string(b + 1) + ": " +
-                     first_line(e.what_without_backtrace()));
+                     torchscript::error_summary(e));
     }
     progress.update(mode == Mode::Float ? "calibrating" : "simulating", b + 1);
   }
@@ -401,8 +389,8 @@ Report build_report(const std::string& model_path, const Session& session, const
   std::vector<OutputStats> stats;
   for (size_t b = 0; b < float_outputs.size(); ++b) {
     std::vector<at::Tensor> f, s;
-    flatten(float_outputs[b], f);
-    flatten(sim_outputs[b], s);
+    flatten_tensors(float_outputs[b], f);
+    flatten_tensors(sim_outputs[b], s);
     stats.resize(std::max(stats.size(), f.size()));
     for (size_t i = 0; i < f.size() && i < s.size(); ++i) stats[i].add(f[i], s[i]);
   }
@@ -455,6 +443,18 @@ struct ActiveSession {
 };
 
 }  // namespace
+
+void flatten_tensors(const IValue& v, std::vector<at::Tensor>& out) {
+  if (v.isTensor()) {
+    out.push_back(v.toTensor());
+  } else if (v.isTuple()) {
+    for (const auto& e : v.toTupleRef().elements()) flatten_tensors(e, out);
+  } else if (v.isList()) {
+    for (const auto& e : v.toListRef()) flatten_tensors(e, out);
+  } else if (v.isGenericDict()) {
+    for (const auto& entry : v.toGenericDict()) flatten_tensors(entry.value(), out);
+  }
+}
 
 std::vector<c10::IValue> float_outputs(const std::string& model_path, const Inputs& inputs, const Options& options) {
   Prepared p;

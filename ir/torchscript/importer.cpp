@@ -304,19 +304,24 @@ class Importer {
   std::unordered_map<const jit::Value*, std::string> module_paths_;
 };
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 jit::Module load_module(const std::string& path) {
   try {
     return jit::load(path);
   } catch (const c10::Error& e) {
-    throw ImportError("cannot be loaded as TorchScript: " + first_line(e.what_without_backtrace()));
+    throw ImportError("cannot be loaded as TorchScript: " + error_summary(e));
   } catch (const std::exception& e) {
-    throw ImportError("cannot be loaded as TorchScript: " + first_line(e.what()));
+    std::string what = e.what();
+    throw ImportError("cannot be loaded as TorchScript: " + what.substr(0, what.find('\n')));
   }
 }
 
 }  // namespace
+
+std::string error_summary(const c10::Error& e) {
+  std::string what = e.what_without_backtrace();
+  return what.substr(0, what.find('\n'));
+}
 
 ir::Model import_module(const jit::Module& module, const std::string& path) {
   ir::Model model;
@@ -324,7 +329,7 @@ ir::Model import_module(const jit::Module& module, const std::string& path) {
   try {
     Importer(module, model).run();
   } catch (const c10::Error& e) {
-    throw ImportError("could not be imported: " + first_line(e.what_without_backtrace()));
+    throw ImportError("could not be imported: " + error_summary(e));
   }
   auto problems = ir::verify(model);
   if (!problems.empty())

@@ -11,7 +11,6 @@
 
 Run with Debian's Python: /usr/bin/python3.
 """
-import importlib.util
 import os
 import sys
 
@@ -19,7 +18,8 @@ import torch
 from torch.ao.quantization import MinMaxObserver, QuantStub
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, "examples", "common"))
+sys.path.insert(0, os.path.join(REPO, "examples"))
+from export import load_example  # noqa: E402  examples/export.py, which also sets up examples/common
 
 
 class ReferenceStub(torch.nn.Module):
@@ -38,13 +38,6 @@ class ReferenceStub(torch.nn.Module):
         scale, zero_point = self.observer.calculate_qparams()
         return torch.fake_quantize_per_tensor_affine(
             x, float(scale), int(zero_point), self.quant_min, self.quant_max)
-
-
-def load_example(path):
-    spec = importlib.util.spec_from_file_location("reference_example", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def replace_stubs(model, bits):
@@ -82,6 +75,8 @@ def tensors(value):
         return [value]
     if isinstance(value, (tuple, list)):
         return [t for v in value for t in tensors(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in tensors(v)]
     return []
 
 

@@ -22,18 +22,14 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int side
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
-  for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
-    if (!is_binary_arithmetic(node.kind) || node.inputs.size() < 2) return;
-    for (int side = 0; side < 2; ++side) {
-      const ir::Value* mask = node.inputs[side];
-      if (!is_bool_tensor(facts, mask) || !facts.in_quantized_domain(node.inputs[1 - side])) continue;
-      Diagnostic d = make_diagnostic(bool_arith_rule(), fn, node, message(facts, node, side));
-      if (auto edit = quantize_operand_edit(facts, node, side, true))
-        d.fixes.push_back(safe_fix("cast the mask to float and quantize it with a new QuantStub `self." +
-                                   edit->name_hint + "_quant`", {*edit}));
-      out.push_back(d);
-      return;
-    }
+  for_each_operand_side(facts.model(), is_binary_arithmetic, [&](const ir::Function& fn, const ir::Node& node, int side) {
+    if (!is_bool_tensor(facts, node.inputs[side]) || !facts.in_quantized_domain(node.inputs[1 - side])) return false;
+    Diagnostic d = make_diagnostic(bool_arith_rule(), fn, node, message(facts, node, side));
+    if (auto edit = quantize_operand_edit(facts, node, side, true))
+      d.fixes.push_back(safe_fix("cast the mask to float and quantize it with a new QuantStub `self." +
+                                 edit->name_hint + "_quant`", {*edit}));
+    out.push_back(d);
+    return true;
   });
   return out;
 }

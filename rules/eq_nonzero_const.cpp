@@ -81,30 +81,34 @@ std::optional<Edit> compare_with_zero_edit(const analysis::Facts& facts, const i
   return e;
 }
 
+// Safe when the comparison can read the stub's float input; otherwise unsafe, and only when
+// the simulation saw nothing but 0 and the constant.
+std::optional<Fix> fix_for(const analysis::Facts& facts, const ir::Node& node, int side, double constant) {
+  if (auto edit = reroot_edit(facts, node, side))
+    return safe_fix("compare the float input of " + describe_stubs(facts, node.inputs[side]) +
+                        " instead, where the comparison is exact",
+                    {*edit});
+  auto edit = compare_with_zero_edit(facts, node, side);
+  if (!edit) return std::nullopt;
+  Fix fix;
+  fix.applicability = Applicability::Unsafe;
+  fix.description = "compare with 0 instead: the simulation saw only 0 and " + format_number(constant) +
+                    " here, and 0 survives quantization (unsafe: other values would compare differently)";
+  fix.edits = {*edit};
+  return fix;
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
-  for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
-    if (!is_equality(node.kind) || node.inputs.size() != 2) return;
-    for (int side = 0; side < 2; ++side) {
-      const ir::Value* operand = node.inputs[side];
-      auto constant = analysis::constant_values(node.inputs[1 - side]);
-      if (!facts.quantized(operand) || !constant || !any_nonzero(*constant)) continue;
-      if (survives_quantization(facts, operand, *constant)) return;
-      Diagnostic d = make_diagnostic(eq_nonzero_const_rule(), fn, node, message(facts, node, side, *constant));
-      if (auto edit = reroot_edit(facts, node, side)) {
-        d.fixes.push_back(safe_fix("compare the float input of " + describe_stubs(facts, operand) +
-                                   " instead, where the comparison is exact", {*edit}));
-      } else if (auto edit = compare_with_zero_edit(facts, node, side)) {
-        Fix fix;
-        fix.applicability = Applicability::Unsafe;
-        fix.description = "compare with 0 instead: the simulation saw only 0 and " + format_number((*constant)[0]) +
-                          " here, and 0 survives quantization (unsafe: other values would compare differently)";
-        fix.edits = {*edit};
-        d.fixes.push_back(fix);
-      }
-      out.push_back(d);
-      return;
-    }
+  for_each_operand_side(facts.model(), is_equality, [&](const ir::Function& fn, const ir::Node& node, int side) {
+    const ir::Value* operand = node.inputs[side];
+    auto constant = analysis::constant_values(node.inputs[1 - side]);
+    if (!facts.quantized(operand) || !constant || !any_nonzero(*constant)) return false;
+    if (survives_quantization(facts, operand, *constant)) return true;
+    Diagnostic d = make_diagnostic(eq_nonzero_const_rule(), fn, node, message(facts, node, side, *constant));
+    if (auto fix = fix_for(facts, node, side, (*constant)[0])) d.fixes.push_back(*fix);
+    out.push_back(d);
+    return true;
   });
   return out;
 }

@@ -21,6 +21,17 @@ void for_each_model_node(const ir::Model& model, Fn&& fn) {
     ir::for_each_node(f->body, [&](const ir::Node& n) { fn(*f, n); });
 }
 
+// Calls fn(function, node, side) for side 0 and 1 of every two-operand node whose kind
+// `matches`, until fn returns true (it reported the node) or both sides were tried.
+template <typename Matches, typename Fn>
+void for_each_operand_side(const ir::Model& model, Matches&& matches, Fn&& fn) {
+  for_each_model_node(model, [&](const ir::Function& f, const ir::Node& n) {
+    if (!matches(n.kind) || n.inputs.size() < 2) return;
+    for (int side = 0; side < 2; ++side)
+      if (fn(f, n, side)) return;
+  });
+}
+
 // The user's name for a value ("mask" for TorchScript's "mask.1"), looking through views and
 // indexing (`mask[:, None]` is "mask"), or "" for temporaries.
 std::string display_name(const ir::Value* v);

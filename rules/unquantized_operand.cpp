@@ -29,19 +29,15 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int plai
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
-  for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
-    if (!is_binary_arithmetic(node.kind) || node.inputs.size() < 2) return;
-    for (int side = 0; side < 2; ++side) {
-      const ir::Value* plain = node.inputs[side];
-      const ir::Value* other = node.inputs[1 - side];
-      if (!is_unquantized_input_tensor(facts, plain) || !facts.in_quantized_domain(other)) continue;
-      Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side));
-      if (auto edit = quantize_operand_edit(facts, node, side, false))
-        d.fixes.push_back(safe_fix("quantize the operand with a new QuantStub `self." + edit->name_hint + "_quant`",
-                                   {*edit}));
-      out.push_back(d);
-      return;
-    }
+  for_each_operand_side(facts.model(), is_binary_arithmetic, [&](const ir::Function& fn, const ir::Node& node, int side) {
+    if (!is_unquantized_input_tensor(facts, node.inputs[side]) || !facts.in_quantized_domain(node.inputs[1 - side]))
+      return false;
+    Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side));
+    if (auto edit = quantize_operand_edit(facts, node, side, false))
+      d.fixes.push_back(safe_fix("quantize the operand with a new QuantStub `self." + edit->name_hint + "_quant`",
+                                 {*edit}));
+    out.push_back(d);
+    return true;
   });
   return out;
 }

@@ -196,7 +196,7 @@ int run_check(const CheckOptions& options) {
   std::string fix_summary;
   for (auto& outcome : process_all(files, options)) {
     if (outcome.error) {
-      if (options.format == "text" || options.format == "concise") std::cerr << "qlint: error: " << outcome.error->message << "\n";
+      if (options.format != "json" && options.format != "github") std::cerr << "qlint: error: " << outcome.error->message << "\n";
       errors.push_back(*outcome.error);
       continue;
     }
@@ -244,9 +244,9 @@ void print_reports(const std::vector<ModelReport>& reports, const std::vector<In
   if (f == "json") {
     std::cout << render_json(reports, errors).dump(2) << "\n";
   } else if (f == "sarif") {
-    std::cout << render_sarif(reports).dump(2) << "\n";
+    std::cout << render_sarif(reports, errors).dump(2) << "\n";
   } else if (f == "github") {
-    std::cout << render_github(reports);
+    std::cout << render_github(reports, errors);
   } else if (options.statistics) {
     std::cout << fix_summary << statistics(reports);
   } else {

@@ -116,6 +116,17 @@ nlohmann::json sarif_result(const ModelReport& report, const Diagnostic& d, int 
   return result;
 }
 
+// The run's one invocation: successful unless a model could not be read; each such model is an
+// error notification located at the model file.
+nlohmann::json invocation(const std::vector<InputError>& errors) {
+  nlohmann::json notifications = nlohmann::json::array();
+  for (const auto& e : errors)
+    notifications.push_back({{"level", "error"},
+                             {"message", {{"text", e.message}}},
+                             {"locations", {{{"physicalLocation", {{"artifactLocation", artifact(e.file)}}}}}}});
+  return {{"executionSuccessful", errors.empty()}, {"toolExecutionNotifications", notifications}};
+}
+
 }  // namespace
 
 std::string render_concise(const std::vector<ModelReport>& reports) {
@@ -126,8 +137,11 @@ std::string render_concise(const std::vector<ModelReport>& reports) {
   return out.str();
 }
 
-std::string render_github(const std::vector<ModelReport>& reports) {
+std::string render_github(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors) {
   std::ostringstream out;
+  for (const auto& e : errors)
+    out << "::error file=" << github_escape(display_path(e.file), true) << ",title=qlint::" << github_escape(e.message, false)
+        << "\n";
   for (const auto& report : reports) {
     for (const auto& d : report.diagnostics) {
       out << "::" << (d.severity == Severity::Error ? "error" : d.severity == Severity::Warning ? "warning" : "notice");
@@ -143,7 +157,7 @@ std::string render_github(const std::vector<ModelReport>& reports) {
   return out.str();
 }
 
-nlohmann::json render_sarif(const std::vector<ModelReport>& reports) {
+nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors) {
   nlohmann::json rules = nlohmann::json::array();
   std::map<std::string, int> index;
   for (const auto& r : rules::all_rules()) {
@@ -159,6 +173,7 @@ nlohmann::json render_sarif(const std::vector<ModelReport>& reports) {
            {{{"tool",
               {{"driver",
                 {{"name", "qlint"}, {"version", QLINT_VERSION}, {"semanticVersion", QLINT_VERSION}, {"rules", rules}}}}},
+             {"invocations", {invocation(errors)}},
              {"columnKind", "utf16CodeUnits"},
              {"results", results}}}}};
 }

@@ -131,5 +131,40 @@ TEST(Formats, SarifHasWhatCodeScanningNeeds) {
             "self.mask_quant((mask[:, :, :, None]).to(torch.float))");
 }
 
+// A model that cannot be read must not vanish from machine-read output: SARIF reports it as a
+// failed invocation, GitHub as an error annotation; the other models are still checked.
+TEST(Formats, UnreadableModelsAreReportedInSarifAndGithubOutput) {
+  std::string unreadable = build_path("tests/models/state_dict.pt");
+  auto sarif_run = run_qlint({"check", "--format", "sarif", unreadable, example_model("seed/s1_eq_one")});
+  EXPECT_EQ(sarif_run.exit_code, 2);
+  json sarif = json::parse(sarif_run.out);
+  const json& run = sarif["runs"][0];
+  EXPECT_EQ(run["results"].size(), 3u);
+  const json& invocation = run["invocations"][0];
+  EXPECT_EQ(invocation["executionSuccessful"], false);
+  ASSERT_EQ(invocation["toolExecutionNotifications"].size(), 1u);
+  const json& notification = invocation["toolExecutionNotifications"][0];
+  EXPECT_EQ(notification["level"], "error");
+  EXPECT_NE(notification["message"]["text"].get<std::string>().find("state_dict"), std::string::npos);
+  EXPECT_NE(notification["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].get<std::string>().find(
+                "state_dict.pt"),
+            std::string::npos);
+
+  auto github_run = run_qlint({"check", "--format", "github", unreadable, example_model("seed/s1_eq_one")});
+  EXPECT_EQ(github_run.exit_code, 2);
+  EXPECT_TRUE(std::regex_search(github_run.out, std::regex("^::error file=[^,]*state_dict\\.pt,title=qlint::.*state_dict")))
+      << github_run.out;
+  EXPECT_NE(github_run.out.find("title=eq-nonzero-const::"), std::string::npos) << github_run.out;
+}
+
+TEST(Formats, SarifInvocationSucceedsWhenEveryModelIsRead) {
+  auto r = run_qlint({"check", "--format", "sarif", example_model("clean/compare_zero")});
+  EXPECT_EQ(r.exit_code, 0);
+  json sarif = json::parse(r.out);
+  const json& invocation = sarif["runs"][0]["invocations"][0];
+  EXPECT_EQ(invocation["executionSuccessful"], true);
+  EXPECT_TRUE(invocation["toolExecutionNotifications"].empty());
+}
+
 }  // namespace
 }  // namespace qlint

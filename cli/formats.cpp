@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "rewriter/source_suggestions.h"
 #include "rules/registry.h"
 #include "rules/support.h"
 
@@ -70,35 +71,31 @@ nlohmann::json region(const ir::SourceLoc& loc, const std::string& snippet) {
 
 nlohmann::json artifact(const std::string& path) { return {{"uri", display_path(path)}}; }
 
-// SARIF fixes carry text replacements; qlint has them where one Python range changes.
-nlohmann::json sarif_fixes(const ModelReport& report, const Diagnostic& d) {
+// A SARIF fix is the Python change `--diff` would show for that fix alone, new stubs declared
+// in __init__ included. A fix whose change cannot be shown completely is left out rather than
+// offered half done. `names` spans the model's findings, so that applying several fixes
+// does not declare one stub name twice.
+nlohmann::json sarif_fixes(const ModelReport& report, const Diagnostic& d, rewriter::StubNames& names) {
   nlohmann::json fixes = nlohmann::json::array();
   for (const auto& fix : d.fixes) {
-    if (fix.edits.size() != 1) continue;
-    const Edit& e = fix.edits[0];
-    auto operand = rules::operand_location(*report.model, *e.node, static_cast<size_t>(e.operand));
-    if (!operand) continue;
-    std::string text = rules::source_text(*report.model, *operand);
-    ir::SourceLoc changed = *operand;
-    std::string inserted;
-    if (e.kind == Edit::Kind::QuantizeOperand) {
-      inserted = "self." + e.name_hint + "_quant(" + (e.cast_to_float ? "(" + text + ").to(torch.float)" : text) + ")";
-    } else if (e.kind == Edit::Kind::CompareWithZero && e.node->loc.known()) {
-      changed = e.node->loc;
-      inserted = e.node->kind == "aten::eq" ? "torch.logical_not(" + text + " == 0)" : "(" + text + " == 0)";
-    } else {
-      continue;
+    rewriter::SourceSuggestions suggestion;
+    for (const Edit& e : fix.edits) suggestion.add(*report.model, e, names.for_edit(e));
+    auto edits = suggestion.text_edits();
+    if (!suggestion.notes().empty() || edits.empty()) continue;
+    nlohmann::json changes = nlohmann::json::array();
+    for (const auto& [file, file_edits] : edits) {
+      nlohmann::json replacements = nlohmann::json::array();
+      for (const auto& e : file_edits)
+        replacements.push_back({{"deletedRegion", region(e.region, "")}, {"insertedContent", {{"text", e.text}}}});
+      changes.push_back({{"artifactLocation", artifact(file)}, {"replacements", replacements}});
     }
-    fixes.push_back(
-        {{"description", {{"text", fix.description}}},
-         {"artifactChanges",
-          {{{"artifactLocation", artifact(changed.file)},
-            {"replacements", {{{"deletedRegion", region(changed, "")}, {"insertedContent", {{"text", inserted}}}}}}}}}});
+    fixes.push_back({{"description", {{"text", fix.description}}}, {"artifactChanges", changes}});
   }
   return fixes;
 }
 
-nlohmann::json sarif_result(const ModelReport& report, const Diagnostic& d, int rule_index) {
+nlohmann::json sarif_result(const ModelReport& report, const Diagnostic& d, int rule_index,
+                            rewriter::StubNames& names) {
   const std::string* line = d.loc.known() ? report.model->source_line(d.loc.file, d.loc.line) : nullptr;
   nlohmann::json location;
   if (d.loc.known()) {
@@ -112,7 +109,7 @@ nlohmann::json sarif_result(const ModelReport& report, const Diagnostic& d, int 
                            {"message", {{"text", d.message}}},
                            {"locations", {location}},
                            {"partialFingerprints", {{"primaryLocationLineHash", line_hash(d.rule, line ? *line : d.message)}}}};
-  if (auto fixes = sarif_fixes(report, d); !fixes.empty()) result["fixes"] = fixes;
+  if (auto fixes = sarif_fixes(report, d, names); !fixes.empty()) result["fixes"] = fixes;
   return result;
 }
 
@@ -165,8 +162,10 @@ nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::
     rules.push_back(rule_descriptor(r));
   }
   nlohmann::json results = nlohmann::json::array();
-  for (const auto& report : reports)
-    for (const auto& d : report.diagnostics) results.push_back(sarif_result(report, d, index[d.rule]));
+  for (const auto& report : reports) {
+    rewriter::StubNames names(*report.model);
+    for (const auto& d : report.diagnostics) results.push_back(sarif_result(report, d, index[d.rule], names));
+  }
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
           {"version", "2.1.0"},
           {"runs",

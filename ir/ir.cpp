@@ -165,6 +165,14 @@ const Function* Model::find_function(const std::string& name) const {
   return nullptr;
 }
 
+const Function* Model::function_of(const Node& node) const {
+  const Block* block = node.owner;
+  while (block != nullptr && block->owner != nullptr) block = block->owner->owner;
+  for (const auto& f : functions)
+    if (&f->body == block) return f.get();
+  return nullptr;
+}
+
 Function& Model::add_function(std::string module_path, std::string method) {
   functions.push_back(std::make_unique<Function>());
   Function& f = *functions.back();

@@ -166,6 +166,8 @@ struct Model {
 
   const ModuleInfo* find_module(const std::string& path) const;
   const Function* find_function(const std::string& name) const;
+  // The function whose body holds `node`, directly or in a nested block.
+  const Function* function_of(const Node& node) const;
   Function& add_function(std::string module_path, std::string method);
   const std::string* source_line(const std::string& file, int line) const;
 };

@@ -385,7 +385,7 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
       try {
         for (const Edit& e : fix->edits) {
           std::string stub = editor.apply(facts, e);
-          suggestions.add(facts, e, stub);
+          suggestions.add(*model, e, stub);
           if (const ir::Function* fn = facts.function_of(*e.node)) result.rewritten_functions.insert(fn->name);
         }
         result.applied.push_back({d->rule, fix->description, d->loc, d->function ? d->function->name : ""});

@@ -30,6 +30,26 @@ std::string last_component(const std::string& path) { return path.substr(path.rf
 
 }  // namespace
 
+std::string StubNames::for_edit(const Edit& edit) {
+  std::string owner, base;
+  if (edit.kind == Edit::Kind::CloneStub) {
+    owner = parent_path(edit.template_stub);
+    base = edit.name_hint;
+  } else if (edit.kind == Edit::Kind::QuantizeOperand || (edit.kind == Edit::Kind::Reroot && edit.quantize_after_reroot)) {
+    const ir::Function* fn = model_.function_of(*edit.node);
+    owner = fn ? fn->module_path : "";
+    base = edit.name_hint + "_quant";
+  } else {
+    return "";
+  }
+  auto path = [&](const std::string& name) { return owner.empty() ? name : owner + "." + name; };
+  std::string name = base;
+  for (int n = 1; model_.find_module(path(name)) != nullptr || taken_.count(path(name)); ++n)
+    name = base + "_" + std::to_string(n);
+  taken_.insert(path(name));
+  return name;
+}
+
 SourceSuggestions::FileEdits* SourceSuggestions::file(const std::string& path) {
   auto it = files_.find(path);
   if (it != files_.end()) return &it->second;
@@ -65,10 +85,10 @@ void SourceSuggestions::insert(std::map<int, std::vector<std::string>>& where_to
 
 // The name the float input of a stub call has in Python. For `x = self.quant(x)` the name is
 // rebound to the quantized value, so the suggestion keeps a float alias: `x_float = x`.
-std::string SourceSuggestions::float_name_for(const analysis::Facts& facts, const ir::Node& stub_call) {
+std::string SourceSuggestions::float_name_for(const ir::Model& model, const ir::Node& stub_call) {
   static const std::regex assignment(R"(^(\s*)([A-Za-z_]\w*)\s*=\s*self\.[\w.]+\(\s*([A-Za-z_]\w*)\s*\)\s*(#.*)?$)");
   const ir::SourceLoc& loc = stub_call.loc;
-  const std::string* line = loc.known() ? facts.model().source_line(loc.file, loc.line) : nullptr;
+  const std::string* line = loc.known() ? model.source_line(loc.file, loc.line) : nullptr;
   std::smatch m;
   if (line == nullptr || !std::regex_match(*line, m, assignment)) return "";
   std::string out = m[2], in = m[3];
@@ -79,11 +99,11 @@ std::string SourceSuggestions::float_name_for(const analysis::Facts& facts, cons
 
 // Rewrites the start of the view chain, `x[:, :, :, -1]` after `x = self.quant(x)`, to read
 // the float alias instead.
-bool SourceSuggestions::reroot_root_name(const analysis::Facts& facts, const Edit& edit) {
+bool SourceSuggestions::reroot_root_name(const ir::Model& model, const Edit& edit) {
   static const std::regex assignment(R"(^\s*([A-Za-z_]\w*)\s*=\s*self\.)");
   const ir::Node& stub_call = *edit.stub_call;
   const std::string* stub_line =
-      stub_call.loc.known() ? facts.model().source_line(stub_call.loc.file, stub_call.loc.line) : nullptr;
+      stub_call.loc.known() ? model.source_line(stub_call.loc.file, stub_call.loc.line) : nullptr;
   std::smatch m;
   if (!stub_call.loc.known()) {
     notes_.push_back("no Python suggestion for the rewrite at " + where(edit.node->loc) +
@@ -96,11 +116,11 @@ bool SourceSuggestions::reroot_root_name(const analysis::Facts& facts, const Edi
     return false;
   }
   const std::string quantized_name = m[1];
-  std::string float_name = float_name_for(facts, stub_call);
+  std::string float_name = float_name_for(model, stub_call);
   const ir::Value* v = edit.node->inputs.at(static_cast<size_t>(edit.operand));
   for (int depth = 0; v && v->producer && v->producer != &stub_call && depth < 32; ++depth) {
     const ir::SourceLoc& loc = v->producer->loc;
-    std::string text = rules::source_text(facts.model(), loc);
+    std::string text = rules::source_text(model, loc);
     if (!float_name.empty() && text.rfind(quantized_name, 0) == 0 &&
         (text.size() == quantized_name.size() || !(std::isalnum(static_cast<unsigned char>(text[quantized_name.size()])) ||
                                                     text[quantized_name.size()] == '_'))) {
@@ -118,10 +138,8 @@ bool SourceSuggestions::reroot_root_name(const analysis::Facts& facts, const Edi
 
 // Adds `self.NAME = QuantStub()` next to the template stub's line in __init__, when the new
 // stub lives on the same module as the template.
-void SourceSuggestions::add_stub_to_init(const analysis::Facts& facts, const std::string& near_file,
-                                         const std::string& template_stub, const std::string& stub_name,
-                                         const std::string& owner_path) {
-  (void)facts;
+void SourceSuggestions::add_stub_to_init(const std::string& near_file, const std::string& template_stub,
+                                         const std::string& stub_name, const std::string& owner_path) {
   if (parent_path(template_stub) != owner_path) {
     notes_.push_back("add `self." + stub_name + " = QuantStub()` to the __init__ of the module `" + owner_path + "`");
     return;
@@ -140,24 +158,23 @@ void SourceSuggestions::add_stub_to_init(const analysis::Facts& facts, const std
                    " = QuantStub()` line found in " + near_file + ")");
 }
 
-void SourceSuggestions::add(const analysis::Facts& facts, const Edit& edit, const std::string& stub_name) {
-  const ir::Model& model = facts.model();
-  const ir::Function* fn = facts.function_of(*edit.node);
+void SourceSuggestions::add(const ir::Model& model, const Edit& edit, const std::string& stub_name) {
+  const ir::Function* fn = model.function_of(*edit.node);
   const std::string owner = fn ? fn->module_path : "";
   switch (edit.kind) {
     case Edit::Kind::Reroot: {
-      if (!reroot_root_name(facts, edit) || !edit.quantize_after_reroot) return;
+      if (!reroot_root_name(model, edit) || !edit.quantize_after_reroot) return;
       auto loc = rules::operand_location(model, *edit.node, static_cast<size_t>(edit.operand));
       if (!loc) return notes_.push_back("no Python suggestion for the new stub at " + where(edit.node->loc));
       replace(loc->file, *loc, "self." + stub_name + "(" + rules::source_text(model, *loc) + ")");
-      return add_stub_to_init(facts, loc->file, edit.template_stub, stub_name, owner);
+      return add_stub_to_init(loc->file, edit.template_stub, stub_name, owner);
     }
     case Edit::Kind::QuantizeOperand: {
       auto loc = rules::operand_location(model, *edit.node, static_cast<size_t>(edit.operand));
       if (!loc) return notes_.push_back("no Python suggestion for the new stub at " + where(edit.node->loc));
       std::string text = rules::source_text(model, *loc);
       replace(loc->file, *loc, "self." + stub_name + "(" + (edit.cast_to_float ? as_float(text) : text) + ")");
-      return add_stub_to_init(facts, loc->file, edit.template_stub, stub_name, owner);
+      return add_stub_to_init(loc->file, edit.template_stub, stub_name, owner);
     }
     case Edit::Kind::CompareWithZero: {
       auto operand_loc = rules::operand_location(model, *edit.node, static_cast<size_t>(edit.operand));
@@ -173,7 +190,7 @@ void SourceSuggestions::add(const analysis::Facts& facts, const Edit& edit, cons
       if (text != "self." + last_component(edit.template_stub))
         return notes_.push_back("no Python suggestion for the cloned stub at " + where(loc));
       replace(loc.file, loc, "self." + stub_name);
-      return add_stub_to_init(facts, loc.file, edit.template_stub, stub_name, parent_path(edit.template_stub));
+      return add_stub_to_init(loc.file, edit.template_stub, stub_name, parent_path(edit.template_stub));
     }
   }
 }
@@ -198,6 +215,38 @@ std::string SourceSuggestions::diff(const std::function<std::string(const std::s
         after.insert(after.end(), it->second.begin(), it->second.end());
     }
     out += unified_diff(display(path), f.lines, after);
+  }
+  return out;
+}
+
+// Lines inserted after line L and before line L+1 both go in at the start of L+1, in the
+// order diff() shows them; after the last line, they go at its end.
+std::map<std::string, std::vector<TextEdit>> SourceSuggestions::text_edits() const {
+  std::map<std::string, std::vector<TextEdit>> out;
+  for (const auto& [path, f] : files_) {
+    std::vector<TextEdit>& edits = out[path];
+    const int last = static_cast<int>(f.lines.size());
+    for (int line = 1; line <= last + 1; ++line) {
+      std::string inserted;
+      if (auto it = f.insert_after.find(line - 1); it != f.insert_after.end())
+        for (const auto& text : it->second) inserted += text + "\n";
+      if (auto it = f.insert_before.find(line); it != f.insert_before.end())
+        for (const auto& text : it->second) inserted += text + "\n";
+      if (!inserted.empty()) {
+        ir::SourceLoc at{path, line, 1, line, 1};
+        if (line > last && last > 0) {  // after the end of the file: append to its last line
+          int end = static_cast<int>(f.lines.back().size()) + 1;
+          at = {path, last, end, last, end};
+          inserted = "\n" + inserted.substr(0, inserted.size() - 1);
+        }
+        edits.push_back({at, inserted});
+      }
+      std::vector<Replace> here;
+      for (const auto& r : f.replaces)
+        if (r.line == line) here.push_back(r);
+      std::sort(here.begin(), here.end(), [](const Replace& a, const Replace& b) { return a.column < b.column; });
+      for (const auto& r : here) edits.push_back({{path, r.line, r.column, r.line, r.end_column}, r.text});
+    }
   }
   return out;
 }

@@ -6,22 +6,47 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "analysis/facts.h"
+#include "ir/ir.h"
 #include "rules/diagnostic.h"
 
 namespace qlint::rewriter {
 
+// One change to a Python file, as SARIF's `replacements` express it: the text in `region`
+// (1-based, end column exclusive, on the original file) becomes `text`. An insertion has an
+// empty region.
+struct TextEdit {
+  ir::SourceLoc region;
+  std::string text;
+};
+
+// Names for the stubs that edits create, as the rewriter gives them: the rule's hint (plus
+// `_quant` for a new stub on an operand), numbered past the owner module's submodules and the
+// names already handed out. For `qlint check`, which proposes edits without applying them.
+class StubNames {
+ public:
+  explicit StubNames(const ir::Model& model) : model_(model) {}
+  std::string for_edit(const Edit& edit);  // "" when the edit creates no stub
+
+ private:
+  const ir::Model& model_;
+  std::set<std::string> taken_;  // "owner.name"
+};
+
 class SourceSuggestions {
  public:
   // For an applied edit. `stub_name` is the attribute the rewriter gave a new stub, if any.
-  void add(const analysis::Facts& facts, const Edit& edit, const std::string& stub_name);
+  void add(const ir::Model& model, const Edit& edit, const std::string& stub_name);
 
   // The unified diffs of all touched files, concatenated ("" when there is nothing to show),
   // with paths shown through `display`.
   std::string diff(const std::function<std::string(const std::string&)>& display) const;
+  // The same suggestion as text edits per file, in source order, never overlapping.
+  std::map<std::string, std::vector<TextEdit>> text_edits() const;
+  // Why (part of) a rewrite has no Python suggestion; empty when the suggestion is complete.
   const std::vector<std::string>& notes() const { return notes_; }
 
  private:
@@ -39,10 +64,10 @@ class SourceSuggestions {
   FileEdits* file(const std::string& path);
   void replace(const std::string& path, const ir::SourceLoc& loc, const std::string& text);
   void insert(std::map<int, std::vector<std::string>>& where, int line, const std::string& text);
-  std::string float_name_for(const analysis::Facts& facts, const ir::Node& stub_call);
-  void add_stub_to_init(const analysis::Facts& facts, const std::string& near_file, const std::string& template_stub,
-                        const std::string& stub_name, const std::string& owner_path);
-  bool reroot_root_name(const analysis::Facts& facts, const Edit& edit);
+  std::string float_name_for(const ir::Model& model, const ir::Node& stub_call);
+  void add_stub_to_init(const std::string& near_file, const std::string& template_stub, const std::string& stub_name,
+                        const std::string& owner_path);
+  bool reroot_root_name(const ir::Model& model, const Edit& edit);
 
   std::map<std::string, FileEdits> files_;
   std::map<std::string, bool> missing_;

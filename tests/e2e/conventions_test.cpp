@@ -124,11 +124,25 @@ TEST(Formats, SarifHasWhatCodeScanningNeeds) {
     EXPECT_TRUE(std::regex_match(result["partialFingerprints"]["primaryLocationLineHash"].get<std::string>(),
                                  std::regex("[0-9a-f]{16}:1")));
   }
+  // The bool-arith fix is the whole Python change, as --diff shows it: the new stub declared in
+  // __init__ (an insertion before line 12 of examples/seed/s1_eq_one.py), and the operand.
   const json& bool_arith = run["results"][2];
   EXPECT_EQ(bool_arith["ruleId"], "bool-arith");
   ASSERT_TRUE(bool_arith.contains("fixes"));
-  EXPECT_EQ(bool_arith["fixes"][0]["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"],
-            "self.mask_quant((mask[:, :, :, None]).to(torch.float))");
+  const json& change = bool_arith["fixes"][0]["artifactChanges"][0];
+  EXPECT_EQ(change["artifactLocation"]["uri"], "examples/seed/s1_eq_one.py");
+  ASSERT_EQ(change["replacements"].size(), 2u);
+  const json& declaration = change["replacements"][0];
+  EXPECT_EQ(declaration["deletedRegion"], json::parse(R"({"startLine": 12, "startColumn": 1, "endLine": 12, "endColumn": 1})"));
+  EXPECT_EQ(declaration["insertedContent"]["text"], "        self.mask_quant = QuantStub()\n");
+  const json& operand = change["replacements"][1];
+  EXPECT_EQ(operand["deletedRegion"], json::parse(R"({"startLine": 17, "startColumn": 19, "endLine": 17, "endColumn": 38})"));
+  EXPECT_EQ(operand["insertedContent"]["text"], "self.mask_quant(mask[:, :, :, None].to(torch.float))");
+  // The reroot fix of eq-nonzero-const needs a float alias line before the stub call.
+  const json& eq = run["results"][1];
+  EXPECT_EQ(eq["ruleId"], "eq-nonzero-const");
+  ASSERT_TRUE(eq.contains("fixes"));
+  EXPECT_EQ(eq["fixes"][0]["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"], "        x_float = x\n");
 }
 
 // A model that cannot be read must not vanish from machine-read output: SARIF reports it as a

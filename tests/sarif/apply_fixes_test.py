@@ -1,0 +1,145 @@
+"""Applies the fixes in qlint's SARIF output to the example models' Python source, as an editor
+or code-scanning integration would, and checks the result with PyTorch and qlint itself.
+
+    apply_fixes_test.py QLINT SOURCE_DIR BUILD_DIR
+
+For every scripted example (examples/seed, examples/rules) whose SARIF log offers fixes:
+- the first fix of each result is applied to a copy of examples/ (identical replacements
+  that two results share are applied once; a fix that overlaps a different one is skipped);
+- the fixed Python still defines a model that torch.jit.script accepts;
+- its float outputs are bit-identical to the original's on the example input and on three
+  seeded random inputs (qlint's fixes keep float results);
+- qlint finds nothing in the re-exported fixed model beyond what had no fix.
+Prints one line per model and exits 1 if any check fails.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import torch
+
+
+def qlint_results(qlint, source_dir, model, fmt):
+    run = subprocess.run([qlint, "check", "--isolated", "--format", fmt, model], cwd=source_dir,
+                         capture_output=True, text=True)
+    if run.returncode not in (0, 1):
+        raise RuntimeError(f"qlint exited with {run.returncode} on {model}: {run.stderr.strip()}")
+    return json.loads(run.stdout)
+
+
+def overlaps(a, b):
+    """Whether two replacements on one file touch the same text (insertions touch nothing)."""
+    (a_start, a_end), (b_start, b_end) = a, b
+    return a_start < b_end and b_start < a_end
+
+
+def span(region):
+    return ((region["startLine"], region["startColumn"]), (region["endLine"], region["endColumn"]))
+
+
+def choose_fixes(results):
+    """{uri: {(span, text)}} from the first fix of each result, and the number of results fixed."""
+    chosen, fixed = {}, 0
+    for result in results:
+        if not result.get("fixes"):
+            continue
+        edits = [(change["artifactLocation"]["uri"], span(r["deletedRegion"]), r["insertedContent"]["text"])
+                 for change in result["fixes"][0]["artifactChanges"] for r in change["replacements"]]
+        conflict = any(edit[1] != other_span and overlaps(edit[1], other_span)
+                       for edit in edits for other_span, _ in chosen.get(edit[0], ()))
+        if conflict:
+            continue
+        for uri, where, text in edits:
+            chosen.setdefault(uri, set()).add((where, text))
+        fixed += 1
+    return chosen, fixed
+
+
+def apply(path, replacements):
+    with open(path) as f:
+        lines = f.read().split("\n")
+    # From the bottom up, so that earlier positions stay valid.
+    for ((start_line, start_col), (end_line, end_col)), text in sorted(replacements, reverse=True):
+        before = lines[start_line - 1][:start_col - 1]
+        after = lines[end_line - 1][end_col - 1:]
+        lines[start_line - 1:end_line] = (before + text + after).split("\n")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def outputs(model, batch):
+    with torch.no_grad():
+        out = model(*batch)
+    return out if isinstance(out, (tuple, list)) else (out,)
+
+
+def check_model(qlint, source_dir, model_path, work):
+    stem = os.path.splitext(os.path.basename(model_path))[0]
+    example_set = os.path.basename(os.path.dirname(model_path))
+    results = qlint_results(qlint, source_dir, model_path, "sarif")["runs"][0]["results"]
+    chosen, fixed = choose_fixes(results)
+    if not chosen:
+        return None
+    copy = os.path.join(work, stem)
+    shutil.copytree(os.path.join(source_dir, "examples"), os.path.join(copy, "examples"))
+    for uri, replacements in chosen.items():
+        apply(os.path.join(copy, uri), replacements)
+
+    original = export.load_example(os.path.join(source_dir, "examples", example_set, stem + ".py"))
+    patched = export.load_example(os.path.join(copy, "examples", example_set, stem + ".py"))
+    torch.manual_seed(0)
+    original_model = original.Model().eval()
+    torch.manual_seed(0)
+    fixed_model = torch.jit.script(patched.Model().eval())
+    example = original.example_input()
+    example = tuple(example) if isinstance(example, (tuple, list)) else (example,)
+    torch.manual_seed(1)
+    for batch in [example] + [tuple(torch.randn_like(t) for t in example) for _ in range(3)]:
+        expected, actual = outputs(original_model, batch), outputs(fixed_model, batch)
+        if not all(torch.equal(e, a) for e, a in zip(expected, actual)):
+            return f"float outputs changed after applying the SARIF fixes to {stem}"
+
+    fixed_path = os.path.join(copy, stem + ".pt")
+    fixed_model.save(fixed_path)
+    remaining = qlint_results(qlint, source_dir, fixed_path, "json")["diagnostics"]
+    if len(remaining) > len(results) - fixed:
+        rules = ", ".join(d["rule"] for d in remaining)
+        return f"{stem}: {fixed} of {len(results)} findings had fixes, but {len(remaining)} remain ({rules})"
+    print(f"{stem}: applied {fixed} SARIF fixes; float outputs identical; {len(remaining)} findings remain")
+    return ""
+
+
+def main():
+    qlint, source_dir, build_dir = (os.path.abspath(a) for a in sys.argv[1:4])
+    sys.path.insert(0, os.path.join(source_dir, "examples"))
+    global export
+    import export  # examples/export.py: loads an example the way the build exported it
+
+    failures, checked = [], 0
+    with tempfile.TemporaryDirectory() as work:
+        for example_set in ("seed", "rules"):
+            directory = os.path.join(build_dir, "examples", example_set)
+            for name in sorted(os.listdir(directory)):
+                try:
+                    outcome = check_model(qlint, source_dir, os.path.join(directory, name), work)
+                except Exception as error:  # a fix that breaks the Python is a failure, not a crash
+                    outcome = f"{name}: {type(error).__name__}: {str(error).splitlines()[0]}"
+
+                if outcome is None:
+                    continue
+                checked += 1
+                if outcome:
+                    failures.append(outcome)
+    for failure in failures:
+        print("FAILED:", failure)
+    if checked == 0:
+        print("FAILED: no example offered a SARIF fix")
+        return 1
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

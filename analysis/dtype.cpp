@@ -58,7 +58,7 @@ DType cast_target(const ir::Node& node, const DTypeOf& dtype_of) {
     if (producer == nullptr || producer->kind != "prim::Constant") return DType::Unknown;
     const ir::Attr* value = producer->attr("value");
     if (value == nullptr || value->kind != ir::Attr::Kind::Int) return DType::Unknown;
-    return dtype_from_scalar_type_code(value->i).value_or(DType::Unknown);
+    return ir::dtype_from_scalar_type_code(value->i).value_or(DType::Unknown);
   }
   return dtype_of(node.inputs[0]);  // a device-only move keeps the dtype
 }

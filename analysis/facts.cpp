@@ -27,26 +27,6 @@ bool class_name_matches(const std::string& configured, const std::string& normal
          (start == 0 || normalized[start - 1] == '.');
 }
 
-std::optional<ir::DType> dtype_from_scalar_type_code(int64_t code) {
-  using D = ir::DType;
-  switch (code) {
-    case 0: return D::UInt8;
-    case 1: return D::Int8;
-    case 2: return D::Int16;
-    case 3: return D::Int32;
-    case 4: return D::Int64;
-    case 5: return D::Float16;
-    case 6: return D::Float32;
-    case 7: return D::Float64;
-    case 11: return D::Bool;
-    case 12: return D::QInt8;
-    case 13: return D::QUInt8;
-    case 14: return D::QInt32;
-    case 15: return D::BFloat16;
-    default: return std::nullopt;
-  }
-}
-
 // Eager-mode QAT wraps the real quantizer in a submodule of the stub; name it after the stub.
 std::string module_quant_point_display(std::string path) {
   const std::string suffix = ".activation_post_process";
@@ -209,6 +189,10 @@ class FactsSolver {
   void node(const ir::Node& n) {
     if (n.kind == "prim::If") return if_node(n);
     if (n.kind == "prim::Loop") return loop_node(n);
+    // Stubs first: their semantics are known, whether or not the front end gave them a body
+    // (FX keeps them as leaf modules without one).
+    if (StubKind stub = facts_.stub_call(n); stub != StubKind::None && n.inputs.size() >= 2 && n.outputs.size() == 1)
+      return stub_node(n, stub, n.inputs[0]->type.name, n.inputs[1]);
     if (const ir::Function* callee = ir::callee_of(*facts_.model_, n)) return call_node(n, *callee);
     for (const auto& b : n.blocks) block(*b);
     plain_node(n);
@@ -240,10 +224,7 @@ class FactsSolver {
   }
 
   void call_node(const ir::Node& n, const ir::Function& callee) {
-    StubKind stub = facts_.stub_call(n);
     std::vector<ir::Value*> args = ir::call_arguments(n);
-    if (stub != StubKind::None && args.size() >= 2 && n.outputs.size() == 1)
-      return stub_node(n, stub, args[0]->type.name, args[1]);
     for (size_t i = 0; i < args.size() && i < callee.body.params.size(); ++i)
       join_value(callee.body.params[i], args[i]);
     for (size_t i = 0; i < n.outputs.size() && i < callee.body.returns.size(); ++i)
@@ -314,7 +295,7 @@ class FactsSolver {
       p.quant_min = int_constant(n.inputs[3]).value_or(p.quant_min);
       p.quant_max = int_constant(n.inputs[4]).value_or(p.quant_max);
     } else if (n.kind == "aten::quantize_per_tensor" && n.inputs.size() >= 4) {
-      auto dtype = dtype_from_scalar_type_code(int_constant(n.inputs[3]).value_or(-1));
+      auto dtype = ir::dtype_from_scalar_type_code(int_constant(n.inputs[3]).value_or(-1));
       if (dtype == ir::DType::QInt8) std::tie(p.quant_min, p.quant_max) = std::pair(-128, 127);
       if (dtype == ir::DType::QUInt8) std::tie(p.quant_min, p.quant_max) = std::pair(0, 255);
       if (dtype == ir::DType::QInt32)

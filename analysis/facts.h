@@ -138,7 +138,4 @@ class Facts {
   std::set<std::string> binary_comparisons_;
 };
 
-// PyTorch's ScalarType codes as TorchScript spells dtype constants (torch.float is 6).
-std::optional<ir::DType> dtype_from_scalar_type_code(int64_t code);
-
 }  // namespace qlint::analysis

@@ -17,6 +17,7 @@
 #include "rewriter/rewriter.h"
 #include "cli/render.h"
 #include "ir/text.h"
+#include "ir/fx/importer.h"
 #include "ir/torchscript/importer.h"
 #include "rules/registry.h"
 #include "sim/report.h"
@@ -39,6 +40,20 @@ std::string summary(const std::vector<ModelReport>& reports, bool after_fix) {
 }
 
 
+// The model in qlint's IR from whichever front end reads the file: FX exports (*.json) or
+// TorchScript archives.
+ir::Model import_model(const std::string& file) {
+  return fx::is_fx_export(file) ? fx::import_fx(file) : torchscript::import_torchscript(file);
+}
+
+// FX exports carry the graph, not a runnable model: qlint checks them, but simulating and
+// rewriting need the TorchScript archive.
+void require_torchscript(const std::string& file, const char* what) {
+  if (fx::is_fx_export(file))
+    throw ir::ImportError(std::string("is an FX export, which qlint checks but cannot ") + what +
+                          "; give the TorchScript archive (torch.jit.script(model).save(...)) instead");
+}
+
 }  // namespace
 
 bool wants_simulation(const CheckOptions& options) {
@@ -46,7 +61,8 @@ bool wants_simulation(const CheckOptions& options) {
 }
 
 ModelReport check_one(const std::string& file, const CheckOptions& options) {
-  auto model = std::make_shared<ir::Model>(torchscript::import_torchscript(file));
+  if (wants_simulation(options)) require_torchscript(file, "simulate (--input, --random-input)");
+  auto model = std::make_shared<ir::Model>(import_model(file));
   if (!wants_simulation(options)) {
     auto facts = analysis::Facts::compute(*model, options.stubs);
     return {file, model, filter_diagnostics(*model, rules::run_all(facts), options.selection), nullptr};
@@ -64,6 +80,7 @@ ModelReport check_one(const std::string& file, const CheckOptions& options) {
 
 // --fix / --diff: rewrite, then report what remains on the fixed model.
 ModelReport fix_one(const std::string& file, const CheckOptions& options, std::string& summary) {
+  require_torchscript(file, "rewrite (--fix, --diff)");
   rewriter::FixOptions fix;
   fix.unsafe = options.unsafe_fixes;
   fix.write = !options.diff;
@@ -88,7 +105,16 @@ void print_reports(const std::vector<ModelReport>& reports, const std::vector<In
 
 namespace {
 
-// Files as given; directories searched recursively for TorchScript archives, in sorted order.
+// What a directory search picks up: TorchScript archives and FX exports.
+bool is_model_file(const std::filesystem::path& path) {
+  const std::string ext = path.extension().string();
+  const std::string name = path.filename().string();
+  const std::string fx_suffix = ".fx.json";
+  return ext == ".pt" || ext == ".pth" || ext == ".ptl" ||
+         (name.size() > fx_suffix.size() && name.compare(name.size() - fx_suffix.size(), fx_suffix.size(), fx_suffix) == 0);
+}
+
+// Files as given; directories searched recursively for models, in sorted order.
 std::vector<std::string> expand_inputs(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
   for (const auto& path : paths) {
@@ -100,8 +126,7 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& paths) {
     std::vector<std::string> found;
     for (auto it = std::filesystem::recursive_directory_iterator(path, ec); !ec && it != std::filesystem::end(it);
          it.increment(ec)) {
-      std::string ext = it->path().extension().string();
-      if (it->is_regular_file(ec) && (ext == ".pt" || ext == ".pth" || ext == ".ptl")) found.push_back(it->path().string());
+      if (it->is_regular_file(ec) && is_model_file(it->path())) found.push_back(it->path().string());
     }
     std::sort(found.begin(), found.end());
     // A directory without models is named as an input problem rather than skipped silently.
@@ -124,7 +149,7 @@ Outcome process(const std::string& file, const CheckOptions& command_line) {
     out.report = options.fix || options.diff ? fix_one(file, options, out.fix_summary) : check_one(file, options);
   } catch (const ConfigError& e) {
     out.error = InputError{file, e.what()};
-  } catch (const torchscript::ImportError& e) {
+  } catch (const ir::ImportError& e) {
     out.error = InputError{file, display_path(file) + ": " + e.what()};
   } catch (const sim::SimError& e) {
     out.error = InputError{file, e.what()};
@@ -259,7 +284,7 @@ void print_reports(const std::vector<ModelReport>& reports, const std::vector<In
 
 int run_dump(const std::string& file, bool with_facts, const analysis::StubClasses& stubs) {
   try {
-    ir::Model model = torchscript::import_torchscript(file);
+    ir::Model model = import_model(file);
     if (!with_facts) {
       std::cout << ir::print_model(model);
       return kExitClean;
@@ -267,7 +292,7 @@ int run_dump(const std::string& file, bool with_facts, const analysis::StubClass
     auto facts = analysis::Facts::compute(model, stubs);
     std::cout << ir::print_model(model, [&](const ir::Node& n) { return describe_facts(facts, n); });
     return kExitClean;
-  } catch (const torchscript::ImportError& e) {
+  } catch (const ir::ImportError& e) {
     print_input_error(file, e.what());
     return kExitError;
   }

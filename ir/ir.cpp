@@ -10,23 +10,24 @@ namespace {
 struct DTypeName {
   DType dtype;
   const char* name;
+  int64_t scalar_type;  // c10::ScalarType; -1 for none
 };
 
 constexpr std::array<DTypeName, 14> kDTypeNames = {{
-    {DType::Unknown, "unknown"},
-    {DType::Bool, "bool"},
-    {DType::UInt8, "uint8"},
-    {DType::Int8, "int8"},
-    {DType::Int16, "int16"},
-    {DType::Int32, "int32"},
-    {DType::Int64, "int64"},
-    {DType::Float16, "float16"},
-    {DType::BFloat16, "bfloat16"},
-    {DType::Float32, "float32"},
-    {DType::Float64, "float64"},
-    {DType::QInt8, "qint8"},
-    {DType::QUInt8, "quint8"},
-    {DType::QInt32, "qint32"},
+    {DType::Unknown, "unknown", -1},
+    {DType::Bool, "bool", 11},
+    {DType::UInt8, "uint8", 0},
+    {DType::Int8, "int8", 1},
+    {DType::Int16, "int16", 2},
+    {DType::Int32, "int32", 3},
+    {DType::Int64, "int64", 4},
+    {DType::Float16, "float16", 5},
+    {DType::BFloat16, "bfloat16", 15},
+    {DType::Float32, "float32", 6},
+    {DType::Float64, "float64", 7},
+    {DType::QInt8, "qint8", 12},
+    {DType::QUInt8, "quint8", 13},
+    {DType::QInt32, "qint32", 14},
 }};
 
 }  // namespace
@@ -40,6 +41,18 @@ const char* dtype_name(DType dtype) {
 std::optional<DType> dtype_from_name(const std::string& name) {
   for (const auto& entry : kDTypeNames)
     if (name == entry.name) return entry.dtype;
+  return std::nullopt;
+}
+
+std::optional<DType> dtype_from_scalar_type_code(int64_t code) {
+  for (const auto& entry : kDTypeNames)
+    if (entry.scalar_type >= 0 && entry.scalar_type == code) return entry.dtype;
+  return std::nullopt;
+}
+
+std::optional<int64_t> scalar_type_code(DType dtype) {
+  for (const auto& entry : kDTypeNames)
+    if (entry.dtype == dtype && entry.scalar_type >= 0) return entry.scalar_type;
   return std::nullopt;
 }
 

@@ -32,6 +32,9 @@ enum class DType {
 
 const char* dtype_name(DType dtype);
 std::optional<DType> dtype_from_name(const std::string& name);
+// PyTorch's ScalarType codes, as TorchScript spells dtype constants (torch.float is 6).
+std::optional<DType> dtype_from_scalar_type_code(int64_t code);
+std::optional<int64_t> scalar_type_code(DType dtype);
 bool is_floating(DType dtype);
 bool is_integral(DType dtype);  // Bool excluded
 

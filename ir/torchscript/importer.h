@@ -2,18 +2,14 @@
 // `forward` (submodule methods and free functions included) into qlint's IR.
 #pragma once
 
-#include <stdexcept>
 #include <string>
 
+#include "ir/import_error.h"
 #include "ir/ir.h"
 
 namespace qlint::torchscript {
 
-// An input problem, worded for the user in one line without the file name
-// (the caller prefixes it): "not a zip archive", "truncated or corrupt archive", ...
-struct ImportError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using ImportError = ir::ImportError;
 
 // Throws ImportError; never lets a LibTorch exception escape.
 ir::Model import_torchscript(const std::string& path);

@@ -283,7 +283,7 @@ class BadInput : public testing::TempDirTest {
 TEST_F(BadInput, MissingFile) { expect_one_line_error((dir_ / "nope.pt").string(), "no such file"); }
 
 TEST_F(BadInput, DirectoryWithoutModels) {
-  expect_one_line_error(dir_.string(), "is a directory with no TorchScript archives");
+  expect_one_line_error(dir_.string(), "is a directory with no models (*.pt, *.pth, *.ptl, *.fx.json)");
 }
 
 TEST_F(BadInput, EmptyFile) { expect_one_line_error(write("empty.pt", ""), "is empty"); }

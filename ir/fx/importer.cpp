@@ -1,0 +1,458 @@
+#include "ir/fx/importer.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace qlint::fx {
+
+namespace {
+
+using nlohmann::json;
+using ir::DType;
+
+constexpr int kFormatVersion = 1;
+
+// A structural problem inside an FX export; import_fx words it for the user.
+struct Malformed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Python's operator module as TorchScript spells the same operations.
+const std::map<std::string, std::string>& operator_kinds() {
+  static const std::map<std::string, std::string> kinds = {
+      {"eq", "aten::eq"},          {"ne", "aten::ne"},           {"lt", "aten::lt"},
+      {"le", "aten::le"},          {"gt", "aten::gt"},           {"ge", "aten::ge"},
+      {"add", "aten::add"},        {"sub", "aten::sub"},         {"mul", "aten::mul"},
+      {"truediv", "aten::div"},    {"floordiv", "aten::floor_divide"}, {"mod", "aten::remainder"},
+      {"pow", "aten::pow"},        {"matmul", "aten::matmul"},   {"neg", "aten::neg"},
+      {"abs", "aten::abs"},        {"and_", "aten::__and__"},    {"or_", "aten::__or__"},
+      {"xor", "aten::__xor__"},    {"invert", "aten::bitwise_not"}, {"not_", "aten::__not__"},
+      {"iadd", "aten::add_"},      {"isub", "aten::sub_"},       {"imul", "aten::mul_"},
+      {"itruediv", "aten::div_"},
+  };
+  return kinds;
+}
+
+// Python modules whose functions are ATen operators under the same name.
+bool is_aten_namespace(const std::string& module) {
+  return module == "torch" || module == "torch.nn.functional" || module == "torch._C._nn" ||
+         module == "torch.functional" || module == "torch._C._VariableFunctions" || module == "torch.special";
+}
+
+// Tensor methods that are casts: `x.float()` is aten::to(x, 6) in TorchScript.
+std::optional<DType> cast_method(const std::string& method) {
+  static const std::map<std::string, DType> casts = {
+      {"float", DType::Float32}, {"double", DType::Float64}, {"half", DType::Float16},
+      {"bfloat16", DType::BFloat16}, {"bool", DType::Bool},   {"int", DType::Int32},
+      {"long", DType::Int64},    {"short", DType::Int16},     {"char", DType::Int8},
+      {"byte", DType::UInt8},
+  };
+  auto it = casts.find(method);
+  if (it == casts.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string function_kind(const std::string& target) {
+  auto dot = target.rfind('.');
+  std::string module = dot == std::string::npos ? "" : target.substr(0, dot);
+  std::string name = target.substr(dot == std::string::npos ? 0 : dot + 1);
+  if (module == "_operator" || module == "operator") {
+    auto it = operator_kinds().find(name);
+    if (it != operator_kinds().end()) return it->second;
+  }
+  if (is_aten_namespace(module)) return "aten::" + name;
+  return "python::" + target;  // unknown to qlint: values flow through it unchanged
+}
+
+DType dtype_named(const json& name) {
+  if (!name.is_string()) return DType::Unknown;
+  return ir::dtype_from_name(name.get<std::string>()).value_or(DType::Unknown);
+}
+
+// The type ShapeProp recorded for a node ("type", "dtype", "shape"); a tensor of unknown
+// dtype when the export had no example inputs (most FX values are tensors).
+ir::Type declared_type(const json& node) {
+  std::string type = node.value("type", "Tensor");
+  if (type == "Tensor" || type == "Parameter") {
+    ir::Type t = ir::Type::tensor(dtype_named(node.value("dtype", json())));
+    if (node.contains("shape") && node["shape"].is_array()) t.sizes = node["shape"].get<std::vector<int64_t>>();
+    return t;
+  }
+  if (type == "int") return ir::Type::simple(ir::Type::Kind::Int);
+  if (type == "float") return ir::Type::simple(ir::Type::Kind::Float);
+  if (type == "bool") return ir::Type::simple(ir::Type::Kind::Bool);
+  if (type == "str") return ir::Type::simple(ir::Type::Kind::Str);
+  if (type == "NoneType") return ir::Type::simple(ir::Type::Kind::None);
+  if (type == "tuple" || type == "Size") return ir::Type::simple(ir::Type::Kind::Tuple);
+  if (type == "list") return ir::Type::simple(ir::Type::Kind::List);
+  return ir::Type::other(type);
+}
+
+ir::SourceLoc location_of(const json& node) {
+  ir::SourceLoc loc;
+  if (!node.contains("location") || !node["location"].is_object()) return loc;
+  const json& l = node["location"];
+  loc.file = l.value("file", "");
+  loc.line = l.value("line", 0);
+  loc.end_line = l.value("end_line", loc.line);
+  // Without columns (a frame Python could not place), the range is the whole line, as for
+  // traced TorchScript models; 0 marks it for the importer to fill from the source line.
+  loc.column = l.value("column", 0);
+  loc.end_column = l.value("end_column", 0);
+  return loc;
+}
+
+class Importer {
+ public:
+  Importer(const json& document, const std::string& path) : doc_(document) { model_.file = path; }
+
+  ir::Model run() {
+    check_header();
+    read_modules();
+    read_source_lines();
+    fn_ = &model_.add_function("", "forward");
+    self_ = fn_->add_param(fn_->body, "self", ir::Type::module(""));
+    module_values_[""] = self_;
+    for (const json& node : array_field(doc_, "nodes")) import_node(node);
+    return std::move(model_);
+  }
+
+ private:
+  static const json& array_field(const json& object, const char* key) {
+    if (!object.contains(key) || !object[key].is_array())
+      throw Malformed(std::string("it needs a \"") + key + "\" array");
+    return object[key];
+  }
+
+  void check_header() {
+    if (!doc_.is_object() || doc_.value("format", "") != "qlint-fx")
+      throw ir::ImportError("is JSON but not an FX export from qlint-fx-export (no \"format\": \"qlint-fx\")");
+    int version = doc_.value("version", 0);
+    if (version > kFormatVersion)
+      throw ir::ImportError("is an FX export of format version " + std::to_string(version) +
+                            ", newer than this qlint reads (" + std::to_string(kFormatVersion) + "); update qlint");
+    if (version < 1) throw ir::ImportError("is an FX export without a valid \"version\"");
+  }
+
+  void read_modules() {
+    for (const json& m : array_field(doc_, "modules"))
+      model_.modules.push_back({m.value("path", ""), m.value("class", "")});
+  }
+
+  void read_source_lines() {
+    if (!doc_.contains("source_lines") || !doc_["source_lines"].is_object()) return;
+    for (const auto& [file, lines] : doc_["source_lines"].items()) {
+      if (!lines.is_object()) continue;
+      for (const auto& [number, text] : lines.items())
+        if (text.is_string()) model_.source_lines[file][std::stoi(number)] = text.get<std::string>();
+    }
+  }
+
+  void import_node(const json& node) {
+    const std::string name = node.value("name", "");
+    const std::string op = node.value("op", "");
+    const std::string target = node.value("target", "");
+    loc_ = location_of(node);
+    complete_columns(loc_);
+    if (op == "placeholder") {
+      bind(name, fn_->add_param(fn_->body, name, declared_type(node)));
+    } else if (op == "get_attr") {
+      bind(name, attribute(target, node));
+    } else if (op == "call_module") {
+      std::vector<ir::Value*> inputs = {module_value(target)};
+      for (ir::Value* v : arguments(node)) inputs.push_back(v);
+      ir::Value* out = single("prim::CallMethod", inputs, name, declared_type(node));
+      out->producer->set_attr("name", ir::Attr::of_str("forward"));
+      bind(name, out);
+    } else if (op == "call_function") {
+      bind(name, call_function(target, node));
+    } else if (op == "call_method") {
+      bind(name, call_method(target, node));
+    } else if (op == "output") {
+      const json& args = node.value("args", json::array());
+      if (!args.empty()) fn_->body.returns.push_back(value_of(args[0]));
+    } else {
+      throw Malformed("node `" + name + "` has the unknown op \"" + op + "\"");
+    }
+  }
+
+  void bind(const std::string& name, ir::Value* value) {
+    if (name.empty()) throw Malformed("a node without a name");
+    values_[name] = value;
+  }
+
+  // A location without columns covers its line's statement, from the first non-blank
+  // character to the end.
+  void complete_columns(ir::SourceLoc& loc) const {
+    if (!loc.known() || loc.column > 0) return;
+    const std::string* line = model_.source_line(loc.file, loc.line);
+    if (line == nullptr) {
+      loc.line = 0;  // nothing to point into
+      return;
+    }
+    size_t first = line->find_first_not_of(" \t");
+    loc.column = first == std::string::npos ? 1 : static_cast<int>(first) + 1;
+    loc.end_line = loc.line;
+    loc.end_column = static_cast<int>(line->size()) + 1;
+  }
+
+  ir::Node* emit(const std::string& kind) {
+    ir::Node* n = fn_->append_node(fn_->body, kind);
+    n->loc = loc_;
+    return n;
+  }
+
+  ir::Value* constant(const ir::Attr& value, ir::Type type) {
+    ir::Node* n = fn_->append_node(fn_->body, "prim::Constant");
+    n->set_attr("value", value);
+    return fn_->add_output(*n, fresh_name(), std::move(type));
+  }
+
+  std::string fresh_name() { return std::to_string(++counter_); }
+
+  ir::Value* int_constant(int64_t v) { return constant(ir::Attr::of_int(v), ir::Type::simple(ir::Type::Kind::Int)); }
+  ir::Value* none_constant() { return constant(ir::Attr::none(), ir::Type::simple(ir::Type::Kind::None)); }
+
+  // `self.a.b` as TorchScript reads it: one prim::GetAttr per step, each a Module<path>.
+  ir::Value* module_value(const std::string& path) {
+    auto it = module_values_.find(path);
+    if (it != module_values_.end()) return it->second;
+    auto dot = path.rfind('.');
+    std::string parent = dot == std::string::npos ? "" : path.substr(0, dot);
+    ir::Value* owner = module_value(parent);
+    ir::Node* get = fn_->append_node(fn_->body, "prim::GetAttr");
+    get->set_attr("name", ir::Attr::of_str(path.substr(dot == std::string::npos ? 0 : dot + 1)));
+    fn_->add_input(*get, owner);
+    ir::Value* v = fn_->add_output(*get, "self." + path, ir::Type::module(path));
+    module_values_[path] = v;
+    return v;
+  }
+
+  // A parameter, buffer or plain attribute: small tensors and numbers keep their values, as
+  // TorchScript's constants do.
+  ir::Value* attribute(const std::string& target, const json& node) {
+    auto dot = target.rfind('.');
+    ir::Value* owner = module_value(dot == std::string::npos ? "" : target.substr(0, dot));
+    ir::Node* get = emit("prim::GetAttr");
+    get->set_attr("name", ir::Attr::of_str(target.substr(dot == std::string::npos ? 0 : dot + 1)));
+    fn_->add_input(*get, owner);
+    ir::Type type = declared_type(node);
+    if (type.is_tensor() && node.contains("values") && node["values"].is_array()) {
+      ir::Attr value;
+      value.kind = ir::Attr::Kind::Tensor;
+      value.dtype = type.dtype;
+      value.floats = node["values"].get<std::vector<double>>();
+      if (type.sizes) value.ints = *type.sizes;
+      get->set_attr("value", value);
+    } else if (node.contains("value") && node["value"].is_number_integer()) {
+      get->set_attr("value", ir::Attr::of_int(node["value"].get<int64_t>()));
+    } else if (node.contains("value") && node["value"].is_number()) {
+      get->set_attr("value", ir::Attr::of_float(node["value"].get<double>()));
+    }
+    return fn_->add_output(*get, node.value("name", fresh_name()), type);
+  }
+
+  // Positional arguments, then keyword arguments in their recorded order.
+  std::vector<ir::Value*> arguments(const json& node) {
+    std::vector<ir::Value*> values;
+    for (const json& arg : node.value("args", json::array())) values.push_back(value_of(arg));
+    const json kwargs = node.value("kwargs", json::object());  // items() must not outlive it
+    for (const auto& [key, arg] : kwargs.items()) values.push_back(value_of(arg));
+    return values;
+  }
+
+  ir::Value* call_function(const std::string& target, const json& node) {
+    if (target == "_operator.getitem" || target == "operator.getitem") return getitem(node);
+    if (target == "builtins.getattr") return python_getattr(node);
+    return single(function_kind(target), arguments(node), node.value("name", ""), declared_type(node));
+  }
+
+  ir::Value* call_method(const std::string& method, const json& node) {
+    if (auto dtype = cast_method(method)) {
+      const json& args = node.value("args", json::array());
+      if (args.empty()) throw Malformed("node `" + node.value("name", "") + "` casts nothing");
+      ir::Value* tensor = value_of(args[0]);
+      ir::Value* code = int_constant(ir::scalar_type_code(*dtype).value_or(-1));
+      return single("aten::to", {tensor, code}, node.value("name", ""), declared_type(node));
+    }
+    return single("aten::" + method, arguments(node), node.value("name", ""), declared_type(node));
+  }
+
+  // `x.shape` and `x.dtype` are what FX records as getattr on a value.
+  ir::Value* python_getattr(const json& node) {
+    const json& args = node.value("args", json::array());
+    std::string attr = args.size() == 2 && args[1].is_string() ? args[1].get<std::string>() : "";
+    std::vector<ir::Value*> inputs;
+    if (!args.empty()) inputs.push_back(value_of(args[0]));
+    ir::Value* out = single(attr == "shape" ? "aten::size" : "prim::GetAttr", inputs, node.value("name", ""),
+                            declared_type(node));
+    if (attr != "shape") out->producer->set_attr("name", ir::Attr::of_str(attr));
+    return out;
+  }
+
+  // `x[...]` on a tensor becomes TorchScript's chain: slices and selects dimension by
+  // dimension, None as unsqueeze, indices after `...` counted from the end. Tensor indices
+  // become aten::index; indexing a tuple or list, prim::TupleIndex / aten::__getitem__.
+  ir::Value* getitem(const json& node) {
+    const json& args = node.value("args", json::array());
+    const std::string name = node.value("name", "");
+    if (args.size() != 2) throw Malformed("node `" + name + "` indexes with " + std::to_string(args.size()) + " arguments");
+    ir::Value* base = value_of(args[0]);
+    ir::Type result = declared_type(node);
+    if (!base->type.is_tensor()) {
+      bool tuple = base->type.kind == ir::Type::Kind::Tuple;
+      return single(tuple ? "prim::TupleIndex" : "aten::__getitem__", {base, value_of(args[1])}, name, result);
+    }
+    json index = args[1].is_object() && args[1].contains("tuple") ? args[1]["tuple"] : json::array({args[1]});
+    if (!plain_index(index)) {
+      ir::Value* indices = construct("prim::ListConstruct", index, ir::Type::Kind::List);
+      return single("aten::index", {base, indices}, name, result);
+    }
+    ir::Value* current = base;
+    int64_t dim = 0;
+    for (size_t i = 0; i < index.size(); ++i) {
+      const json& item = index[i];
+      if (item.is_object() && item.contains("ellipsis")) {
+        dim = -consumed_dims(index, i + 1);
+        continue;
+      }
+      bool last = i + 1 == index.size();
+      ir::Type type = last ? result : ir::Type::tensor(base->type.dtype);
+      std::string out = last ? name : fresh_name();
+      if (item.is_null()) {
+        current = single("aten::unsqueeze", {current, int_constant(dim)}, out, type);
+        ++dim;
+      } else if (item.is_number_integer() || (item.is_object() && item.contains("node"))) {
+        current = single("aten::select", {current, int_constant(dim), value_of(item)}, out, type);
+        if (dim < 0) ++dim;
+      } else {
+        const json& s = item["slice"];
+        current = single("aten::slice", {current, int_constant(dim), value_of(s[0]), value_of(s[1]),
+                                         s[2].is_null() ? int_constant(1) : value_of(s[2])},
+                         out, type);
+        ++dim;
+      }
+    }
+    if (current == base) current = single("aten::alias", {base}, name, result);  // x[...]
+    return current;
+  }
+
+  // Only ints, int-valued nodes, slices, None and at most one `...` (with no None after it):
+  // what maps onto slice/select/unsqueeze.
+  static bool plain_index(const json& index) {
+    bool ellipsis = false;
+    for (const json& item : index) {
+      if (item.is_null()) {
+        if (ellipsis) return false;
+      } else if (item.is_object() && item.contains("ellipsis")) {
+        if (ellipsis) return false;
+        ellipsis = true;
+      } else if (!item.is_number_integer() && !(item.is_object() && item.contains("slice"))) {
+        return false;  // a tensor index, a list, a bool
+      }
+    }
+    return true;
+  }
+
+  static int64_t consumed_dims(const json& index, size_t from) {
+    int64_t n = 0;
+    for (size_t i = from; i < index.size(); ++i)
+      if (!index[i].is_null()) ++n;
+    return n;
+  }
+
+  ir::Value* single(const std::string& kind, const std::vector<ir::Value*>& inputs, const std::string& out,
+                    ir::Type type) {
+    ir::Node* n = emit(kind);
+    for (ir::Value* v : inputs) fn_->add_input(*n, v);
+    return fn_->add_output(*n, out.empty() ? fresh_name() : out, std::move(type));
+  }
+
+  // An argument: a node reference, a literal, or a tagged Python value (docs/fx.md).
+  ir::Value* value_of(const json& arg) {
+    using K = ir::Type::Kind;
+    if (arg.is_null()) return none_constant();
+    if (arg.is_boolean()) return constant(ir::Attr::of_bool(arg.get<bool>()), ir::Type::simple(K::Bool));
+    if (arg.is_number_integer()) return int_constant(arg.get<int64_t>());
+    if (arg.is_number()) return constant(ir::Attr::of_float(arg.get<double>()), ir::Type::simple(K::Float));
+    if (arg.is_string()) return constant(ir::Attr::of_str(arg.get<std::string>()), ir::Type::simple(K::Str));
+    if (arg.is_array()) return construct("prim::ListConstruct", arg, K::List);
+    if (!arg.is_object()) throw Malformed("an argument of an unknown kind: " + arg.dump());
+    if (arg.contains("node")) {
+      auto it = values_.find(arg["node"].get<std::string>());
+      if (it == values_.end()) throw Malformed("a node uses `" + arg["node"].get<std::string>() + "` before it is defined");
+      return it->second;
+    }
+    if (arg.contains("tuple")) return construct("prim::TupleConstruct", arg["tuple"], K::Tuple);
+    if (arg.contains("dtype")) return int_constant(ir::scalar_type_code(dtype_named(arg["dtype"])).value_or(-1));
+    if (arg.contains("float")) return constant(ir::Attr::of_float(special_float(arg["float"])), ir::Type::simple(K::Float));
+    if (arg.contains("device"))
+      return constant(ir::Attr::of_str(arg["device"].get<std::string>()), ir::Type::simple(K::Device));
+    return constant(ir::Attr::of_str(arg.dump()), ir::Type::other("object"));  // slice, dict, repr
+  }
+
+  static double special_float(const json& spelling) {
+    std::string s = spelling.is_string() ? spelling.get<std::string>() : "";
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+
+  ir::Value* construct(const std::string& kind, const json& items, ir::Type::Kind type) {
+    std::vector<ir::Value*> values;
+    for (const json& item : items) values.push_back(value_of(item));
+    ir::Node* n = emit(kind);
+    for (ir::Value* v : values) fn_->add_input(*n, v);
+    ir::Type t = ir::Type::simple(type);
+    for (ir::Value* v : values) t.elements.push_back(v->type);
+    return fn_->add_output(*n, fresh_name(), t);
+  }
+
+  const json& doc_;
+  ir::Model model_;
+  ir::Function* fn_ = nullptr;
+  ir::Value* self_ = nullptr;
+  std::map<std::string, ir::Value*> values_;         // FX node name -> value
+  std::map<std::string, ir::Value*> module_values_;  // module path -> its GetAttr
+  ir::SourceLoc loc_;                                 // of the FX node being imported
+  int counter_ = 0;
+};
+
+}  // namespace
+
+bool is_fx_export(const std::string& path) {
+  const std::string suffix = ".json";
+  return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+ir::Model import_fx(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw ir::ImportError("no such file");
+  if (std::filesystem::is_directory(path, ec)) throw ir::ImportError("is a directory, not an FX export");
+  std::ifstream in(path);
+  if (!in) throw ir::ImportError("cannot be opened for reading");
+  json document;
+  try {
+    document = json::parse(in);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    auto colon = what.find("parse error");
+    throw ir::ImportError("is not valid JSON: " + (colon == std::string::npos ? what : what.substr(colon)));
+  }
+  try {
+    return Importer(document, path).run();
+  } catch (const Malformed& e) {
+    throw ir::ImportError(std::string("is a malformed FX export: ") + e.what());
+  } catch (const json::exception& e) {
+    throw ir::ImportError(std::string("is a malformed FX export: ") + e.what());
+  } catch (const std::logic_error& e) {  // std::stoi on a line number that is not one
+    throw ir::ImportError(std::string("is a malformed FX export: ") + e.what());
+  }
+}
+
+}  // namespace qlint::fx

@@ -1,0 +1,24 @@
+// Reads an FX graph exported by qlint's exporter (python/qlint_fx.py, format "qlint-fx",
+// docs/fx.md) into qlint's IR, in the vocabulary the TorchScript importer uses, so the
+// analyses and rules see one kind of graph: stubs become prim::CallMethod on a Module<path>
+// value, Python operators and torch functions become aten:: ops, indexing becomes the
+// aten::slice/select/unsqueeze chain TorchScript would build, literals become prim::Constant.
+// No LibTorch: the file is plain JSON.
+#pragma once
+
+#include <string>
+
+#include "ir/import_error.h"
+#include "ir/ir.h"
+
+namespace qlint::fx {
+
+// Whether qlint reads this file as an FX export: its name ends in ".json".
+bool is_fx_export(const std::string& path);
+
+// Throws ir::ImportError (one line, without the file name) for anything that is not a valid
+// FX export: unreadable, not JSON, another JSON document, a newer format version, a node
+// that names an unknown node.
+ir::Model import_fx(const std::string& path);
+
+}  // namespace qlint::fx

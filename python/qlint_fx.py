@@ -1,0 +1,249 @@
+#!/usr/bin/python3
+"""Export a PyTorch model's FX graph to JSON for qlint (format "qlint-fx", docs/fx.md).
+
+As a library:
+
+    import qlint_fx
+    qlint_fx.export(model, "model.fx.json", example_inputs=(x,))
+
+From the command line, for a Python file whose class (default `Model`) takes no arguments:
+
+    qlint-fx-export model.py[:Class] [--input X.pt] -o model.fx.json
+
+The graph comes from torch.fx symbolic tracing. QuantStub and DeQuantStub (and any module
+whose class name ends in "QuantStub", or is given with --stub-class) stay leaf modules, so
+qlint sees where values are quantized. Every node records the exact source range of the
+Python expression that created it (Python 3.11 instruction positions), and the file keeps
+those source lines, so qlint can point at the user's code like it does for TorchScript.
+With example inputs, ShapeProp records each value's type, dtype and shape.
+"""
+import argparse
+import importlib.util
+import inspect
+import json
+import math
+import os
+import sys
+
+import torch
+import torch.fx
+from torch.fx.node import _get_qualified_name
+
+FORMAT = "qlint-fx"
+VERSION = 1
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+_THIS_FILE = os.path.abspath(__file__)
+_SMALL_TENSOR = 16  # get_attr tensors up to this many elements keep their values
+
+
+class ExportError(Exception):
+    """A model that cannot be exported, worded for the user in one line."""
+
+
+def _is_stub_class(cls, extra):
+    name = cls.__name__
+    return name.endswith("QuantStub") or name in extra or f"{cls.__module__}.{cls.__qualname__}" in extra
+
+
+def _user_location():
+    """The source range of the expression being traced: the innermost frame outside torch and
+    outside this file, at its current instruction. None for nodes qlint itself creates."""
+    frame = inspect.currentframe().f_back.f_back  # past this function and create_node
+    while frame is not None and frame.f_code.co_filename.startswith(_TORCH_DIR):
+        frame = frame.f_back
+    if frame is None or os.path.abspath(frame.f_code.co_filename) == _THIS_FILE:
+        return None  # reached from to_json itself: placeholders and the output
+    positions = list(frame.f_code.co_positions())
+    index = frame.f_lasti // 2
+    if index >= len(positions) or positions[index][0] is None:
+        return {"file": os.path.abspath(frame.f_code.co_filename), "line": frame.f_lineno}
+    line, end_line, column, end_column = positions[index]
+    location = {"file": os.path.abspath(frame.f_code.co_filename), "line": line, "end_line": end_line}
+    if column is not None and end_column is not None:
+        location["column"] = column + 1  # 1-based, end exclusive, in bytes as TorchScript counts
+        location["end_column"] = end_column + 1
+    return location
+
+
+class _Tracer(torch.fx.Tracer):
+    def __init__(self, stub_classes):
+        super().__init__()
+        self.stub_classes = set(stub_classes)
+
+    def is_leaf_module(self, module, qualified_name):
+        return _is_stub_class(type(module), self.stub_classes) or super().is_leaf_module(module, qualified_name)
+
+    def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
+        node = super().create_node(kind, target, args, kwargs, name, type_expr)
+        node.meta["qlint_location"] = _user_location()
+        return node
+
+
+def _encode(value):
+    """JSON for an FX argument: node references and non-JSON Python values become tagged
+    objects, so that a plain JSON string is always a Python string."""
+    if isinstance(value, torch.fx.Node):
+        return {"node": value.name}
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"float": repr(value)}
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if isinstance(value, tuple):  # torch.Size included
+        return {"tuple": [_encode(v) for v in value]}
+    if isinstance(value, dict):
+        return {"dict": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    if isinstance(value, slice):
+        return {"slice": [_encode(value.start), _encode(value.stop), _encode(value.step)]}
+    if value is Ellipsis:
+        return {"ellipsis": True}
+    if isinstance(value, torch.dtype):
+        return {"dtype": str(value).replace("torch.", "")}
+    if isinstance(value, torch.device):
+        return {"device": str(value)}
+    return {"repr": repr(value)}
+
+
+def _target(node):
+    if node.op == "call_function":
+        return _get_qualified_name(node.target)
+    return str(node.target)
+
+
+def _value_type(node):
+    meta = node.meta.get("tensor_meta")
+    if meta is not None and hasattr(meta, "dtype"):
+        return {"type": "Tensor", "dtype": str(meta.dtype).replace("torch.", ""), "shape": list(meta.shape)}
+    kind = node.meta.get("type")
+    if kind is None:
+        return {}
+    if issubclass(kind, torch.Tensor):
+        return {"type": "Tensor"}
+    return {"type": kind.__name__}
+
+
+def _attribute(root, target):
+    value = root
+    for part in target.split("."):
+        value = getattr(value, part)
+    if isinstance(value, torch.Tensor):
+        out = {"type": "Tensor", "dtype": str(value.dtype).replace("torch.", ""), "shape": list(value.shape)}
+        if value.numel() <= _SMALL_TENSOR and not value.is_quantized:
+            out["values"] = [float(v) for v in value.detach().flatten().tolist()]
+        return out
+    if isinstance(value, (bool, int, float)):
+        return {"type": type(value).__name__, "value": value}
+    return {"type": type(value).__name__}
+
+
+def _source_lines(nodes):
+    lines = {}
+    for node in nodes:
+        location = node.meta.get("qlint_location")
+        if not location:
+            continue
+        try:
+            with open(location["file"], encoding="utf-8") as f:
+                text = f.read().split("\n")
+        except OSError:
+            continue
+        for number in range(location["line"], location.get("end_line", location["line"]) + 1):
+            if 0 < number <= len(text):
+                lines.setdefault(location["file"], {})[str(number)] = text[number - 1]
+    return lines
+
+
+def to_json(model, example_inputs=None, stub_classes=()):
+    """The "qlint-fx" document for `model` (an nn.Module), as a dict."""
+    if not isinstance(model, torch.nn.Module):
+        raise ExportError(f"expected a torch.nn.Module, got {type(model).__name__}")
+    tracer = _Tracer(stub_classes)
+    try:
+        graph = tracer.trace(model)
+    except Exception as error:  # symbolic tracing rejects data-dependent control flow
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ExportError(f"torch.fx cannot trace {type(model).__name__}: {first}") from error
+    module = torch.fx.GraphModule(tracer.root, graph)
+    if example_inputs is not None:
+        from torch.fx.passes.shape_prop import ShapeProp
+        with torch.no_grad():
+            ShapeProp(module).propagate(*example_inputs)
+
+    nodes = []
+    for node in graph.nodes:
+        entry = {"name": node.name, "op": node.op, "target": _target(node),
+                 "args": [_encode(a) for a in node.args],
+                 "kwargs": {k: _encode(v) for k, v in node.kwargs.items()}}
+        if node.op == "get_attr":
+            entry.update(_attribute(model, node.target))
+        else:
+            entry.update(_value_type(node))
+        location = node.meta.get("qlint_location")
+        if location:
+            entry["location"] = location
+        nodes.append(entry)
+    cls = type(model)
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "torch_version": torch.__version__,
+        "model_class": f"{cls.__module__}.{cls.__qualname__}",
+        "modules": [{"path": path, "class": f"{type(m).__module__}.{type(m).__qualname__}"}
+                    for path, m in model.named_modules()],
+        "nodes": nodes,
+        "source_lines": _source_lines(graph.nodes),
+    }
+
+
+def export(model, path, example_inputs=None, stub_classes=()):
+    """Writes the FX graph of `model` to `path` for `qlint check`. `example_inputs` (a tuple)
+    lets qlint know every value's dtype; `stub_classes` names extra quant/dequant stub classes
+    to keep as leaves."""
+    document = to_json(model, example_inputs, stub_classes)
+    temporary = path + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as f:
+        json.dump(document, f, indent=1)
+        f.write("\n")
+    os.replace(temporary, path)
+
+
+def _load_class(spec_text):
+    file, _, name = spec_text.partition(":")
+    if not os.path.isfile(file):
+        raise ExportError(f"{file}: no such file")
+    directory = os.path.dirname(os.path.abspath(file))
+    sys.path.insert(0, directory)
+    module_name = "qlint_fx_user_" + os.path.splitext(os.path.basename(file))[0]
+    spec = importlib.util.spec_from_file_location(module_name, file)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    name = name or "Model"
+    if not hasattr(module, name):
+        raise ExportError(f"{file} defines no `{name}`")
+    return getattr(module, name)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="qlint-fx-export", description=__doc__.splitlines()[0])
+    parser.add_argument("model", help="FILE.py[:NAME]: a class or function in FILE that builds the model (default Model)")
+    parser.add_argument("-o", "--output", required=True, help="the .fx.json file to write")
+    parser.add_argument("--input", help="a torch.save'd example input (a tensor or a tuple of tensors)")
+    parser.add_argument("--stub-class", action="append", default=[], help="another stub class to keep as a leaf")
+    args = parser.parse_args(argv)
+    try:
+        model = _load_class(args.model)().eval()
+        example = None
+        if args.input:
+            example = torch.load(args.input)
+            example = tuple(example) if isinstance(example, (tuple, list)) else (example,)
+        export(model, args.output, example, args.stub_class)
+    except ExportError as error:
+        print(f"qlint-fx-export: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -6,8 +6,14 @@ defines `build()` returning the TorchScript module to save instead. For every fi
 .save) into --out and `<stem>.pt` (torch.save of the example input) into --inputs, a separate
 directory so that linting a models directory does not pick up inputs.
 
+With --fx, it writes `<stem>.fx.json` instead, the FX graph as python/qlint_fx.py exports it
+(with the example input, so every value's dtype is recorded), then touches --stamp. Examples
+that torch.fx cannot trace say so with `FX_TRACEABLE = False`; traced QAT examples (`build()`)
+are skipped.
+
 Run with Debian's Python, which has torch:
     /usr/bin/python3 examples/export.py --out DIR --inputs DIR FILES
+    /usr/bin/python3 examples/export.py --fx --out DIR --stamp FILE FILES
 """
 import argparse
 import importlib.util
@@ -16,8 +22,10 @@ import sys
 
 import torch
 
-# Examples share helpers (the seed input) from examples/common.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "common"))
+# Examples share helpers (the seed input) from examples/common; the FX exporter is python/.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(_HERE, "common"))
+sys.path.insert(0, os.path.join(os.path.dirname(_HERE), "python"))
 
 
 def load_example(path):
@@ -40,13 +48,38 @@ def export(path, out_dir, inputs_dir):
     torch.save(example.example_input(), os.path.join(inputs_dir, stem + ".pt"))
 
 
+def example_input_tuple(example):
+    value = example.example_input()
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+def export_fx(path, out_dir):
+    import qlint_fx
+    example = load_example(os.path.abspath(path))
+    if hasattr(example, "build") or not getattr(example, "FX_TRACEABLE", True):
+        return
+    stem = os.path.splitext(os.path.basename(path))[0]
+    qlint_fx.export(example.Model().eval(), os.path.join(out_dir, stem + ".fx.json"), example_input_tuple(example))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="output directory")
-    parser.add_argument("--inputs", required=True, help="output directory for example inputs")
+    parser.add_argument("--inputs", help="output directory for example inputs (TorchScript export)")
+    parser.add_argument("--fx", action="store_true", help="export FX graphs (.fx.json) instead")
+    parser.add_argument("--stamp", help="with --fx: a file to touch when done")
     parser.add_argument("sources", nargs="+", help="example .py files")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    if args.fx:
+        for path in args.sources:
+            export_fx(path, args.out)
+        if args.stamp:
+            with open(args.stamp, "w"):
+                pass
+        return
+    if not args.inputs:
+        parser.error("--inputs is required for the TorchScript export")
     os.makedirs(args.inputs, exist_ok=True)
     for path in args.sources:
         export(path, args.out, args.inputs)

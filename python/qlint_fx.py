@@ -218,7 +218,10 @@ def _load_class(spec_text):
     spec = importlib.util.spec_from_file_location(module_name, file)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:
+        raise ExportError(f"{file}: cannot be imported: {type(error).__name__}: {error}") from error
     name = name or "Model"
     if not hasattr(module, name):
         raise ExportError(f"{file} defines no `{name}`")

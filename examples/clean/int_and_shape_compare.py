@@ -3,6 +3,9 @@ import torch
 from torch import nn
 from torch.ao.quantization import DeQuantStub, QuantStub
 
+# `if x.size(0) == 1` is control flow on a traced value: torch.fx cannot trace it.
+FX_TRACEABLE = False
+
 
 class Model(nn.Module):
     def __init__(self):

@@ -107,6 +107,13 @@ ir::SourceLoc location_of(const json& node) {
   return loc;
 }
 
+// "[json.exception.type_error.302] type must be string" -> "type must be string".
+std::string without_json_prefix(const std::string& what) {
+  if (what.rfind("[json.exception.", 0) != 0) return what;
+  auto close = what.find("] ");
+  return close == std::string::npos ? what : what.substr(close + 2);
+}
+
 class Importer {
  public:
   Importer(const json& document, const std::string& path) : doc_(document) { model_.file = path; }
@@ -118,7 +125,14 @@ class Importer {
     fn_ = &model_.add_function("", "forward");
     self_ = fn_->add_param(fn_->body, "self", ir::Type::module(""));
     module_values_[""] = self_;
-    for (const json& node : array_field(doc_, "nodes")) import_node(node);
+    const json& nodes = array_field(doc_, "nodes");
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      try {
+        import_node(nodes[i]);
+      } catch (const json::exception& e) {
+        throw Malformed("node " + std::to_string(i) + ": " + without_json_prefix(e.what()));
+      }
+    }
     return std::move(model_);
   }
 
@@ -331,9 +345,9 @@ class Importer {
         current = single("aten::select", {current, int_constant(dim), value_of(item)}, out, type);
         if (dim < 0) ++dim;
       } else {
-        const json& s = item["slice"];
-        current = single("aten::slice", {current, int_constant(dim), value_of(s[0]), value_of(s[1]),
-                                         s[2].is_null() ? int_constant(1) : value_of(s[2])},
+        const json& s = item.at("slice");  // [start, stop, step]; at() throws on a short one
+        current = single("aten::slice", {current, int_constant(dim), value_of(s.at(0)), value_of(s.at(1)),
+                                         s.at(2).is_null() ? int_constant(1) : value_of(s.at(2))},
                          out, type);
         ++dim;
       }
@@ -449,7 +463,7 @@ ir::Model import_fx(const std::string& path) {
   } catch (const Malformed& e) {
     throw ir::ImportError(std::string("is a malformed FX export: ") + e.what());
   } catch (const json::exception& e) {
-    throw ir::ImportError(std::string("is a malformed FX export: ") + e.what());
+    throw ir::ImportError("is a malformed FX export: " + without_json_prefix(e.what()));
   } catch (const std::logic_error& e) {  // std::stoi on a line number that is not one
     throw ir::ImportError(std::string("is a malformed FX export: ") + e.what());
   }

@@ -320,6 +320,37 @@ TEST_F(BadInput, LegacySaveFormat) {
   expect_one_line_error(build_path("tests/models/legacy_save.pt"), "legacy (pre-1.6) torch.save");
 }
 
+// FX exports (*.json): the JSON and the qlint-fx document are checked before any node is read.
+TEST_F(BadInput, FxExportThatIsNotJson) {
+  expect_one_line_error(write("model.fx.json", "PK\x03\x04 not json"), "is not valid JSON: parse error at line 1");
+}
+
+TEST_F(BadInput, JsonThatIsNotAnFxExport) {
+  expect_one_line_error(write("config.json", R"({"name": "something else"})"),
+                        "is JSON but not an FX export from qlint-fx-export (no \"format\": \"qlint-fx\")");
+}
+
+TEST_F(BadInput, FxExportFromANewerQlint) {
+  expect_one_line_error(write("new.fx.json", R"({"format": "qlint-fx", "version": 99, "modules": [], "nodes": []})"),
+                        "is an FX export of format version 99, newer than this qlint reads (1); update qlint");
+}
+
+TEST_F(BadInput, FxExportWithADanglingNodeReference) {
+  expect_one_line_error(
+      write("dangling.fx.json", R"({"format": "qlint-fx", "version": 1, "modules": [{"path": "", "class": "M"}],
+             "nodes": [{"name": "y", "op": "call_function", "target": "torch.relu", "args": [{"node": "x"}]}]})"),
+      "is a malformed FX export: a node uses `x` before it is defined");
+}
+
+TEST_F(BadInput, FxExportWithWrongTypes) {
+  expect_one_line_error(write("types.fx.json", R"({"format": "qlint-fx", "version": 1, "modules": 3, "nodes": []})"),
+                        "is a malformed FX export: it needs a \"modules\" array");
+  expect_one_line_error(
+      write("lines.fx.json",
+            R"({"format": "qlint-fx", "version": 1, "modules": [], "nodes": [], "source_lines": {"a.py": {"x": "y"}}})"),
+      "is a malformed FX export");
+}
+
 TEST_F(BadInput, GoodAndBadTogetherStillReportsTheGoodOne) {
   auto r = run_qlint({"check", example_model("s1_eq_one"), (dir_ / "nope.pt").string()});
   EXPECT_EQ(r.exit_code, 2);

@@ -45,20 +45,32 @@ def _is_stub_class(cls, extra):
     return name.endswith("QuantStub") or name in extra or f"{cls.__module__}.{cls.__qualname__}" in extra
 
 
+def _scope(frame):
+    """Names the Python function a node comes from: FX flattens submodules into one graph, but
+    a source edit must stay within one function's variables."""
+    return f"{frame.f_code.co_qualname}@{frame.f_code.co_firstlineno}"
+
+
+def _is_tracer_frame(frame):
+    return os.path.abspath(frame.f_code.co_filename) == _THIS_FILE and frame.f_code.co_name in (
+        "_user_location", "create_node", "call_module")
+
+
 def _user_location():
     """The source range of the expression being traced: the innermost frame outside torch and
     outside this file, at its current instruction. None for nodes qlint itself creates."""
-    frame = inspect.currentframe().f_back.f_back  # past this function and create_node
-    while frame is not None and frame.f_code.co_filename.startswith(_TORCH_DIR):
+    frame = inspect.currentframe()
+    while frame is not None and (frame.f_code.co_filename.startswith(_TORCH_DIR) or _is_tracer_frame(frame)):
         frame = frame.f_back
     if frame is None or os.path.abspath(frame.f_code.co_filename) == _THIS_FILE:
         return None  # reached from to_json itself: placeholders and the output
     positions = list(frame.f_code.co_positions())
     index = frame.f_lasti // 2
     if index >= len(positions) or positions[index][0] is None:
-        return {"file": os.path.abspath(frame.f_code.co_filename), "line": frame.f_lineno}
+        return {"file": os.path.abspath(frame.f_code.co_filename), "line": frame.f_lineno, "scope": _scope(frame)}
     line, end_line, column, end_column = positions[index]
-    location = {"file": os.path.abspath(frame.f_code.co_filename), "line": line, "end_line": end_line}
+    location = {"file": os.path.abspath(frame.f_code.co_filename), "line": line, "end_line": end_line,
+                "scope": _scope(frame)}
     if column is not None and end_column is not None:
         location["column"] = column + 1  # 1-based, end exclusive, in bytes as TorchScript counts
         location["end_column"] = end_column + 1
@@ -69,13 +81,25 @@ class _Tracer(torch.fx.Tracer):
     def __init__(self, stub_classes):
         super().__init__()
         self.stub_classes = set(stub_classes)
+        self.module_stack = []  # instance paths of the modules whose forward is being traced
 
     def is_leaf_module(self, module, qualified_name):
         return _is_stub_class(type(module), self.stub_classes) or super().is_leaf_module(module, qualified_name)
 
+    def call_module(self, module, forward, args, kwargs):
+        path = self.path_of_module(module)
+        if self.is_leaf_module(module, path):
+            return super().call_module(module, forward, args, kwargs)
+        self.module_stack.append(path)
+        try:
+            return super().call_module(module, forward, args, kwargs)
+        finally:
+            self.module_stack.pop()
+
     def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
         node = super().create_node(kind, target, args, kwargs, name, type_expr)
         node.meta["qlint_location"] = _user_location()
+        node.meta["qlint_module"] = self.module_stack[-1] if self.module_stack else ""
         return node
 
 
@@ -182,6 +206,7 @@ def to_json(model, example_inputs=None, stub_classes=()):
         location = node.meta.get("qlint_location")
         if location:
             entry["location"] = location
+            entry["module"] = node.meta["qlint_module"]  # the `self` of that source line
         nodes.append(entry)
     cls = type(model)
     return {

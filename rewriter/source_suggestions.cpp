@@ -28,6 +28,30 @@ std::string parent_path(const std::string& path) {
 
 std::string last_component(const std::string& path) { return path.substr(path.rfind('.') + 1); }
 
+const std::string* string_attr(const ir::Node& node, const char* name) {
+  const ir::Attr* a = node.attr(name);
+  return a != nullptr && a->kind == ir::Attr::Kind::Str ? &a->s : nullptr;
+}
+
+// The module whose `self` a node's source line means: what the front end recorded (FX inlines
+// submodules into one graph), else the module of the IR function that holds the node.
+std::string module_of(const ir::Model& model, const ir::Node& node) {
+  if (const std::string* recorded = string_attr(node, "module")) return *recorded;
+  const ir::Function* fn = model.function_of(node);
+  return fn ? fn->module_path : "";
+}
+
+// Whether two nodes come from one Python function of one module instance, as far as the front
+// end says; TorchScript's IR already keeps functions apart.
+bool same_python_function(const ir::Node& a, const ir::Node& b) {
+  const std::string* scope_a = string_attr(a, "scope");
+  const std::string* scope_b = string_attr(b, "scope");
+  if (scope_a == nullptr || scope_b == nullptr) return true;
+  const std::string* module_a = string_attr(a, "module");
+  const std::string* module_b = string_attr(b, "module");
+  return *scope_a == *scope_b && (module_a ? *module_a : "") == (module_b ? *module_b : "");
+}
+
 }  // namespace
 
 std::string StubNames::for_edit(const Edit& edit) {
@@ -36,8 +60,7 @@ std::string StubNames::for_edit(const Edit& edit) {
     owner = parent_path(edit.template_stub);
     base = edit.name_hint;
   } else if (edit.kind == Edit::Kind::QuantizeOperand || (edit.kind == Edit::Kind::Reroot && edit.quantize_after_reroot)) {
-    const ir::Function* fn = model_.function_of(*edit.node);
-    owner = fn ? fn->module_path : "";
+    owner = module_of(model_, *edit.node);
     base = edit.name_hint + "_quant";
   } else {
     return "";
@@ -110,6 +133,11 @@ bool SourceSuggestions::reroot_root_name(const ir::Model& model, const Edit& edi
                      ": the model was traced, and traces record source lines but not expressions");
     return false;
   }
+  if (!same_python_function(stub_call, *edit.node)) {
+    notes_.push_back("no Python suggestion for the rewrite at " + where(edit.node->loc) +
+                     ": the stub call is in another Python function, whose float input this one cannot name");
+    return false;
+  }
   if (stub_line == nullptr || !std::regex_search(*stub_line, m, assignment)) {
     notes_.push_back("no Python suggestion for the rewrite at " + where(edit.node->loc) +
                      ": the stub call is not a plain `name = self.stub(name)`");
@@ -159,8 +187,7 @@ void SourceSuggestions::add_stub_to_init(const std::string& near_file, const std
 }
 
 void SourceSuggestions::add(const ir::Model& model, const Edit& edit, const std::string& stub_name) {
-  const ir::Function* fn = model.function_of(*edit.node);
-  const std::string owner = fn ? fn->module_path : "";
+  const std::string owner = module_of(model, *edit.node);
   switch (edit.kind) {
     case Edit::Kind::Reroot: {
       if (!reroot_root_name(model, edit) || !edit.quantize_after_reroot) return;
@@ -185,10 +212,13 @@ void SourceSuggestions::add(const ir::Model& model, const Edit& edit, const std:
       return replace(edit.node->loc.file, edit.node->loc, is_eq ? "torch.logical_not(" + x + " == 0)" : "(" + x + " == 0)");
     }
     case Edit::Kind::CloneStub: {
-      const ir::SourceLoc& loc = edit.node->loc;
+      // The call's range is `self.quant` (TorchScript) or `self.quant(x)` (FX): rename the stub.
+      ir::SourceLoc loc = edit.node->loc;
+      const std::string callee = "self." + last_component(edit.template_stub);
       std::string text = rules::source_text(model, loc);
-      if (text != "self." + last_component(edit.template_stub))
+      if (text != callee && text.rfind(callee + "(", 0) != 0)
         return notes_.push_back("no Python suggestion for the cloned stub at " + where(loc));
+      loc.end_column = loc.column + static_cast<int>(callee.size());
       replace(loc.file, loc, "self." + stub_name);
       return add_stub_to_init(loc.file, edit.template_stub, stub_name, parent_path(edit.template_stub));
     }

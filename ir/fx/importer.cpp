@@ -173,6 +173,8 @@ class Importer {
     const std::string target = node.value("target", "");
     loc_ = location_of(node);
     complete_columns(loc_);
+    scope_ = node.contains("location") ? node["location"].value("scope", "") : "";
+    module_ = node.value("module", "");
     if (op == "placeholder") {
       bind(name, fn_->add_param(fn_->body, name, declared_type(node)));
     } else if (op == "get_attr") {
@@ -218,6 +220,10 @@ class Importer {
   ir::Node* emit(const std::string& kind) {
     ir::Node* n = fn_->append_node(fn_->body, kind);
     n->loc = loc_;
+    if (!scope_.empty()) {
+      n->set_attr("module", ir::Attr::of_str(module_));
+      n->set_attr("scope", ir::Attr::of_str(scope_));
+    }
     return n;
   }
 
@@ -434,6 +440,8 @@ class Importer {
   std::map<std::string, ir::Value*> values_;         // FX node name -> value
   std::map<std::string, ir::Value*> module_values_;  // module path -> its GetAttr
   ir::SourceLoc loc_;                                 // of the FX node being imported
+  std::string scope_;                                 // its Python function ("Child.forward@12")
+  std::string module_;                                // and that function's `self` ("head")
   int counter_ = 0;
 };
 

@@ -3,13 +3,15 @@ or code-scanning integration would, and checks the result with PyTorch and qlint
 
     apply_fixes_test.py QLINT SOURCE_DIR BUILD_DIR
 
-For every scripted example (examples/seed, examples/rules) whose SARIF log offers fixes:
+For every scripted example (examples/seed, examples/rules) whose SARIF log offers fixes, from
+its TorchScript archive and from its FX export (build/examples/fx):
 - the first fix of each result is applied to a copy of examples/ (identical replacements
   that two results share are applied once; a fix that overlaps a different one is skipped);
 - the fixed Python still defines a model that torch.jit.script accepts;
 - its float outputs are bit-identical to the original's on the example input and on three
   seeded random inputs (qlint's fixes keep float results);
-- qlint finds nothing in the re-exported fixed model beyond what had no fix.
+- qlint finds nothing in the re-exported fixed model beyond what had no fix;
+- an FX export offers as many fixes as the TorchScript archive of the same example.
 Prints one line per model and exits 1 if any check fails.
 """
 import json
@@ -76,14 +78,19 @@ def outputs(model, batch):
     return out if isinstance(out, (tuple, list)) else (out,)
 
 
+OFFERED = {}  # (example set, stem) -> {"pt": fixes applied, "fx.json": ...}
+
+
 def check_model(qlint, source_dir, model_path, work):
-    stem = os.path.splitext(os.path.basename(model_path))[0]
+    stem = os.path.basename(model_path).removesuffix(".fx.json").removesuffix(".pt")
     example_set = os.path.basename(os.path.dirname(model_path))
     results = qlint_results(qlint, source_dir, model_path, "sarif")["runs"][0]["results"]
     chosen, fixed = choose_fixes(results)
+    kind = "fx.json" if model_path.endswith(".fx.json") else "pt"
+    OFFERED.setdefault((example_set, stem), {})[kind] = fixed
     if not chosen:
         return None
-    copy = os.path.join(work, stem)
+    copy = os.path.join(work, os.path.basename(model_path))
     shutil.copytree(os.path.join(source_dir, "examples"), os.path.join(copy, "examples"))
     for uri, replacements in chosen.items():
         apply(os.path.join(copy, uri), replacements)
@@ -108,7 +115,7 @@ def check_model(qlint, source_dir, model_path, work):
     if len(remaining) > len(results) - fixed:
         rules = ", ".join(d["rule"] for d in remaining)
         return f"{stem}: {fixed} of {len(results)} findings had fixes, but {len(remaining)} remain ({rules})"
-    print(f"{stem}: applied {fixed} SARIF fixes; float outputs identical; {len(remaining)} findings remain")
+    print(f"{os.path.basename(model_path)}: applied {fixed} SARIF fixes; float outputs identical; {len(remaining)} findings remain")
     return ""
 
 
@@ -120,19 +127,23 @@ def main():
 
     failures, checked = [], 0
     with tempfile.TemporaryDirectory() as work:
-        for example_set in ("seed", "rules"):
+        for example_set in ("seed", "rules", "fx/seed", "fx/rules"):
             directory = os.path.join(build_dir, "examples", example_set)
             for name in sorted(os.listdir(directory)):
                 try:
                     outcome = check_model(qlint, source_dir, os.path.join(directory, name), work)
                 except Exception as error:  # a fix that breaks the Python is a failure, not a crash
-                    outcome = f"{name}: {type(error).__name__}: {str(error).splitlines()[0]}"
-
+                    first = next((line for line in str(error).splitlines() if line.strip()), "")
+                    outcome = f"{name}: {type(error).__name__}: {first}"
                 if outcome is None:
                     continue
                 checked += 1
                 if outcome:
                     failures.append(outcome)
+    for (example_set, stem), offered in sorted(OFFERED.items()):
+        if "fx.json" in offered and offered["fx.json"] != offered.get("pt"):
+            failures.append(f"{example_set}/{stem}: the FX export offers {offered['fx.json']} fixes, "
+                            f"the TorchScript archive {offered.get('pt')}")
     for failure in failures:
         print("FAILED:", failure)
     if checked == 0:

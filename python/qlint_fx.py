@@ -53,17 +53,24 @@ def _scope(frame):
 
 def _is_tracer_frame(frame):
     return os.path.abspath(frame.f_code.co_filename) == _THIS_FILE and frame.f_code.co_name in (
-        "_user_location", "create_node", "call_module")
+        "_user_location", "create_node")
 
 
 def _user_location():
-    """The source range of the expression being traced: the innermost frame outside torch and
-    outside this file, at its current instruction. None for nodes qlint itself creates."""
+    """The source range of the expression being traced (the innermost frame outside torch and
+    outside this file, at its current instruction) and the module that is `self` there. None
+    for nodes qlint itself creates."""
     frame = inspect.currentframe()
     while frame is not None and (frame.f_code.co_filename.startswith(_TORCH_DIR) or _is_tracer_frame(frame)):
         frame = frame.f_back
     if frame is None or os.path.abspath(frame.f_code.co_filename) == _THIS_FILE:
         return None  # reached from to_json itself: placeholders and the output
+    owner = frame.f_locals.get("self")
+    module = owner if isinstance(owner, torch.nn.Module) else None
+    return _frame_location(frame), module
+
+
+def _frame_location(frame):
     positions = list(frame.f_code.co_positions())
     index = frame.f_lasti // 2
     if index >= len(positions) or positions[index][0] is None:
@@ -81,26 +88,27 @@ class _Tracer(torch.fx.Tracer):
     def __init__(self, stub_classes):
         super().__init__()
         self.stub_classes = set(stub_classes)
-        self.module_stack = []  # instance paths of the modules whose forward is being traced
 
     def is_leaf_module(self, module, qualified_name):
         return _is_stub_class(type(module), self.stub_classes) or super().is_leaf_module(module, qualified_name)
 
-    def call_module(self, module, forward, args, kwargs):
-        path = self.path_of_module(module)
-        if self.is_leaf_module(module, path):
-            return super().call_module(module, forward, args, kwargs)
-        self.module_stack.append(path)
-        try:
-            return super().call_module(module, forward, args, kwargs)
-        finally:
-            self.module_stack.pop()
-
     def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
         node = super().create_node(kind, target, args, kwargs, name, type_expr)
-        node.meta["qlint_location"] = _user_location()
-        node.meta["qlint_module"] = self.module_stack[-1] if self.module_stack else ""
+        found = _user_location()
+        if found is not None:
+            location, module = found
+            node.meta["qlint_location"] = location
+            node.meta["qlint_module"] = self._instance_path(module)
         return node
+
+    def _instance_path(self, module):
+        """The instance path of a frame's `self` ("" for the root); None outside modules."""
+        if module is None:
+            return None
+        try:
+            return self.path_of_module(module)
+        except NameError:  # a module that is not part of the traced model
+            return None
 
 
 def _encode(value):
@@ -206,7 +214,8 @@ def to_json(model, example_inputs=None, stub_classes=()):
         location = node.meta.get("qlint_location")
         if location:
             entry["location"] = location
-            entry["module"] = node.meta["qlint_module"]  # the `self` of that source line
+            if node.meta.get("qlint_module") is not None:
+                entry["module"] = node.meta["qlint_module"]  # the `self` of that source line
         nodes.append(entry)
     cls = type(model)
     return {

@@ -1,6 +1,7 @@
 #include "rewriter/source_suggestions.h"
 
 #include <algorithm>
+#include <optional>
 #include <fstream>
 #include <regex>
 
@@ -34,11 +35,14 @@ const std::string* string_attr(const ir::Node& node, const char* name) {
 }
 
 // The module whose `self` a node's source line means: what the front end recorded (FX inlines
-// submodules into one graph), else the module of the IR function that holds the node.
-std::string module_of(const ir::Model& model, const ir::Node& node) {
+// submodules into one graph), else the module of the IR function that holds the node. None
+// when the line is in a function without a module `self`.
+std::optional<std::string> module_of(const ir::Model& model, const ir::Node& node) {
   if (const std::string* recorded = string_attr(node, "module")) return *recorded;
+  if (string_attr(node, "scope") != nullptr) return std::nullopt;  // recorded: no module there
   const ir::Function* fn = model.function_of(node);
-  return fn ? fn->module_path : "";
+  if (fn == nullptr) return std::nullopt;
+  return fn->module_path;
 }
 
 // Whether two nodes come from one Python function of one module instance, as far as the front
@@ -49,7 +53,8 @@ bool same_python_function(const ir::Node& a, const ir::Node& b) {
   if (scope_a == nullptr || scope_b == nullptr) return true;
   const std::string* module_a = string_attr(a, "module");
   const std::string* module_b = string_attr(b, "module");
-  return *scope_a == *scope_b && (module_a ? *module_a : "") == (module_b ? *module_b : "");
+  bool same_module = module_a && module_b ? *module_a == *module_b : module_a == module_b;
+  return *scope_a == *scope_b && same_module;
 }
 
 }  // namespace
@@ -60,7 +65,7 @@ std::string StubNames::for_edit(const Edit& edit) {
     owner = parent_path(edit.template_stub);
     base = edit.name_hint;
   } else if (edit.kind == Edit::Kind::QuantizeOperand || (edit.kind == Edit::Kind::Reroot && edit.quantize_after_reroot)) {
-    owner = module_of(model_, *edit.node);
+    owner = module_of(model_, *edit.node).value_or("");
     base = edit.name_hint + "_quant";
   } else {
     return "";
@@ -187,7 +192,11 @@ void SourceSuggestions::add_stub_to_init(const std::string& near_file, const std
 }
 
 void SourceSuggestions::add(const ir::Model& model, const Edit& edit, const std::string& stub_name) {
-  const std::string owner = module_of(model, *edit.node);
+  const std::optional<std::string> module = module_of(model, *edit.node);
+  if (!module && edit.kind != Edit::Kind::CompareWithZero)
+    return notes_.push_back("no Python suggestion for the rewrite at " + where(edit.node->loc) +
+                            ": it is not in a method of one of the model's modules");
+  const std::string owner = module.value_or("");
   switch (edit.kind) {
     case Edit::Kind::Reroot: {
       if (!reroot_root_name(model, edit) || !edit.quantize_after_reroot) return;

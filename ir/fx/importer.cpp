@@ -5,6 +5,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -174,7 +175,8 @@ class Importer {
     loc_ = location_of(node);
     complete_columns(loc_);
     scope_ = node.contains("location") ? node["location"].value("scope", "") : "";
-    module_ = node.value("module", "");
+    module_.reset();
+    if (node.contains("module") && node["module"].is_string()) module_ = node["module"].get<std::string>();
     if (op == "placeholder") {
       bind(name, fn_->add_param(fn_->body, name, declared_type(node)));
     } else if (op == "get_attr") {
@@ -220,10 +222,8 @@ class Importer {
   ir::Node* emit(const std::string& kind) {
     ir::Node* n = fn_->append_node(fn_->body, kind);
     n->loc = loc_;
-    if (!scope_.empty()) {
-      n->set_attr("module", ir::Attr::of_str(module_));
-      n->set_attr("scope", ir::Attr::of_str(scope_));
-    }
+    if (!scope_.empty()) n->set_attr("scope", ir::Attr::of_str(scope_));
+    if (module_) n->set_attr("module", ir::Attr::of_str(*module_));
     return n;
   }
 
@@ -441,7 +441,7 @@ class Importer {
   std::map<std::string, ir::Value*> module_values_;  // module path -> its GetAttr
   ir::SourceLoc loc_;                                 // of the FX node being imported
   std::string scope_;                                 // its Python function ("Child.forward@12")
-  std::string module_;                                // and that function's `self` ("head")
+  std::optional<std::string> module_;                 // and that function's `self` ("head")
   int counter_ = 0;
 };
 

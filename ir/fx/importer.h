@@ -4,9 +4,9 @@
 // value, Python operators and torch functions become aten:: ops, indexing becomes the
 // aten::slice/select/unsqueeze chain TorchScript would build, literals become prim::Constant.
 // Nodes keep the Python function they come from as the attribute `scope`, and the instance
-// path of that function's `self` as `module`: FX inlines submodules into one graph, but a
-// source edit must not mix two functions' variables, and a new stub belongs to the module
-// whose code uses it.
+// path of that function's `self` as `module` (absent when `self` is no module of the model):
+// FX inlines submodules into one graph, but a source edit must not mix two functions'
+// variables, and a new stub belongs to the module whose code uses it.
 // No LibTorch: the file is plain JSON.
 #pragma once
 

@@ -81,11 +81,11 @@ TEST(FxFrontEnd, IndexingBecomesTorchScriptsViewChain) {
   auto r = run_qlint({"dump", build_path("examples/fx/seed/s1_eq_one.fx.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* line :
-       {"%quant : Tensor(float32, [1, 2, 4, 4]) = prim::CallMethod[module=\"\", scope=\"Model.forward@14\", "
+       {"%quant : Tensor(float32, [1, 2, 4, 4]) = prim::CallMethod[scope=\"Model.forward@14\", module=\"\", "
         "name=\"forward\"](%self.quant, %x) loc(\"" QLINT_SOURCE_DIR "/examples/seed/s1_eq_one.py\":15:13-15:26)",
-        "%getitem : Tensor(float32, [1, 2, 4]) = aten::select[module=\"\", scope=\"Model.forward@14\"](%11, %16, %17) "
+        "%getitem : Tensor(float32, [1, 2, 4]) = aten::select[scope=\"Model.forward@14\", module=\"\"](%11, %16, %17) "
         "loc(\"" QLINT_SOURCE_DIR "/examples/seed/s1_eq_one.py\":16:16-16:30)",
-        "%eq : Tensor(bool, [1, 2, 4]) = aten::eq[module=\"\", scope=\"Model.forward@14\"](%getitem, %18) "
+        "%eq : Tensor(bool, [1, 2, 4]) = aten::eq[scope=\"Model.forward@14\", module=\"\"](%getitem, %18) "
         "loc(\"" QLINT_SOURCE_DIR "/examples/seed/s1_eq_one.py\":16:16-16:35)"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   size_t slices = 0;

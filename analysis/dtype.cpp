@@ -3,7 +3,9 @@
 #include <set>
 #include <string>
 
+#include "analysis/constants.h"
 #include "analysis/facts.h"
+#include "ir/ops.h"
 
 namespace qlint::analysis {
 
@@ -23,6 +25,17 @@ const std::set<std::string> kIndexResultOps = {
     "aten::argmax", "aten::argmin", "aten::argsort", "aten::nonzero", "aten::bucketize",
     "aten::searchsorted",
 };
+
+// The indices of such an op: its second output (TorchScript), or element 1 of the tuple it
+// returns (FX).
+bool is_indices_of_values_and_indices_op(const ir::Node& node, size_t index) {
+  if (ir::returns_values_and_indices(node.kind)) return node.outputs.size() == 2 && index == 1;
+  if (node.kind != "prim::TupleIndex" || node.inputs.size() != 2) return false;
+  const ir::Node* tuple = node.inputs[0]->producer;
+  auto position = scalar_constant(node.inputs[1]);
+  return tuple != nullptr && ir::returns_values_and_indices(tuple->kind) && tuple->outputs.size() == 1 && position &&
+         *position == 1;
+}
 
 const std::set<std::string> kArithmeticOps = {
     "aten::add",  "aten::sub",  "aten::mul",     "aten::rsub",    "aten::add_", "aten::sub_",
@@ -103,7 +116,7 @@ DType infer_output_dtype(const ir::Node& node, size_t index, const DTypeOf& dtyp
   if (out->type.dtype != DType::Unknown) return out->type.dtype;  // traced graphs say it
   const std::string& k = node.kind;
   if (kBoolResultOps.count(k)) return DType::Bool;
-  if (kIndexResultOps.count(k)) return DType::Int64;
+  if (kIndexResultOps.count(k) || is_indices_of_values_and_indices_op(node, index)) return DType::Int64;
   if (k == "aten::to" || k == "aten::type_as") return cast_target(node, dtype_of);
   if (kTrueDivisionOps.count(k)) {
     DType d = arithmetic_dtype(node, dtype_of);

@@ -46,6 +46,7 @@ bool can_carry_quantization(const ir::Type& type, ir::DType dtype) {
     case K::List:
     case K::Tuple:
     case K::Optional:
+      if (type.elements.empty()) return true;  // element types unknown (FX records only "tuple")
       for (const auto& e : type.elements)
         if (can_carry_quantization(e, e.dtype)) return true;
       return false;

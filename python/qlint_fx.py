@@ -18,7 +18,9 @@ those source lines, so qlint can point at the user's code like it does for Torch
 With example inputs, ShapeProp records each value's type, dtype and shape.
 """
 import argparse
+import contextlib
 import importlib.util
+import io
 import inspect
 import json
 import math
@@ -152,6 +154,8 @@ def _value_type(node):
         return {}
     if issubclass(kind, torch.Tensor):
         return {"type": "Tensor"}
+    if issubclass(kind, tuple):  # torch.Size, and named tuples such as torch.return_types.max
+        return {"type": "tuple"}
     return {"type": kind.__name__}
 
 
@@ -186,6 +190,11 @@ def _source_lines(nodes):
     return lines
 
 
+def _first_line(error):
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
 def to_json(model, example_inputs=None, stub_classes=()):
     """The "qlint-fx" document for `model` (an nn.Module), as a dict."""
     if not isinstance(model, torch.nn.Module):
@@ -194,13 +203,20 @@ def to_json(model, example_inputs=None, stub_classes=()):
     try:
         graph = tracer.trace(model)
     except Exception as error:  # symbolic tracing rejects data-dependent control flow
-        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise ExportError(f"torch.fx cannot trace {type(model).__name__}: {first}") from error
+        raise ExportError(f"torch.fx cannot trace {type(model).__name__}: {_first_line(error)}") from error
     module = torch.fx.GraphModule(tracer.root, graph)
     if example_inputs is not None:
         from torch.fx.passes.shape_prop import ShapeProp
-        with torch.no_grad():
-            ShapeProp(module).propagate(*example_inputs)
+        try:
+            # ShapeProp prints a traceback of its own before raising; the error says enough.
+            with torch.no_grad(), contextlib.redirect_stderr(io.StringIO()):
+                ShapeProp(module).propagate(*example_inputs)
+        except Exception as error:  # the inputs do not fit the model
+            cause = error
+            while (cause.__cause__ or cause.__context__) is not None:
+                cause = cause.__cause__ or cause.__context__
+            raise ExportError(f"the example inputs do not run through {type(model).__name__}: "
+                              f"{type(cause).__name__}: {_first_line(cause)}") from error
 
     nodes = []
     for node in graph.nodes:
@@ -270,10 +286,21 @@ def main(argv=None):
     parser.add_argument("--stub-class", action="append", default=[], help="another stub class to keep as a leaf")
     args = parser.parse_args(argv)
     try:
-        model = _load_class(args.model)().eval()
+        factory = _load_class(args.model)
+        try:
+            model = factory()
+        except Exception as error:
+            raise ExportError(f"{args.model}: calling it without arguments failed: {type(error).__name__}: "
+                              f"{_first_line(error)}; export from Python with qlint_fx.export(model, path)") from error
+        if not isinstance(model, torch.nn.Module):
+            raise ExportError(f"{args.model} gives a {type(model).__name__}, not a torch.nn.Module")
+        model.eval()
         example = None
         if args.input:
-            example = torch.load(args.input)
+            try:
+                example = torch.load(args.input)
+            except Exception as error:
+                raise ExportError(f"{args.input}: cannot be read with torch.load: {_first_line(error)}") from error
             example = tuple(example) if isinstance(example, (tuple, list)) else (example,)
         export(model, args.output, example, args.stub_class)
     except ExportError as error:

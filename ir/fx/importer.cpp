@@ -1,11 +1,14 @@
 #include "ir/fx/importer.h"
 
+#include "ir/ops.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -172,6 +175,7 @@ class Importer {
     const std::string name = node.value("name", "");
     const std::string op = node.value("op", "");
     const std::string target = node.value("target", "");
+    current_typed_ = node.contains("type");
     loc_ = location_of(node);
     complete_columns(loc_);
     scope_ = node.contains("location") ? node["location"].value("scope", "") : "";
@@ -202,6 +206,7 @@ class Importer {
   void bind(const std::string& name, ir::Value* value) {
     if (name.empty()) throw Malformed("a node without a name");
     values_[name] = value;
+    if (current_typed_) typed_.insert(value);
   }
 
   // A location without columns covers its line's statement, from the first non-blank
@@ -324,8 +329,8 @@ class Importer {
     if (args.size() != 2) throw Malformed("node `" + name + "` indexes with " + std::to_string(args.size()) + " arguments");
     ir::Value* base = value_of(args[0]);
     ir::Type result = declared_type(node);
-    if (!base->type.is_tensor()) {
-      bool tuple = base->type.kind == ir::Type::Kind::Tuple;
+    if (!base->type.is_tensor() || indexes_untyped_tuple(*base, args[1])) {
+      bool tuple = base->type.kind == ir::Type::Kind::Tuple || base->type.is_tensor();
       return single(tuple ? "prim::TupleIndex" : "aten::__getitem__", {base, value_of(args[1])}, name, result);
     }
     json index = args[1].is_object() && args[1].contains("tuple") ? args[1]["tuple"] : json::array({args[1]});
@@ -360,6 +365,13 @@ class Importer {
     }
     if (current == base) current = single("aten::alias", {base}, name, result);  // x[...]
     return current;
+  }
+
+  // `x.max(dim=1)[1]` in an export without example inputs: nothing says the result of max is
+  // a tuple, but indexing it with a literal int only makes sense if it is one.
+  bool indexes_untyped_tuple(const ir::Value& base, const json& index) const {
+    return index.is_number_integer() && base.producer != nullptr && !typed_.count(&base) &&
+           ir::returns_values_and_indices(base.producer->kind);
   }
 
   // Only ints, int-valued nodes, slices, None and at most one `...` (with no None after it):
@@ -438,6 +450,8 @@ class Importer {
   ir::Function* fn_ = nullptr;
   ir::Value* self_ = nullptr;
   std::map<std::string, ir::Value*> values_;         // FX node name -> value
+  std::set<const ir::Value*> typed_;                  // values whose type ShapeProp recorded
+  bool current_typed_ = false;
   std::map<std::string, ir::Value*> module_values_;  // module path -> its GetAttr
   ir::SourceLoc loc_;                                 // of the FX node being imported
   std::string scope_;                                 // its Python function ("Child.forward@12")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # pre-commit, for real: in a fresh git repository with a hazardous and a clean model, the
-# `qlint` hook fails, `qlint-fix` rewrites the model, and then `qlint` passes.
+# `qlint` hook fails, `qlint-fix` rewrites the model, and then `qlint` passes. Then an FX
+# export: `qlint` checks it, `qlint-fix` leaves it alone (qlint cannot rewrite FX exports).
 #   pre_commit_test.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=$1
@@ -27,4 +28,10 @@ grep -q "Resolved 3 of 3 problems in hazard.pt" fix.log || fail "qlint-fix did n
 git add .
 
 pre-commit try-repo "$src" qlint --all-files > second.log 2>&1 || fail "the qlint hook still fails after the fix" second.log
-echo "pre-commit: qlint failed, qlint-fix fixed, qlint passed"
+
+cp "$build/examples/fx/seed/s1_eq_one.fx.json" hazard.fx.json
+git add .
+if pre-commit try-repo "$src" qlint --all-files > fx.log 2>&1; then fail "the qlint hook passed a hazardous FX export" fx.log; fi
+grep -q "\[eq-nonzero-const\]" fx.log || fail "the qlint hook did not name the hazard in the FX export" fx.log
+pre-commit try-repo "$src" qlint-fix --all-files > fxfix.log 2>&1 || fail "qlint-fix took the FX export" fxfix.log
+echo "pre-commit: qlint failed, qlint-fix fixed, qlint passed; FX exports are checked, not fixed"

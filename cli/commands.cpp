@@ -14,11 +14,11 @@
 #include "cli/evidence.h"
 #include "cli/fix_report.h"
 #include "cli/formats.h"
+#include "cli/torch_backend.h"
 #include "rewriter/rewriter.h"
 #include "cli/render.h"
 #include "ir/text.h"
 #include "ir/fx/importer.h"
-#include "ir/torchscript/importer.h"
 #include "rules/registry.h"
 #include "sim/report.h"
 
@@ -43,7 +43,7 @@ std::string summary(const std::vector<ModelReport>& reports, bool after_fix) {
 // The model in qlint's IR from whichever front end reads the file: FX exports (*.json) or
 // TorchScript archives.
 ir::Model import_model(const std::string& file) {
-  return fx::is_fx_export(file) ? fx::import_fx(file) : torchscript::import_torchscript(file);
+  return fx::is_fx_export(file) ? fx::import_fx(file) : torch_backend().import_torchscript(file);
 }
 
 // FX exports carry the graph, not a runnable model: qlint checks them, but simulating and
@@ -71,7 +71,7 @@ ModelReport check_one(const std::string& file, const CheckOptions& options) {
   sim_options.bits = options.bits;
   sim_options.recalibrate = options.recalibrate;
   sim_options.stubs = options.stubs;
-  sim::Report report = sim::simulate(file, options.inputs, sim_options);
+  sim::Report report = torch_backend().simulate(file, options.inputs, sim_options);
   auto facts = analysis::Facts::compute(*model, options.stubs, sim::evidence_from(report));
   auto diagnostics = filter_diagnostics(*model, rules::run_all(facts), options.selection);
   attach_evidence(diagnostics, report);
@@ -91,7 +91,7 @@ ModelReport fix_one(const std::string& file, const CheckOptions& options, std::s
   fix.filter = [&](const ir::Model& model, std::vector<Diagnostic> found) {
     return filter_diagnostics(model, std::move(found), options.selection);
   };
-  rewriter::FixResult result = rewriter::fix_model(file, fix, display_path);
+  rewriter::FixResult result = torch_backend().fix_model(file, fix, display_path);
   summary += render_fix_text(file, result, options.diff);
   return {file, result.final_model, result.remaining, render_fix_json(file, result)};
 }
@@ -155,6 +155,8 @@ Outcome process(const std::string& file, const CheckOptions& command_line) {
     out.error = InputError{file, e.what()};
   } catch (const rewriter::FixError& e) {
     out.error = InputError{file, e.what()};
+  } catch (const BackendError& e) {
+    out.error = InputError{file, display_path(file) + ": " + e.what()};
   }
   return out;
 }
@@ -295,17 +297,23 @@ int run_dump(const std::string& file, bool with_facts, const analysis::StubClass
   } catch (const ir::ImportError& e) {
     print_input_error(file, e.what());
     return kExitError;
+  } catch (const BackendError& e) {
+    print_input_error(file, e.what());
+    return kExitError;
   }
 }
 
 int run_sim(const SimOptions& options) {
   try {
-    sim::Report report = sim::simulate(options.model, options.inputs, options.options);
+    sim::Report report = torch_backend().simulate(options.model, options.inputs, options.options);
     if (options.format == "json") std::cout << sim::render_json(report).dump(2) << "\n";
     else std::cout << sim::render_text(report);
     return kExitClean;
   } catch (const sim::SimError& e) {
     std::cerr << "qlint: error: " << e.what() << "\n";
+    return kExitError;
+  } catch (const BackendError& e) {
+    print_input_error(options.model, e.what());
     return kExitError;
   }
 }

@@ -106,7 +106,10 @@ Config load_config(const std::string& path) {
   toml::table table = parse(path);
   if (fs::path(path).filename() == "pyproject.toml") {
     const toml::table* section = qlint_section(table);
-    return section ? from_table(*section, path) : Config{path};
+    if (section != nullptr) return from_table(*section, path);
+    Config empty;  // a pyproject.toml without [tool.qlint] configures nothing
+    empty.file = path;
+    return empty;
   }
   return from_table(table, path);
 }

@@ -10,6 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 cmake --install "$build" --prefix "$tmp/prefix" > /dev/null
 test -x "$tmp/prefix/bin/qlint" || { echo "FAILED: no bin/qlint"; exit 1; }
+test -f "$tmp/prefix/lib/qlint/libqlint_torch.so" || { echo "FAILED: no lib/qlint/libqlint_torch.so"; exit 1; }
 test -f "$tmp/prefix/share/man/man1/qlint.1" || { echo "FAILED: no man page"; exit 1; }
 test -f "$tmp/prefix/share/doc/qlint/json-output.md" || { echo "FAILED: no docs"; exit 1; }
 "$tmp/prefix/bin/qlint" rules | grep -q eq-nonzero-const || { echo "FAILED: installed qlint rules"; exit 1; }
@@ -32,6 +33,7 @@ depends=$(dpkg-deb -f "$deb" Depends)
 echo "$depends" | grep -q "libtorch1.13" || { echo "FAILED: Depends lacks libtorch1.13: $depends"; exit 1; }
 contents=$(dpkg-deb -c "$deb")
 grep -q "\./usr/bin/qlint$" <<< "$contents" || { echo "FAILED: the .deb has no /usr/bin/qlint"; exit 1; }
+grep -q "\./usr/lib/qlint/libqlint_torch.so$" <<< "$contents" || { echo "FAILED: the .deb has no LibTorch plugin"; exit 1; }
 grep -q "\./usr/bin/qlint-fx-export$" <<< "$contents" || { echo "FAILED: the .deb has no qlint-fx-export"; exit 1; }
 grep -q "\./usr/lib/python3/dist-packages/qlint_fx.py$" <<< "$contents" || { echo "FAILED: the .deb has no qlint_fx module"; exit 1; }
 [ "$(dpkg-deb -f "$deb" Recommends)" = "python3-torch" ] || { echo "FAILED: the .deb does not recommend python3-torch"; exit 1; }

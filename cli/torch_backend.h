@@ -1,0 +1,40 @@
+// Everything qlint does with LibTorch, behind one interface. The plugin libqlint_torch.so
+// implements it (cli/torch_plugin.cpp); the qlint binary itself does not link LibTorch and
+// loads the plugin the first time a command needs it, so `qlint --help`, `qlint rules`,
+// `qlint explain` and checks of FX exports start at once instead of after LibTorch's
+// half-second start-up.
+#pragma once
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+#include "ir/ir.h"
+#include "rewriter/rewriter.h"
+#include "sim/simulator.h"
+
+namespace qlint::cli {
+
+class TorchBackend {
+ public:
+  virtual ~TorchBackend() = default;
+  virtual ir::Model import_torchscript(const std::string& path) = 0;
+  virtual sim::Report simulate(const std::string& model_path, const sim::Inputs& inputs,
+                               const sim::Options& options) = 0;
+  virtual rewriter::FixResult fix_model(const std::string& path, const rewriter::FixOptions& options,
+                                        const std::function<std::string(const std::string&)>& display) = 0;
+};
+
+// The plugin could not be loaded (missing, or built for another LibTorch).
+struct BackendError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Loads the plugin on first use, once, from $QLINT_TORCH_PLUGIN, or else beside the binary
+// (the build tree) or in ../lib/qlint (an installation). Throws BackendError.
+TorchBackend& torch_backend();
+
+}  // namespace qlint::cli
+
+// The plugin's one entry point, looked up with dlsym.
+extern "C" qlint::cli::TorchBackend* qlint_torch_backend();

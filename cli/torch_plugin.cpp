@@ -1,0 +1,29 @@
+// libqlint_torch.so: the TorchBackend over the LibTorch-backed importer, simulator and
+// rewriter. Loaded by the qlint binary with dlopen (cli/torch_backend.cpp).
+#include "cli/torch_backend.h"
+#include "ir/torchscript/importer.h"
+
+namespace qlint::cli {
+namespace {
+
+class LibTorchBackend final : public TorchBackend {
+ public:
+  ir::Model import_torchscript(const std::string& path) override { return torchscript::import_torchscript(path); }
+
+  sim::Report simulate(const std::string& model_path, const sim::Inputs& inputs, const sim::Options& options) override {
+    return sim::simulate(model_path, inputs, options);
+  }
+
+  rewriter::FixResult fix_model(const std::string& path, const rewriter::FixOptions& options,
+                                const std::function<std::string(const std::string&)>& display) override {
+    return rewriter::fix_model(path, options, display);
+  }
+};
+
+}  // namespace
+}  // namespace qlint::cli
+
+extern "C" __attribute__((visibility("default"))) qlint::cli::TorchBackend* qlint_torch_backend() {
+  static qlint::cli::LibTorchBackend backend;
+  return &backend;
+}

@@ -47,9 +47,9 @@ int main(int argc, char** argv) {
                     "Another module class that dequantizes like DeQuantStub; repeatable")
         ->allow_extra_args(false);
   };
-  auto* check_cmd = app.add_subcommand("check", "Lint TorchScript models (the default command)");
+  auto* check_cmd = app.add_subcommand("check", "Lint TorchScript models and FX exports (the default command)");
   check_cmd->add_option("files", check.files,
-                        "TorchScript archives, or directories to search for *.pt, *.pth, *.ptl; none: nothing to do");
+                        "TorchScript archives, FX exports (*.json), or directories to search for *.pt, *.pth, *.ptl, *.fx.json; none: nothing to do");
   check_cmd->add_option("--format", check.format, "Output format")
       ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github"}))
       ->capture_default_str();
@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   std::string dump_file;
   auto* dump_cmd = app.add_subcommand("dump", "Print a model's qlint IR");
   bool dump_facts = false;
-  dump_cmd->add_option("file", dump_file, "TorchScript archive")->required();
+  dump_cmd->add_option("file", dump_file, "TorchScript archive or FX export")->required();
   dump_cmd->add_flag("--facts", dump_facts,
                      "Annotate values with what the analyses found (dtype, quant points, domain)");
   add_stub_options(dump_cmd);

@@ -40,10 +40,17 @@ std::string summary(const std::vector<ModelReport>& reports, bool after_fix) {
 }
 
 
+// Custom operator libraries go into LibTorch before any archive that may use them.
+void load_operator_libraries(const std::vector<std::string>& libraries) {
+  for (const auto& library : libraries) torch_backend().load_library(library);
+}
+
 // The model in qlint's IR from whichever front end reads the file: FX exports (*.json) or
 // TorchScript archives.
-ir::Model import_model(const std::string& file) {
-  return fx::is_fx_export(file) ? fx::import_fx(file) : torch_backend().import_torchscript(file);
+ir::Model import_model(const std::string& file, const std::vector<std::string>& operator_libraries) {
+  if (fx::is_fx_export(file)) return fx::import_fx(file);
+  load_operator_libraries(operator_libraries);
+  return torch_backend().import_torchscript(file);
 }
 
 // FX exports carry the graph, not a runnable model: qlint checks them, but simulating and
@@ -62,7 +69,7 @@ bool wants_simulation(const CheckOptions& options) {
 
 ModelReport check_one(const std::string& file, const CheckOptions& options) {
   if (wants_simulation(options)) require_torchscript(file, "simulate (--input, --random-input)");
-  auto model = std::make_shared<ir::Model>(import_model(file));
+  auto model = std::make_shared<ir::Model>(import_model(file, options.operator_libraries));
   if (!wants_simulation(options)) {
     auto facts = analysis::Facts::compute(*model, options.stubs);
     return {file, model, filter_diagnostics(*model, rules::run_all(facts), options.selection), nullptr};
@@ -81,6 +88,7 @@ ModelReport check_one(const std::string& file, const CheckOptions& options) {
 // --fix / --diff: rewrite, then report what remains on the fixed model.
 ModelReport fix_one(const std::string& file, const CheckOptions& options, std::string& summary) {
   require_torchscript(file, "rewrite (--fix, --diff)");
+  load_operator_libraries(options.operator_libraries);
   rewriter::FixOptions fix;
   fix.unsafe = options.unsafe_fixes;
   fix.write = !options.diff;
@@ -206,6 +214,8 @@ CheckOptions options_for(const std::string& model, const CheckOptions& command_l
   o.stubs.quant.insert(o.stubs.quant.end(), config->quant_stub_classes.begin(), config->quant_stub_classes.end());
   o.stubs.dequant.insert(o.stubs.dequant.end(), config->dequant_stub_classes.begin(), config->dequant_stub_classes.end());
   if (!o.bits_given && config->bits) o.bits = *config->bits;
+  o.operator_libraries.insert(o.operator_libraries.end(), config->operator_libraries.begin(),
+                              config->operator_libraries.end());
   try {
     validate_selection(s);
     for (const auto& [glob, rules] : config->per_file_ignores) validate_selection({rules, {}, {}, {}});
@@ -284,9 +294,10 @@ void print_reports(const std::vector<ModelReport>& reports, const std::vector<In
 
 }  // namespace
 
-int run_dump(const std::string& file, bool with_facts, const analysis::StubClasses& stubs) {
+int run_dump(const std::string& file, bool with_facts, const analysis::StubClasses& stubs,
+             const std::vector<std::string>& operator_libraries) {
   try {
-    ir::Model model = import_model(file);
+    ir::Model model = import_model(file, operator_libraries);
     if (!with_facts) {
       std::cout << ir::print_model(model);
       return kExitClean;
@@ -305,6 +316,7 @@ int run_dump(const std::string& file, bool with_facts, const analysis::StubClass
 
 int run_sim(const SimOptions& options) {
   try {
+    load_operator_libraries(options.operator_libraries);
     sim::Report report = torch_backend().simulate(options.model, options.inputs, options.options);
     if (options.format == "json") std::cout << sim::render_json(report).dump(2) << "\n";
     else std::cout << sim::render_text(report);

@@ -33,6 +33,7 @@ struct CheckOptions {
   bool diff = false;          // show what --fix would change, write nothing
   bool unsafe_fixes = false;
   std::string output;         // -o: write the fixed model here instead of in place
+  std::vector<std::string> operator_libraries;  // --load-library, then the config's
 };
 
 int run_check(const CheckOptions& options);
@@ -40,9 +41,11 @@ int run_check(const CheckOptions& options);
 // The options for one model: the command line over its configuration file. Throws
 // ConfigError.
 CheckOptions options_for(const std::string& model, const CheckOptions& command_line);
-int run_dump(const std::string& file, bool with_facts, const analysis::StubClasses& stubs);
+int run_dump(const std::string& file, bool with_facts, const analysis::StubClasses& stubs,
+             const std::vector<std::string>& operator_libraries);
 struct SimOptions {
   std::string model;
+  std::vector<std::string> operator_libraries;
   std::string format = "text";
   sim::Inputs inputs;
   sim::Options options;

@@ -37,14 +37,19 @@ int main(int argc, char** argv) {
 
   cli::CheckOptions check;
   bool no_color = false;
-  std::vector<std::string> extra_quant_stubs, extra_dequant_stubs;
-  auto add_stub_options = [&](CLI::App* cmd) {
+  std::vector<std::string> extra_quant_stubs, extra_dequant_stubs, operator_libraries;
+  // Options of every command that reads a model: stub classes, custom operator libraries.
+  auto add_model_options = [&](CLI::App* cmd) {
     cmd->add_option("--quant-stub-class", extra_quant_stubs,
                     "Another module class that quantizes like QuantStub (e.g. a toolchain's own "
                     "stub); a full or dotted-suffix name, repeatable")
         ->allow_extra_args(false);
     cmd->add_option("--dequant-stub-class", extra_dequant_stubs,
                     "Another module class that dequantizes like DeQuantStub; repeatable")
+        ->allow_extra_args(false);
+    cmd->add_option("--load-library", operator_libraries,
+                    "A shared library that registers custom operators with LibTorch (as "
+                    "torch.ops.load_library), loaded before TorchScript models; repeatable")
         ->allow_extra_args(false);
   };
   auto* check_cmd = app.add_subcommand("check", "Lint TorchScript models and FX exports (the default command)");
@@ -84,7 +89,7 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--diff", check.diff, "Show what --fix would change (Python suggestion), write nothing");
   check_cmd->add_flag("--unsafe-fixes", check.unsafe_fixes, "Also apply fixes that may change float results");
   check_cmd->add_option("-o,--output", check.output, "With --fix: write the fixed model here instead");
-  add_stub_options(check_cmd);
+  add_model_options(check_cmd);
 
   std::string dump_file;
   auto* dump_cmd = app.add_subcommand("dump", "Print a model's qlint IR");
@@ -92,7 +97,7 @@ int main(int argc, char** argv) {
   dump_cmd->add_option("file", dump_file, "TorchScript archive or FX export")->required();
   dump_cmd->add_flag("--facts", dump_facts,
                      "Annotate values with what the analyses found (dtype, quant points, domain)");
-  add_stub_options(dump_cmd);
+  add_model_options(dump_cmd);
 
   cli::SimOptions sim;
   bool sim_no_color = false;
@@ -119,7 +124,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   sim_cmd->add_flag("--no-color", sim_no_color, "Accepted for symmetry with check; the report has no colour");
-  add_stub_options(sim_cmd);
+  add_model_options(sim_cmd);
 
   auto* rules_cmd = app.add_subcommand("rules", "List the rules");
 
@@ -165,11 +170,13 @@ int main(int argc, char** argv) {
     }
     if (!check.output.empty()) check.fix = true;
     check.color = color_wanted(no_color);
+    check.operator_libraries = operator_libraries;
     return cli::run_check(check);
   }
-  if (*dump_cmd) return cli::run_dump(dump_file, dump_facts, stubs);
+  if (*dump_cmd) return cli::run_dump(dump_file, dump_facts, stubs, operator_libraries);
   if (*sim_cmd) {
     sim.options.stubs = stubs;
+    sim.operator_libraries = operator_libraries;
     sim.options.progress = true;
     return cli::run_sim(sim);
   }

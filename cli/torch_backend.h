@@ -23,6 +23,10 @@ class TorchBackend {
                                const sim::Options& options) = 0;
   virtual rewriter::FixResult fix_model(const std::string& path, const rewriter::FixOptions& options,
                                         const std::function<std::string(const std::string&)>& display) = 0;
+  // Loads a shared library that registers custom operators with LibTorch (as Python's
+  // torch.ops.load_library does), such as torchvision's or an accelerator toolchain's.
+  // Loading one twice is harmless. Throws BackendError.
+  virtual void load_library(const std::string& path) = 0;
 };
 
 // The plugin could not be loaded (missing, or built for another LibTorch).

@@ -1,5 +1,7 @@
 // libqlint_torch.so: the TorchBackend over the LibTorch-backed importer, simulator and
 // rewriter. Loaded by the qlint binary with dlopen (cli/torch_backend.cpp).
+#include <dlfcn.h>
+
 #include "cli/torch_backend.h"
 #include "ir/torchscript/importer.h"
 
@@ -17,6 +19,13 @@ class LibTorchBackend final : public TorchBackend {
   rewriter::FixResult fix_model(const std::string& path, const rewriter::FixOptions& options,
                                 const std::function<std::string(const std::string&)>& display) override {
     return rewriter::fix_model(path, options, display);
+  }
+
+  // RTLD_GLOBAL, as torch.ops.load_library: the library's static initializers register its
+  // operators with the LibTorch this plugin uses.
+  void load_library(const std::string& path) override {
+    if (dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr)
+      throw BackendError("cannot load the operator library " + path + ": " + dlerror());
   }
 };
 

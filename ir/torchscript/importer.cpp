@@ -6,6 +6,8 @@
 #include <torch/script.h>
 
 #include <deque>
+#include <filesystem>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -305,23 +307,50 @@ class Importer {
 };
 
 
+std::string first_line(const std::string& text) {
+  size_t start = text.find_first_not_of(" \n");
+  if (start == std::string::npos) return "";
+  return text.substr(start, text.find('\n', start) - start);
+}
+
+// Where the library for an operator namespace is, when qlint knows: torchvision's operators
+// are in the extension module Debian's python3-torchvision ships.
+std::string operator_library_hint(const std::string& ns) {
+  if (ns != "torchvision") return "";
+  std::error_code ec;
+  const std::filesystem::path dir = "/usr/lib/python3/dist-packages/torchvision";
+  for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::end(it); it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.rfind("_C.", 0) == 0 && it->path().extension() == ".so")
+      return " (torchvision's operators are in " + it->path().string() + ")";
+  }
+  return "";
+}
+
+// LibTorch's "Unknown builtin op: torchvision::nms." as what the user can do about it.
+std::string load_failure(const std::string& what) {
+  static const std::regex unknown_op(R"(Unknown builtin op: ([\w:.]+?)\.?\n)");
+  std::smatch m;
+  if (!std::regex_search(what, m, unknown_op)) return "cannot be loaded as TorchScript: " + first_line(what);
+  std::string op = m[1];
+  return "uses the operator " + op + ", which LibTorch does not know; load the library that defines it with "
+         "--load-library FILE (or operator-libraries in the configuration)" +
+         operator_library_hint(op.substr(0, op.find("::")));
+}
+
 jit::Module load_module(const std::string& path) {
   try {
     return jit::load(path);
   } catch (const c10::Error& e) {
-    throw ImportError("cannot be loaded as TorchScript: " + error_summary(e));
+    throw ImportError(load_failure(e.what_without_backtrace()));
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    throw ImportError("cannot be loaded as TorchScript: " + what.substr(0, what.find('\n')));
+    throw ImportError(load_failure(e.what()));
   }
 }
 
 }  // namespace
 
-std::string error_summary(const c10::Error& e) {
-  std::string what = e.what_without_backtrace();
-  return what.substr(0, what.find('\n'));
-}
+std::string error_summary(const c10::Error& e) { return first_line(e.what_without_backtrace()); }
 
 ir::Model import_module(const jit::Module& module, const std::string& path) {
   ir::Model model;

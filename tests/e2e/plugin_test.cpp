@@ -1,11 +1,14 @@
 // LibTorch is a plugin (libqlint_torch.so) that qlint loads only when a command needs it:
 // the binary does not link it, commands without TorchScript work without it, and a missing
-// plugin is one line, not a crash.
+// plugin is one line, not a crash. Custom operator libraries (--load-library) go into it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "run.h"
+#include "temp_dir.h"
 
 namespace qlint {
 namespace {
@@ -13,7 +16,10 @@ namespace {
 using testing::build_path;
 using testing::example_model;
 using testing::run_program;
+using testing::run_qlint;
+using testing::run_qlint_configured;
 using testing::run_qlint_with_env;
+namespace fs = std::filesystem;
 
 const std::string kNoPlugin = "QLINT_TORCH_PLUGIN=/nonexistent/libqlint_torch.so";
 
@@ -51,6 +57,61 @@ TEST(Plugin, NotAPluginIsOneLine) {
                               {"check", example_model("seed/s1_eq_one")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("is not qlint's LibTorch plugin"), std::string::npos) << r.err;
+}
+
+// ---- Custom operators: tests/e2e/torchvision_ops_model.py calls torchvision::nms ----------
+
+// torchvision's operator library, as Debian's python3-torchvision installs it (asked from
+// PyTorch itself rather than spelled out here).
+std::string torchvision_ops_library() {
+  auto r = run_program({QLINT_PYTHON, "-c",
+                        "import glob, os, torchvision; "
+                        "print(glob.glob(os.path.join(os.path.dirname(torchvision.__file__), '_C*.so'))[0])"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.out.substr(0, r.out.find('\n'));
+}
+
+const std::string kNmsModel = build_path("tests/models/torchvision_nms.pt");
+
+TEST(CustomOperators, AnUnknownOperatorNamesItsLibrary) {
+  auto r = run_qlint({"check", kNmsModel});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "qlint: error: build/tests/models/torchvision_nms.pt: uses the operator torchvision::nms, which "
+                   "LibTorch does not know; load the library that defines it with --load-library FILE (or "
+                   "operator-libraries in the configuration) (torchvision's operators are in " +
+                       torchvision_ops_library() + ")\n");
+}
+
+TEST(CustomOperators, LoadLibraryMakesTheModelReadable) {
+  auto check = run_qlint({"check", "--load-library", torchvision_ops_library(), kNmsModel});
+  EXPECT_EQ(check.exit_code, 1) << check.err;
+  EXPECT_NE(check.out.find("tests/e2e/torchvision_ops_model.py:20:36: warning: `==` compares `kept`"), std::string::npos)
+      << check.out;
+  auto sim = run_qlint({"sim", "--load-library", torchvision_ops_library(), kNmsModel, "--random-input", "5x4,5"});
+  EXPECT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_NE(sim.out.find("aten::eq"), std::string::npos) << sim.out;
+}
+
+TEST(CustomOperators, AMissingLibraryIsOneLine) {
+  auto r = run_qlint({"check", "--load-library", "/nonexistent/libops.so", kNmsModel});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "qlint: error: build/tests/models/torchvision_nms.pt: cannot load the operator library "
+                   "/nonexistent/libops.so: /nonexistent/libops.so: cannot open shared object file: No such file or "
+                   "directory\n");
+}
+
+// `operator-libraries` in .qlint.toml, relative to the configuration file.
+class OperatorLibrariesConfig : public testing::TempDirTest {};
+
+TEST_F(OperatorLibrariesConfig, RelativePathsAreFromTheConfigFile) {
+  fs::create_directories(dir_ / "ops");
+  fs::create_symlink(torchvision_ops_library(), dir_ / "ops" / "torchvision_ops.so");
+  fs::copy_file(kNmsModel, dir_ / "model.pt");
+  std::ofstream(dir_ / ".qlint.toml") << "operator-libraries = [\"ops/torchvision_ops.so\"]\n";
+  auto r = run_qlint_configured({"check", tmp("model.pt")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("[eq-nonzero-const]"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -169,13 +169,11 @@ Outcome process(const std::string& file, const CheckOptions& command_line) {
   return out;
 }
 
-// Models are independent; the simulator and the rewriter keep process-wide state, so they
-// run one model at a time. Outcomes keep the command line's order whatever finishes first.
+// Models are independent, also when simulated or fixed (the simulator's state is per
+// thread). Outcomes keep the command line's order whatever finishes first.
 std::vector<Outcome> process_all(const std::vector<std::string>& files, const CheckOptions& options) {
   std::vector<Outcome> outcomes(files.size());
-  bool sequential = options.fix || options.diff || wants_simulation(options);
-  size_t jobs = sequential ? 1 : options.jobs > 0 ? static_cast<size_t>(options.jobs)
-                                                  : std::max(1u, std::thread::hardware_concurrency());
+  size_t jobs = options.jobs > 0 ? static_cast<size_t>(options.jobs) : std::max(1u, std::thread::hardware_concurrency());
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next++; i < files.size(); i = next++) outcomes[i] = process(files[i], options);

@@ -30,7 +30,9 @@ namespace jit = torch::jit;
 using c10::IValue;
 
 // ---- Run state shared with the custom operators --------------------------------------------
-// The operators are process-global; the session they work for is set while a run is active.
+// The operators are process-global; the session they work for is set while a run is active,
+// per thread: the interpreter calls them on the thread that runs the model, so models can be
+// simulated in parallel (qlint check -j with --input).
 
 enum class Mode { Float, Simulate };
 
@@ -91,7 +93,7 @@ struct Session {
   std::vector<ProbeState> probes;
 };
 
-Session* g_session = nullptr;
+thread_local Session* g_session = nullptr;
 
 PointState& point_for(const IValue& module) {
   std::string path = "?";

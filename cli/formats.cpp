@@ -1,5 +1,6 @@
 #include "cli/formats.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -62,9 +63,26 @@ nlohmann::json rule_descriptor(const rules::Rule& r) {
           {"defaultConfiguration", {{"level", sarif_level(r.severity)}}}};
 }
 
-nlohmann::json region(const ir::SourceLoc& loc, const std::string& snippet) {
-  nlohmann::json r = {{"startLine", loc.line}, {"startColumn", loc.column}, {"endLine", loc.end_line},
-                      {"endColumn", loc.end_column}};
+// qlint's columns count bytes (as TorchScript's and Python's positions do); the SARIF log
+// declares utf16CodeUnits, as GitHub and editors expect. The line's text converts them; where
+// qlint has no text, bytes are what there is.
+int utf16_column(const std::string* line, int byte_column) {
+  if (line == nullptr || byte_column < 1) return byte_column;
+  int units = 0;
+  size_t end = std::min(line->size(), static_cast<size_t>(byte_column - 1));
+  for (size_t i = 0; i < end; ++i) {
+    auto c = static_cast<unsigned char>((*line)[i]);
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: counted with its lead byte
+    units += c >= 0xF0 ? 2 : 1;        // 4-byte sequences are surrogate pairs in UTF-16
+  }
+  return units + 1 + (byte_column - 1 - static_cast<int>(end));  // past the text: bytes as given
+}
+
+nlohmann::json region(const ir::Model& model, const ir::SourceLoc& loc, const std::string& snippet) {
+  nlohmann::json r = {{"startLine", loc.line},
+                      {"startColumn", utf16_column(model.source_line(loc.file, loc.line), loc.column)},
+                      {"endLine", loc.end_line},
+                      {"endColumn", utf16_column(model.source_line(loc.file, loc.end_line), loc.end_column)}};
   if (!snippet.empty()) r["snippet"] = {{"text", snippet}};
   return r;
 }
@@ -86,7 +104,7 @@ nlohmann::json sarif_fixes(const ModelReport& report, const Diagnostic& d, rewri
     for (const auto& [file, file_edits] : edits) {
       nlohmann::json replacements = nlohmann::json::array();
       for (const auto& e : file_edits)
-        replacements.push_back({{"deletedRegion", region(e.region, "")}, {"insertedContent", {{"text", e.text}}}});
+        replacements.push_back({{"deletedRegion", region(*report.model, e.region, "")}, {"insertedContent", {{"text", e.text}}}});
       changes.push_back({{"artifactLocation", artifact(file)}, {"replacements", replacements}});
     }
     fixes.push_back({{"description", {{"text", fix.description}}}, {"artifactChanges", changes}});
@@ -99,7 +117,7 @@ nlohmann::json sarif_result(const ModelReport& report, const Diagnostic& d, int 
   const std::string* line = d.loc.known() ? report.model->source_line(d.loc.file, d.loc.line) : nullptr;
   nlohmann::json location;
   if (d.loc.known()) {
-    location = {{"physicalLocation", {{"artifactLocation", artifact(d.loc.file)}, {"region", region(d.loc, line ? *line : "")}}}};
+    location = {{"physicalLocation", {{"artifactLocation", artifact(d.loc.file)}, {"region", region(*report.model, d.loc, line ? *line : "")}}}};
   } else {
     location = {{"physicalLocation", {{"artifactLocation", artifact(report.model_file)}}}};
   }

@@ -206,6 +206,29 @@ TEST(Formats, UnreadableModelsAreReportedInSarifAndGithubOutput) {
   EXPECT_NE(github_run.out.find("title=eq-nonzero-const::"), std::string::npos) << github_run.out;
 }
 
+// qlint's own columns count bytes, as TorchScript's positions do; SARIF declares
+// utf16CodeUnits. Line 18 of tests/e2e/non_ascii_model.py has 掩码 (3 bytes, 1 unit each) and
+// 🙂 (4 bytes, 2 units) before `x[:, 0] == 1`: byte column 38 is UTF-16 column 32.
+TEST(Formats, SarifColumnsCountUtf16CodeUnits) {
+  std::string model = build_path("tests/models/non_ascii.pt");
+  auto concise = run_qlint({"check", "--format", "concise", model});
+  EXPECT_NE(concise.out.find("tests/e2e/non_ascii_model.py:18:38: warning: `==` compares"), std::string::npos)
+      << concise.out;
+  auto r = run_qlint({"check", "--format", "sarif", model});
+  json sarif = json::parse(r.out);
+  ASSERT_EQ(sarif["runs"][0]["columnKind"], "utf16CodeUnits");
+  bool found = false;
+  for (const auto& result : sarif["runs"][0]["results"]) {
+    if (result["ruleId"] != "eq-nonzero-const") continue;
+    found = true;
+    const json& region = result["locations"][0]["physicalLocation"]["region"];
+    EXPECT_EQ(region["startLine"], 18);
+    EXPECT_EQ(region["startColumn"], 32);
+    EXPECT_EQ(region["endColumn"], 44);  // `x[:, 0] == 1` is 12 units
+  }
+  EXPECT_TRUE(found) << r.out;
+}
+
 TEST(Formats, SarifInvocationSucceedsWhenEveryModelIsRead) {
   auto r = run_qlint({"check", "--format", "sarif", example_model("clean/compare_zero")});
   EXPECT_EQ(r.exit_code, 0);

@@ -1,8 +1,8 @@
 """Write the files the end-to-end tests need beyond the examples, made by real PyTorch:
 files users mistake for TorchScript (torch.save of a module, a state_dict, a tensor, the
 legacy pre-1.6 format), an archive whose Python source file no longer exists, simulator
-inputs in every container torch.save users choose, and a model with a custom operator
-(torchvision::nms).
+inputs in every container torch.save users choose, a model with a custom operator
+(torchvision::nms), and one with non-ASCII text before a hazard.
 
     /usr/bin/python3 make_test_models.py OUT_DIR REPO_DIR
 """
@@ -70,6 +70,12 @@ def write_custom_op_model(out, repo):
     torch.jit.script(torchvision_ops_model.Model().eval()).save(os.path.join(out, "torchvision_nms.pt"))
 
 
+def write_non_ascii_model(out, repo):
+    sys.path.insert(0, os.path.join(repo, "tests", "e2e"))
+    import non_ascii_model
+    torch.jit.script(non_ascii_model.Model().eval()).save(os.path.join(out, "non_ascii.pt"))
+
+
 def main():
     out, repo = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
@@ -77,6 +83,7 @@ def main():
     write_source_gone(out, repo)
     write_input_containers(out, repo)
     write_custom_op_model(out, repo)
+    write_non_ascii_model(out, repo)
 
 
 if __name__ == "__main__":

@@ -335,7 +335,7 @@ class Importer {
     }
     json index = args[1].is_object() && args[1].contains("tuple") ? args[1]["tuple"] : json::array({args[1]});
     if (!plain_index(index)) {
-      ir::Value* indices = construct("prim::ListConstruct", index, ir::Type::Kind::List);
+      ir::Value* indices = construct("prim::ListConstruct", index, ir::Type::simple(ir::Type::Kind::List));
       return single("aten::index", {base, indices}, name, result);
     }
     ir::Value* current = base;
@@ -413,19 +413,20 @@ class Importer {
     if (arg.is_number_integer()) return int_constant(arg.get<int64_t>());
     if (arg.is_number()) return constant(ir::Attr::of_float(arg.get<double>()), ir::Type::simple(K::Float));
     if (arg.is_string()) return constant(ir::Attr::of_str(arg.get<std::string>()), ir::Type::simple(K::Str));
-    if (arg.is_array()) return construct("prim::ListConstruct", arg, K::List);
+    if (arg.is_array()) return construct("prim::ListConstruct", arg, ir::Type::simple(K::List));
     if (!arg.is_object()) throw Malformed("an argument of an unknown kind: " + arg.dump());
     if (arg.contains("node")) {
       auto it = values_.find(arg["node"].get<std::string>());
       if (it == values_.end()) throw Malformed("a node uses `" + arg["node"].get<std::string>() + "` before it is defined");
       return it->second;
     }
-    if (arg.contains("tuple")) return construct("prim::TupleConstruct", arg["tuple"], K::Tuple);
+    if (arg.contains("tuple")) return construct("prim::TupleConstruct", arg["tuple"], ir::Type::simple(K::Tuple));
+    if (arg.contains("dict")) return construct("prim::DictConstruct", flattened_pairs(arg["dict"]), ir::Type::other("Dict"));
     if (arg.contains("dtype")) return int_constant(ir::scalar_type_code(dtype_named(arg["dtype"])).value_or(-1));
     if (arg.contains("float")) return constant(ir::Attr::of_float(special_float(arg["float"])), ir::Type::simple(K::Float));
     if (arg.contains("device"))
       return constant(ir::Attr::of_str(arg["device"].get<std::string>()), ir::Type::simple(K::Device));
-    return constant(ir::Attr::of_str(arg.dump()), ir::Type::other("object"));  // slice, dict, repr
+    return constant(ir::Attr::of_str(arg.dump()), ir::Type::other("object"));  // slice, repr
   }
 
   static double special_float(const json& spelling) {
@@ -435,14 +436,25 @@ class Importer {
     return std::numeric_limits<double>::quiet_NaN();
   }
 
-  ir::Value* construct(const std::string& kind, const json& items, ir::Type::Kind type) {
+  // [[k1, v1], [k2, v2]] as TorchScript's prim::DictConstruct takes them: k1, v1, k2, v2.
+  static json flattened_pairs(const json& pairs) {
+    json flat = json::array();
+    for (const json& pair : pairs) {
+      flat.push_back(pair.at(0));
+      flat.push_back(pair.at(1));
+    }
+    return flat;
+  }
+
+  // A list or tuple (its type lists the elements' types) or a dict, from its items.
+  ir::Value* construct(const std::string& kind, const json& items, ir::Type type) {
     std::vector<ir::Value*> values;
     for (const json& item : items) values.push_back(value_of(item));
     ir::Node* n = emit(kind);
     for (ir::Value* v : values) fn_->add_input(*n, v);
-    ir::Type t = ir::Type::simple(type);
-    for (ir::Value* v : values) t.elements.push_back(v->type);
-    return fn_->add_output(*n, fresh_name(), t);
+    if (type.kind == ir::Type::Kind::List || type.kind == ir::Type::Kind::Tuple)
+      for (ir::Value* v : values) type.elements.push_back(v->type);
+    return fn_->add_output(*n, fresh_name(), std::move(type));
   }
 
   const json& doc_;

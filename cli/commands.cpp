@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
 #include <iostream>
 #include <sstream>
@@ -122,7 +123,20 @@ bool is_model_file(const std::filesystem::path& path) {
          (name.size() > fx_suffix.size() && name.compare(name.size() - fx_suffix.size(), fx_suffix.size(), fx_suffix) == 0);
 }
 
-// Files as given; directories searched recursively for models, in sorted order.
+// A model named twice (a file and its directory, say) is checked once, where it first
+// appears: twice would repeat its findings, and two parallel --fix runs would race on it.
+std::vector<std::string> without_repeats(const std::vector<std::string>& files) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& file : files) {
+    std::error_code ec;
+    std::string key = std::filesystem::weakly_canonical(file, ec).string();
+    if (seen.insert(ec ? file : key).second) out.push_back(file);
+  }
+  return out;
+}
+
+// Files as given; directories searched recursively for models, in sorted order; each once.
 std::vector<std::string> expand_inputs(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
   for (const auto& path : paths) {
@@ -141,7 +155,7 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& paths) {
     if (found.empty()) found.push_back(path);
     files.insert(files.end(), found.begin(), found.end());
   }
-  return files;
+  return without_repeats(files);
 }
 
 struct Outcome {

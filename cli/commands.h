@@ -15,7 +15,7 @@ constexpr int kExitFindings = 1;
 constexpr int kExitError = 2;
 
 struct CheckOptions {
-  std::vector<std::string> files;  // files and directories (searched for *.pt, *.pth, *.ptl)
+  std::vector<std::string> files;  // files and directories (searched for *.pt, *.pth, *.ptl, *.fx.json)
   std::string format = "text";     // text | concise | json | sarif | github
   Selection selection;
   bool exit_zero = false;   // findings do not fail the run

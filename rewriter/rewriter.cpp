@@ -4,6 +4,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -325,7 +326,11 @@ void sync_file(const std::string& path) {
 std::string temp_path_beside(const std::string& output) {
   fs::path out(output);
   fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  return (dir / ("." + out.filename().string() + ".qlint-" + std::to_string(::getpid()) + ".tmp")).string();
+  // Unique per process and per call: models are fixed on several threads at once.
+  static std::atomic<int> counter{0};
+  return (dir / ("." + out.filename().string() + ".qlint-" + std::to_string(::getpid()) + "-" +
+                 std::to_string(counter++) + ".tmp"))
+      .string();
 }
 
 struct TempFile {

@@ -71,6 +71,15 @@ TEST(Conventions, DirectoriesAreSearchedAndOrderIsStable) {
   EXPECT_TRUE(std::is_sorted(models.begin(), models.end()));
 }
 
+TEST(Conventions, AModelNamedTwiceIsCheckedOnce) {
+  auto r = run_qlint({"check", "--format", "json", example_model("seed/s2_logical_not"), build_path("examples/seed"),
+                      build_path("examples/seed/../seed/s2_logical_not.pt")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  json doc = json::parse(r.out);
+  ASSERT_EQ(doc["models"].size(), 7u) << r.out;  // the seven seed models, s2 where it came first
+  EXPECT_NE(doc["models"][0].get<std::string>().find("s2_logical_not.pt"), std::string::npos);
+}
+
 // Simulation and fixing run models in parallel too (the simulator's state is per thread):
 // the evidence must be what a sequential run gives, and every model must be fixed.
 class ParallelRuns : public testing::TempDirTest {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "rewriter/source_suggestions.h"
+#include "cli/python_fixes.h"
 #include "rules/registry.h"
 #include "rules/support.h"
 
@@ -89,25 +89,18 @@ nlohmann::json region(const ir::Model& model, const ir::SourceLoc& loc, const st
 
 nlohmann::json artifact(const std::string& path) { return {{"uri", display_path(path)}}; }
 
-// A SARIF fix is the Python change `--diff` would show for that fix alone, new stubs declared
-// in __init__ included. A fix whose change cannot be shown completely is left out rather than
-// offered half done. `names` spans the model's findings, so that applying several fixes
-// does not declare one stub name twice.
+// A SARIF fix is the Python change `--diff` would show for that fix alone (python_fixes.h).
 nlohmann::json sarif_fixes(const ModelReport& report, const Diagnostic& d, rewriter::StubNames& names) {
   nlohmann::json fixes = nlohmann::json::array();
-  for (const auto& fix : d.fixes) {
-    rewriter::SourceSuggestions suggestion;
-    for (const Edit& e : fix.edits) suggestion.add(*report.model, e, names.for_edit(e));
-    auto edits = suggestion.text_edits();
-    if (!suggestion.notes().empty() || edits.empty()) continue;
+  for (const auto& python_fix : python_fixes(report, d, names)) {
     nlohmann::json changes = nlohmann::json::array();
-    for (const auto& [file, file_edits] : edits) {
+    for (const auto& [file, file_edits] : python_fix.edits) {
       nlohmann::json replacements = nlohmann::json::array();
       for (const auto& e : file_edits)
         replacements.push_back({{"deletedRegion", region(*report.model, e.region, "")}, {"insertedContent", {{"text", e.text}}}});
       changes.push_back({{"artifactLocation", artifact(file)}, {"replacements", replacements}});
     }
-    fixes.push_back({{"description", {{"text", fix.description}}}, {"artifactChanges", changes}});
+    fixes.push_back({{"description", {{"text", python_fix.fix->description}}}, {"artifactChanges", changes}});
   }
   return fixes;
 }

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/python_fixes.h"
+
 namespace qlint::cli {
 
 namespace {
@@ -69,7 +71,28 @@ void render_one(std::ostream& out, const ModelReport& report, const Diagnostic& 
 
 nlohmann::json optional_int(int v, bool known) { return known ? nlohmann::json(v) : nlohmann::json(); }
 
-nlohmann::json diagnostic_json(const ModelReport& report, const Diagnostic& d) {
+// Each fix whose Python change qlint can show, as edits with the same byte columns as the
+// diagnostic's own location.
+nlohmann::json suggestions_json(const ModelReport& report, const Diagnostic& d, rewriter::StubNames& names) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& python_fix : python_fixes(report, d, names)) {
+    nlohmann::json edits = nlohmann::json::array();
+    for (const auto& [file, file_edits] : python_fix.edits)
+      for (const auto& e : file_edits)
+        edits.push_back({{"file", display_path(file)},
+                         {"line", e.region.line},
+                         {"column", e.region.column},
+                         {"end_line", e.region.end_line},
+                         {"end_column", e.region.end_column},
+                         {"text", e.text}});
+    out.push_back({{"description", python_fix.fix->description},
+                   {"applicability", applicability_name(python_fix.fix->applicability)},
+                   {"edits", edits}});
+  }
+  return out;
+}
+
+nlohmann::json diagnostic_json(const ModelReport& report, const Diagnostic& d, rewriter::StubNames& names) {
   bool known = d.loc.known();
   return {
       {"rule", d.rule},
@@ -86,6 +109,7 @@ nlohmann::json diagnostic_json(const ModelReport& report, const Diagnostic& d) {
       {"method", d.function ? d.function->method : ""},
       {"module", d.function ? d.function->module_path : ""},
       {"node", d.node ? d.node->kind : ""},
+      {"suggestions", suggestions_json(report, d, names)},
   };
 }
 
@@ -121,7 +145,8 @@ nlohmann::json render_json(const std::vector<ModelReport>& reports,
   nlohmann::json models = nlohmann::json::array();
   for (const auto& report : reports) {
     models.push_back(display_path(report.model_file));
-    for (const auto& d : report.diagnostics) diagnostics.push_back(diagnostic_json(report, d));
+    rewriter::StubNames names(*report.model);
+    for (const auto& d : report.diagnostics) diagnostics.push_back(diagnostic_json(report, d, names));
   }
   nlohmann::json fixes = nlohmann::json::array();
   for (const auto& report : reports)

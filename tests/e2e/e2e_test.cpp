@@ -188,8 +188,9 @@ TEST(JsonOutput, HasVersionAndEveryDocumentedField) {
   ASSERT_EQ(doc["diagnostics"].size(), 3u);
   const json& d = doc["diagnostics"][0];
   for (const char* key : {"rule", "severity", "message", "file", "line", "column", "end_line",
-                          "end_column", "model", "method", "module", "node"})
+                          "end_column", "model", "method", "module", "node", "suggestions"})
     EXPECT_TRUE(d.contains(key)) << key;
+  EXPECT_TRUE(d["suggestions"].empty());  // no safe Python fix for a comparison in a child module
   EXPECT_EQ(d["rule"], "eq-nonzero-const");
   EXPECT_EQ(d["severity"], "warning");
   EXPECT_EQ(d["method"], "forward");
@@ -197,6 +198,25 @@ TEST(JsonOutput, HasVersionAndEveryDocumentedField) {
   EXPECT_EQ(d["node"], "aten::eq");
   EXPECT_EQ(d["model"], shown_path(example_model("s1_in_child")));
   EXPECT_TRUE(doc["errors"].empty());
+}
+
+// Each fix's Python edits, as --diff shows them: S1's bool-arith fix declares the new stub in
+// __init__ (before line 12) and quantizes the operand on line 17 (examples/seed/s1_eq_one.py).
+TEST(JsonOutput, SuggestionsCarryThePythonEdits) {
+  auto r = run_qlint({"check", "--format", "json", example_model("s1_eq_one")});
+  json doc = json::parse(r.out);
+  ASSERT_EQ(doc["diagnostics"].size(), 3u);
+  const json& bool_arith = doc["diagnostics"][2];
+  ASSERT_EQ(bool_arith["rule"], "bool-arith");
+  ASSERT_EQ(bool_arith["suggestions"].size(), 1u);
+  const json& suggestion = bool_arith["suggestions"][0];
+  EXPECT_EQ(suggestion["applicability"], "safe");
+  json expected = json::parse(R"json([
+    {"file": "examples/seed/s1_eq_one.py", "line": 12, "column": 1, "end_line": 12, "end_column": 1,
+     "text": "        self.mask_quant = QuantStub()\n"},
+    {"file": "examples/seed/s1_eq_one.py", "line": 17, "column": 19, "end_line": 17, "end_column": 38,
+     "text": "self.mask_quant(mask[:, :, :, None].to(torch.float))"}])json");
+  EXPECT_EQ(suggestion["edits"], expected);
 }
 
 // ---- Several files, the default command, exit codes -------------------------------------

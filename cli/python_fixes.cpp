@@ -1,0 +1,26 @@
+#include "cli/python_fixes.h"
+
+namespace qlint::cli {
+
+std::vector<PythonFix> python_fixes(const ModelReport& report, const Diagnostic& d, rewriter::StubNames& names) {
+  std::vector<PythonFix> out;
+  for (const auto& fix : d.fixes) {
+    rewriter::SourceSuggestions suggestion;
+    for (const Edit& e : fix.edits) suggestion.add(*report.model, e, names.for_edit(e));
+    auto edits = suggestion.text_edits();
+    if (!suggestion.notes().empty() || edits.empty()) continue;
+    out.push_back({&fix, std::move(edits)});
+  }
+  return out;
+}
+
+const char* applicability_name(Applicability applicability) {
+  switch (applicability) {
+    case Applicability::Safe: return "safe";
+    case Applicability::Unsafe: return "unsafe";
+    case Applicability::DisplayOnly: return "display-only";
+  }
+  return "safe";
+}
+
+}  // namespace qlint::cli

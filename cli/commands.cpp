@@ -14,6 +14,7 @@
 #include "cli/config.h"
 #include "cli/evidence.h"
 #include "cli/fix_report.h"
+#include "cli/fx_diff.h"
 #include "cli/formats.h"
 #include "cli/torch_backend.h"
 #include "rewriter/rewriter.h"
@@ -86,9 +87,18 @@ ModelReport check_one(const std::string& file, const CheckOptions& options) {
   return {file, model, diagnostics, nullptr};
 }
 
+// --diff on an FX export: the Python change, computed on the source alone.
+ModelReport diff_fx_one(const std::string& file, const CheckOptions& options, std::string& summary) {
+  ModelReport report = check_one(file, options);
+  rewriter::FixResult result = diff_fx(report, options.unsafe_fixes);
+  summary += render_fix_text(file, result, true);
+  return {file, report.model, result.remaining, render_fix_json(file, result)};
+}
+
 // --fix / --diff: rewrite, then report what remains on the fixed model.
 ModelReport fix_one(const std::string& file, const CheckOptions& options, std::string& summary) {
-  require_torchscript(file, "rewrite (--fix, --diff)");
+  if (fx::is_fx_export(file) && !options.fix) return diff_fx_one(file, options, summary);
+  require_torchscript(file, "rewrite (--fix)");
   load_operator_libraries(options.operator_libraries);
   rewriter::FixOptions fix;
   fix.unsafe = options.unsafe_fixes;

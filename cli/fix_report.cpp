@@ -28,7 +28,13 @@ std::pair<int64_t, int64_t> flips(const sim::Report& r) {
   return {differing, elements};
 }
 
-void verification_text(std::ostream& out, const rewriter::Verification& v) {
+void verification_text(std::ostream& out, const rewriter::FixResult& r) {
+  const rewriter::Verification& v = r.verification;
+  if (r.text_only) {
+    out << "Not verified: an FX export holds no model to run. Apply the change to the Python source and export "
+           "again, or give qlint the TorchScript archive to rewrite and verify.\n";
+    return;
+  }
   if (!v.ran) {
     out << "Not verified by simulation: give --input FILE or --random-input SHAPES to compare float and int"
         << "\n(parameters and buffers are unchanged; every rewrite keeps float results by construction).\n";
@@ -66,7 +72,7 @@ std::string render_fix_text(const std::string& model, const rewriter::FixResult&
         << (r.found == 1 ? " problem" : " problems") << " in " << display_path(model) << " with " << r.applied.size()
         << (r.applied.size() == 1 ? " rewrite" : " rewrites") << ":\n";
     for (const auto& f : r.applied) out << "  " << display_location(f.loc) << ": " << f.rule << ": " << f.description << "\n";
-    verification_text(out, r.verification);
+    verification_text(out, r);
   }
   if (r.stored_scales && !r.applied.empty())
     out << "This traced QAT model keeps the FakeQuantize scales calibrated on the graph before the fix; re-run QAT "
@@ -102,6 +108,7 @@ nlohmann::json render_fix_json(const std::string& model, const rewriter::FixResu
           {"python_diff", r.python_diff},
           {"python_notes", r.python_notes},
           {"stored_scales", r.stored_scales},
+          {"text_only", r.text_only},
           {"verification", r.applied.empty() ? nlohmann::json() : verification},
           {"written_to", r.written ? nlohmann::json(display_path(r.written_to)) : nlohmann::json()}};
 }

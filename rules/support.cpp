@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "analysis/quant_domain.h"
@@ -182,6 +183,24 @@ std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& co
   return std::nullopt;
 }
 
+namespace {
+
+// A name for a new stub on an operand: the variable the user's source reads it from (`mask`
+// in `mask[:, None]`), else the value's name in the graph (FX names its values after
+// operators, `getitem_1`, so the source comes first).
+std::string operand_name_hint(const ir::Model& model, const ir::Node& consumer, size_t operand) {
+  static const std::regex leading_name(R"(^\(*([A-Za-z_]\w*))");
+  if (auto loc = operand_location(model, consumer, operand)) {
+    std::string text = source_text(model, *loc);
+    std::smatch m;
+    if (std::regex_search(text, m, leading_name) && m[1] != "self" && m[1] != "torch") return m[1];
+  }
+  std::string name = display_name(consumer.inputs.at(operand));
+  return name.empty() ? "operand" : name;
+}
+
+}  // namespace
+
 std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
                                           bool cast_to_float) {
   std::string stub = facts.plain_stub_template();
@@ -194,8 +213,7 @@ std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir
   e.operand = operand;
   e.cast_to_float = cast_to_float;
   e.template_stub = stub;
-  std::string name = display_name(consumer.inputs.at(static_cast<size_t>(operand)));
-  e.name_hint = name.empty() ? "operand" : name;
+  e.name_hint = operand_name_hint(facts.model(), consumer, static_cast<size_t>(operand));
   return e;
 }
 

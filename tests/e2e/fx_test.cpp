@@ -98,7 +98,7 @@ TEST(FxFrontEnd, FixAndSimulationNeedTheTorchScriptArchive) {
   std::string model = build_path("examples/fx/seed/s1_eq_one.fx.json");
   auto fix = run_qlint({"check", "--fix", "-o", "/tmp/never-written.pt", model});
   EXPECT_EQ(fix.exit_code, 2);
-  EXPECT_NE(fix.err.find("is an FX export, which qlint checks but cannot rewrite (--fix, --diff); give the "
+  EXPECT_NE(fix.err.find("is an FX export, which qlint checks but cannot rewrite (--fix); give the "
                          "TorchScript archive"),
             std::string::npos)
       << fix.err;
@@ -106,6 +106,33 @@ TEST(FxFrontEnd, FixAndSimulationNeedTheTorchScriptArchive) {
   auto sim = run_qlint({"check", "--random-input", "1x2x4x4", model});
   EXPECT_EQ(sim.exit_code, 2);
   EXPECT_NE(sim.err.find("cannot simulate (--input, --random-input)"), std::string::npos) << sim.err;
+}
+
+// --diff works on the source alone: for the seed models, the Python change is exactly what
+// --diff on the TorchScript archive shows (after its rewrite rounds and verification).
+TEST(FxFrontEnd, DiffShowsThePythonChangeTheArchiveGives) {
+  auto python_diff = [](const std::string& out) { return out.substr(0, out.find("\nWould resolve")); };
+  for (const char* stem : {"s1_eq_one", "s2_logical_not", "s3_mask_stub", "s4_shared_scale", "s5_tiny_data"}) {
+    SCOPED_TRACE(stem);
+    auto fx = run_qlint({"check", "--diff", build_path(std::string("examples/fx/seed/") + stem + ".fx.json")});
+    auto ts = run_qlint({"check", "--diff", example_model(std::string("seed/") + stem)});
+    EXPECT_EQ(fx.exit_code, 1) << fx.err;
+    ASSERT_EQ(fx.out.rfind("--- a/examples/seed/", 0), 0u) << fx.out;
+    EXPECT_EQ(python_diff(fx.out), python_diff(ts.out));
+    EXPECT_NE(fx.out.find("Not verified: an FX export holds no model to run."), std::string::npos) << fx.out;
+    EXPECT_NE(fx.out.find("Nothing was written (--diff)."), std::string::npos) << fx.out;
+  }
+}
+
+// A fix whose Python change cannot be shown whole is not shown in part: the stub for a
+// child module's operand would belong in the child's __init__, which qlint cannot place.
+TEST(FxFrontEnd, DiffSkipsAFixItCannotShowWhole) {
+  auto r = run_qlint({"check", "--diff", build_path("examples/fx/seed/s1_in_child.fx.json")});
+  EXPECT_EQ(r.out.find("--- a/"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Not fixed: bool-arith at examples/seed/s1_in_child.py:11:16: add `self.valid_quant = "
+                       "QuantStub()` to the __init__ of the module `head`"),
+            std::string::npos)
+      << r.out;
 }
 
 // The exporter's own error for a model torch.fx cannot trace: one line, exit 2.

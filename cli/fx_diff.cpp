@@ -1,0 +1,53 @@
+#include "cli/fx_diff.h"
+
+#include "rewriter/source_suggestions.h"
+
+namespace qlint::cli {
+
+namespace {
+
+const Fix* first_allowed(const Diagnostic& d, bool unsafe_fixes) {
+  for (const auto& fix : d.fixes)
+    if (fix.applicability == Applicability::Safe || (unsafe_fixes && fix.applicability == Applicability::Unsafe))
+      return &fix;
+  return nullptr;
+}
+
+std::string where(const Diagnostic& d) { return d.rule + " at " + display_location(d.loc); }
+
+}  // namespace
+
+rewriter::FixResult diff_fx(const ModelReport& report, bool unsafe_fixes) {
+  rewriter::FixResult result;
+  result.found = static_cast<int>(report.diagnostics.size());
+  result.text_only = true;
+  rewriter::SourceSuggestions combined;
+  rewriter::StubNames names(*report.model);
+  for (const auto& d : report.diagnostics) {
+    const Fix* fix = first_allowed(d, unsafe_fixes);
+    if (fix == nullptr) {
+      result.remaining.push_back(d);
+      continue;
+    }
+    // Named once: StubNames hands out a new name on every call.
+    std::vector<std::string> stub_names;
+    for (const Edit& e : fix->edits) stub_names.push_back(names.for_edit(e));
+    rewriter::SourceSuggestions alone;
+    for (size_t i = 0; i < fix->edits.size(); ++i) alone.add(*report.model, fix->edits[i], stub_names[i]);
+    if (!alone.notes().empty()) {
+      result.skipped.push_back(where(d) + ": " + alone.notes().front());
+      result.remaining.push_back(d);
+      continue;
+    }
+    for (size_t i = 0; i < fix->edits.size(); ++i) combined.add(*report.model, fix->edits[i], stub_names[i]);
+    result.applied.push_back({d.rule, fix->description, d.loc, d.function ? d.function->name : ""});
+  }
+  for (const auto& d : report.diagnostics)
+    for (const auto& f : d.fixes)
+      if (!unsafe_fixes && f.applicability == Applicability::Unsafe) ++result.unsafe_held_back;
+  result.python_diff = combined.diff(display_path);
+  result.python_notes = combined.notes();
+  return result;
+}
+
+}  // namespace qlint::cli

@@ -6,13 +6,6 @@ namespace qlint::cli {
 
 namespace {
 
-const Fix* first_allowed(const Diagnostic& d, bool unsafe_fixes) {
-  for (const auto& fix : d.fixes)
-    if (fix.applicability == Applicability::Safe || (unsafe_fixes && fix.applicability == Applicability::Unsafe))
-      return &fix;
-  return nullptr;
-}
-
 std::string where(const Diagnostic& d) { return d.rule + " at " + display_location(d.loc); }
 
 }  // namespace
@@ -24,7 +17,7 @@ rewriter::FixResult diff_fx(const ModelReport& report, bool unsafe_fixes) {
   rewriter::SourceSuggestions combined;
   rewriter::StubNames names(*report.model);
   for (const auto& d : report.diagnostics) {
-    const Fix* fix = first_allowed(d, unsafe_fixes);
+    const Fix* fix = first_applicable_fix(d, unsafe_fixes);
     if (fix == nullptr) {
       result.remaining.push_back(d);
       continue;
@@ -42,9 +35,7 @@ rewriter::FixResult diff_fx(const ModelReport& report, bool unsafe_fixes) {
     for (size_t i = 0; i < fix->edits.size(); ++i) combined.add(*report.model, fix->edits[i], stub_names[i]);
     result.applied.push_back({d.rule, fix->description, d.loc, d.function ? d.function->name : ""});
   }
-  for (const auto& d : report.diagnostics)
-    for (const auto& f : d.fixes)
-      if (!unsafe_fixes && f.applicability == Applicability::Unsafe) ++result.unsafe_held_back;
+  result.unsafe_held_back = unsafe_fixes_held_back(report.diagnostics, unsafe_fixes);
   result.python_diff = combined.diff(display_path);
   result.python_notes = combined.notes();
   return result;

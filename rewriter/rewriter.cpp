@@ -206,10 +206,6 @@ std::string signature(const Diagnostic& d) {
          (d.node ? d.node->kind : "");
 }
 
-bool allowed(const Fix& fix, bool unsafe) {
-  return fix.applicability == Applicability::Safe || (unsafe && fix.applicability == Applicability::Unsafe);
-}
-
 struct Planned {
   const Diagnostic* diagnostic;
   const Fix* fix;
@@ -221,9 +217,7 @@ std::vector<Planned> plan(const std::vector<Diagnostic>& diagnostics, bool unsaf
   std::vector<Planned> planned;
   std::set<const ir::Node*> touched;
   for (const auto& d : diagnostics) {
-    const Fix* fix = nullptr;
-    for (const auto& f : d.fixes)
-      if (!fix && allowed(f, unsafe)) fix = &f;
+    const Fix* fix = first_applicable_fix(d, unsafe);
     if (fix == nullptr || done.count(signature(d))) continue;
     bool conflict = std::any_of(fix->edits.begin(), fix->edits.end(), [&](const Edit& e) { return touched.count(e.node); });
     if (conflict) continue;
@@ -232,15 +226,6 @@ std::vector<Planned> plan(const std::vector<Diagnostic>& diagnostics, bool unsaf
     planned.push_back({&d, fix});
   }
   return planned;
-}
-
-int unsafe_held_back(const std::vector<Diagnostic>& diagnostics, bool unsafe) {
-  if (unsafe) return 0;
-  int n = 0;
-  for (const auto& d : diagnostics)
-    for (const auto& f : d.fixes)
-      if (f.applicability == Applicability::Unsafe) ++n;
-  return n;
 }
 
 // ---- Verification -----------------------------------------------------------------------------
@@ -382,7 +367,7 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
           result.stored_scales = true;
       result.final_model = model;
       result.remaining = std::move(diagnostics);
-      result.unsafe_held_back = unsafe_held_back(result.remaining, options.unsafe);
+      result.unsafe_held_back = unsafe_fixes_held_back(result.remaining, options.unsafe);
       break;
     }
     GraphEditor editor(module);

@@ -61,4 +61,23 @@ struct Diagnostic {
   std::vector<Fix> fixes;        // empty when qlint cannot rewrite this one
 };
 
+// The fix --fix (or --diff) applies for a diagnostic: its first safe one, or with
+// --unsafe-fixes its first safe or unsafe one. Null when there is none.
+inline const Fix* first_applicable_fix(const Diagnostic& d, bool unsafe_fixes) {
+  for (const auto& fix : d.fixes)
+    if (fix.applicability == Applicability::Safe || (unsafe_fixes && fix.applicability == Applicability::Unsafe))
+      return &fix;
+  return nullptr;
+}
+
+// How many unsafe fixes wait for --unsafe-fixes.
+inline int unsafe_fixes_held_back(const std::vector<Diagnostic>& diagnostics, bool unsafe_fixes) {
+  if (unsafe_fixes) return 0;
+  int n = 0;
+  for (const auto& d : diagnostics)
+    for (const auto& f : d.fixes)
+      if (f.applicability == Applicability::Unsafe) ++n;
+  return n;
+}
+
 }  // namespace qlint

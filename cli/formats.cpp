@@ -90,9 +90,9 @@ nlohmann::json region(const ir::Model& model, const ir::SourceLoc& loc, const st
 nlohmann::json artifact(const std::string& path) { return {{"uri", display_path(path)}}; }
 
 // A SARIF fix is the Python change `--diff` would show for that fix alone (python_fixes.h).
-nlohmann::json sarif_fixes(const ModelReport& report, const Diagnostic& d, rewriter::StubNames& names) {
+nlohmann::json sarif_fixes(const ModelReport& report, const Diagnostic& d, PythonFixScope& scope) {
   nlohmann::json fixes = nlohmann::json::array();
-  for (const auto& python_fix : python_fixes(report, d, names)) {
+  for (const auto& python_fix : python_fixes(report, d, scope)) {
     nlohmann::json changes = nlohmann::json::array();
     for (const auto& [file, file_edits] : python_fix.edits) {
       nlohmann::json replacements = nlohmann::json::array();
@@ -106,7 +106,7 @@ nlohmann::json sarif_fixes(const ModelReport& report, const Diagnostic& d, rewri
 }
 
 nlohmann::json sarif_result(const ModelReport& report, const Diagnostic& d, int rule_index,
-                            rewriter::StubNames& names) {
+                            PythonFixScope& scope) {
   const std::string* line = d.loc.known() ? report.model->source_line(d.loc.file, d.loc.line) : nullptr;
   nlohmann::json location;
   if (d.loc.known()) {
@@ -120,7 +120,7 @@ nlohmann::json sarif_result(const ModelReport& report, const Diagnostic& d, int 
                            {"message", {{"text", d.message}}},
                            {"locations", {location}},
                            {"partialFingerprints", {{"primaryLocationLineHash", line_hash(d.rule, line ? *line : d.message)}}}};
-  if (auto fixes = sarif_fixes(report, d, names); !fixes.empty()) result["fixes"] = fixes;
+  if (auto fixes = sarif_fixes(report, d, scope); !fixes.empty()) result["fixes"] = fixes;
   return result;
 }
 
@@ -174,8 +174,8 @@ nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::
   }
   nlohmann::json results = nlohmann::json::array();
   for (const auto& report : reports) {
-    rewriter::StubNames names(*report.model);
-    for (const auto& d : report.diagnostics) results.push_back(sarif_result(report, d, index[d.rule], names));
+    PythonFixScope scope(*report.model);
+    for (const auto& d : report.diagnostics) results.push_back(sarif_result(report, d, index[d.rule], scope));
   }
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
           {"version", "2.1.0"},

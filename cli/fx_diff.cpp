@@ -1,6 +1,6 @@
 #include "cli/fx_diff.h"
 
-#include "rewriter/source_suggestions.h"
+#include "cli/python_fixes.h"
 
 namespace qlint::cli {
 
@@ -14,8 +14,8 @@ rewriter::FixResult diff_fx(const ModelReport& report, bool unsafe_fixes) {
   rewriter::FixResult result;
   result.found = static_cast<int>(report.diagnostics.size());
   result.text_only = true;
-  rewriter::SourceSuggestions combined;
-  rewriter::StubNames names(*report.model);
+  PythonFixScope scope(*report.model);
+  rewriter::SourceSuggestions combined(&scope.sources);
   for (const auto& d : report.diagnostics) {
     const Fix* fix = first_applicable_fix(d, unsafe_fixes);
     if (fix == nullptr) {
@@ -24,8 +24,8 @@ rewriter::FixResult diff_fx(const ModelReport& report, bool unsafe_fixes) {
     }
     // Named once: StubNames hands out a new name on every call.
     std::vector<std::string> stub_names;
-    for (const Edit& e : fix->edits) stub_names.push_back(names.for_edit(e));
-    rewriter::SourceSuggestions alone;
+    for (const Edit& e : fix->edits) stub_names.push_back(scope.names.for_edit(e));
+    rewriter::SourceSuggestions alone(&scope.sources);
     for (size_t i = 0; i < fix->edits.size(); ++i) alone.add(*report.model, fix->edits[i], stub_names[i]);
     if (!alone.notes().empty()) {
       result.skipped.push_back(where(d) + ": " + alone.notes().front());

@@ -2,11 +2,11 @@
 
 namespace qlint::cli {
 
-std::vector<PythonFix> python_fixes(const ModelReport& report, const Diagnostic& d, rewriter::StubNames& names) {
+std::vector<PythonFix> python_fixes(const ModelReport& report, const Diagnostic& d, PythonFixScope& scope) {
   std::vector<PythonFix> out;
   for (const auto& fix : d.fixes) {
-    rewriter::SourceSuggestions suggestion;
-    for (const Edit& e : fix.edits) suggestion.add(*report.model, e, names.for_edit(e));
+    rewriter::SourceSuggestions suggestion(&scope.sources);
+    for (const Edit& e : fix.edits) suggestion.add(*report.model, e, scope.names.for_edit(e));
     auto edits = suggestion.text_edits();
     if (!suggestion.notes().empty() || edits.empty()) continue;
     out.push_back({&fix, std::move(edits)});

@@ -18,9 +18,16 @@ struct PythonFix {
 };
 
 // The fixes of `d` whose Python change can be shown completely; a fix that cannot (a traced
-// model, a source file not on disk) is left out rather than offered half done. `names` spans
-// one model's findings, so that applying several fixes never declares one stub name twice.
-std::vector<PythonFix> python_fixes(const ModelReport& report, const Diagnostic& d, rewriter::StubNames& names);
+// model, a source file not on disk) is left out rather than offered half done.
+// What the fixes of one model's findings share: the stub names handed out, so that applying
+// several fixes never declares one name twice, and the source files, read once.
+struct PythonFixScope {
+  explicit PythonFixScope(const ir::Model& model) : names(model) {}
+  rewriter::StubNames names;
+  rewriter::SourceFiles sources;
+};
+
+std::vector<PythonFix> python_fixes(const ModelReport& report, const Diagnostic& d, PythonFixScope& scope);
 
 const char* applicability_name(Applicability applicability);
 

@@ -73,9 +73,9 @@ nlohmann::json optional_int(int v, bool known) { return known ? nlohmann::json(v
 
 // Each fix whose Python change qlint can show, as edits with the same byte columns as the
 // diagnostic's own location.
-nlohmann::json suggestions_json(const ModelReport& report, const Diagnostic& d, rewriter::StubNames& names) {
+nlohmann::json suggestions_json(const ModelReport& report, const Diagnostic& d, PythonFixScope& scope) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& python_fix : python_fixes(report, d, names)) {
+  for (const auto& python_fix : python_fixes(report, d, scope)) {
     nlohmann::json edits = nlohmann::json::array();
     for (const auto& [file, file_edits] : python_fix.edits)
       for (const auto& e : file_edits)
@@ -92,7 +92,7 @@ nlohmann::json suggestions_json(const ModelReport& report, const Diagnostic& d, 
   return out;
 }
 
-nlohmann::json diagnostic_json(const ModelReport& report, const Diagnostic& d, rewriter::StubNames& names) {
+nlohmann::json diagnostic_json(const ModelReport& report, const Diagnostic& d, PythonFixScope& scope) {
   bool known = d.loc.known();
   return {
       {"rule", d.rule},
@@ -109,7 +109,7 @@ nlohmann::json diagnostic_json(const ModelReport& report, const Diagnostic& d, r
       {"method", d.function ? d.function->method : ""},
       {"module", d.function ? d.function->module_path : ""},
       {"node", d.node ? d.node->kind : ""},
-      {"suggestions", suggestions_json(report, d, names)},
+      {"suggestions", suggestions_json(report, d, scope)},
   };
 }
 
@@ -145,8 +145,8 @@ nlohmann::json render_json(const std::vector<ModelReport>& reports,
   nlohmann::json models = nlohmann::json::array();
   for (const auto& report : reports) {
     models.push_back(display_path(report.model_file));
-    rewriter::StubNames names(*report.model);
-    for (const auto& d : report.diagnostics) diagnostics.push_back(diagnostic_json(report, d, names));
+    PythonFixScope scope(*report.model);
+    for (const auto& d : report.diagnostics) diagnostics.push_back(diagnostic_json(report, d, scope));
   }
   nlohmann::json fixes = nlohmann::json::array();
   for (const auto& report : reports)

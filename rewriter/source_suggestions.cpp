@@ -78,19 +78,29 @@ std::string StubNames::for_edit(const Edit& edit) {
   return name;
 }
 
+const std::vector<std::string>* SourceFiles::lines(const std::string& path) {
+  auto [it, added] = files_.try_emplace(path);
+  if (added) {
+    std::ifstream in(path);
+    if (in) {
+      it->second.emplace();
+      for (std::string line; std::getline(in, line);) it->second->push_back(line);
+    }
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
 SourceSuggestions::FileEdits* SourceSuggestions::file(const std::string& path) {
   auto it = files_.find(path);
   if (it != files_.end()) return &it->second;
-  if (missing_.count(path)) return nullptr;
-  std::ifstream in(path);
-  if (!in) {
-    missing_[path] = true;
-    notes_.push_back(path + " is not on disk, so there is no Python suggestion for it");
+  const std::vector<std::string>* lines = sources_->lines(path);
+  if (lines == nullptr) {
+    if (missing_.insert(path).second)
+      notes_.push_back(path + " is not on disk, so there is no Python suggestion for it");
     return nullptr;
   }
   FileEdits edits;
-  std::string line;
-  while (std::getline(in, line)) edits.lines.push_back(line);
+  edits.lines = *lines;
   return &files_.emplace(path, std::move(edits)).first->second;
 }
 

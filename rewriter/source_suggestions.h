@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,8 +37,24 @@ class StubNames {
   std::set<std::string> taken_;  // "owner.name"
 };
 
+// Python source files, read once and shared by several suggestions (SARIF and JSON output
+// build one per fix of a model).
+class SourceFiles {
+ public:
+  // The file's lines, or null when it is not on disk.
+  const std::vector<std::string>* lines(const std::string& path);
+
+ private:
+  std::map<std::string, std::optional<std::vector<std::string>>> files_;
+};
+
 class SourceSuggestions {
  public:
+  // Reads source files through `shared` when given, else through a cache of its own.
+  explicit SourceSuggestions(SourceFiles* shared = nullptr) : sources_(shared ? shared : &own_sources_) {}
+  SourceSuggestions(const SourceSuggestions&) = delete;
+  SourceSuggestions& operator=(const SourceSuggestions&) = delete;
+
   // For an applied edit. `stub_name` is the attribute the rewriter gave a new stub, if any.
   void add(const ir::Model& model, const Edit& edit, const std::string& stub_name);
 
@@ -69,8 +86,10 @@ class SourceSuggestions {
                         const std::string& owner_path);
   bool reroot_root_name(const ir::Model& model, const Edit& edit);
 
+  SourceFiles own_sources_;
+  SourceFiles* sources_;
   std::map<std::string, FileEdits> files_;
-  std::map<std::string, bool> missing_;
+  std::set<std::string> missing_;  // files already noted as not on disk
   std::vector<std::string> notes_;
 };
 

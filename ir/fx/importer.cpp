@@ -127,8 +127,7 @@ class Importer {
     read_modules();
     read_source_lines();
     fn_ = &model_.add_function("", "forward");
-    self_ = fn_->add_param(fn_->body, "self", ir::Type::module(""));
-    module_values_[""] = self_;
+    module_values_[""] = fn_->add_param(fn_->body, "self", ir::Type::module(""));
     const json& nodes = array_field(doc_, "nodes");
     for (size_t i = 0; i < nodes.size(); ++i) {
       try {
@@ -175,7 +174,6 @@ class Importer {
     const std::string name = node.value("name", "");
     const std::string op = node.value("op", "");
     const std::string target = node.value("target", "");
-    current_typed_ = node.contains("type");
     loc_ = location_of(node);
     complete_columns(loc_);
     scope_ = node.contains("location") ? node["location"].value("scope", "") : "";
@@ -201,12 +199,12 @@ class Importer {
     } else {
       throw Malformed("node `" + name + "` has the unknown op \"" + op + "\"");
     }
+    if (node.contains("type") && values_.count(name)) typed_.insert(values_.at(name));
   }
 
   void bind(const std::string& name, ir::Value* value) {
     if (name.empty()) throw Malformed("a node without a name");
     values_[name] = value;
-    if (current_typed_) typed_.insert(value);
   }
 
   // A location without columns covers its line's statement, from the first non-blank
@@ -460,10 +458,8 @@ class Importer {
   const json& doc_;
   ir::Model model_;
   ir::Function* fn_ = nullptr;
-  ir::Value* self_ = nullptr;
   std::map<std::string, ir::Value*> values_;         // FX node name -> value
   std::set<const ir::Value*> typed_;                  // values whose type ShapeProp recorded
-  bool current_typed_ = false;
   std::map<std::string, ir::Value*> module_values_;  // module path -> its GetAttr
   ir::SourceLoc loc_;                                 // of the FX node being imported
   std::string scope_;                                 // its Python function ("Child.forward@12")

@@ -5,19 +5,22 @@ namespace qlint::analysis {
 std::optional<std::vector<double>> constant_values(const ir::Value* v) {
   const ir::Node* producer = v->producer;
   if (producer == nullptr) return std::nullopt;
-  if (producer->kind == "aten::tensor" && !producer->inputs.empty())
-    return constant_values(producer->inputs[0]);
+  if (producer->kind == "aten::tensor" && !producer->inputs.empty()) return constant_values(producer->inputs[0]);
   if (producer->kind != "prim::Constant" && producer->kind != "prim::GetAttr") return std::nullopt;
   const ir::Attr* value = producer->attr("value");
   if (value == nullptr) return std::nullopt;
   switch (value->kind) {
-    case ir::Attr::Kind::Int: return std::vector<double>{static_cast<double>(value->i)};
-    case ir::Attr::Kind::Float: return std::vector<double>{value->f};
-    case ir::Attr::Kind::Bool: return std::vector<double>{value->b ? 1.0 : 0.0};
+    case ir::Attr::Kind::Int:
+      return std::vector<double>{static_cast<double>(value->i)};
+    case ir::Attr::Kind::Float:
+      return std::vector<double>{value->f};
+    case ir::Attr::Kind::Bool:
+      return std::vector<double>{value->b ? 1.0 : 0.0};
     case ir::Attr::Kind::Tensor:
       if (value->floats.empty()) return std::nullopt;  // values elided: too large to keep
       return value->floats;
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 

@@ -14,16 +14,14 @@ namespace {
 using ir::DType;
 
 const std::set<std::string> kBoolResultOps = {
-    "aten::eq",          "aten::ne",          "aten::lt",          "aten::le",
-    "aten::gt",          "aten::ge",          "aten::eq_",         "aten::ne_",
-    "aten::logical_not", "aten::logical_and", "aten::logical_or",  "aten::logical_xor",
-    "aten::isnan",       "aten::isinf",       "aten::isfinite",    "aten::any",
-    "aten::all",         "aten::isclose",     "aten::__not__",     "aten::signbit",
+    "aten::eq",         "aten::ne",          "aten::lt",      "aten::le",          "aten::gt",
+    "aten::ge",         "aten::eq_",         "aten::ne_",     "aten::logical_not", "aten::logical_and",
+    "aten::logical_or", "aten::logical_xor", "aten::isnan",   "aten::isinf",       "aten::isfinite",
+    "aten::any",        "aten::all",         "aten::isclose", "aten::__not__",     "aten::signbit",
 };
 
 const std::set<std::string> kIndexResultOps = {
-    "aten::argmax", "aten::argmin", "aten::argsort", "aten::nonzero", "aten::bucketize",
-    "aten::searchsorted",
+    "aten::argmax", "aten::argmin", "aten::argsort", "aten::nonzero", "aten::bucketize", "aten::searchsorted",
 };
 
 // The indices of such an op: its second output (TorchScript), or element 1 of the tuple it
@@ -38,10 +36,9 @@ bool is_indices_of_values_and_indices_op(const ir::Node& node, size_t index) {
 }
 
 const std::set<std::string> kArithmeticOps = {
-    "aten::add",  "aten::sub",  "aten::mul",     "aten::rsub",    "aten::add_", "aten::sub_",
-    "aten::mul_", "aten::where", "aten::maximum", "aten::minimum", "aten::fmod", "aten::remainder",
-    "aten::__and__", "aten::__or__", "aten::__xor__", "aten::bitwise_and", "aten::bitwise_or",
-    "aten::bitwise_xor",
+    "aten::add",     "aten::sub",    "aten::mul",     "aten::rsub",        "aten::add_",       "aten::sub_",
+    "aten::mul_",    "aten::where",  "aten::maximum", "aten::minimum",     "aten::fmod",       "aten::remainder",
+    "aten::__and__", "aten::__or__", "aten::__xor__", "aten::bitwise_and", "aten::bitwise_or", "aten::bitwise_xor",
 };
 
 const std::set<std::string> kTrueDivisionOps = {"aten::div", "aten::div_", "aten::true_divide"};

@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <tuple>
 #include <regex>
+#include <tuple>
 
 #include "analysis/constants.h"
 #include "analysis/dtype.h"
 #include "analysis/quant_domain.h"
+#include "ir/ops.h"
 
 namespace qlint::analysis {
 
@@ -23,8 +24,7 @@ std::string normalize_class_name(const std::string& torchscript_name) {
 bool class_name_matches(const std::string& configured, const std::string& normalized) {
   if (configured.empty() || configured.size() > normalized.size()) return false;
   size_t start = normalized.size() - configured.size();
-  return normalized.compare(start, configured.size(), configured) == 0 &&
-         (start == 0 || normalized[start - 1] == '.');
+  return normalized.compare(start, configured.size(), configured) == 0 && (start == 0 || normalized[start - 1] == '.');
 }
 
 // Eager-mode QAT wraps the real quantizer in a submodule of the stub; name it after the stub.
@@ -201,8 +201,7 @@ class FactsSolver {
   void if_node(const ir::Node& n) {
     for (const auto& b : n.blocks) {
       block(*b);
-      for (size_t i = 0; i < n.outputs.size() && i < b->returns.size(); ++i)
-        join_value(n.outputs[i], b->returns[i]);
+      for (size_t i = 0; i < n.outputs.size() && i < b->returns.size(); ++i) join_value(n.outputs[i], b->returns[i]);
     }
   }
 
@@ -259,7 +258,7 @@ class FactsSolver {
       merged.views[id] = false;
     } else if (is_dequantize_op(n.kind)) {
       merged.domain.clear();
-    } else if (bool part = false; !n.inputs.empty() && is_view_op(n.kind, &part)) {
+    } else if (bool part = false; !n.inputs.empty() && ir::is_view_op(n.kind, &part)) {
       for (const auto& [point, was_part] : get(n.inputs[0]).views) merged.views[point] = was_part || part;
     }
     auto dtype_of = [this](const ir::Value* v) { return facts_.dtype(v); };
@@ -298,8 +297,7 @@ class FactsSolver {
       auto dtype = ir::dtype_from_scalar_type_code(int_constant(n.inputs[3]).value_or(-1));
       if (dtype == ir::DType::QInt8) std::tie(p.quant_min, p.quant_max) = std::pair(-128, 127);
       if (dtype == ir::DType::QUInt8) std::tie(p.quant_min, p.quant_max) = std::pair(0, 255);
-      if (dtype == ir::DType::QInt32)
-        std::tie(p.quant_min, p.quant_max) = std::pair(INT32_MIN, INT32_MAX);
+      if (dtype == ir::DType::QInt32) std::tie(p.quant_min, p.quant_max) = std::pair(INT32_MIN, INT32_MAX);
     }
   }
 

@@ -20,11 +20,9 @@ namespace qlint::analysis {
 // "torch.ao.quantization.stubs.QuantStub", so a toolchain's stub can be named without the
 // module path TorchScript recorded for it.
 struct StubClasses {
-  std::vector<std::string> quant = {"torch.ao.quantization.stubs.QuantStub",
-                                    "torch.quantization.stubs.QuantStub",
+  std::vector<std::string> quant = {"torch.ao.quantization.stubs.QuantStub", "torch.quantization.stubs.QuantStub",
                                     "torch.quantization.QuantStub"};
-  std::vector<std::string> dequant = {"torch.ao.quantization.stubs.DeQuantStub",
-                                      "torch.quantization.stubs.DeQuantStub",
+  std::vector<std::string> dequant = {"torch.ao.quantization.stubs.DeQuantStub", "torch.quantization.stubs.DeQuantStub",
                                       "torch.quantization.DeQuantStub"};
 };
 
@@ -40,12 +38,12 @@ enum class StubKind { None, Quant, DeQuant };
 // A place where values are quantized: a QuantStub instance, or an in-graph quantize op
 // (a traced QAT model's FakeQuantize, a converted model's quantize_per_tensor).
 struct QuantPoint {
-  std::string id;       // "quant", "quant.activation_post_process", or "fn:%value"
-  std::string display;  // how messages name it: "self.quant"
+  std::string id;                  // "quant", "quant.activation_post_process", or "fn:%value"
+  std::string display;             // how messages name it: "self.quant"
   const ir::Node* node = nullptr;  // the in-graph op; null for stubs (see calls)
   std::optional<double> scale;     // known when the model states it (traced QAT, converted)
   int64_t zero_point = 0;
-  int64_t quant_min = -32768;      // int16 unless the op says otherwise
+  int64_t quant_min = -32768;  // int16 unless the op says otherwise
   int64_t quant_max = 32767;
 };
 
@@ -80,8 +78,7 @@ class Facts {
  public:
   // Runs dtype inference and the value analyses over all functions, interprocedurally, to a
   // fixpoint. A calibration, when given, sets the quant points' scales.
-  static Facts compute(const ir::Model& model, const StubClasses& stubs = {},
-                       const SimulationEvidence& evidence = {});
+  static Facts compute(const ir::Model& model, const StubClasses& stubs = {}, const SimulationEvidence& evidence = {});
 
   ir::DType dtype(const ir::Value* v) const;
 

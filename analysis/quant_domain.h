@@ -15,10 +15,6 @@ bool is_in_graph_quant_op(const std::string& kind);
 // Ops whose output leaves the quantized domain (the error stays).
 bool is_dequantize_op(const std::string& kind);
 
-// Ops whose output is the same data as their first input, rearranged: `is_part` says whether
-// they pick a part of it (slice, select, index) rather than reshape the whole.
-bool is_view_op(const std::string& kind, bool* is_part = nullptr);
-
 // Whether a value of this type and dtype can hold a rounded value: floating (or unknown)
 // tensors, float scalars, and containers of them. Bool and integer values are exact.
 bool can_carry_quantization(const ir::Type& type, ir::DType dtype);

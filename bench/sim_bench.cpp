@@ -89,15 +89,16 @@ int main(int argc, char** argv) {
       {"seed S1 (1x2x4x4)", "build/examples/seed/s1_eq_one.pt", "examples/seed/s1_eq_one.py", "1x2x4x4", 200 * scale},
       {"seed S6 (1x2x4x4)", "build/examples/seed/s6_separate_stubs.pt", "examples/seed/s6_separate_stubs.py", "1x2x4x4",
        200 * scale},
-      {"two-stub conv net", "build/examples/sim/two_stub_convnet.pt", "examples/sim/two_stub_convnet.py",
-       "1x3x8x8,1x4", 200 * scale},
+      {"two-stub conv net", "build/examples/sim/two_stub_convnet.pt", "examples/sim/two_stub_convnet.py", "1x3x8x8,1x4",
+       200 * scale},
       {"mobilenet_v2 (1x3x224x224)", "build/examples/torchvision/mobilenet_v2.pt", "torchvision:mobilenet_v2",
        "1x3x224x224", 10 * scale},
   };
   std::printf("qlint sim benchmark: %u hardware threads, LibTorch intra-op threads %d\n",
               std::thread::hardware_concurrency(), at::get_num_threads());
-  std::printf("Per input batch; qlint sim and eager fake-quant each run a calibrating float pass and a\n"
-              "simulated pass per batch, so 2.0x float is the floor.\n\n");
+  std::printf(
+      "Per input batch; qlint sim and eager fake-quant each run a calibrating float pass and a\n"
+      "simulated pass per batch, so 2.0x float is the floor.\n\n");
   std::printf("%-28s %8s %12s %12s %16s %12s\n", "model", "batches", "float ms", "qlint ms", "eager fq ms",
               "qlint/float");
   for (const auto& c : cases) {

@@ -3,24 +3,24 @@
 #include <atomic>
 #include <filesystem>
 #include <iomanip>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <set>
-#include <thread>
-#include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "analysis/facts.h"
 #include "cli/config.h"
 #include "cli/evidence.h"
 #include "cli/fix_report.h"
-#include "cli/fx_diff.h"
 #include "cli/formats.h"
-#include "cli/torch_backend.h"
-#include "rewriter/rewriter.h"
+#include "cli/fx_diff.h"
 #include "cli/render.h"
-#include "ir/text.h"
+#include "cli/torch_backend.h"
 #include "ir/fx/importer.h"
+#include "ir/text.h"
+#include "rewriter/rewriter.h"
 #include "rules/registry.h"
 #include "sim/report.h"
 
@@ -29,7 +29,7 @@ namespace qlint::cli {
 namespace {
 
 void print_input_error(const std::string& file, const std::string& message) {
-  std::cerr << "qlint: error: " << display_path(file) << ": " << message << "\n";
+  std::cerr << "qlint: error: " << ir::display_path(file) << ": " << message << "\n";
 }
 
 std::string summary(const std::vector<ModelReport>& reports, bool after_fix) {
@@ -40,7 +40,6 @@ std::string summary(const std::vector<ModelReport>& reports, bool after_fix) {
       << reports.size() << (reports.size() == 1 ? " model" : " models") << (after_fix ? " after fixing" : "") << ".\n";
   return out.str();
 }
-
 
 // Custom operator libraries go into LibTorch before any archive that may use them.
 void load_operator_libraries(const std::vector<std::string>& libraries) {
@@ -110,7 +109,7 @@ ModelReport fix_one(const std::string& file, const CheckOptions& options, std::s
   fix.filter = [&](const ir::Model& model, std::vector<Diagnostic> found) {
     return filter_diagnostics(model, std::move(found), options.selection);
   };
-  rewriter::FixResult result = torch_backend().fix_model(file, fix, display_path);
+  rewriter::FixResult result = torch_backend().fix_model(file, fix, ir::display_path);
   summary += render_fix_text(file, result, options.diff);
   return {file, result.final_model, result.remaining, render_fix_json(file, result)};
 }
@@ -130,7 +129,8 @@ bool is_model_file(const std::filesystem::path& path) {
   const std::string name = path.filename().string();
   const std::string fx_suffix = ".fx.json";
   return ext == ".pt" || ext == ".pth" || ext == ".ptl" ||
-         (name.size() > fx_suffix.size() && name.compare(name.size() - fx_suffix.size(), fx_suffix.size(), fx_suffix) == 0);
+         (name.size() > fx_suffix.size() &&
+          name.compare(name.size() - fx_suffix.size(), fx_suffix.size(), fx_suffix) == 0);
 }
 
 // A model named twice (a file and its directory, say) is checked once, where it first
@@ -182,13 +182,13 @@ Outcome process(const std::string& file, const CheckOptions& command_line) {
   } catch (const ConfigError& e) {
     out.error = InputError{file, e.what()};
   } catch (const ir::ImportError& e) {
-    out.error = InputError{file, display_path(file) + ": " + e.what()};
+    out.error = InputError{file, ir::display_path(file) + ": " + e.what()};
   } catch (const sim::SimError& e) {
     out.error = InputError{file, e.what()};
   } catch (const rewriter::FixError& e) {
     out.error = InputError{file, e.what()};
   } catch (const BackendError& e) {
-    out.error = InputError{file, display_path(file) + ": " + e.what()};
+    out.error = InputError{file, ir::display_path(file) + ": " + e.what()};
   }
   return out;
 }
@@ -197,7 +197,8 @@ Outcome process(const std::string& file, const CheckOptions& command_line) {
 // thread). Outcomes keep the command line's order whatever finishes first.
 std::vector<Outcome> process_all(const std::vector<std::string>& files, const CheckOptions& options) {
   std::vector<Outcome> outcomes(files.size());
-  size_t jobs = options.jobs > 0 ? static_cast<size_t>(options.jobs) : std::max(1u, std::thread::hardware_concurrency());
+  size_t jobs =
+      options.jobs > 0 ? static_cast<size_t>(options.jobs) : std::max(1u, std::thread::hardware_concurrency());
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next++; i < files.size(); i = next++) outcomes[i] = process(files[i], options);
@@ -234,7 +235,8 @@ CheckOptions options_for(const std::string& model, const CheckOptions& command_l
   for (const auto& [rule, severity] : config->severity) s.severity.emplace(rule, severity);
   s.ignored_for = [config](const std::string& path) { return config->ignored_for(path); };
   o.stubs.quant.insert(o.stubs.quant.end(), config->quant_stub_classes.begin(), config->quant_stub_classes.end());
-  o.stubs.dequant.insert(o.stubs.dequant.end(), config->dequant_stub_classes.begin(), config->dequant_stub_classes.end());
+  o.stubs.dequant.insert(o.stubs.dequant.end(), config->dequant_stub_classes.begin(),
+                         config->dequant_stub_classes.end());
   if (!o.bits_given && config->bits) o.bits = *config->bits;
   o.operator_libraries.insert(o.operator_libraries.end(), config->operator_libraries.begin(),
                               config->operator_libraries.end());
@@ -255,7 +257,8 @@ int run_check(const CheckOptions& options) {
   std::string fix_summary;
   for (auto& outcome : process_all(files, options)) {
     if (outcome.error) {
-      if (options.format != "json" && options.format != "github") std::cerr << "qlint: error: " << outcome.error->message << "\n";
+      if (options.format != "json" && options.format != "github")
+        std::cerr << "qlint: error: " << outcome.error->message << "\n";
       errors.push_back(*outcome.error);
       continue;
     }
@@ -340,8 +343,10 @@ int run_sim(const SimOptions& options) {
   try {
     load_operator_libraries(options.operator_libraries);
     sim::Report report = torch_backend().simulate(options.model, options.inputs, options.options);
-    if (options.format == "json") std::cout << sim::render_json(report).dump(2) << "\n";
-    else std::cout << sim::render_text(report);
+    if (options.format == "json")
+      std::cout << sim::render_json(report).dump(2) << "\n";
+    else
+      std::cout << sim::render_text(report);
     return kExitClean;
   } catch (const sim::SimError& e) {
     std::cerr << "qlint: error: " << e.what() << "\n";

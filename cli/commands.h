@@ -29,10 +29,10 @@ struct CheckOptions {
   sim::Inputs inputs;  // when given, simulate and attach the evidence
   int bits = 16;
   bool recalibrate = false;
-  bool fix = false;           // rewrite the model
-  bool diff = false;          // show what --fix would change, write nothing
+  bool fix = false;   // rewrite the model
+  bool diff = false;  // show what --fix would change, write nothing
   bool unsafe_fixes = false;
-  std::string output;         // -o: write the fixed model here instead of in place
+  std::string output;                           // -o: write the fixed model here instead of in place
   std::vector<std::string> operator_libraries;  // --load-library, then the config's
 };
 

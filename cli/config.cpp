@@ -1,10 +1,10 @@
 #include "cli/config.h"
 
 #include <fnmatch.h>
+#include <toml++/toml.h>
 
 #include <filesystem>
 #include <set>
-#include <toml++/toml.h>
 
 namespace qlint::cli {
 
@@ -60,7 +60,8 @@ Config from_table(const toml::table& table, const std::string& file) {
       c.dequant_stub_classes = string_list(node, file, key);
     } else if (key == "per-file-ignores") {
       for (const auto& [glob, rules] : table_of(node, file, key))
-        c.per_file_ignores.emplace_back(std::string(glob.str()), string_list(rules, file, key + "." + std::string(glob.str())));
+        c.per_file_ignores.emplace_back(std::string(glob.str()),
+                                        string_list(rules, file, key + "." + std::string(glob.str())));
     } else if (key == "operator-libraries") {
       for (const auto& library : string_list(node, file, key))
         c.operator_libraries.push_back((fs::path(file).parent_path() / library).lexically_normal().string());
@@ -69,8 +70,9 @@ Config from_table(const toml::table& table, const std::string& file) {
       if (bits != 16 && bits != 8) fail(file, "`bits` must be 16 or 8");
       c.bits = static_cast<int>(*bits);
     } else {
-      fail(file, "unknown key `" + key + "` (known: select, ignore, severity, quant-stub-classes, "
-                 "dequant-stub-classes, per-file-ignores, bits, operator-libraries)");
+      fail(file, "unknown key `" + key +
+                     "` (known: select, ignore, severity, quant-stub-classes, "
+                     "dequant-stub-classes, per-file-ignores, bits, operator-libraries)");
     }
   }
   return c;

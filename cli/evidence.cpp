@@ -26,7 +26,8 @@ void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& re
     if (node == nullptr) continue;
     const sim::ComparisonResult* c = find_comparison(report, *node);
     if (c == nullptr) continue;
-    std::string which = node == d.node ? "this comparison" : "the mask comparison on line " + std::to_string(node->loc.line);
+    std::string which =
+        node == d.node ? "this comparison" : "the mask comparison on line " + std::to_string(node->loc.line);
     if (c->differing == 0) {
       d.notes.push_back(what_was_simulated(report) + " leaves all " + std::to_string(c->elements) + " results of " +
                         which + " as in float; other inputs may not");

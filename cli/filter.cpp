@@ -1,54 +1,18 @@
 #include "cli/filter.h"
 
 #include <algorithm>
-#include <regex>
 #include <set>
 #include <stdexcept>
 
 #include "rules/registry.h"
+#include "rules/unused_suppression.h"
 
 namespace qlint::cli {
 
 namespace {
 
-struct Suppression {
-  std::string file;
-  int line = 0;
-  int column = 0;  // of the comment
-  int end_column = 0;
-  bool all_rules = true;
-  std::set<std::string> rules;
-};
-
-// `# qlint: ignore` or `# qlint: ignore[a, b]` anywhere in a line's comment.
-std::optional<Suppression> parse_suppression(const std::string& file, int line, const std::string& text) {
-  static const std::regex comment(R"(#\s*qlint:\s*ignore(\[([^\]]*)\])?)");
-  std::smatch m;
-  if (!std::regex_search(text, m, comment)) return std::nullopt;
-  Suppression s{file, line, static_cast<int>(m.position(0)) + 1, static_cast<int>(m.position(0) + m.length(0)) + 1,
-                !m[1].matched, {}};
-  static const std::regex id(R"([a-z0-9-]+)");
-  std::string ids = m[2];
-  for (std::sregex_iterator it(ids.begin(), ids.end(), id), end; it != end; ++it) s.rules.insert(it->str());
-  return s;
-}
-
-bool suppresses(const Suppression& s, const Diagnostic& d) {
-  return s.file == d.loc.file && s.line == d.loc.line && (s.all_rules || s.rules.count(d.rule));
-}
-
 bool listed(const std::vector<std::string>& ids, const std::string& rule) {
   return std::find(ids.begin(), ids.end(), rule) != ids.end() || std::find(ids.begin(), ids.end(), "ALL") != ids.end();
-}
-
-Diagnostic unused_suppression(const Suppression& s) {
-  const rules::Rule* rule = rules::find_rule("unused-suppression");
-  Diagnostic d;
-  d.rule = "unused-suppression";
-  d.severity = rule ? rule->severity : Severity::Warning;
-  d.message = "this `# qlint: ignore` silences nothing here; remove it so it cannot hide a future finding";
-  d.loc = {s.file, s.line, s.column, s.line, s.end_column};
-  return d;
 }
 
 }  // namespace
@@ -73,17 +37,14 @@ bool rule_enabled(const Selection& selection, const std::string& rule_id) {
 
 std::vector<Diagnostic> filter_diagnostics(const ir::Model& model, std::vector<Diagnostic> diagnostics,
                                            const Selection& selection) {
-  std::vector<Suppression> suppressions;
-  for (const auto& [file, lines] : model.source_lines)
-    for (const auto& [line, text] : lines)
-      if (auto s = parse_suppression(file, line, text)) suppressions.push_back(*s);
+  const std::vector<rules::Suppression> suppressions = rules::find_suppressions(model);
   std::vector<bool> used(suppressions.size(), false);
   std::vector<Diagnostic> kept;
   for (auto& d : diagnostics) {
     // A suppression that silences a finding of a deselected rule is still in use.
     bool silenced = false;
     for (size_t i = 0; i < suppressions.size(); ++i)
-      if (d.loc.known() && suppresses(suppressions[i], d)) silenced = used[i] = true;
+      if (d.loc.known() && rules::suppresses(suppressions[i], d)) silenced = used[i] = true;
     if (silenced || !rule_enabled(selection, d.rule)) continue;
     if (selection.ignored_for && d.loc.known() && listed(selection.ignored_for(d.loc.file), d.rule)) continue;
     if (auto it = selection.severity.find(d.rule); it != selection.severity.end()) d.severity = it->second;
@@ -91,9 +52,10 @@ std::vector<Diagnostic> filter_diagnostics(const ir::Model& model, std::vector<D
   }
   if (rule_enabled(selection, "unused-suppression"))
     for (size_t i = 0; i < suppressions.size(); ++i)
-      if (!used[i]) kept.push_back(unused_suppression(suppressions[i]));
+      if (!used[i]) kept.push_back(rules::unused_suppression(suppressions[i]));
   std::stable_sort(kept.begin(), kept.end(), [](const Diagnostic& a, const Diagnostic& b) {
-    return std::tie(a.loc.file, a.loc.line, a.loc.column, a.rule) < std::tie(b.loc.file, b.loc.line, b.loc.column, b.rule);
+    return std::tie(a.loc.file, a.loc.line, a.loc.column, a.rule) <
+           std::tie(b.loc.file, b.loc.line, b.loc.column, b.rule);
   });
   return kept;
 }

@@ -18,7 +18,6 @@ std::string db(double v) {
   return buf;
 }
 
-
 std::pair<int64_t, int64_t> flips(const sim::Report& r) {
   int64_t differing = 0, elements = 0;
   for (const auto& c : r.comparisons) {
@@ -55,7 +54,7 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
 
 nlohmann::json loc_json(const ir::SourceLoc& loc) {
   if (!loc.known()) return nullptr;
-  return {{"file", display_path(loc.file)}, {"line", loc.line}, {"column", loc.column}};
+  return {{"file", ir::display_path(loc.file)}, {"line", loc.line}, {"column", loc.column}};
 }
 
 }  // namespace
@@ -65,32 +64,36 @@ std::string render_fix_text(const std::string& model, const rewriter::FixResult&
   if (diff_only && !r.python_diff.empty()) out << r.python_diff;
   for (const auto& note : r.python_notes) out << "note: " << note << "\n";
   if (r.applied.empty()) {
-    out << "Nothing to fix in " << display_path(model) << ".\n";
+    out << "Nothing to fix in " << ir::display_path(model) << ".\n";
   } else {
     int resolved = r.found - static_cast<int>(r.remaining.size());
     out << (diff_only ? "Would resolve " : "Resolved ") << resolved << " of " << r.found
-        << (r.found == 1 ? " problem" : " problems") << " in " << display_path(model) << " with " << r.applied.size()
-        << (r.applied.size() == 1 ? " rewrite" : " rewrites") << ":\n";
-    for (const auto& f : r.applied) out << "  " << display_location(f.loc) << ": " << f.rule << ": " << f.description << "\n";
+        << (r.found == 1 ? " problem" : " problems") << " in " << ir::display_path(model) << " with "
+        << r.applied.size() << (r.applied.size() == 1 ? " rewrite" : " rewrites") << ":\n";
+    for (const auto& f : r.applied)
+      out << "  " << ir::display_location(f.loc) << ": " << f.rule << ": " << f.description << "\n";
     verification_text(out, r);
   }
   if (r.stored_scales && !r.applied.empty())
     out << "This traced QAT model keeps the FakeQuantize scales calibrated on the graph before the fix; re-run QAT "
-           "calibration on the fixed Python model (or simulate with `qlint sim --recalibrate`) to get scales that fit it.\n";
+           "calibration on the fixed Python model (or simulate with `qlint sim --recalibrate`) to get scales that fit "
+           "it.\n";
   for (const auto& s : r.skipped) out << "Not fixed: " << s << "\n";
   if (r.unsafe_held_back > 0)
     out << r.unsafe_held_back << (r.unsafe_held_back == 1 ? " unsafe fix was" : " unsafe fixes were")
         << " held back; --unsafe-fixes applies them.\n";
-  if (r.written) out << "Wrote " << display_path(r.written_to) << ".\n";
-  else if (diff_only && !r.applied.empty()) out << "Nothing was written (--diff).\n";
+  if (r.written)
+    out << "Wrote " << ir::display_path(r.written_to) << ".\n";
+  else if (diff_only && !r.applied.empty())
+    out << "Nothing was written (--diff).\n";
   return out.str();
 }
 
 nlohmann::json render_fix_json(const std::string& model, const rewriter::FixResult& r) {
   nlohmann::json applied = nlohmann::json::array();
   for (const auto& f : r.applied)
-    applied.push_back({{"rule", f.rule}, {"description", f.description}, {"location", loc_json(f.loc)},
-                       {"function", f.function}});
+    applied.push_back(
+        {{"rule", f.rule}, {"description", f.description}, {"location", loc_json(f.loc)}, {"function", f.function}});
   nlohmann::json verification = {{"simulated", r.verification.ran},
                                  {"float_identical", r.verification.float_identical},
                                  {"parameters_identical", r.verification.parameters_identical}};
@@ -98,7 +101,7 @@ nlohmann::json render_fix_json(const std::string& model, const rewriter::FixResu
     verification["before"] = sim::render_json(r.verification.before);
     verification["after"] = sim::render_json(r.verification.after);
   }
-  return {{"model", display_path(model)},
+  return {{"model", ir::display_path(model)},
           {"found", r.found},
           {"remaining", r.remaining.size()},
           {"applied", applied},
@@ -110,7 +113,7 @@ nlohmann::json render_fix_json(const std::string& model, const rewriter::FixResu
           {"stored_scales", r.stored_scales},
           {"text_only", r.text_only},
           {"verification", r.applied.empty() ? nlohmann::json() : verification},
-          {"written_to", r.written ? nlohmann::json(display_path(r.written_to)) : nlohmann::json()}};
+          {"written_to", r.written ? nlohmann::json(ir::display_path(r.written_to)) : nlohmann::json()}};
 }
 
 }  // namespace qlint::cli

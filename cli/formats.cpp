@@ -13,7 +13,7 @@ namespace qlint::cli {
 namespace {
 
 std::string where(const ModelReport& report, const Diagnostic& d) {
-  return d.loc.known() ? display_location(d.loc) : display_path(report.model_file);
+  return d.loc.known() ? ir::display_location(d.loc) : ir::display_path(report.model_file);
 }
 
 // GitHub's workflow commands: `%`, CR and LF are escaped in data; properties also escape
@@ -21,12 +21,18 @@ std::string where(const ModelReport& report, const Diagnostic& d) {
 std::string github_escape(const std::string& s, bool property) {
   std::string out;
   for (char c : s) {
-    if (c == '%') out += "%25";
-    else if (c == '\r') out += "%0D";
-    else if (c == '\n') out += "%0A";
-    else if (property && c == ':') out += "%3A";
-    else if (property && c == ',') out += "%2C";
-    else out += c;
+    if (c == '%')
+      out += "%25";
+    else if (c == '\r')
+      out += "%0D";
+    else if (c == '\n')
+      out += "%0A";
+    else if (property && c == ':')
+      out += "%3A";
+    else if (property && c == ',')
+      out += "%2C";
+    else
+      out += c;
   }
   return out;
 }
@@ -87,7 +93,7 @@ nlohmann::json region(const ir::Model& model, const ir::SourceLoc& loc, const st
   return r;
 }
 
-nlohmann::json artifact(const std::string& path) { return {{"uri", display_path(path)}}; }
+nlohmann::json artifact(const std::string& path) { return {{"uri", ir::display_path(path)}}; }
 
 // A SARIF fix is the Python change `--diff` would show for that fix alone (python_fixes.h).
 nlohmann::json sarif_fixes(const ModelReport& report, const Diagnostic& d, PythonFixScope& scope) {
@@ -97,7 +103,8 @@ nlohmann::json sarif_fixes(const ModelReport& report, const Diagnostic& d, Pytho
     for (const auto& [file, file_edits] : python_fix.edits) {
       nlohmann::json replacements = nlohmann::json::array();
       for (const auto& e : file_edits)
-        replacements.push_back({{"deletedRegion", region(*report.model, e.region, "")}, {"insertedContent", {{"text", e.text}}}});
+        replacements.push_back(
+            {{"deletedRegion", region(*report.model, e.region, "")}, {"insertedContent", {{"text", e.text}}}});
       changes.push_back({{"artifactLocation", artifact(file)}, {"replacements", replacements}});
     }
     fixes.push_back({{"description", {{"text", python_fix.fix->description}}}, {"artifactChanges", changes}});
@@ -105,21 +112,23 @@ nlohmann::json sarif_fixes(const ModelReport& report, const Diagnostic& d, Pytho
   return fixes;
 }
 
-nlohmann::json sarif_result(const ModelReport& report, const Diagnostic& d, int rule_index,
-                            PythonFixScope& scope) {
+nlohmann::json sarif_result(const ModelReport& report, const Diagnostic& d, int rule_index, PythonFixScope& scope) {
   const std::string* line = d.loc.known() ? report.model->source_line(d.loc.file, d.loc.line) : nullptr;
   nlohmann::json location;
   if (d.loc.known()) {
-    location = {{"physicalLocation", {{"artifactLocation", artifact(d.loc.file)}, {"region", region(*report.model, d.loc, line ? *line : "")}}}};
+    location = {
+        {"physicalLocation",
+         {{"artifactLocation", artifact(d.loc.file)}, {"region", region(*report.model, d.loc, line ? *line : "")}}}};
   } else {
     location = {{"physicalLocation", {{"artifactLocation", artifact(report.model_file)}}}};
   }
-  nlohmann::json result = {{"ruleId", d.rule},
-                           {"ruleIndex", rule_index},
-                           {"level", sarif_level(d.severity)},
-                           {"message", {{"text", d.message}}},
-                           {"locations", {location}},
-                           {"partialFingerprints", {{"primaryLocationLineHash", line_hash(d.rule, line ? *line : d.message)}}}};
+  nlohmann::json result = {
+      {"ruleId", d.rule},
+      {"ruleIndex", rule_index},
+      {"level", sarif_level(d.severity)},
+      {"message", {{"text", d.message}}},
+      {"locations", {location}},
+      {"partialFingerprints", {{"primaryLocationLineHash", line_hash(d.rule, line ? *line : d.message)}}}};
   if (auto fixes = sarif_fixes(report, d, scope); !fixes.empty()) result["fixes"] = fixes;
   return result;
 }
@@ -148,16 +157,16 @@ std::string render_concise(const std::vector<ModelReport>& reports) {
 std::string render_github(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors) {
   std::ostringstream out;
   for (const auto& e : errors)
-    out << "::error file=" << github_escape(display_path(e.file), true) << ",title=qlint::" << github_escape(e.message, false)
-        << "\n";
+    out << "::error file=" << github_escape(ir::display_path(e.file), true)
+        << ",title=qlint::" << github_escape(e.message, false) << "\n";
   for (const auto& report : reports) {
     for (const auto& d : report.diagnostics) {
       out << "::" << (d.severity == Severity::Error ? "error" : d.severity == Severity::Warning ? "warning" : "notice");
       if (d.loc.known()) {
-        out << " file=" << github_escape(display_path(d.loc.file), true) << ",line=" << d.loc.line << ",col=" << d.loc.column
-            << ",endLine=" << d.loc.end_line << ",endColumn=" << d.loc.end_column << ",";
+        out << " file=" << github_escape(ir::display_path(d.loc.file), true) << ",line=" << d.loc.line
+            << ",col=" << d.loc.column << ",endLine=" << d.loc.end_line << ",endColumn=" << d.loc.end_column << ",";
       } else {
-        out << " file=" << github_escape(display_path(report.model_file), true) << ",";
+        out << " file=" << github_escape(ir::display_path(report.model_file), true) << ",";
       }
       out << "title=" << github_escape(d.rule, true) << "::" << github_escape(d.message, false) << "\n";
     }
@@ -174,18 +183,19 @@ nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::
   }
   nlohmann::json results = nlohmann::json::array();
   for (const auto& report : reports) {
-    PythonFixScope scope(*report.model);
+    PythonFixScope scope;
     for (const auto& d : report.diagnostics) results.push_back(sarif_result(report, d, index[d.rule], scope));
   }
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs",
-           {{{"tool",
-              {{"driver",
-                {{"name", "qlint"}, {"version", QLINT_VERSION}, {"semanticVersion", QLINT_VERSION}, {"rules", rules}}}}},
-             {"invocations", {invocation(errors)}},
-             {"columnKind", "utf16CodeUnits"},
-             {"results", results}}}}};
+  return {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       {{{"tool",
+          {{"driver",
+            {{"name", "qlint"}, {"version", QLINT_VERSION}, {"semanticVersion", QLINT_VERSION}, {"rules", rules}}}}},
+         {"invocations", {invocation(errors)}},
+         {"columnKind", "utf16CodeUnits"},
+         {"results", results}}}}};
 }
 
 }  // namespace qlint::cli

@@ -6,7 +6,7 @@ namespace qlint::cli {
 
 namespace {
 
-std::string where(const Diagnostic& d) { return d.rule + " at " + display_location(d.loc); }
+std::string where(const Diagnostic& d) { return d.rule + " at " + ir::display_location(d.loc); }
 
 }  // namespace
 
@@ -14,7 +14,7 @@ rewriter::FixResult diff_fx(const ModelReport& report, bool unsafe_fixes) {
   rewriter::FixResult result;
   result.found = static_cast<int>(report.diagnostics.size());
   result.text_only = true;
-  PythonFixScope scope(*report.model);
+  PythonFixScope scope;
   rewriter::SourceSuggestions combined(&scope.sources);
   for (const auto& d : report.diagnostics) {
     const Fix* fix = first_applicable_fix(d, unsafe_fixes);
@@ -22,21 +22,18 @@ rewriter::FixResult diff_fx(const ModelReport& report, bool unsafe_fixes) {
       result.remaining.push_back(d);
       continue;
     }
-    // Named once: StubNames hands out a new name on every call.
-    std::vector<std::string> stub_names;
-    for (const Edit& e : fix->edits) stub_names.push_back(scope.names.for_edit(e));
     rewriter::SourceSuggestions alone(&scope.sources);
-    for (size_t i = 0; i < fix->edits.size(); ++i) alone.add(*report.model, fix->edits[i], stub_names[i]);
+    for (const Edit& e : fix->edits) alone.add(*report.model, e);
     if (!alone.notes().empty()) {
       result.skipped.push_back(where(d) + ": " + alone.notes().front());
       result.remaining.push_back(d);
       continue;
     }
-    for (size_t i = 0; i < fix->edits.size(); ++i) combined.add(*report.model, fix->edits[i], stub_names[i]);
+    for (const Edit& e : fix->edits) combined.add(*report.model, e);
     result.applied.push_back({d.rule, fix->description, d.loc, d.function ? d.function->name : ""});
   }
   result.unsafe_held_back = unsafe_fixes_held_back(report.diagnostics, unsafe_fixes);
-  result.python_diff = combined.diff(display_path);
+  result.python_diff = combined.diff(ir::display_path);
   result.python_notes = combined.notes();
   return result;
 }

@@ -1,20 +1,25 @@
-// qlint's command line: parses arguments and hands over to cli/commands.cpp.
+// qlint's command line: one function per subcommand defines its options, one runs it; the work
+// is in cli/commands.cpp.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
-#include <algorithm>
+#include <optional>
 #include <set>
-#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/config.h"
 
 namespace {
 
+namespace cli = qlint::cli;
+
 // `qlint FILE...` means `qlint check FILE...`.
 std::vector<std::string> with_default_command(int argc, char** argv) {
-  static const std::set<std::string> commands = {"check", "dump", "sim", "rules", "explain", "docs",
-                                                 "-h",    "--help", "--version"};
+  static const std::set<std::string> commands = {"check", "dump", "sim",    "rules",    "explain",
+                                                 "docs",  "-h",   "--help", "--version"};
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && !commands.count(args[0])) args.insert(args.begin(), "check");
   std::reverse(args.begin(), args.end());  // CLI11 takes them in reverse order
@@ -27,19 +32,11 @@ bool color_wanted(bool no_color) {
   return isatty(STDOUT_FILENO) != 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  namespace cli = qlint::cli;
-  CLI::App app{"qlint: finds quantization hazards in PyTorch models", "qlint"};
-  app.set_version_flag("--version", QLINT_VERSION);
-  app.require_subcommand(0, 1);
-
-  cli::CheckOptions check;
-  bool no_color = false;
+// Options of every command that reads a model: stub classes, custom operator libraries.
+struct ModelOptions {
   std::vector<std::string> extra_quant_stubs, extra_dequant_stubs, operator_libraries;
-  // Options of every command that reads a model: stub classes, custom operator libraries.
-  auto add_model_options = [&](CLI::App* cmd) {
+
+  void define(CLI::App* cmd) {
     cmd->add_option("--quant-stub-class", extra_quant_stubs,
                     "Another module class that quantizes like QuantStub (e.g. a toolchain's own "
                     "stub); a full or dotted-suffix name, repeatable")
@@ -51,91 +48,172 @@ int main(int argc, char** argv) {
                     "A shared library that registers custom operators with LibTorch (as "
                     "torch.ops.load_library), loaded before TorchScript models; repeatable")
         ->allow_extra_args(false);
-  };
-  auto* check_cmd = app.add_subcommand("check", "Lint TorchScript models and FX exports (the default command)");
-  check_cmd->add_option("files", check.files,
-                        "TorchScript archives, FX exports (*.json), or directories to search for *.pt, *.pth, *.ptl, *.fx.json; none: nothing to do");
-  check_cmd->add_option("--format", check.format, "Output format")
-      ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github"}))
-      ->capture_default_str();
-  check_cmd->add_option("--select", check.selection.select,
-                        "Only these rules (comma-separated ids, or ALL; opt-in rules only by name)")
-      ->delimiter(',')
-      ->allow_extra_args(false);
-  check_cmd->add_option("--ignore", check.selection.ignore, "Skip these rules (comma-separated ids)")
-      ->delimiter(',')
-      ->allow_extra_args(false);
-  check_cmd->add_flag("--exit-zero", check.exit_zero, "Exit 0 even when there are findings");
-  check_cmd->add_flag("--statistics", check.statistics, "Print how many findings each rule has");
-  check_cmd->add_option("-j,--jobs", check.jobs, "Models checked in parallel (default: one per core)")
-      ->check(CLI::NonNegativeNumber);
-  check_cmd->add_option("--config", check.config_file,
-                        "Use this configuration file (.qlint.toml, or pyproject.toml with [tool.qlint])");
-  check_cmd->add_flag("--isolated", check.isolated, "Ignore all configuration files");
-  check_cmd->add_flag("--no-color", no_color, "Never colour the output");
-  check_cmd->add_option("--input", check.inputs.files,
-                        "Simulate on these inputs (torch.save files) and attach the evidence: "
-                        "scales, what constants become, flipped comparisons; repeatable")
-      ->allow_extra_args(false);
-  check_cmd->add_option("--random-input", check.inputs.random_shapes,
-                        "Simulate on seeded random inputs of these shapes, e.g. 1x2x4x4");
-  auto* check_bits = check_cmd->add_option("--bits", check.bits, "Quantization width for the simulation")
-                         ->check(CLI::IsMember({16, 8}))
-                         ->capture_default_str();
-  check_cmd->add_flag("--recalibrate", check.recalibrate,
-                      "Traced QAT models: calibrate instead of using the stored scales");
-  check_cmd->add_flag("--fix", check.fix,
-                      "Rewrite the model in place (safe fixes), verify it and re-check");
-  check_cmd->add_flag("--diff", check.diff, "Show what --fix would change (Python suggestion), write nothing");
-  check_cmd->add_flag("--unsafe-fixes", check.unsafe_fixes, "Also apply fixes that may change float results");
-  check_cmd->add_option("-o,--output", check.output, "With --fix: write the fixed model here instead");
-  add_model_options(check_cmd);
+  }
 
-  std::string dump_file;
-  auto* dump_cmd = app.add_subcommand("dump", "Print a model's qlint IR");
-  bool dump_facts = false;
-  dump_cmd->add_option("file", dump_file, "TorchScript archive or FX export")->required();
-  dump_cmd->add_flag("--facts", dump_facts,
-                     "Annotate values with what the analyses found (dtype, quant points, domain)");
-  add_model_options(dump_cmd);
+  qlint::analysis::StubClasses stubs() const {
+    qlint::analysis::StubClasses stubs;
+    stubs.quant.insert(stubs.quant.end(), extra_quant_stubs.begin(), extra_quant_stubs.end());
+    stubs.dequant.insert(stubs.dequant.end(), extra_dequant_stubs.begin(), extra_dequant_stubs.end());
+    return stubs;
+  }
+};
 
-  cli::SimOptions sim;
-  bool sim_no_color = false;
-  auto* sim_cmd = app.add_subcommand("sim", "Calibrate and simulate int16/int8 quantization");
-  sim_cmd->add_option("file", sim.model, "TorchScript archive")->required();
-  sim_cmd->add_option("--input", sim.inputs.files,
-                      "torch.save file of the model's inputs (a tensor, tuple, list or dict); "
-                      "repeat for more calibration batches")
-      ->allow_extra_args(false);
-  sim_cmd->add_option("--random-input", sim.inputs.random_shapes,
-                      "Seeded random normal inputs of these shapes, e.g. 1x2x4x4,1x8");
-  sim_cmd->add_option("--batches", sim.inputs.random_batches, "Random batches with --random-input")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  sim_cmd->add_option("--seed", sim.inputs.seed, "Seed for --random-input")->capture_default_str();
-  sim_cmd->add_option("--bits", sim.options.bits, "Quantization width")
-      ->check(CLI::IsMember({16, 8}))
-      ->capture_default_str();
-  sim_cmd->add_flag("--recalibrate", sim.options.recalibrate,
-                    "Traced QAT models: calibrate instead of using the scales stored in the model");
-  sim_cmd->add_option("--save-outputs", sim.options.save_outputs,
-                      "torch.save the simulated outputs to this file (a list when several batches)");
-  sim_cmd->add_option("--format", sim.format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
-  sim_cmd->add_flag("--no-color", sim_no_color, "Accepted for symmetry with check; the report has no colour");
-  add_model_options(sim_cmd);
+struct CheckCommand {
+  CLI::App* cmd = nullptr;
+  CLI::Option* bits = nullptr;
+  cli::CheckOptions options;
+  ModelOptions model;
+  bool no_color = false;
 
-  auto* rules_cmd = app.add_subcommand("rules", "List the rules");
+  void define(CLI::App& app) {
+    cmd = app.add_subcommand("check", "Lint TorchScript models and FX exports (the default command)");
+    cmd->add_option("files", options.files,
+                    "TorchScript archives, FX exports (*.json), or directories to search for *.pt, *.pth, *.ptl, "
+                    "*.fx.json; none: nothing to do");
+    cmd->add_option("--format", options.format, "Output format")
+        ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github"}))
+        ->capture_default_str();
+    cmd->add_option("--select", options.selection.select,
+                    "Only these rules (comma-separated ids, or ALL; opt-in rules only by name)")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    cmd->add_option("--ignore", options.selection.ignore, "Skip these rules (comma-separated ids)")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    cmd->add_flag("--exit-zero", options.exit_zero, "Exit 0 even when there are findings");
+    cmd->add_flag("--statistics", options.statistics, "Print how many findings each rule has");
+    cmd->add_option("-j,--jobs", options.jobs, "Models checked in parallel (default: one per core)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--config", options.config_file,
+                    "Use this configuration file (.qlint.toml, or pyproject.toml with [tool.qlint])");
+    cmd->add_flag("--isolated", options.isolated, "Ignore all configuration files");
+    cmd->add_flag("--no-color", no_color, "Never colour the output");
+    cmd->add_option("--input", options.inputs.files,
+                    "Simulate on these inputs (torch.save files) and attach the evidence: "
+                    "scales, what constants become, flipped comparisons; repeatable")
+        ->allow_extra_args(false);
+    cmd->add_option("--random-input", options.inputs.random_shapes,
+                    "Simulate on seeded random inputs of these shapes, e.g. 1x2x4x4");
+    bits = cmd->add_option("--bits", options.bits, "Quantization width for the simulation")
+               ->check(CLI::IsMember({16, 8}))
+               ->capture_default_str();
+    cmd->add_flag("--recalibrate", options.recalibrate,
+                  "Traced QAT models: calibrate instead of using the stored scales");
+    cmd->add_flag("--fix", options.fix, "Rewrite the model in place (safe fixes), verify it and re-check");
+    cmd->add_flag("--diff", options.diff, "Show what --fix would change (Python suggestion), write nothing");
+    cmd->add_flag("--unsafe-fixes", options.unsafe_fixes, "Also apply fixes that may change float results");
+    cmd->add_option("-o,--output", options.output, "With --fix: write the fixed model here instead");
+    model.define(cmd);
+  }
 
+  int run() {
+    options.stubs = model.stubs();
+    options.bits_given = bits->count() > 0;
+    try {
+      cli::validate_selection(options.selection);
+      if (!options.config_file.empty()) cli::load_config(options.config_file);
+    } catch (const cli::ConfigError& e) {
+      std::cerr << "qlint: error: " << e.what() << "\n";
+      return cli::kExitError;
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "qlint: error: " << e.what() << "\n";
+      return cli::kExitError;
+    }
+    if (!options.output.empty() && options.files.size() != 1) {
+      std::cerr << "qlint: error: -o/--output takes one model file\n";
+      return cli::kExitError;
+    }
+    if (!options.output.empty()) options.fix = true;
+    options.color = color_wanted(no_color);
+    options.operator_libraries = model.operator_libraries;
+    return cli::run_check(options);
+  }
+};
+
+struct DumpCommand {
+  CLI::App* cmd = nullptr;
+  std::string file;
+  bool facts = false;
+  ModelOptions model;
+
+  void define(CLI::App& app) {
+    cmd = app.add_subcommand("dump", "Print a model's qlint IR");
+    cmd->add_option("file", file, "TorchScript archive or FX export")->required();
+    cmd->add_flag("--facts", facts, "Annotate values with what the analyses found (dtype, quant points, domain)");
+    model.define(cmd);
+  }
+
+  int run() { return cli::run_dump(file, facts, model.stubs(), model.operator_libraries); }
+};
+
+struct SimCommand {
+  CLI::App* cmd = nullptr;
+  cli::SimOptions options;
+  ModelOptions model;
+  bool no_color = false;
+
+  void define(CLI::App& app) {
+    cmd = app.add_subcommand("sim", "Calibrate and simulate int16/int8 quantization");
+    cmd->add_option("file", options.model, "TorchScript archive")->required();
+    cmd->add_option("--input", options.inputs.files,
+                    "torch.save file of the model's inputs (a tensor, tuple, list or dict); "
+                    "repeat for more calibration batches")
+        ->allow_extra_args(false);
+    cmd->add_option("--random-input", options.inputs.random_shapes,
+                    "Seeded random normal inputs of these shapes, e.g. 1x2x4x4,1x8");
+    cmd->add_option("--batches", options.inputs.random_batches, "Random batches with --random-input")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    cmd->add_option("--seed", options.inputs.seed, "Seed for --random-input")->capture_default_str();
+    cmd->add_option("--bits", options.options.bits, "Quantization width")
+        ->check(CLI::IsMember({16, 8}))
+        ->capture_default_str();
+    cmd->add_flag("--recalibrate", options.options.recalibrate,
+                  "Traced QAT models: calibrate instead of using the scales stored in the model");
+    cmd->add_option("--save-outputs", options.options.save_outputs,
+                    "torch.save the simulated outputs to this file (a list when several batches)");
+    cmd->add_option("--format", options.format, "Output format")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+    cmd->add_flag("--no-color", no_color, "Accepted for symmetry with check; the report has no colour");
+    model.define(cmd);
+  }
+
+  int run() {
+    options.options.stubs = model.stubs();
+    options.operator_libraries = model.operator_libraries;
+    options.options.progress = true;
+    return cli::run_sim(options);
+  }
+};
+
+struct ExplainCommand {
+  CLI::App* cmd = nullptr;
   std::string rule_id;
-  auto* explain_cmd = app.add_subcommand("explain", "Explain a rule");
-  explain_cmd->add_option("rule", rule_id, "Rule id, e.g. eq-nonzero-const")->required();
 
-  std::string docs_dir;
-  auto* docs_cmd = app.add_subcommand("docs", "Write a Markdown page per rule (docs/rules)");
-  docs_cmd->add_option("directory", docs_dir, "Where to write them")->required();
+  void define(CLI::App& app) {
+    cmd = app.add_subcommand("explain", "Explain a rule");
+    cmd->add_option("rule", rule_id, "Rule id, e.g. eq-nonzero-const")->required();
+  }
 
+  int run() { return cli::run_explain(rule_id); }
+};
+
+struct DocsCommand {
+  CLI::App* cmd = nullptr;
+  std::string directory;
+
+  void define(CLI::App& app) {
+    cmd = app.add_subcommand("docs", "Write a Markdown page per rule (docs/rules)");
+    cmd->add_option("directory", directory, "Where to write them")->required();
+  }
+
+  int run() { return cli::run_docs(directory); }
+};
+
+// CLI11's help and version requests end the run with their own exit code; other parse
+// errors are usage errors.
+std::optional<int> parse(CLI::App& app, int argc, char** argv) {
   try {
     app.parse(with_default_command(argc, argv));
   } catch (const CLI::CallForHelp& e) {
@@ -148,41 +226,35 @@ int main(int argc, char** argv) {
     std::cerr << "qlint: error: " << e.what() << " (see qlint --help)\n";
     return cli::kExitError;
   }
+  return std::nullopt;
+}
 
-  auto& stubs = check.stubs;
-  stubs.quant.insert(stubs.quant.end(), extra_quant_stubs.begin(), extra_quant_stubs.end());
-  stubs.dequant.insert(stubs.dequant.end(), extra_dequant_stubs.begin(), extra_dequant_stubs.end());
-  if (*check_cmd) {
-    check.bits_given = check_bits->count() > 0;
-    try {
-      cli::validate_selection(check.selection);
-      if (!check.config_file.empty()) cli::load_config(check.config_file);
-    } catch (const cli::ConfigError& e) {
-      std::cerr << "qlint: error: " << e.what() << "\n";
-      return cli::kExitError;
-    } catch (const std::invalid_argument& e) {
-      std::cerr << "qlint: error: " << e.what() << "\n";
-      return cli::kExitError;
-    }
-    if (!check.output.empty() && check.files.size() != 1) {
-      std::cerr << "qlint: error: -o/--output takes one model file\n";
-      return cli::kExitError;
-    }
-    if (!check.output.empty()) check.fix = true;
-    check.color = color_wanted(no_color);
-    check.operator_libraries = operator_libraries;
-    return cli::run_check(check);
-  }
-  if (*dump_cmd) return cli::run_dump(dump_file, dump_facts, stubs, operator_libraries);
-  if (*sim_cmd) {
-    sim.options.stubs = stubs;
-    sim.operator_libraries = operator_libraries;
-    sim.options.progress = true;
-    return cli::run_sim(sim);
-  }
-  if (*rules_cmd) return cli::run_rules();
-  if (*explain_cmd) return cli::run_explain(rule_id);
-  if (*docs_cmd) return cli::run_docs(docs_dir);
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"qlint: finds quantization hazards in PyTorch models", "qlint"};
+  app.set_version_flag("--version", QLINT_VERSION);
+  app.require_subcommand(0, 1);
+
+  CheckCommand check;
+  DumpCommand dump;
+  SimCommand sim;
+  ExplainCommand explain;
+  DocsCommand docs;
+  check.define(app);
+  dump.define(app);
+  sim.define(app);
+  CLI::App* rules = app.add_subcommand("rules", "List the rules");
+  explain.define(app);
+  docs.define(app);
+
+  if (auto early_exit = parse(app, argc, argv)) return *early_exit;
+  if (*check.cmd) return check.run();
+  if (*dump.cmd) return dump.run();
+  if (*sim.cmd) return sim.run();
+  if (*rules) return cli::run_rules();
+  if (*explain.cmd) return explain.run();
+  if (*docs.cmd) return docs.run();
   std::cout << app.help();
   return cli::kExitClean;
 }

@@ -19,11 +19,9 @@ struct PythonFix {
 
 // The fixes of `d` whose Python change can be shown completely; a fix that cannot (a traced
 // model, a source file not on disk) is left out rather than offered half done.
-// What the fixes of one model's findings share: the stub names handed out, so that applying
-// several fixes never declares one name twice, and the source files, read once.
+// What the fixes of one model's findings share: the source files, read once. (The new stubs'
+// names are unique across the model's findings already: rules::run_all chose them.)
 struct PythonFixScope {
-  explicit PythonFixScope(const ir::Model& model) : names(model) {}
-  rewriter::StubNames names;
   rewriter::SourceFiles sources;
 };
 

@@ -51,17 +51,16 @@ std::string where_in_model(const Diagnostic& d) {
 }
 
 void render_one(std::ostream& out, const ModelReport& report, const Diagnostic& d, const Style& s) {
-  std::string location = d.loc.known() ? display_location(d.loc) : display_path(report.model_file);
-  out << s.bold() << location << ": " << s.reset() << s.severity(d.severity)
-      << severity_name(d.severity) << ": " << s.reset() << s.bold() << d.message << " [" << d.rule
-      << "]" << s.reset() << "\n";
+  std::string location = d.loc.known() ? ir::display_location(d.loc) : ir::display_path(report.model_file);
+  out << s.bold() << location << ": " << s.reset() << s.severity(d.severity) << severity_name(d.severity) << ": "
+      << s.reset() << s.bold() << d.message << " [" << d.rule << "]" << s.reset() << "\n";
   if (d.loc.known()) {
     std::string text = source_line(*report.model, d.loc);
     if (!text.empty()) {
       std::string gutter = std::to_string(d.loc.line);
       out << " " << gutter << " | " << text << "\n";
-      out << " " << std::string(gutter.size(), ' ') << " | " << s.marker() << marker_line(text, d.loc)
-          << s.reset() << "\n";
+      out << " " << std::string(gutter.size(), ' ') << " | " << s.marker() << marker_line(text, d.loc) << s.reset()
+          << "\n";
     }
   } else {
     out << "  note: " << where_in_model(d) << "; the archive has no source location for it\n";
@@ -79,7 +78,7 @@ nlohmann::json suggestions_json(const ModelReport& report, const Diagnostic& d, 
     nlohmann::json edits = nlohmann::json::array();
     for (const auto& [file, file_edits] : python_fix.edits)
       for (const auto& e : file_edits)
-        edits.push_back({{"file", display_path(file)},
+        edits.push_back({{"file", ir::display_path(file)},
                          {"line", e.region.line},
                          {"column", e.region.column},
                          {"end_line", e.region.end_line},
@@ -99,13 +98,13 @@ nlohmann::json diagnostic_json(const ModelReport& report, const Diagnostic& d, P
       {"severity", severity_name(d.severity)},
       {"message", d.message},
       {"notes", d.notes},
-      {"file", known ? nlohmann::json(display_path(d.loc.file)) : nlohmann::json()},
+      {"file", known ? nlohmann::json(ir::display_path(d.loc.file)) : nlohmann::json()},
       {"line", optional_int(d.loc.line, known)},
       {"column", optional_int(d.loc.column, known)},
       {"end_line", optional_int(d.loc.end_line, known)},
       {"end_column", optional_int(d.loc.end_column, known)},
       {"source_line", known ? nlohmann::json(source_line(*report.model, d.loc)) : nlohmann::json()},
-      {"model", display_path(report.model_file)},
+      {"model", ir::display_path(report.model_file)},
       {"method", d.function ? d.function->method : ""},
       {"module", d.function ? d.function->module_path : ""},
       {"node", d.node ? d.node->kind : ""},
@@ -115,22 +114,6 @@ nlohmann::json diagnostic_json(const ModelReport& report, const Diagnostic& d, P
 
 }  // namespace
 
-std::string display_path(const std::string& path) {
-  std::error_code ec;
-  fs::path p(path);
-  if (!p.is_absolute()) return path;
-  fs::path cwd = fs::current_path(ec);
-  if (ec) return path;
-  fs::path rel = p.lexically_relative(cwd);
-  if (rel.empty() || *rel.begin() == "..") return path;
-  return rel.string();
-}
-
-std::string display_location(const ir::SourceLoc& loc) {
-  if (!loc.known()) return "(no source location)";
-  return display_path(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
-}
-
 std::string render_text(const std::vector<ModelReport>& reports, bool color) {
   std::ostringstream out;
   Style style{color};
@@ -139,21 +122,20 @@ std::string render_text(const std::vector<ModelReport>& reports, bool color) {
   return out.str();
 }
 
-nlohmann::json render_json(const std::vector<ModelReport>& reports,
-                           const std::vector<InputError>& errors) {
+nlohmann::json render_json(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors) {
   nlohmann::json diagnostics = nlohmann::json::array();
   nlohmann::json models = nlohmann::json::array();
   for (const auto& report : reports) {
-    models.push_back(display_path(report.model_file));
-    PythonFixScope scope(*report.model);
+    models.push_back(ir::display_path(report.model_file));
+    PythonFixScope scope;
     for (const auto& d : report.diagnostics) diagnostics.push_back(diagnostic_json(report, d, scope));
   }
   nlohmann::json fixes = nlohmann::json::array();
   for (const auto& report : reports)
     if (!report.fix.is_null()) fixes.push_back(report.fix);
   nlohmann::json error_list = nlohmann::json::array();
-  for (const auto& e : errors) error_list.push_back({{"model", display_path(e.file)}, {"message", e.message}});
-  nlohmann::json doc = {{"version", kJsonSchemaVersion},
+  for (const auto& e : errors) error_list.push_back({{"model", ir::display_path(e.file)}, {"message", e.message}});
+  nlohmann::json doc = {{"version", ir::kJsonSchemaVersion},
                         {"tool", {{"name", "qlint"}, {"version", QLINT_VERSION}}},
                         {"models", models},
                         {"diagnostics", diagnostics},

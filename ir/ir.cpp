@@ -57,18 +57,17 @@ std::optional<int64_t> scalar_type_code(DType dtype) {
 }
 
 bool is_floating(DType dtype) {
-  return dtype == DType::Float16 || dtype == DType::BFloat16 || dtype == DType::Float32 ||
-         dtype == DType::Float64;
+  return dtype == DType::Float16 || dtype == DType::BFloat16 || dtype == DType::Float32 || dtype == DType::Float64;
 }
 
 bool is_integral(DType dtype) {
-  return dtype == DType::UInt8 || dtype == DType::Int8 || dtype == DType::Int16 ||
-         dtype == DType::Int32 || dtype == DType::Int64;
+  return dtype == DType::UInt8 || dtype == DType::Int8 || dtype == DType::Int16 || dtype == DType::Int32 ||
+         dtype == DType::Int64;
 }
 
 bool Type::operator==(const Type& other) const {
-  return kind == other.kind && dtype == other.dtype && sizes == other.sizes &&
-         name == other.name && elements == other.elements;
+  return kind == other.kind && dtype == other.dtype && sizes == other.sizes && name == other.name &&
+         elements == other.elements;
 }
 
 Attr Attr::of_int(int64_t v) {
@@ -102,13 +101,13 @@ Attr Attr::of_str(std::string v) {
 Attr Attr::none() { return Attr{}; }
 
 bool Attr::operator==(const Attr& other) const {
-  return kind == other.kind && i == other.i && f == other.f && b == other.b && s == other.s &&
-         ints == other.ints && floats == other.floats && dtype == other.dtype;
+  return kind == other.kind && i == other.i && f == other.f && b == other.b && s == other.s && ints == other.ints &&
+         floats == other.floats && dtype == other.dtype;
 }
 
 bool SourceLoc::operator==(const SourceLoc& other) const {
-  return file == other.file && line == other.line && column == other.column &&
-         end_line == other.end_line && end_column == other.end_column;
+  return file == other.file && line == other.line && column == other.column && end_line == other.end_line &&
+         end_column == other.end_column;
 }
 
 const Attr* Node::attr(const std::string& name) const {
@@ -209,8 +208,7 @@ const Function* callee_of(const Model& model, const Node& call) {
 }
 
 std::vector<Value*> call_arguments(const Node& call) {
-  if (call.kind == "prim::CallFunction" && !call.inputs.empty())
-    return {call.inputs.begin() + 1, call.inputs.end()};
+  if (call.kind == "prim::CallFunction" && !call.inputs.empty()) return {call.inputs.begin() + 1, call.inputs.end()};
   return call.inputs;
 }
 

@@ -41,10 +41,10 @@ bool is_integral(DType dtype);  // Bool excluded
 struct Type {
   enum class Kind { Tensor, Int, Float, Bool, Str, None, Device, List, Tuple, Optional, Module, Other };
   Kind kind = Kind::Other;
-  DType dtype = DType::Unknown;                // Tensor only
+  DType dtype = DType::Unknown;               // Tensor only
   std::optional<std::vector<int64_t>> sizes;  // Tensor only, when the front end knows them
-  std::string name;                            // Module: instance path; Other: type spelling
-  std::vector<Type> elements;                  // List, Tuple, Optional
+  std::string name;                           // Module: instance path; Other: type spelling
+  std::vector<Type> elements;                 // List, Tuple, Optional
 
   static Type tensor(DType dtype = DType::Unknown) {
     Type t;
@@ -81,8 +81,8 @@ struct Attr {
   double f = 0;
   bool b = false;
   std::string s;
-  std::vector<int64_t> ints;    // Ints; Tensor: the shape
-  std::vector<double> floats;   // Floats; Tensor: the values (empty when elided)
+  std::vector<int64_t> ints;     // Ints; Tensor: the shape
+  std::vector<double> floats;    // Floats; Tensor: the values (empty when elided)
   DType dtype = DType::Unknown;  // Tensor
 
   static Attr of_int(int64_t v);
@@ -111,9 +111,10 @@ struct Block;
 struct Value {
   std::string name;  // unique within its function
   Type type;
-  Node* producer = nullptr;  // null for block parameters
+  Node* producer = nullptr;   // null for block parameters
   Block* param_of = nullptr;  // set for block parameters
   std::vector<Node*> users;
+  const void* origin = nullptr;  // opaque front-end handle, for the rewriter
 };
 
 struct Node {

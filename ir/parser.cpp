@@ -73,8 +73,7 @@ class Lexer {
     std::string s;
     ++pos_;
     while (true) {
-      if (pos_ >= text_.size() || text_[pos_] == '\n')
-        throw ParseError(line_, "unterminated string");
+      if (pos_ >= text_.size() || text_[pos_] == '\n') throw ParseError(line_, "unterminated string");
       char c = text_[pos_++];
       if (c == '"') break;
       if (c != '\\') {
@@ -91,8 +90,7 @@ class Lexer {
   Token value_token() {
     size_t start = ++pos_;
     while (pos_ < text_.size() &&
-           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' ||
-            text_[pos_] == '.'))
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' || text_[pos_] == '.'))
       ++pos_;
     if (pos_ == start) throw ParseError(line_, "expected a value name after '%'");
     return {Tok::ValueRef, text_.substr(start, pos_ - start), line_};
@@ -100,9 +98,7 @@ class Lexer {
 
   Token number_token() {
     size_t start = pos_;
-    while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) ||
-                                   text_[pos_] == '.'))
-      ++pos_;
+    while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.')) ++pos_;
     if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
       ++pos_;
       if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
@@ -414,9 +410,9 @@ class Parser {
     if (peek().kind != Tok::Ident) fail("expected a type");
     std::string word = take().text;
     using K = Type::Kind;
-    static const std::unordered_map<std::string, K> simple = {
-        {"int", K::Int}, {"float", K::Float},     {"bool", K::Bool},
-        {"str", K::Str}, {"NoneType", K::None}, {"Device", K::Device}};
+    static const std::unordered_map<std::string, K> simple = {{"int", K::Int},       {"float", K::Float},
+                                                              {"bool", K::Bool},     {"str", K::Str},
+                                                              {"NoneType", K::None}, {"Device", K::Device}};
     if (auto it = simple.find(word); it != simple.end()) return Type::simple(it->second);
     if (word == "Tensor") return tensor_type();
     if (word == "List" || word == "Tuple" || word == "Optional") {

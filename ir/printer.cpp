@@ -12,12 +12,23 @@ std::string quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default: out += c;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        out += c;
     }
   }
   return out + "\"";
@@ -49,9 +60,8 @@ std::string join(const std::vector<T>& items, Fn&& fn) {
 
 std::string print_loc(const SourceLoc& loc) {
   if (!loc.known()) return "";
-  return " loc(" + quote(loc.file) + ":" + std::to_string(loc.line) + ":" +
-         std::to_string(loc.column) + "-" + std::to_string(loc.end_line) + ":" +
-         std::to_string(loc.end_column) + ")";
+  return " loc(" + quote(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column) + "-" +
+         std::to_string(loc.end_line) + ":" + std::to_string(loc.end_column) + ")";
 }
 
 std::string value_ref(const Value* v) { return "%" + v->name; }
@@ -65,8 +75,7 @@ class Printer {
   std::string print(const Model& model) {
     out_ << "qlint-ir 1\n";
     out_ << "model " << quote(model.file) << "\n";
-    for (const auto& m : model.modules)
-      out_ << "module " << quote(m.path) << " " << quote(m.class_name) << "\n";
+    for (const auto& m : model.modules) out_ << "module " << quote(m.path) << " " << quote(m.class_name) << "\n";
     for (const auto& [file, lines] : model.source_lines)
       for (const auto& [line, text] : lines)
         out_ << "source " << quote(file) << " " << line << " " << quote(text) << "\n";
@@ -76,8 +85,8 @@ class Printer {
 
  private:
   void print_function(const Function& f) {
-    out_ << "\nfunc " << quote(f.method) << " in " << quote(f.module_path) << " ("
-         << join(f.body.params, typed_value) << ") {\n";
+    out_ << "\nfunc " << quote(f.method) << " in " << quote(f.module_path) << " (" << join(f.body.params, typed_value)
+         << ") {\n";
     print_nodes(f.body, 1);
     indent(1);
     out_ << "return (" << join(f.body.returns, value_ref) << ")\n}\n";
@@ -92,9 +101,7 @@ class Printer {
     if (!node.outputs.empty()) out_ << join(node.outputs, typed_value) << " = ";
     out_ << node.kind;
     if (!node.attrs.empty()) {
-      out_ << "[" << join(node.attrs, [](const auto& kv) {
-        return kv.first + "=" + print_attr(kv.second);
-      }) << "]";
+      out_ << "[" << join(node.attrs, [](const auto& kv) { return kv.first + "=" + print_attr(kv.second); }) << "]";
     }
     out_ << "(" << join(node.inputs, value_ref) << ")" << print_loc(node.loc);
     if (annotate_) {
@@ -133,21 +140,31 @@ std::string print_type(const Type& type) {
     case K::Tensor: {
       if (type.dtype == DType::Unknown && !type.sizes) return "Tensor";
       std::string s = std::string("Tensor(") + dtype_name(type.dtype);
-      if (type.sizes)
-        s += ", [" + join(*type.sizes, [](int64_t d) { return std::to_string(d); }) + "]";
+      if (type.sizes) s += ", [" + join(*type.sizes, [](int64_t d) { return std::to_string(d); }) + "]";
       return s + ")";
     }
-    case K::Int: return "int";
-    case K::Float: return "float";
-    case K::Bool: return "bool";
-    case K::Str: return "str";
-    case K::None: return "NoneType";
-    case K::Device: return "Device";
-    case K::List: return "List[" + join(type.elements, print_type) + "]";
-    case K::Tuple: return "Tuple[" + join(type.elements, print_type) + "]";
-    case K::Optional: return "Optional[" + join(type.elements, print_type) + "]";
-    case K::Module: return "Module<" + type.name + ">";
-    case K::Other: return "Other(" + quote(type.name) + ")";
+    case K::Int:
+      return "int";
+    case K::Float:
+      return "float";
+    case K::Bool:
+      return "bool";
+    case K::Str:
+      return "str";
+    case K::None:
+      return "NoneType";
+    case K::Device:
+      return "Device";
+    case K::List:
+      return "List[" + join(type.elements, print_type) + "]";
+    case K::Tuple:
+      return "Tuple[" + join(type.elements, print_type) + "]";
+    case K::Optional:
+      return "Optional[" + join(type.elements, print_type) + "]";
+    case K::Module:
+      return "Module<" + type.name + ">";
+    case K::Other:
+      return "Other(" + quote(type.name) + ")";
   }
   return "Other(\"?\")";
 }
@@ -155,23 +172,28 @@ std::string print_type(const Type& type) {
 std::string print_attr(const Attr& attr) {
   using K = Attr::Kind;
   switch (attr.kind) {
-    case K::Int: return std::to_string(attr.i);
-    case K::Float: return print_double(attr.f);
-    case K::Bool: return attr.b ? "true" : "false";
-    case K::Str: return quote(attr.s);
-    case K::None: return "None";
-    case K::Ints: return "ints[" + join(attr.ints, [](int64_t v) { return std::to_string(v); }) + "]";
-    case K::Floats: return "floats[" + join(attr.floats, print_double) + "]";
+    case K::Int:
+      return std::to_string(attr.i);
+    case K::Float:
+      return print_double(attr.f);
+    case K::Bool:
+      return attr.b ? "true" : "false";
+    case K::Str:
+      return quote(attr.s);
+    case K::None:
+      return "None";
+    case K::Ints:
+      return "ints[" + join(attr.ints, [](int64_t v) { return std::to_string(v); }) + "]";
+    case K::Floats:
+      return "floats[" + join(attr.floats, print_double) + "]";
     case K::Tensor:
       return std::string("tensor<") + dtype_name(attr.dtype) + ", [" +
-             join(attr.ints, [](int64_t v) { return std::to_string(v); }) + "]>[" +
-             join(attr.floats, print_double) + "]";
+             join(attr.ints, [](int64_t v) { return std::to_string(v); }) + "]>[" + join(attr.floats, print_double) +
+             "]";
   }
   return "None";
 }
 
-std::string print_model(const Model& model, const NodeAnnotator& annotate) {
-  return Printer(annotate).print(model);
-}
+std::string print_model(const Model& model, const NodeAnnotator& annotate) { return Printer(annotate).print(model); }
 
 }  // namespace qlint::ir

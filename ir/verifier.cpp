@@ -9,8 +9,7 @@ namespace {
 
 class Verifier {
  public:
-  Verifier(const Model& model, std::vector<std::string>& problems)
-      : model_(model), problems_(problems) {}
+  Verifier(const Model& model, std::vector<std::string>& problems) : model_(model), problems_(problems) {}
 
   void function(const Function& f) {
     fn_ = &f;

@@ -23,13 +23,13 @@ struct FixError : std::runtime_error {
 };
 
 struct FixOptions {
-  bool unsafe = false;      // also apply unsafe fixes
-  bool write = true;        // false for --diff
-  std::string output;       // "" rewrites the input in place
-  sim::Inputs inputs;       // verification inputs; none: not simulated (said so)
+  bool unsafe = false;  // also apply unsafe fixes
+  bool write = true;    // false for --diff
+  std::string output;   // "" rewrites the input in place
+  sim::Inputs inputs;   // verification inputs; none: not simulated (said so)
   int bits = 16;
   analysis::StubClasses stubs;
-  int max_rounds = 8;       // rule re-runs; a fixpoint is normally reached in two or three
+  int max_rounds = 8;  // rule re-runs; a fixpoint is normally reached in two or three
   // Rule selection and suppressions: only what the user would see is fixed.
   std::function<std::vector<Diagnostic>(const ir::Model&, std::vector<Diagnostic>)> filter;
 };

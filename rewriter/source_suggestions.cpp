@@ -1,26 +1,17 @@
 #include "rewriter/source_suggestions.h"
 
 #include <algorithm>
-#include <optional>
 #include <fstream>
+#include <optional>
 #include <regex>
 
+#include "ir/source_text.h"
+#include "rewriter/edits/edit_kind.h"
 #include "rewriter/unified_diff.h"
-#include "rules/support.h"
 
 namespace qlint::rewriter {
 
 namespace {
-
-std::string where(const ir::SourceLoc& loc) {
-  return loc.known() ? loc.file + ":" + std::to_string(loc.line) : "a node without source location";
-}
-
-// `mask[:, None]` can take `.to(...)` as it is; `a > b` needs parentheses first.
-std::string as_float(const std::string& text) {
-  static const std::regex simple(R"(^[A-Za-z_][\w.]*(\[[^\]]*\]|\([^)]*\))*$)");
-  return (std::regex_match(text, simple) ? text : "(" + text + ")") + ".to(torch.float)";
-}
 
 std::string parent_path(const std::string& path) {
   auto dot = path.rfind('.');
@@ -29,53 +20,10 @@ std::string parent_path(const std::string& path) {
 
 std::string last_component(const std::string& path) { return path.substr(path.rfind('.') + 1); }
 
-const std::string* string_attr(const ir::Node& node, const char* name) {
-  const ir::Attr* a = node.attr(name);
-  return a != nullptr && a->kind == ir::Attr::Kind::Str ? &a->s : nullptr;
-}
-
-// The module whose `self` a node's source line means: what the front end recorded (FX inlines
-// submodules into one graph), else the module of the IR function that holds the node. None
-// when the line is in a function without a module `self`.
-std::optional<std::string> module_of(const ir::Model& model, const ir::Node& node) {
-  if (const std::string* recorded = string_attr(node, "module")) return *recorded;
-  if (string_attr(node, "scope") != nullptr) return std::nullopt;  // recorded: no module there
-  const ir::Function* fn = model.function_of(node);
-  if (fn == nullptr) return std::nullopt;
-  return fn->module_path;
-}
-
-// Whether two nodes come from one Python function of one module instance, as far as the front
-// end says; TorchScript's IR already keeps functions apart.
-bool same_python_function(const ir::Node& a, const ir::Node& b) {
-  const std::string* scope_a = string_attr(a, "scope");
-  const std::string* scope_b = string_attr(b, "scope");
-  if (scope_a == nullptr || scope_b == nullptr) return true;
-  const std::string* module_a = string_attr(a, "module");
-  const std::string* module_b = string_attr(b, "module");
-  bool same_module = module_a && module_b ? *module_a == *module_b : module_a == module_b;
-  return *scope_a == *scope_b && same_module;
-}
-
 }  // namespace
 
-std::string StubNames::for_edit(const Edit& edit) {
-  std::string owner, base;
-  if (edit.kind == Edit::Kind::CloneStub) {
-    owner = parent_path(edit.template_stub);
-    base = edit.name_hint;
-  } else if (edit.kind == Edit::Kind::QuantizeOperand || (edit.kind == Edit::Kind::Reroot && edit.quantize_after_reroot)) {
-    owner = module_of(model_, *edit.node).value_or("");
-    base = edit.name_hint + "_quant";
-  } else {
-    return "";
-  }
-  auto path = [&](const std::string& name) { return owner.empty() ? name : owner + "." + name; };
-  std::string name = base;
-  for (int n = 1; model_.find_module(path(name)) != nullptr || taken_.count(path(name)); ++n)
-    name = base + "_" + std::to_string(n);
-  taken_.insert(path(name));
-  return name;
+std::string note_place(const ir::SourceLoc& loc) {
+  return loc.known() ? loc.file + ":" + std::to_string(loc.line) : "a node without source location";
 }
 
 const std::vector<std::string>* SourceFiles::lines(const std::string& path) {
@@ -110,7 +58,7 @@ void SourceSuggestions::replace(const std::string& path, const ir::SourceLoc& lo
   for (const auto& r : f->replaces) {
     if (r.line != loc.line || r.end_column <= loc.column || loc.end_column <= r.column) continue;
     if (r.column == loc.column && r.end_column == loc.end_column && r.text == text) return;
-    notes_.push_back("two rewrites touch " + where(loc) + "; the suggestion shows the first");
+    notes_.push_back("two rewrites touch " + note_place(loc) + "; the suggestion shows the first");
     return;
   }
   f->replaces.push_back({loc.line, loc.column, loc.end_column, text});
@@ -121,8 +69,6 @@ void SourceSuggestions::insert(std::map<int, std::vector<std::string>>& where_to
   if (std::find(lines.begin(), lines.end(), text) == lines.end()) lines.push_back(text);
 }
 
-// The name the float input of a stub call has in Python. For `x = self.quant(x)` the name is
-// rebound to the quantized value, so the suggestion keeps a float alias: `x_float = x`.
 std::string SourceSuggestions::float_name_for(const ir::Model& model, const ir::Node& stub_call) {
   static const std::regex assignment(R"(^(\s*)([A-Za-z_]\w*)\s*=\s*self\.[\w.]+\(\s*([A-Za-z_]\w*)\s*\)\s*(#.*)?$)");
   const ir::SourceLoc& loc = stub_call.loc;
@@ -135,52 +81,6 @@ std::string SourceSuggestions::float_name_for(const ir::Model& model, const ir::
   return in + "_float";
 }
 
-// Rewrites the start of the view chain, `x[:, :, :, -1]` after `x = self.quant(x)`, to read
-// the float alias instead.
-bool SourceSuggestions::reroot_root_name(const ir::Model& model, const Edit& edit) {
-  static const std::regex assignment(R"(^\s*([A-Za-z_]\w*)\s*=\s*self\.)");
-  const ir::Node& stub_call = *edit.stub_call;
-  const std::string* stub_line =
-      stub_call.loc.known() ? model.source_line(stub_call.loc.file, stub_call.loc.line) : nullptr;
-  std::smatch m;
-  if (!stub_call.loc.known()) {
-    notes_.push_back("no Python suggestion for the rewrite at " + where(edit.node->loc) +
-                     ": the model was traced, and traces record source lines but not expressions");
-    return false;
-  }
-  if (!same_python_function(stub_call, *edit.node)) {
-    notes_.push_back("no Python suggestion for the rewrite at " + where(edit.node->loc) +
-                     ": the stub call is in another Python function, whose float input this one cannot name");
-    return false;
-  }
-  if (stub_line == nullptr || !std::regex_search(*stub_line, m, assignment)) {
-    notes_.push_back("no Python suggestion for the rewrite at " + where(edit.node->loc) +
-                     ": the stub call is not a plain `name = self.stub(name)`");
-    return false;
-  }
-  const std::string quantized_name = m[1];
-  std::string float_name = float_name_for(model, stub_call);
-  const ir::Value* v = edit.node->inputs.at(static_cast<size_t>(edit.operand));
-  for (int depth = 0; v && v->producer && v->producer != &stub_call && depth < 32; ++depth) {
-    const ir::SourceLoc& loc = v->producer->loc;
-    std::string text = rules::source_text(model, loc);
-    if (!float_name.empty() && text.rfind(quantized_name, 0) == 0 &&
-        (text.size() == quantized_name.size() || !(std::isalnum(static_cast<unsigned char>(text[quantized_name.size()])) ||
-                                                    text[quantized_name.size()] == '_'))) {
-      ir::SourceLoc name_loc = loc;
-      name_loc.end_column = loc.column + static_cast<int>(quantized_name.size());
-      replace(loc.file, name_loc, float_name);
-      return true;
-    }
-    v = v->producer->inputs.empty() ? nullptr : v->producer->inputs[0];
-  }
-  notes_.push_back("no Python suggestion for the rewrite at " + where(edit.node->loc) +
-                   ": its source does not name `" + quantized_name + "`");
-  return false;
-}
-
-// Adds `self.NAME = QuantStub()` next to the template stub's line in __init__, when the new
-// stub lives on the same module as the template.
 void SourceSuggestions::add_stub_to_init(const std::string& near_file, const std::string& template_stub,
                                          const std::string& stub_name, const std::string& owner_path) {
   if (parent_path(template_stub) != owner_path) {
@@ -194,54 +94,28 @@ void SourceSuggestions::add_stub_to_init(const std::string& near_file, const std
   for (size_t i = 0; i < f->lines.size(); ++i) {
     std::smatch m;
     if (!std::regex_match(f->lines[i], m, declaration)) continue;
-    insert(f->insert_after, static_cast<int>(i) + 1, std::string(m[1]) + "self." + stub_name + " = " + std::string(m[2]));
+    insert(f->insert_after, static_cast<int>(i) + 1,
+           std::string(m[1]) + "self." + stub_name + " = " + std::string(m[2]));
     return;
   }
   notes_.push_back("add `self." + stub_name + " = QuantStub()` to __init__ (no `self." + last_component(template_stub) +
                    " = QuantStub()` line found in " + near_file + ")");
 }
 
-void SourceSuggestions::add(const ir::Model& model, const Edit& edit, const std::string& stub_name) {
-  const std::optional<std::string> module = module_of(model, *edit.node);
-  if (!module && edit.kind != Edit::Kind::CompareWithZero)
-    return notes_.push_back("no Python suggestion for the rewrite at " + where(edit.node->loc) +
-                            ": it is not in a method of one of the model's modules");
-  const std::string owner = module.value_or("");
-  switch (edit.kind) {
-    case Edit::Kind::Reroot: {
-      if (!reroot_root_name(model, edit) || !edit.quantize_after_reroot) return;
-      auto loc = rules::operand_location(model, *edit.node, static_cast<size_t>(edit.operand));
-      if (!loc) return notes_.push_back("no Python suggestion for the new stub at " + where(edit.node->loc));
-      replace(loc->file, *loc, "self." + stub_name + "(" + rules::source_text(model, *loc) + ")");
-      return add_stub_to_init(loc->file, edit.template_stub, stub_name, owner);
-    }
-    case Edit::Kind::QuantizeOperand: {
-      auto loc = rules::operand_location(model, *edit.node, static_cast<size_t>(edit.operand));
-      if (!loc) return notes_.push_back("no Python suggestion for the new stub at " + where(edit.node->loc));
-      std::string text = rules::source_text(model, *loc);
-      replace(loc->file, *loc, "self." + stub_name + "(" + (edit.cast_to_float ? as_float(text) : text) + ")");
-      return add_stub_to_init(loc->file, edit.template_stub, stub_name, owner);
-    }
-    case Edit::Kind::CompareWithZero: {
-      auto operand_loc = rules::operand_location(model, *edit.node, static_cast<size_t>(edit.operand));
-      if (!operand_loc || !edit.node->loc.known())
-        return notes_.push_back("no Python suggestion for the comparison at " + where(edit.node->loc));
-      std::string x = rules::source_text(model, *operand_loc);
-      bool is_eq = edit.node->kind == "aten::eq";
-      return replace(edit.node->loc.file, edit.node->loc, is_eq ? "torch.logical_not(" + x + " == 0)" : "(" + x + " == 0)");
-    }
-    case Edit::Kind::CloneStub: {
-      // The call's range is `self.quant` (TorchScript) or `self.quant(x)` (FX): rename the stub.
-      ir::SourceLoc loc = edit.node->loc;
-      const std::string callee = "self." + last_component(edit.template_stub);
-      std::string text = rules::source_text(model, loc);
-      if (text != callee && text.rfind(callee + "(", 0) != 0)
-        return notes_.push_back("no Python suggestion for the cloned stub at " + where(loc));
-      loc.end_column = loc.column + static_cast<int>(callee.size());
-      replace(loc.file, loc, "self." + stub_name);
-      return add_stub_to_init(loc.file, edit.template_stub, stub_name, parent_path(edit.template_stub));
-    }
-  }
+void SourceSuggestions::add(const ir::Model& model, const Edit& edit) {
+  edit_kind(edit.kind).render_python(model, edit, *this);
+}
+
+std::optional<std::string> SourceSuggestions::self_module(const ir::Model& model, const ir::Node& node) {
+  auto module = ir::python_self_module(model, node);
+  if (!module)
+    note("no Python suggestion for the rewrite at " + note_place(node.loc) +
+         ": it is not in a method of one of the model's modules");
+  return module;
+}
+
+void SourceSuggestions::insert_line_before(const std::string& path, int line, const std::string& text) {
+  if (FileEdits* f = file(path)) insert(f->insert_before, line, text);
 }
 
 std::string SourceSuggestions::diff(const std::function<std::string(const std::string&)>& display) const {

@@ -1,7 +1,8 @@
 // The Python edits that match the graph rewrites, shown as a unified diff against the user's
 // source file (found through the debug info): e.g. S1 rewritten to the S6 form, with the new
-// `self.mask_quant = QuantStub()` in __init__. Only scripted models carry the exact ranges
-// this needs; for others the suggestion says why there is none.
+// `self.mask_quant = QuantStub()` in __init__. Each fix kind renders its own edits
+// (rewriter/edits/) with the primitives here. Only scripted models carry the exact ranges this
+// needs; for others the suggestion says why there is none.
 #pragma once
 
 #include <functional>
@@ -24,19 +25,6 @@ struct TextEdit {
   std::string text;
 };
 
-// Names for the stubs that edits create, as the rewriter gives them: the rule's hint (plus
-// `_quant` for a new stub on an operand), numbered past the owner module's submodules and the
-// names already handed out. For `qlint check`, which proposes edits without applying them.
-class StubNames {
- public:
-  explicit StubNames(const ir::Model& model) : model_(model) {}
-  std::string for_edit(const Edit& edit);  // "" when the edit creates no stub
-
- private:
-  const ir::Model& model_;
-  std::set<std::string> taken_;  // "owner.name"
-};
-
 // Python source files, read once and shared by several suggestions (SARIF and JSON output
 // build one per fix of a model).
 class SourceFiles {
@@ -48,6 +36,9 @@ class SourceFiles {
   std::map<std::string, std::optional<std::vector<std::string>>> files_;
 };
 
+// "file:line" for notes, or "a node without source location".
+std::string note_place(const ir::SourceLoc& loc);
+
 class SourceSuggestions {
  public:
   // Reads source files through `shared` when given, else through a cache of its own.
@@ -55,8 +46,8 @@ class SourceSuggestions {
   SourceSuggestions(const SourceSuggestions&) = delete;
   SourceSuggestions& operator=(const SourceSuggestions&) = delete;
 
-  // For an applied edit. `stub_name` is the attribute the rewriter gave a new stub, if any.
-  void add(const ir::Model& model, const Edit& edit, const std::string& stub_name);
+  // Adds the Python change of an edit, as its kind renders it.
+  void add(const ir::Model& model, const Edit& edit);
 
   // The unified diffs of all touched files, concatenated ("" when there is nothing to show),
   // with paths shown through `display`.
@@ -65,6 +56,27 @@ class SourceSuggestions {
   std::map<std::string, std::vector<TextEdit>> text_edits() const;
   // Why (part of) a rewrite has no Python suggestion; empty when the suggestion is complete.
   const std::vector<std::string>& notes() const { return notes_; }
+
+  // ---- Primitives for the fix kinds ----
+
+  // Replaces a single-line range of `path` (a second, different replacement overlapping it is
+  // dropped with a note).
+  void replace(const std::string& path, const ir::SourceLoc& loc, const std::string& text);
+  // Inserts a line before line `line` of `path` (once).
+  void insert_line_before(const std::string& path, int line, const std::string& text);
+  // The module whose `self` the node's Python line means; none (with a note) when the line is
+  // not in a method of one of the model's modules, where no stub can be added.
+  std::optional<std::string> self_module(const ir::Model& model, const ir::Node& node);
+  // Says why (part of) the suggestion is missing.
+  void note(std::string text) { notes_.push_back(std::move(text)); }
+  // The name the float input of a stub call has in Python. For `x = self.quant(x)` the name is
+  // rebound to the quantized value, so this adds a float alias line, `x_float = x`, and returns
+  // its name. "" when the call is not a plain `name = self.stub(name)`.
+  std::string float_name_for(const ir::Model& model, const ir::Node& stub_call);
+  // Adds `self.NAME = QuantStub()` next to the template stub's line in __init__, when the new
+  // stub lives on the same module as the template; else a note saying where to add it.
+  void add_stub_to_init(const std::string& near_file, const std::string& template_stub, const std::string& stub_name,
+                        const std::string& owner_path);
 
  private:
   struct Replace {
@@ -79,12 +91,7 @@ class SourceSuggestions {
   };
 
   FileEdits* file(const std::string& path);
-  void replace(const std::string& path, const ir::SourceLoc& loc, const std::string& text);
   void insert(std::map<int, std::vector<std::string>>& where, int line, const std::string& text);
-  std::string float_name_for(const ir::Model& model, const ir::Node& stub_call);
-  void add_stub_to_init(const std::string& near_file, const std::string& template_stub, const std::string& stub_name,
-                        const std::string& owner_path);
-  bool reroot_root_name(const ir::Model& model, const Edit& edit);
 
   SourceFiles own_sources_;
   SourceFiles* sources_;

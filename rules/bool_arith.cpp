@@ -13,51 +13,59 @@ bool is_bool_tensor(const analysis::Facts& facts, const ir::Value* v) {
 }
 
 std::string message(const analysis::Facts& facts, const ir::Node& node, int side) {
-  std::string text = operand_text(facts.model(), node, side);
+  std::string text = ir::operand_text(facts.model(), node, side);
   std::string subject = text.empty() ? "a bool tensor" : "the bool tensor " + text;
-  return "`" + operator_spelling(node.kind) + "` mixes a quantized tensor with " + subject +
+  return "`" + ir::operator_spelling(node.kind) + "` mixes a quantized tensor with " + subject +
          "; accelerator toolchains insert a bool-to-float cast for it that runs on the CPU and "
          "splits the graph; cast it with `.to(torch.float)` and give it its own QuantStub";
 }
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
-  for_each_operand_side(facts.model(), is_binary_arithmetic, [&](const ir::Function& fn, const ir::Node& node, int side) {
-    if (!is_bool_tensor(facts, node.inputs[side]) || !facts.in_quantized_domain(node.inputs[1 - side])) return false;
-    Diagnostic d = make_diagnostic(bool_arith_rule(), fn, node, message(facts, node, side));
-    if (auto edit = quantize_operand_edit(facts, node, side, true))
-      d.fixes.push_back(safe_fix("cast the mask to float and quantize it with a new QuantStub `self." +
-                                 edit->name_hint + "_quant`", {*edit}));
-    out.push_back(d);
-    return true;
-  });
+  for_each_operand_side(
+      facts.model(), is_binary_arithmetic, [&](const ir::Function& fn, const ir::Node& node, int side) {
+        if (!is_bool_tensor(facts, node.inputs[side]) || !facts.in_quantized_domain(node.inputs[1 - side]))
+          return false;
+        Diagnostic d = make_diagnostic(bool_arith_rule(), fn, node, message(facts, node, side));
+        if (auto edit = quantize_operand_edit(facts, node, side, true))
+          d.fixes.push_back(
+              safe_fix("cast the mask to float and quantize it with a new QuantStub `self.{stub}`", {*edit}));
+        out.push_back(d);
+        return true;
+      });
   return out;
 }
 
 }  // namespace
 
 const Rule& bool_arith_rule() {
-  static const Rule rule{
-      "bool-arith",
-      "bool tensor in arithmetic with a quantized tensor (CPU fallback)",
-      Severity::Warning,
-      check,
-      {
-          "A bool tensor used as an operand of `*`, `+`, `-` or `/` (`aten::mul`, `add`, `sub`, "
-          "`div`, `rsub`) whose other operand carries quantization.",
-          "Float PyTorch promotes the bool tensor silently. An accelerator graph has no bool "
-          "arithmetic: the toolchain inserts a bool-to-float cast that runs on the CPU, so the "
-          "model is split into accelerator and CPU parts with a round trip between them.",
-          "    x = self.quant(x)\n"
-          "    mask = torch.logical_not(x[:, :, :, -1] == 0)   # bool\n"
-          "    out = x * mask[:, :, :, None]                   # CPU fallback",
-          "Cast the mask to float and give it a QuantStub of its own, so both operands are "
-          "quantized and the whole graph stays on the accelerator:\n"
-          "    mask = self.quant_mask(mask.to(torch.float))\n"
-          "    out = x * mask[:, :, :, None]",
-          "Safe: a 0/1 float mask multiplies exactly like the bool mask in float, and a "
-          "dedicated stub quantizes 0 and 1 exactly.",
-      }};
+  static const Rule rule = [] {
+    Rule r;
+    r.id = "bool-arith";
+    r.summary = "bool tensor in arithmetic with a quantized tensor (CPU fallback)";
+    r.severity = Severity::Warning;
+    r.check = check;
+    r.doc.what =
+        "A bool tensor used as an operand of `*`, `+`, `-` or `/` (`aten::mul`, `add`, `sub`, "
+        "`div`, `rsub`) whose other operand carries quantization.";
+    r.doc.why =
+        "Float PyTorch promotes the bool tensor silently. An accelerator graph has no bool "
+        "arithmetic: the toolchain inserts a bool-to-float cast that runs on the CPU, so the "
+        "model is split into accelerator and CPU parts with a round trip between them.";
+    r.doc.example =
+        "    x = self.quant(x)\n"
+        "    mask = torch.logical_not(x[:, :, :, -1] == 0)   # bool\n"
+        "    out = x * mask[:, :, :, None]                   # CPU fallback";
+    r.doc.fix =
+        "Cast the mask to float and give it a QuantStub of its own, so both operands are "
+        "quantized and the whole graph stays on the accelerator:\n"
+        "    mask = self.quant_mask(mask.to(torch.float))\n"
+        "    out = x * mask[:, :, :, None]";
+    r.doc.fix_safety =
+        "Safe: a 0/1 float mask multiplies exactly like the bool mask in float, and a "
+        "dedicated stub quantizes 0 and 1 exactly.";
+    return r;
+  }();
   return rule;
 }
 

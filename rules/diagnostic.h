@@ -11,17 +11,19 @@ enum class Severity { Note, Warning, Error };
 
 const char* severity_name(Severity severity);
 
-// One graph edit of a fix. Edits name IR nodes; the rewriter maps them back to the model.
+// One graph edit of a fix: data naming IR nodes. What each kind does to a model's graph and to
+// the user's Python source lives in one file, rewriter/edits/<kind>.cpp.
 struct Edit {
   enum class Kind {
     // Recompute the view chain feeding `node`'s input `operand` from the float input of the
     // quant call `stub_call` (the chain reaches the stub's output through views only), so the
-    // consumer sees exact float values. Float results are unchanged: the stub is the identity.
+    // consumer sees exact float values; with `quantize_after_reroot`, then pass the float value
+    // through the new stub `new_stub`. Float results are unchanged: the stub is the identity.
     Reroot,
-    // Pass `node`'s input `operand` through a new QuantStub (cast to float first when
-    // `cast_to_float`), a clone of the model's stub `template_stub`, named after `name_hint`.
+    // Pass `node`'s input `operand` through the new stub `new_stub` (cast to float first when
+    // `cast_to_float`).
     QuantizeOperand,
-    // Give the quant call `node` a clone of its stub of its own.
+    // Give the quant call `node` the new stub `new_stub` of its own.
     CloneStub,
     // Replace `x == c` by `logical_not(x == 0)` (`x != c` by `x == 0`), `operand` being x.
     // Equal only while x holds nothing but 0 and c.
@@ -33,9 +35,18 @@ struct Edit {
   const ir::Node* stub_call = nullptr;  // Reroot
   bool cast_to_float = false;           // QuantizeOperand
   bool quantize_after_reroot = false;   // Reroot: then quantize the rerooted value (a float mask)
-  std::string name_hint;                // QuantizeOperand, CloneStub, Reroot+quantize
-  std::string template_stub;            // module path of a stub to clone
+  // A stub the edit creates: a clone of the stub at module path `template_stub`, registered as
+  // `new_stub` on the module at `new_stub_owner` ("" for the root). Rules give the base name;
+  // rules::run_all makes it unique in the model, once, and every later step uses it as it is.
+  std::string new_stub;
+  std::string new_stub_owner;
+  std::string template_stub;
+
+  bool creates_stub() const { return !new_stub.empty(); }
 };
+
+// In a fix's description, replaced by the new stub's final name (`self.{stub}`).
+constexpr const char* kNewStubPlaceholder = "{stub}";
 
 // Ruff's three levels: safe fixes keep float results identical and are applied by --fix;
 // unsafe ones may change float results and need --unsafe-fixes; display-only ones are shown.
@@ -50,15 +61,15 @@ struct Fix {
 struct Diagnostic {
   std::string rule;
   Severity severity = Severity::Warning;
-  std::string message;           // what breaks and how to fix it, one or two sentences
+  std::string message;  // what breaks and how to fix it, one or two sentences
   std::vector<std::string> notes;
   const ir::Function* function = nullptr;
   const ir::Node* node = nullptr;
   // The node whose simulated behaviour proves the hazard, when it is not `node` itself
   // (shared-stub-mask reports at the stub; the mask comparison shows the damage).
   const ir::Node* evidence_node = nullptr;
-  ir::SourceLoc loc;             // the user's Python range; unknown without debug info
-  std::vector<Fix> fixes;        // empty when qlint cannot rewrite this one
+  ir::SourceLoc loc;       // the user's Python range; unknown without debug info
+  std::vector<Fix> fixes;  // empty when qlint cannot rewrite this one
 };
 
 // The fix --fix (or --diff) applies for a diagnostic: its first safe one, or with

@@ -45,17 +45,17 @@ std::string what_it_becomes(const analysis::Facts& facts, const ir::Value* quant
          format_number(quantized_value(*p, constant[0])) + " after quantization, so it is never ";
 }
 
-std::string message(const analysis::Facts& facts, const ir::Node& node, int side,
-                    const std::vector<double>& constant) {
+std::string message(const analysis::Facts& facts, const ir::Node& node, int side, const std::vector<double>& constant) {
   const ir::Value* quantized = node.inputs[side];
-  std::string op = operator_spelling(node.kind);
-  std::string text = operand_text(facts.model(), node, side);
+  std::string op = ir::operator_spelling(node.kind);
+  std::string text = ir::operand_text(facts.model(), node, side);
   std::string c = constant.size() == 1 ? format_number(constant[0]) : "a nonzero constant tensor";
   return "`" + op + "` compares " + (text.empty() ? "a value" : text) + " quantized by " +
-         describe_stubs(facts, quantized) + " with " + c +
-         what_it_becomes(facts, quantized, constant) + (op == "==" ? "true" : "false") +
+         describe_stubs(facts, quantized) + " with " + c + what_it_becomes(facts, quantized, constant) +
+         (op == "==" ? "true" : "false") +
          "; compare the float tensor before the QuantStub, or compare with 0 if the values are "
-         "only 0 and " + (constant.size() == 1 ? c : "that constant");
+         "only 0 and " +
+         (constant.size() == 1 ? c : "that constant");
 }
 
 // With a known scale the verdict is exact: a constant that is a multiple of the scale
@@ -116,36 +116,42 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
 }  // namespace
 
 const Rule& eq_nonzero_const_rule() {
-  static const Rule rule{
-      "eq-nonzero-const",
-      "`==`/`!=` between a quantized value and a nonzero constant",
-      Severity::Warning,
-      check,
-      {
-          "An equality comparison (`==`, `!=`, `torch.eq`, `torch.ne`) between a value that "
-          "carries quantization error (it passed a QuantStub or another quant point, also after "
-          "a DeQuantStub) and a nonzero constant, in either operand order. When the model "
-          "states the quant point's scale (a traced QAT model), qlint computes what the "
-          "constant becomes and stays silent if it survives quantization exactly.",
-          "A symmetric int16/int8 quantizer stores `round(x / scale) * scale`. Zero is exact, but "
-          "a nonzero constant c is replaced by the nearest multiple of the scale. With int16 and "
-          "data up to 60.5 the scale is 0.0018463, so 1.0 becomes 1.0007 and `x == 1` is never "
-          "true: a mask built this way is all False and everything it gates becomes zero. The "
-          "float model is correct, so nothing fails until the model runs on the accelerator.",
-          "    x = self.quant(x)\n"
-          "    mask = x[:, :, :, -1] == 1        # always False once quantized\n"
-          "    out = x * mask[:, :, :, None]",
-          "Compute the comparison on the float tensor before the QuantStub (exact in float) and "
-          "pass the mask through its own QuantStub:\n"
-          "    mask = (x[:, :, :, -1] == 1).to(torch.float)\n"
-          "    data = self.quant(x)\n"
-          "    mask = self.quant_mask(mask)\n"
-          "If the compared values are only ever 0 and c, `torch.logical_not(x == 0)` is exact "
-          "too, since 0 survives quantization.",
-          "Moving the comparison before the stub is safe: the float model computes the same "
-          "values. Rewriting to `logical_not(x == 0)` is unsafe: it changes the float result "
-          "for any value other than 0 and c.",
-      }};
+  static const Rule rule = [] {
+    Rule r;
+    r.id = "eq-nonzero-const";
+    r.summary = "`==`/`!=` between a quantized value and a nonzero constant";
+    r.severity = Severity::Warning;
+    r.check = check;
+    r.doc.what =
+        "An equality comparison (`==`, `!=`, `torch.eq`, `torch.ne`) between a value that "
+        "carries quantization error (it passed a QuantStub or another quant point, also after "
+        "a DeQuantStub) and a nonzero constant, in either operand order. When the model "
+        "states the quant point's scale (a traced QAT model), qlint computes what the "
+        "constant becomes and stays silent if it survives quantization exactly.";
+    r.doc.why =
+        "A symmetric int16/int8 quantizer stores `round(x / scale) * scale`. Zero is exact, but "
+        "a nonzero constant c is replaced by the nearest multiple of the scale. With int16 and "
+        "data up to 60.5 the scale is 0.0018463, so 1.0 becomes 1.0007 and `x == 1` is never "
+        "true: a mask built this way is all False and everything it gates becomes zero. The "
+        "float model is correct, so nothing fails until the model runs on the accelerator.";
+    r.doc.example =
+        "    x = self.quant(x)\n"
+        "    mask = x[:, :, :, -1] == 1        # always False once quantized\n"
+        "    out = x * mask[:, :, :, None]";
+    r.doc.fix =
+        "Compute the comparison on the float tensor before the QuantStub (exact in float) and "
+        "pass the mask through its own QuantStub:\n"
+        "    mask = (x[:, :, :, -1] == 1).to(torch.float)\n"
+        "    data = self.quant(x)\n"
+        "    mask = self.quant_mask(mask)\n"
+        "If the compared values are only ever 0 and c, `torch.logical_not(x == 0)` is exact "
+        "too, since 0 survives quantization.";
+    r.doc.fix_safety =
+        "Moving the comparison before the stub is safe: the float model computes the same "
+        "values. Rewriting to `logical_not(x == 0)` is unsafe: it changes the float result "
+        "for any value other than 0 and c.";
+    return r;
+  }();
   return rule;
 }
 

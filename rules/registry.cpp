@@ -4,13 +4,18 @@
 #include <cstring>
 #include <tuple>
 
+#include "rules/stub_names.h"
+
 namespace qlint {
 
 const char* severity_name(Severity severity) {
   switch (severity) {
-    case Severity::Note: return "note";
-    case Severity::Warning: return "warning";
-    case Severity::Error: return "error";
+    case Severity::Note:
+      return "note";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Error:
+      return "error";
   }
   return "warning";
 }
@@ -19,10 +24,13 @@ namespace rules {
 
 const std::vector<Rule>& all_rules() {
   static const std::vector<Rule> rules = [] {
-    std::vector<Rule> table = {bool_arith_rule(), eq_nonzero_const_rule(), reused_stub_rule(),
-                               shared_stub_mask_rule(), unquantized_operand_rule(), unused_suppression_rule()};
-    std::sort(table.begin(), table.end(),
-              [](const Rule& a, const Rule& b) { return std::strcmp(a.id, b.id) < 0; });
+    // Every rule in rules/rules.cmake (the generated list), then sorted by id: the list is
+    // sorted by file name, and `_` and `-` sort differently.
+    std::vector<Rule> table;
+#define QLINT_RULE(stem) table.push_back(stem##_rule());
+#include "rules/rule_list.inc"
+#undef QLINT_RULE
+    std::sort(table.begin(), table.end(), [](const Rule& a, const Rule& b) { return std::strcmp(a.id, b.id) < 0; });
     return table;
   }();
   return rules;
@@ -45,6 +53,7 @@ std::vector<Diagnostic> run_all(const analysis::Facts& facts) {
     return std::tie(a.loc.file, a.loc.line, a.loc.column, a.rule) <
            std::tie(b.loc.file, b.loc.line, b.loc.column, b.rule);
   });
+  name_new_stubs(facts.model(), out);
   return out;
 }
 

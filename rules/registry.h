@@ -10,19 +10,34 @@
 
 namespace qlint::rules {
 
+// What `qlint explain RULE` and docs/rules/<id>.md print, one field per heading.
 struct RuleDoc {
-  const char* what;
-  const char* why;
-  const char* example;
-  const char* fix;
-  const char* fix_safety;
+  const char* what = "";        // What it finds
+  const char* why = "";         // Why it breaks
+  const char* example = "";     // Example: Python lines, indented by four spaces
+  const char* fix = "";         // Fix
+  const char* fix_safety = "";  // Fix safety: whether the fix keeps float results, and why
 };
 
+// A rule's file defines it field by field, by name, in its `<stem>_rule()` function:
+//
+//   const Rule& my_hazard_rule() {
+//     static const Rule rule = [] {
+//       Rule r;
+//       r.id = "my-hazard";
+//       r.summary = "...";
+//       r.severity = Severity::Warning;
+//       r.check = check;
+//       r.doc.what = "...";  // and why, example, fix, fix_safety
+//       return r;
+//     }();
+//     return rule;
+//   }
 struct Rule {
-  const char* id;       // stable kebab-case, names the hazard
-  const char* summary;  // one line
-  Severity severity;
-  std::vector<Diagnostic> (*check)(const analysis::Facts& facts);  // null: applied after the rules
+  const char* id = "";       // stable kebab-case, names the hazard
+  const char* summary = "";  // one line
+  Severity severity = Severity::Warning;
+  std::vector<Diagnostic> (*check)(const analysis::Facts& facts) = nullptr;  // null: applied after the rules
   RuleDoc doc;
   bool opt_in = false;  // runs only when selected by name
 };
@@ -33,12 +48,11 @@ const Rule* find_rule(std::string_view id);
 // Runs every rule; diagnostics come back ordered by file, line, column and rule id.
 std::vector<Diagnostic> run_all(const analysis::Facts& facts);
 
-// Each rule's file defines one of these.
-const Rule& bool_arith_rule();
-const Rule& eq_nonzero_const_rule();
-const Rule& reused_stub_rule();
-const Rule& shared_stub_mask_rule();
-const Rule& unquantized_operand_rule();
-const Rule& unused_suppression_rule();
+// Each rules/<stem>.cpp listed in rules/rules.cmake defines `const Rule& <stem>_rule();`.
+// CMake generates the list (rules/rule_list.inc in the build tree), one `QLINT_RULE(<stem>)`
+// per rule; nobody edits this file to add a rule.
+#define QLINT_RULE(stem) const Rule& stem##_rule();
+#include "rules/rule_list.inc"
+#undef QLINT_RULE
 
 }  // namespace qlint::rules

@@ -31,9 +31,11 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     clone.kind = Edit::Kind::CloneStub;
     clone.node = call.call;
     clone.template_stub = call.point;
-    clone.name_hint = call.point.substr(call.point.rfind('.') + 1);
+    clone.new_stub = call.point.substr(call.point.rfind('.') + 1);
+    clone.new_stub_owner =
+        call.point.rfind('.') == std::string::npos ? "" : call.point.substr(0, call.point.rfind('.'));
     if (facts.is_plain_stub(call.point))
-      d.fixes.push_back(safe_fix("give this call a clone of the stub of its own", {clone}));
+      d.fixes.push_back(safe_fix("give this call a clone of the stub of its own, `self.{stub}`", {clone}));
     out.push_back(d);
   }
   return out;
@@ -42,24 +44,29 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
 }  // namespace
 
 const Rule& reused_stub_rule() {
-  static const Rule rule{
-      "reused-stub",
-      "one QuantStub module applied to two different tensors",
-      Severity::Warning,
-      check,
-      {
-          "A QuantStub module (or, in a traced QAT model, its FakeQuantize) called on two "
-          "different tensors.",
-          "A stub holds one scale, calibrated over everything it sees. Two tensors through one "
-          "stub share it: the tensor with the smaller range keeps far fewer bits than it would "
-          "alone, and a 0/1 mask next to large data can round its 1s to 0.",
-          "    a = self.quant(a)\n"
-          "    b = self.quant(b)      # shares a's scale",
-          "Create one stub per tensor:\n"
-          "    a = self.quant_a(a)\n"
-          "    b = self.quant_b(b)",
-          "Safe: stubs are the identity in float; each new stub calibrates its own range.",
-      }};
+  static const Rule rule = [] {
+    Rule r;
+    r.id = "reused-stub";
+    r.summary = "one QuantStub module applied to two different tensors";
+    r.severity = Severity::Warning;
+    r.check = check;
+    r.doc.what =
+        "A QuantStub module (or, in a traced QAT model, its FakeQuantize) called on two "
+        "different tensors.";
+    r.doc.why =
+        "A stub holds one scale, calibrated over everything it sees. Two tensors through one "
+        "stub share it: the tensor with the smaller range keeps far fewer bits than it would "
+        "alone, and a 0/1 mask next to large data can round its 1s to 0.";
+    r.doc.example =
+        "    a = self.quant(a)\n"
+        "    b = self.quant(b)      # shares a's scale";
+    r.doc.fix =
+        "Create one stub per tensor:\n"
+        "    a = self.quant_a(a)\n"
+        "    b = self.quant_b(b)";
+    r.doc.fix_safety = "Safe: stubs are the identity in float; each new stub calibrates its own range.";
+    return r;
+  }();
   return rule;
 }
 

@@ -14,7 +14,7 @@ namespace {
 
 bool is_comparison(const std::string& kind) {
   static const std::set<std::string> ops = {"eq", "ne", "lt", "le", "gt", "ge"};
-  return kind.rfind("aten::", 0) == 0 && ops.count(base_op(kind)) > 0;
+  return kind.rfind("aten::", 0) == 0 && ops.count(ir::base_op(kind)) > 0;
 }
 
 bool is_zero_or_one(const ir::Value* v) {
@@ -28,7 +28,7 @@ bool is_mask_cast(const analysis::Facts& facts, const ir::Value* v) {
     const ir::Node& p = *v->producer;
     if ((p.kind == "aten::to" || p.kind == "aten::type_as") && !p.inputs.empty())
       return facts.dtype(p.inputs[0]) == ir::DType::Bool && facts.dtype(v) != ir::DType::Bool;
-    if (!analysis::is_view_op(p.kind) || p.inputs.empty()) return false;
+    if (!ir::is_view_op(p.kind) || p.inputs.empty()) return false;
     v = p.inputs[0];
   }
   return false;
@@ -37,8 +37,7 @@ bool is_mask_cast(const analysis::Facts& facts, const ir::Value* v) {
 // Form (a): the stub's input is a cat/stack of a 0/1 mask with other data.
 bool quantizes_cat_of_mask_and_data(const analysis::Facts& facts, const analysis::QuantCall& call) {
   const ir::Node* cat = call.input->producer;
-  if (cat == nullptr || (cat->kind != "aten::cat" && cat->kind != "aten::stack") || cat->inputs.empty())
-    return false;
+  if (cat == nullptr || (cat->kind != "aten::cat" && cat->kind != "aten::stack") || cat->inputs.empty()) return false;
   const ir::Node* list = cat->inputs[0]->producer;
   if (list == nullptr || list->kind != "prim::ListConstruct") return false;
   bool mask = false, data = false;
@@ -57,7 +56,7 @@ bool picks_one_channel(const ir::Value* v) {
   for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 16; ++depth) {
     const std::string& kind = v->producer->kind;
     if (kind == "aten::select" || kind == "aten::index") return true;
-    if (!analysis::is_view_op(kind) || v->producer->inputs.empty()) return false;
+    if (!ir::is_view_op(kind) || v->producer->inputs.empty()) return false;
     v = v->producer->inputs[0];
   }
   return false;
@@ -74,7 +73,7 @@ const ir::Node* mask_use_of_part(const analysis::Facts& facts, const std::string
     if (is_comparison(n.kind) && ((is_view_of(facts, a, point, true) && is_zero_or_one(b)) ||
                                   (is_view_of(facts, b, point, true) && is_zero_or_one(a))))
       found = &n;
-    else if (base_op(n.kind) == "mul" && a != b && is_view_of(facts, a, point, false) &&
+    else if (ir::base_op(n.kind) == "mul" && a != b && is_view_of(facts, a, point, false) &&
              is_view_of(facts, b, point, false) &&
              (is_view_of(facts, a, point, true) || is_view_of(facts, b, point, true)))
       found = &n;
@@ -86,7 +85,7 @@ const ir::Node* mask_use_of_part(const analysis::Facts& facts, const std::string
 bool used_as_data(const analysis::Facts& facts, const std::string& point, const ir::Node& mask_use) {
   bool found = false;
   for_each_model_node(facts.model(), [&](const ir::Function&, const ir::Node& n) {
-    if (found || analysis::is_view_op(n.kind) || n.kind.rfind("prim::", 0) == 0) return;
+    if (found || ir::is_view_op(n.kind) || n.kind.rfind("prim::", 0) == 0) return;
     if (&n == &mask_use && is_comparison(n.kind)) return;
     for (const ir::Value* in : n.inputs)
       if (is_view_of(facts, in, point, false)) found = true;
@@ -105,8 +104,8 @@ std::string consequence(const analysis::Facts& facts, const std::string& point) 
 
 std::string message(const analysis::Facts& facts, const analysis::QuantCall& call, const std::string& how) {
   const analysis::QuantPoint* p = facts.quant_point(call.point);
-  return "`" + (p ? p->display : call.point) + "` quantizes a 0/1 mask together with other data (" +
-         how + "), so both share one scale: " + consequence(facts, call.point) +
+  return "`" + (p ? p->display : call.point) + "` quantizes a 0/1 mask together with other data (" + how +
+         "), so both share one scale: " + consequence(facts, call.point) +
          "; compute the mask from the float tensor and give it its own QuantStub";
 }
 
@@ -125,7 +124,8 @@ std::optional<Fix> mask_path_fix(const analysis::Facts& facts, const ir::Node& m
     if (!stub) return std::nullopt;
     edit->quantize_after_reroot = true;
     edit->template_stub = stub->template_stub;
-    edit->name_hint = stub->name_hint;
+    edit->new_stub = stub->new_stub;
+    edit->new_stub_owner = stub->new_stub_owner;
   }
   return safe_fix("take the mask from the float input of the stub" +
                       std::string(is_comparison(mask_use.kind) ? "" : " and give it a QuantStub of its own"),
@@ -159,30 +159,36 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
 }  // namespace
 
 const Rule& shared_stub_mask_rule() {
-  static const Rule rule{
-      "shared-stub-mask",
-      "one QuantStub quantizes a 0/1 mask together with other data",
-      Severity::Warning,
-      check,
-      {
-          "A quant point whose tensor holds both a 0/1 mask and other data: a `cat`/`stack` of a "
-          "mask (a bool tensor cast to float) with data going into one stub, or a stub output "
-          "whose slice is compared with 0/1 or multiplied as a mask while the rest is used as "
-          "data.",
-          "A stub has one scale, `max(|x|) / 32767.5` for int16, and the data sets it. With "
-          "data up to 70000 the scale is 2.136, and round(1 / 2.136) = 0: every 1 in the mask "
-          "becomes 0 and whatever it gates is zeroed. With tiny data (|x| < 0.01) the mask's 1s "
-          "set the scale instead and the data keeps only a few of its 16 bits.",
-          "    x = self.quant(x)                          # x[..., -1] is a 0/1 mask\n"
-          "    mask = torch.logical_not(x[:, :, :, -1] == 0).to(torch.float)\n"
-          "    out = x * self.quant_mask(mask)[:, :, :, None]",
-          "Take the mask from the float tensor, before the stub, and give it its own stub:\n"
-          "    mask = (x[:, :, :, -1] != 0).to(torch.float)\n"
-          "    data = self.quant(x)\n"
-          "    out = data * self.quant_mask(mask)[:, :, :, None]",
-          "Safe: in float the mask computed before the stub is the same, and stubs are the "
-          "identity; only the quantized model changes, for the better.",
-      }};
+  static const Rule rule = [] {
+    Rule r;
+    r.id = "shared-stub-mask";
+    r.summary = "one QuantStub quantizes a 0/1 mask together with other data";
+    r.severity = Severity::Warning;
+    r.check = check;
+    r.doc.what =
+        "A quant point whose tensor holds both a 0/1 mask and other data: a `cat`/`stack` of a "
+        "mask (a bool tensor cast to float) with data going into one stub, or a stub output "
+        "whose slice is compared with 0/1 or multiplied as a mask while the rest is used as "
+        "data.";
+    r.doc.why =
+        "A stub has one scale, `max(|x|) / 32767.5` for int16, and the data sets it. With "
+        "data up to 70000 the scale is 2.136, and round(1 / 2.136) = 0: every 1 in the mask "
+        "becomes 0 and whatever it gates is zeroed. With tiny data (|x| < 0.01) the mask's 1s "
+        "set the scale instead and the data keeps only a few of its 16 bits.";
+    r.doc.example =
+        "    x = self.quant(x)                          # x[..., -1] is a 0/1 mask\n"
+        "    mask = torch.logical_not(x[:, :, :, -1] == 0).to(torch.float)\n"
+        "    out = x * self.quant_mask(mask)[:, :, :, None]";
+    r.doc.fix =
+        "Take the mask from the float tensor, before the stub, and give it its own stub:\n"
+        "    mask = (x[:, :, :, -1] != 0).to(torch.float)\n"
+        "    data = self.quant(x)\n"
+        "    out = data * self.quant_mask(mask)[:, :, :, None]";
+    r.doc.fix_safety =
+        "Safe: in float the mask computed before the stub is the same, and stubs are the "
+        "identity; only the quantized model changes, for the better.";
+    return r;
+  }();
   return rule;
 }
 

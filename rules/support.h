@@ -2,12 +2,14 @@
 #pragma once
 
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/constants.h"
 #include "analysis/facts.h"
+#include "ir/ops.h"
+#include "ir/source_text.h"
 #include "rules/diagnostic.h"
 
 namespace qlint::rules {
@@ -17,8 +19,7 @@ struct Rule;
 // Calls fn(function, node) for every node of every function, nested blocks included.
 template <typename Fn>
 void for_each_model_node(const ir::Model& model, Fn&& fn) {
-  for (const auto& f : model.functions)
-    ir::for_each_node(f->body, [&](const ir::Node& n) { fn(*f, n); });
+  for (const auto& f : model.functions) ir::for_each_node(f->body, [&](const ir::Node& n) { fn(*f, n); });
 }
 
 // Calls fn(function, node, side) for side 0 and 1 of every two-operand node whose kind
@@ -32,31 +33,12 @@ void for_each_operand_side(const ir::Model& model, Matches&& matches, Fn&& fn) {
   });
 }
 
-// The user's name for a value ("mask" for TorchScript's "mask.1"), looking through views and
-// indexing (`mask[:, None]` is "mask"), or "" for temporaries.
-std::string display_name(const ir::Value* v);
-
-// How the user wrote operand `index` of `consumer`: the operand's own source range when it
-// lies inside the consumer's (`x[:, :, :, -1]` in `x[:, :, :, -1] == 1`), else its side of the
-// consumer's `a op b` text, else its name, else "" for an unnamed temporary.
-std::string operand_text(const ir::Model& model, const ir::Node& consumer, size_t index);
-// The same, as a source range (nullopt when only the name is known).
-std::optional<ir::SourceLoc> operand_location(const ir::Model& model, const ir::Node& consumer, size_t index);
-// The text of a single-line source range, from the model's recorded lines ("" if unknown).
-std::string source_text(const ir::Model& model, const ir::SourceLoc& loc);
-
 // "`self.quant`" or "`self.quant` and `self.quant_mask`": the stubs whose error v carries.
 std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v);
-
-// Python spelling of a binary operator kind: aten::mul -> "*", aten::eq -> "==".
-std::string operator_spelling(const std::string& kind);
 
 // Elementwise arithmetic whose operands must share the quantized domain:
 // mul/add/sub/div/rsub/true_divide and their in-place forms.
 bool is_binary_arithmetic(const std::string& kind);
-
-// Strips the namespace and a trailing in-place underscore: aten::mul_ -> "mul".
-std::string base_op(const std::string& kind);
 
 // A number as people write it: 1, 0.5, 1.0007, 2.1363 (five significant digits at most).
 std::string format_number(double v);
@@ -70,8 +52,8 @@ ir::SourceLoc best_location(const ir::Node& node);
 ir::SourceLoc quant_call_location(const analysis::Facts& facts, const analysis::QuantCall& call);
 
 // A diagnostic reported at a quantizing call.
-Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts,
-                                 const analysis::QuantCall& call, std::string message);
+Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts, const analysis::QuantCall& call,
+                                 std::string message);
 
 // Fix builders. Each returns nothing when the rewrite does not apply here.
 // Recompute operand `operand` of `consumer` from the float input of the quant call its view
@@ -83,7 +65,6 @@ std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir
                                           bool cast_to_float);
 Fix safe_fix(std::string description, std::vector<Edit> edits);
 
-Diagnostic make_diagnostic(const Rule& rule, const ir::Function& fn, const ir::Node& node,
-                           std::string message);
+Diagnostic make_diagnostic(const Rule& rule, const ir::Function& fn, const ir::Node& node, std::string message);
 
 }  // namespace qlint::rules

@@ -18,9 +18,9 @@ bool is_unquantized_input_tensor(const analysis::Facts& facts, const ir::Value* 
 
 std::string message(const analysis::Facts& facts, const ir::Node& node, int plain_side) {
   const ir::Value* quantized = node.inputs[1 - plain_side];
-  std::string plain_text = operand_text(facts.model(), node, plain_side);
-  std::string q_text = operand_text(facts.model(), node, 1 - plain_side);
-  return "`" + operator_spelling(node.kind) + "` combines " +
+  std::string plain_text = ir::operand_text(facts.model(), node, plain_side);
+  std::string q_text = ir::operand_text(facts.model(), node, 1 - plain_side);
+  return "`" + ir::operator_spelling(node.kind) + "` combines " +
          (q_text.empty() ? "a quantized tensor" : q_text + ", quantized by " + describe_stubs(facts, quantized) + ",") +
          " with " + (plain_text.empty() ? "a float tensor" : plain_text) +
          ", which never passed a QuantStub; the toolchain has no scale for it and must guess one "
@@ -29,44 +29,49 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int plai
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
-  for_each_operand_side(facts.model(), is_binary_arithmetic, [&](const ir::Function& fn, const ir::Node& node, int side) {
-    if (!is_unquantized_input_tensor(facts, node.inputs[side]) || !facts.in_quantized_domain(node.inputs[1 - side]))
-      return false;
-    Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side));
-    if (auto edit = quantize_operand_edit(facts, node, side, false))
-      d.fixes.push_back(safe_fix("quantize the operand with a new QuantStub `self." + edit->name_hint + "_quant`",
-                                 {*edit}));
-    out.push_back(d);
-    return true;
-  });
+  for_each_operand_side(
+      facts.model(), is_binary_arithmetic, [&](const ir::Function& fn, const ir::Node& node, int side) {
+        if (!is_unquantized_input_tensor(facts, node.inputs[side]) || !facts.in_quantized_domain(node.inputs[1 - side]))
+          return false;
+        Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side));
+        if (auto edit = quantize_operand_edit(facts, node, side, false))
+          d.fixes.push_back(safe_fix("quantize the operand with a new QuantStub `self.{stub}`", {*edit}));
+        out.push_back(d);
+        return true;
+      });
   return out;
 }
 
 }  // namespace
 
 const Rule& unquantized_operand_rule() {
-  static const Rule rule{
-      "unquantized-operand",
-      "a float tensor that never passed a QuantStub combined with a quantized tensor",
-      Severity::Warning,
-      check,
-      {
-          "Arithmetic (`*`, `+`, `-`, `/`) between a tensor in the quantized domain and a float "
-          "tensor computed from a model input that never passed a QuantStub. Constants, Python "
-          "scalars, weights and buffers are fine: the toolchain quantizes those itself. Values "
-          "after a DeQuantStub are back in float and fine too.",
-          "Every tensor entering the accelerator needs a scale, and only quant points give one. "
-          "Without it the toolchain either derives a scale on the fly (from whatever data it "
-          "sees at conversion) or keeps the op on the CPU, splitting the graph; both change "
-          "the results or the speed you measured in float.",
-          "    def forward(self, x, bias):\n"
-          "        x = self.quant(x)\n"
-          "        return self.dequant(x + bias)     # bias never passed a stub",
-          "Give the operand a QuantStub of its own, so it is calibrated with its own range:\n"
-          "        bias = self.quant_bias(bias)\n"
-          "        return self.dequant(x + bias)",
-          "Safe: a QuantStub is the identity in float, so float results do not change.",
-      }};
+  static const Rule rule = [] {
+    Rule r;
+    r.id = "unquantized-operand";
+    r.summary = "a float tensor that never passed a QuantStub combined with a quantized tensor";
+    r.severity = Severity::Warning;
+    r.check = check;
+    r.doc.what =
+        "Arithmetic (`*`, `+`, `-`, `/`) between a tensor in the quantized domain and a float "
+        "tensor computed from a model input that never passed a QuantStub. Constants, Python "
+        "scalars, weights and buffers are fine: the toolchain quantizes those itself. Values "
+        "after a DeQuantStub are back in float and fine too.";
+    r.doc.why =
+        "Every tensor entering the accelerator needs a scale, and only quant points give one. "
+        "Without it the toolchain either derives a scale on the fly (from whatever data it "
+        "sees at conversion) or keeps the op on the CPU, splitting the graph; both change "
+        "the results or the speed you measured in float.";
+    r.doc.example =
+        "    def forward(self, x, bias):\n"
+        "        x = self.quant(x)\n"
+        "        return self.dequant(x + bias)     # bias never passed a stub";
+    r.doc.fix =
+        "Give the operand a QuantStub of its own, so it is calibrated with its own range:\n"
+        "        bias = self.quant_bias(bias)\n"
+        "        return self.dequant(x + bias)";
+    r.doc.fix_safety = "Safe: a QuantStub is the identity in float, so float results do not change.";
+    return r;
+  }();
   return rule;
 }
 

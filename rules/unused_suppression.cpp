@@ -1,26 +1,74 @@
 // unused-suppression (opt-in): a `# qlint: ignore` comment that silenced nothing. It needs
-// the other rules' results, so cli/filter.cpp applies it after them; this file holds its
-// registry entry and documentation.
+// the other rules' results, so the diagnostics filter applies it after them
+// (rules/unused_suppression.h).
+#include "rules/unused_suppression.h"
+
+#include <optional>
+#include <regex>
+
 #include "rules/registry.h"
 
 namespace qlint::rules {
 
+namespace {
+
+// `# qlint: ignore` or `# qlint: ignore[a, b]` anywhere in a line's comment.
+std::optional<Suppression> parse_suppression(const std::string& file, int line, const std::string& text) {
+  static const std::regex comment(R"(#\s*qlint:\s*ignore(\[([^\]]*)\])?)");
+  std::smatch m;
+  if (!std::regex_search(text, m, comment)) return std::nullopt;
+  Suppression s{
+      file,          line, static_cast<int>(m.position(0)) + 1, static_cast<int>(m.position(0) + m.length(0)) + 1,
+      !m[1].matched, {}};
+  static const std::regex id(R"([a-z0-9-]+)");
+  std::string ids = m[2];
+  for (std::sregex_iterator it(ids.begin(), ids.end(), id), end; it != end; ++it) s.rules.insert(it->str());
+  return s;
+}
+
+}  // namespace
+
+std::vector<Suppression> find_suppressions(const ir::Model& model) {
+  std::vector<Suppression> out;
+  for (const auto& [file, lines] : model.source_lines)
+    for (const auto& [line, text] : lines)
+      if (auto s = parse_suppression(file, line, text)) out.push_back(*s);
+  return out;
+}
+
+bool suppresses(const Suppression& s, const Diagnostic& d) {
+  return s.file == d.loc.file && s.line == d.loc.line && (s.all_rules || s.rules.count(d.rule));
+}
+
+Diagnostic unused_suppression(const Suppression& s) {
+  const Rule& rule = unused_suppression_rule();
+  Diagnostic d;
+  d.rule = rule.id;
+  d.severity = rule.severity;
+  d.message = "this `# qlint: ignore` silences nothing here; remove it so it cannot hide a future finding";
+  d.loc = {s.file, s.line, s.column, s.line, s.end_column};
+  return d;
+}
+
 const Rule& unused_suppression_rule() {
-  static const Rule rule{
-      "unused-suppression",
-      "a `# qlint: ignore` comment that silences nothing (opt-in)",
-      Severity::Warning,
-      nullptr,
-      {
-          "A `# qlint: ignore` or `# qlint: ignore[rule-id]` comment on a line of the model's "
-          "source where no diagnostic (of the named rules) was silenced.",
-          "Suppressions outlive the code they were written for. One that silences nothing today "
-          "will silently hide the next real finding on its line.",
-          "    out = x * 2.0  # qlint: ignore[bool-arith]   <- nothing to ignore here",
-          "Remove the comment, or narrow it to the rule that still fires.",
-          "No automatic fix: qlint rewrites models, not comments.",
-      },
-      true};
+  static const Rule rule = [] {
+    Rule r;
+    r.id = "unused-suppression";
+    r.summary = "a `# qlint: ignore` comment that silences nothing (opt-in)";
+    r.severity = Severity::Warning;
+    r.check = nullptr;  // run by the diagnostics filter, after the other rules
+    r.opt_in = true;
+    r.doc.what =
+        "A `# qlint: ignore` or `# qlint: ignore[rule-id]` comment on a line of the model's "
+        "source where no diagnostic (of the named rules) was silenced.";
+    r.doc.why =
+        "Suppressions outlive the code they were written for. One that silences nothing today "
+        "will silently hide the next real finding on its line.";
+    r.doc.example = "    out = x * 2.0  # qlint: ignore[bool-arith]   <- nothing to ignore here";
+    r.doc.fix = "Remove the comment, or narrow it to the rule that still fires.";
+    r.doc.fix_safety = "No automatic fix: qlint rewrites models, not comments.";
+    return r;
+  }();
   return rule;
 }
 

@@ -1,12 +1,12 @@
 // Reading simulation inputs: torch.save files (a tensor, or a tuple, list or dict of them)
 // and seeded random tensors.
-#include "sim/libtorch.h"
-
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "sim/libtorch.h"
 
 namespace qlint::sim {
 
@@ -34,7 +34,8 @@ IValue read_torch_save(const std::string& file) {
   } catch (const std::exception& e) {
     // Python pickles a one-entry dict with SETITEM, which LibTorch 1.13's unpickler lacks.
     if (std::string(e.what()).find("Unknown opcode for unpickling at 0x73") != std::string::npos)
-      throw SimError(file + ": holds a dict with a single entry, which LibTorch 1.13 cannot read; "
+      throw SimError(file +
+                     ": holds a dict with a single entry, which LibTorch 1.13 cannot read; "
                      "save the tensor itself, or a tuple or list of tensors");
     throw SimError(file + ": is not a torch.save file of tensors (save inputs with torch.save(x, \"" +
                    std::filesystem::path(file).filename().string() + "\"))");
@@ -97,8 +98,8 @@ std::vector<Batch> load_batches(jit::Module& module, const Inputs& inputs) {
   if (inputs.random_shapes.empty()) return batches;
   auto shapes = parse_shapes(inputs.random_shapes);
   if (shapes.size() != names.size())
-    throw SimError("--random-input: " + std::to_string(shapes.size()) + " shape(s) given but the model's forward takes " +
-                   std::to_string(names.size()));
+    throw SimError("--random-input: " + std::to_string(shapes.size()) +
+                   " shape(s) given but the model's forward takes " + std::to_string(names.size()));
   at::manual_seed(inputs.seed);
   for (int b = 0; b < inputs.random_batches; ++b) {
     Batch batch;
@@ -107,6 +108,5 @@ std::vector<Batch> load_batches(jit::Module& module, const Inputs& inputs) {
   }
   return batches;
 }
-
 
 }  // namespace qlint::sim

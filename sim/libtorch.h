@@ -20,8 +20,16 @@ std::vector<Batch> load_batches(torch::jit::Module& module, const Inputs& inputs
 // The tensors of a model output, in order: tuples, lists and dict values flattened.
 void flatten_tensors(const c10::IValue& value, std::vector<at::Tensor>& out);
 
-// The model's float outputs per batch: quant points pass values through unchanged (a traced
-// QAT model's FakeQuantize ops included), which is what "float results" means for it.
-std::vector<c10::IValue> float_outputs(const std::string& model_path, const Inputs& inputs, const Options& options);
+struct Run {
+  Report report;
+  // The float run's outputs per batch: quant points pass values through unchanged (a traced
+  // QAT model's FakeQuantize ops included), which is what "float results" means for a model.
+  std::vector<c10::IValue> float_outputs;
+};
+
+// Calibrates and simulates a loaded model on these batches; `model_path` names it in the
+// report. The model is not changed: the simulator instruments a clone of it. Throws SimError.
+Run simulate_loaded(const torch::jit::Module& model, const std::string& model_path, const std::vector<Batch>& batches,
+                    const Options& options);
 
 }  // namespace qlint::sim

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "cli/render.h"
+#include "ir/display.h"
 
 namespace qlint::sim {
 
@@ -29,14 +29,15 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return s.empty() ? "scalar" : s;
 }
 
-
-nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(v > 0 ? "inf" : "-inf"); }
+nlohmann::json number(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(v > 0 ? "inf" : "-inf");
+}
 
 }  // namespace
 
 std::string render_text(const Report& r) {
   std::ostringstream out;
-  out << "Simulated " << cli::display_path(r.model) << " at int" << r.bits << " over " << r.batches
+  out << "Simulated " << ir::display_path(r.model) << " at int" << r.bits << " over " << r.batches
       << (r.batches == 1 ? " input batch" : " input batches") << (r.random_inputs ? " (seeded random inputs)" : "")
       << ".\n\nQuant points:\n";
   if (r.points.empty()) out << "  none: the model has no QuantStub or FakeQuantize, so nothing is quantized\n";
@@ -46,16 +47,16 @@ std::string render_text(const Report& r) {
       out << "not reached by the inputs\n";
       continue;
     }
-    out << "scale " << general(p.scale) << (p.stored ? " (stored in the model)" : "") << ", range ["
-        << general(p.min) << ", " << general(p.max) << "], int range [" << p.quant_min << ", " << p.quant_max << "]\n";
+    out << "scale " << general(p.scale) << (p.stored ? " (stored in the model)" : "") << ", range [" << general(p.min)
+        << ", " << general(p.max) << "], int range [" << p.quant_min << ", " << p.quant_max << "]\n";
   }
   out << "\nOutputs (simulated against float):\n";
   for (const auto& o : r.outputs)
-    out << "  " << o.name << " [" << shape_text(o.shape) << "]: max abs error " << general(o.max_abs_error)
-        << ", SQNR " << fixed(o.sqnr_db, 1) << " dB, cosine " << fixed(o.cosine, 6) << "\n";
+    out << "  " << o.name << " [" << shape_text(o.shape) << "]: max abs error " << general(o.max_abs_error) << ", SQNR "
+        << fixed(o.sqnr_db, 1) << " dB, cosine " << fixed(o.cosine, 6) << "\n";
   if (!r.comparisons.empty()) out << "\nComparisons (elements whose result differs from float):\n";
   for (const auto& c : r.comparisons)
-    out << "  " << cli::display_location(c.loc) << ": " << c.kind << ": " << c.differing << " of " << c.elements
+    out << "  " << ir::display_location(c.loc) << ": " << c.kind << ": " << c.differing << " of " << c.elements
         << (c.differing ? " differ" : " (all agree)") << "\n";
   return out.str();
 }
@@ -64,25 +65,41 @@ nlohmann::json render_json(const Report& r) {
   nlohmann::json points = nlohmann::json::array(), outputs = nlohmann::json::array(),
                  comparisons = nlohmann::json::array();
   for (const auto& p : r.points)
-    points.push_back({{"path", p.path}, {"name", analysis::module_quant_point_display(p.path)}, {"reached", p.reached},
-                      {"stored", p.stored}, {"scale", p.scale}, {"zero_point", p.zero_point},
-                      {"quant_min", p.quant_min}, {"quant_max", p.quant_max}, {"min", p.min}, {"max", p.max}});
+    points.push_back({{"path", p.path},
+                      {"name", analysis::module_quant_point_display(p.path)},
+                      {"reached", p.reached},
+                      {"stored", p.stored},
+                      {"scale", p.scale},
+                      {"zero_point", p.zero_point},
+                      {"quant_min", p.quant_min},
+                      {"quant_max", p.quant_max},
+                      {"min", p.min},
+                      {"max", p.max}});
   for (const auto& o : r.outputs)
-    outputs.push_back({{"name", o.name}, {"shape", o.shape}, {"max_abs_error", o.max_abs_error},
-                       {"sqnr_db", number(o.sqnr_db)}, {"cosine", o.cosine}});
+    outputs.push_back({{"name", o.name},
+                       {"shape", o.shape},
+                       {"max_abs_error", o.max_abs_error},
+                       {"sqnr_db", number(o.sqnr_db)},
+                       {"cosine", o.cosine}});
   for (const auto& c : r.comparisons) {
     bool known = c.loc.known();
     comparisons.push_back({{"node", c.kind},
-                           {"file", known ? nlohmann::json(cli::display_path(c.loc.file)) : nlohmann::json()},
+                           {"file", known ? nlohmann::json(ir::display_path(c.loc.file)) : nlohmann::json()},
                            {"line", known ? nlohmann::json(c.loc.line) : nlohmann::json()},
                            {"column", known ? nlohmann::json(c.loc.column) : nlohmann::json()},
-                           {"elements", c.elements}, {"differing", c.differing},
+                           {"elements", c.elements},
+                           {"differing", c.differing},
                            {"constant", c.constant ? nlohmann::json(*c.constant) : nlohmann::json()},
                            {"operand_only_zero_or_constant", c.operand_only_zero_or_constant}});
   }
-  return {{"version", cli::kJsonSchemaVersion}, {"tool", {{"name", "qlint"}, {"version", QLINT_VERSION}}},
-          {"model", cli::display_path(r.model)}, {"bits", r.bits}, {"batches", r.batches},
-          {"random_inputs", r.random_inputs}, {"quant_points", points}, {"outputs", outputs},
+  return {{"version", ir::kJsonSchemaVersion},
+          {"tool", {{"name", "qlint"}, {"version", QLINT_VERSION}}},
+          {"model", ir::display_path(r.model)},
+          {"bits", r.bits},
+          {"batches", r.batches},
+          {"random_inputs", r.random_inputs},
+          {"quant_points", points},
+          {"outputs", outputs},
           {"comparisons", comparisons}};
 }
 

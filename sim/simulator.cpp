@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 
+#include "ir/torchscript/graph_rewriter.h"
 #include "ir/torchscript/module_import.h"
 #include "ir/torchscript/source_location.h"
 #include "sim/libtorch.h"
@@ -78,7 +79,7 @@ struct ProbeState {
   std::vector<at::Tensor> float_results;  // one per batch, from the float run
   int64_t elements = 0;
   int64_t differing = 0;
-  std::optional<double> constant;      // the scalar the operand is compared with, if constant
+  std::optional<double> constant;             // the scalar the operand is compared with, if constant
   bool operand_only_zero_or_constant = true;  // over the float run
 };
 
@@ -186,16 +187,17 @@ jit::RegisterOperators g_ops({
 // ---- Instrumenting the graphs ---------------------------------------------------------------
 
 bool is_comparison(const jit::Node& n) {
-  static const std::set<std::string> ops = {"aten::eq", "aten::ne", "aten::lt",
-                                            "aten::le", "aten::gt", "aten::ge"};
-  return ops.count(n.kind().toQualString()) && n.outputs().size() == 1 &&
-         n.output()->type()->cast<c10::TensorType>();
+  static const std::set<std::string> ops = {"aten::eq", "aten::ne", "aten::lt", "aten::le", "aten::gt", "aten::ge"};
+  return ops.count(n.kind().toQualString()) && n.outputs().size() == 1 && n.output()->type()->cast<c10::TensorType>();
 }
 
+// Instruments a copy of the model through the graph rewriter: an observer/fake-quantize op after
+// every quant point, a probe after every comparison.
 class Instrumenter {
  public:
-  Instrumenter(Session& session, const analysis::StubClasses& stubs, torchscript::SourceLines& lines)
-      : session_(session), stubs_(stubs), lines_(lines) {}
+  Instrumenter(Session& session, const analysis::StubClasses& stubs, torchscript::SourceLines& lines,
+               torchscript::GraphRewriter& rewriter)
+      : session_(session), stubs_(stubs), lines_(lines), rewriter_(rewriter) {}
 
   void module(const jit::Module& root) {
     for (const auto& m : root.named_modules()) {
@@ -222,11 +224,12 @@ class Instrumenter {
   void instrument(jit::Graph& g, jit::Node* n) {
     std::string kind = n->kind().toQualString();
     if (kind == "prim::CallFunction") {
-      if (auto fn = n->input(0)->type()->cast<c10::FunctionType>())
-        if (fn->function()->isGraphFunction()) graph(jit::toGraphFunction(*fn->function()).graph());
+      // The model is a clone that shares its free functions with the original: instrument a
+      // copy of each, so the original stays as it was.
+      if (auto callee = rewriter_.own_copy_of_callee(n)) graph(callee);
     } else if (kind == "prim::CallMethod" && is_quant_stub(n->input(0)) && n->inputs().size() == 2 &&
                n->output()->type()->cast<c10::TensorType>()) {
-      insert_after(g, n, "qlint::quant_point", {n->output(), n->input(0)});
+      rewriter_.insert_after(n, "qlint::quant_point", {n->output(), n->input(0)});
     } else if (kind == "aten::fake_quantize_per_tensor_affine" && n->inputs().size() == 5) {
       replace_fake_quantize(g, n);
     } else if (is_comparison(*n)) {
@@ -234,16 +237,16 @@ class Instrumenter {
       jit::Value* operand = nullptr;
       for (size_t side = 0; side < 2 && n->inputs().size() >= 2; ++side) {
         auto constant = jit::toIValue(n->input(1 - side));
-        if (constant && (constant->isDouble() || constant->isInt()) && n->input(side)->type()->cast<c10::TensorType>()) {
+        if (constant && (constant->isDouble() || constant->isInt()) &&
+            n->input(side)->type()->cast<c10::TensorType>()) {
           probe.constant = constant->toScalar().toDouble();
           operand = n->input(side);
         }
       }
       session_.probes.push_back(probe);
-      jit::WithInsertPoint guard(n);
-      jit::Value* id = g.insertConstant(static_cast<int64_t>(session_.probes.size() - 1));
-      if (operand == nullptr) operand = g.insertConstant(IValue());
-      insert_after(g, n, "qlint::probe", {n->output(), id, operand});
+      jit::Value* id = rewriter_.insert_constant(n, static_cast<int64_t>(session_.probes.size() - 1));
+      if (operand == nullptr) operand = rewriter_.insert_constant(n, IValue());
+      rewriter_.insert_after(n, "qlint::probe", {n->output(), id, operand});
     }
   }
 
@@ -256,37 +259,22 @@ class Instrumenter {
     return false;
   }
 
-  // Inserts `op(inputs...)` after n; every later use of n's output reads the op's instead.
-  void insert_after(jit::Graph& g, jit::Node* n, const char* op, std::vector<jit::Value*> inputs) {
-    jit::Node* inserted = g.create(c10::Symbol::fromQualString(op), inputs, 1);
-    inserted->output()->setType(n->output()->type());
-    inserted->insertAfter(n);
-    n->output()->replaceAllUsesAfterNodeWith(inserted, inserted->output());
-  }
-
   // The FakeQuantize's module (its method's `self`) names the quant point.
   void replace_fake_quantize(jit::Graph& g, jit::Node* n) {
     jit::Value* self = g.inputs().empty() ? nullptr : g.inputs()[0];
-    if (self == nullptr || !self->type()->cast<c10::ClassType>()) {
-      jit::WithInsertPoint guard(n);
-      self = g.insertConstant(IValue());
-    }
-    jit::Node* replacement = g.create(c10::Symbol::fromQualString("qlint::stored_quant_point"),
-                                      {n->input(0), self, n->input(1), n->input(2), n->input(3), n->input(4)}, 1);
-    replacement->output()->setType(n->output()->type());
-    replacement->insertAfter(n);
-    n->output()->replaceAllUsesWith(replacement->output());
-    n->destroy();
+    if (self == nullptr || !self->type()->cast<c10::ClassType>()) self = rewriter_.insert_constant(n, IValue());
+    rewriter_.replace_with(n, "qlint::stored_quant_point",
+                           {n->input(0), self, n->input(1), n->input(2), n->input(3), n->input(4)});
   }
 
   Session& session_;
   const analysis::StubClasses& stubs_;
   torchscript::SourceLines& lines_;
+  torchscript::GraphRewriter& rewriter_;
   std::set<const jit::Graph*> visited_;
 };
 
 // ---- Running and comparing -----------------------------------------------------------------
-
 
 struct OutputStats {
   std::vector<int64_t> shape;
@@ -311,12 +299,13 @@ struct OutputStats {
     r.shape = shape;
     r.max_abs_error = max_abs;
     r.sqnr_db = noise == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(signal / noise);
-    if (norm_float == 0 || norm_sim == 0) r.cosine = norm_float == norm_sim ? 1.0 : 0.0;
-    else r.cosine = dot / std::sqrt(norm_float * norm_sim);
+    if (norm_float == 0 || norm_sim == 0)
+      r.cosine = norm_float == norm_sim ? 1.0 : 0.0;
+    else
+      r.cosine = dot / std::sqrt(norm_float * norm_sim);
     return r;
   }
 };
-
 
 class ProgressLine {
  public:
@@ -342,8 +331,7 @@ std::vector<IValue> run_all(jit::Module& module, const std::vector<Batch>& batch
     try {
       outputs.push_back(module.forward(batches[b]));
     } catch (const c10::Error& e) {
-      throw SimError("the model failed on input batch " + std::to_string(b + 1) + ": " +
-                     torchscript::error_summary(e));
+      throw SimError("the model failed on input batch " + std::to_string(b + 1) + ": " + torchscript::error_summary(e));
     }
     progress.update(mode == Mode::Float ? "calibrating" : "simulating", b + 1);
   }
@@ -416,23 +404,24 @@ jit::Module load_model(const std::string& path) {
 
 namespace {
 
-// A loaded, instrumented model with its input batches, ready to run in either mode.
+// An instrumented clone of a loaded model, ready to run in either mode.
 struct Prepared {
   jit::Module module;
-  std::vector<Batch> batches;
   Session session;
   torchscript::SourceLines lines;  // filled by the instrumenter's source locations; unused after
 };
 
-void prepare(Prepared& p, const std::string& model_path, const Inputs& inputs, const Options& options) {
+void prepare(Prepared& p, const jit::Module& model, const Options& options) {
   if (options.bits != 16 && options.bits != 8) throw SimError("--bits must be 16 or 8");
-  p.module = load_model(model_path);
+  // The caller's model stays as it was: instrumentation changes graphs, so it works on a clone
+  // (whose free functions the rewriter copies as it reaches them).
+  p.module = model.clone();
   p.module.eval();
-  p.batches = load_batches(p.module, inputs);
   p.session.recalibrate = options.recalibrate;
   p.session.quant_min = options.bits == 16 ? -32768 : -128;
   p.session.quant_max = options.bits == 16 ? 32767 : 127;
-  Instrumenter(p.session, options.stubs, p.lines).module(p.module);
+  torchscript::GraphRewriter rewriter(p.module);
+  Instrumenter(p.session, options.stubs, p.lines, rewriter).module(p.module);
   // Optimisation passes could fuse or reorder ops; without them every op runs as in eager
   // PyTorch, which is what the simulation must match bit for bit.
   jit::setGraphExecutorOptimize(false);
@@ -458,29 +447,27 @@ void flatten_tensors(const IValue& v, std::vector<at::Tensor>& out) {
   }
 }
 
-std::vector<c10::IValue> float_outputs(const std::string& model_path, const Inputs& inputs, const Options& options) {
+Run simulate_loaded(const jit::Module& model, const std::string& model_path, const std::vector<Batch>& batches,
+                    const Options& options) {
   Prepared p;
-  prepare(p, model_path, inputs, options);
+  prepare(p, model, options);
   torch::NoGradGuard no_grad;
   ActiveSession active(p.session);
-  ProgressLine quiet(false, 0);
-  return run_all(p.module, p.batches, p.session, Mode::Float, quiet);
+  ProgressLine progress(options.progress, batches.size());
+  Run run;
+  run.float_outputs = run_all(p.module, batches, p.session, Mode::Float, progress);
+  finish_calibration(p.session);
+  std::vector<IValue> sim_results = run_all(p.module, batches, p.session, Mode::Simulate, progress);
+  run.report = build_report(model_path, p.session, options, run.float_outputs, sim_results);
+  if (!options.save_outputs.empty()) save_outputs(options.save_outputs, sim_results);
+  return run;
 }
 
 Report simulate(const std::string& model_path, const Inputs& inputs, const Options& options) {
-  Prepared p;
-  prepare(p, model_path, inputs, options);
-  torch::NoGradGuard no_grad;
-  ActiveSession active(p.session);
-  ProgressLine progress(options.progress, p.batches.size());
-  std::vector<IValue> float_results = run_all(p.module, p.batches, p.session, Mode::Float, progress);
-  finish_calibration(p.session);
-  std::vector<IValue> sim_results = run_all(p.module, p.batches, p.session, Mode::Simulate, progress);
-
-  Report report = build_report(model_path, p.session, options, float_results, sim_results);
-  report.random_inputs = !inputs.random_shapes.empty();
-  if (!options.save_outputs.empty()) save_outputs(options.save_outputs, sim_results);
-  return report;
+  jit::Module model = load_model(model_path);
+  Run run = simulate_loaded(model, model_path, load_batches(model, inputs), options);
+  run.report.random_inputs = !inputs.random_shapes.empty();
+  return std::move(run.report);
 }
 
 }  // namespace qlint::sim

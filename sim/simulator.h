@@ -31,10 +31,10 @@ struct Inputs {
 };
 
 struct Options {
-  int bits = 16;              // 16: -32768..32767, 8: -128..127
-  bool recalibrate = false;   // traced QAT models: observe instead of using stored scales
-  bool progress = false;      // a progress line on stderr while running many batches
-  std::string save_outputs;   // torch.save the simulated outputs here when set
+  int bits = 16;             // 16: -32768..32767, 8: -128..127
+  bool recalibrate = false;  // traced QAT models: observe instead of using stored scales
+  bool progress = false;     // a progress line on stderr while running many batches
+  std::string save_outputs;  // torch.save the simulated outputs here when set
   analysis::StubClasses stubs;
 };
 
@@ -61,8 +61,8 @@ struct OutputResult {
 struct ComparisonResult {
   std::string kind;  // aten::eq, ...
   ir::SourceLoc loc;
-  int64_t elements = 0;   // over all batches
-  int64_t differing = 0;  // elements whose result differs from the float run
+  int64_t elements = 0;            // over all batches
+  int64_t differing = 0;           // elements whose result differs from the float run
   std::optional<double> constant;  // the scalar the tensor was compared with, if constant
   // In the float run the compared tensor held only 0 and `constant`: then `x == c` equals
   // `logical_not(x == 0)` on these inputs.

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "analysis/facts.h"
 #include "analysis/dtype.h"
+#include "analysis/facts.h"
 #include "analysis/fake_quant.h"
 #include "ir/text.h"
 
@@ -60,8 +60,8 @@ TEST(DType, ComparisonsAndLogicalOpsGiveBool) {
 
 TEST(DType, CastsGiveTheirTarget) {
   FactsOf f(
-      "  %code : int = prim::Constant[value=6]()\n"          // torch.float
-      "  %code_bool : int = prim::Constant[value=11]()\n"    // torch.bool
+      "  %code : int = prim::Constant[value=6]()\n"        // torch.float
+      "  %code_bool : int = prim::Constant[value=11]()\n"  // torch.bool
       "  %f : Tensor = aten::to(%b, %code, %false, %false, %none)\n"
       "  %back : Tensor = aten::to(%f, %code_bool, %false, %false, %none)\n"
       "  %like : Tensor = aten::type_as(%b, %i)\n"

@@ -62,8 +62,8 @@ TEST(IrText, KeepsTypesAttributesAndLocations) {
 TEST(IrText, FloatsReadBackBitForBit) {
   for (double v : {0.1, 1.0 / 3.0, 1e-300, 2.1362631, 0.0018463416, -5e-324}) {
     ir::Attr a = ir::Attr::of_float(v);
-    std::string text = "qlint-ir 1\nfunc \"f\" in \"\" () {\n  %c : float = prim::Constant[value=" +
-                       ir::print_attr(a) + "]()\n  return (%c)\n}\n";
+    std::string text = "qlint-ir 1\nfunc \"f\" in \"\" () {\n  %c : float = prim::Constant[value=" + ir::print_attr(a) +
+                       "]()\n  return (%c)\n}\n";
     ir::ParsedModel parsed = ir::parse_model(text);
     EXPECT_EQ(parsed.model.functions[0]->body.nodes[0]->attr("value")->f, v) << ir::print_attr(a);
   }

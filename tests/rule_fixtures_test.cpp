@@ -1,16 +1,23 @@
 // Runs every rule over each text-IR fixture in tests/fixtures/rules and compares the
-// diagnostics with the expectations written inline, `# expect: rule-id[, rule-id]`, on the
-// line of the node that must trigger. Any diagnostic without an expectation fails the test,
-// so a fixture without expectations asserts silence.
+// diagnostics with the expectations written inline on the line of the node that must trigger:
+// `# expect: rule-id[, rule-id]`, each id optionally followed by `{{text}}`, text the
+// diagnostic's message must contain (`# expect: eq-nonzero-const {{compares}}`). Any
+// diagnostic without an expectation fails the test, so a fixture without expectations asserts
+// silence.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <map>
 #include <regex>
 #include <set>
+#include <vector>
 
 #include "analysis/facts.h"
 #include "fixture_files.h"
 #include "ir/text.h"
 #include "ir/verifier.h"
+#include "rewriter/edits/edit_kind.h"
 #include "rules/registry.h"
 
 namespace qlint {
@@ -18,18 +25,35 @@ namespace {
 
 using Finding = std::pair<int, std::string>;  // (fixture line, rule id)
 
-std::multiset<Finding> expected_findings(const std::string& text) {
-  static const std::regex expect(R"(#\s*expect:\s*(.*)$)");
-  static const std::regex rule_id(R"([a-z0-9-]+)");
-  std::multiset<Finding> out;
+// One inline expectation: a finding and, from `{{...}}`, text its message must contain.
+struct Expectation {
+  Finding finding;
+  std::string message_part;  // empty: any message
+};
+
+// The expectations written in a fixture; a malformed `# expect:` comment adds to `errors`.
+std::vector<Expectation> expected_findings(const std::string& text, std::vector<std::string>& errors) {
+  static const std::regex expect(R"(#\s*expect:(.*)$)");
+  // One item: a rule id, optionally `{{text}}` (text without `}}`), then a comma or the end.
+  static const std::regex item(R"(\s*([a-z0-9-]+)\s*(?:\{\{((?:[^}]|\}(?!\}))*)\}\})?\s*(,|$))");
+  std::vector<Expectation> out;
   std::istringstream in(text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     std::smatch m;
     if (!std::regex_search(line, m, expect)) continue;
-    std::string ids = m[1];
-    for (std::sregex_iterator it(ids.begin(), ids.end(), rule_id), end; it != end; ++it)
-      out.insert({number, it->str()});
+    const std::string items = m[1];
+    auto at = items.cbegin();
+    bool last = false;
+    std::smatch im;
+    while (!last && std::regex_search(at, items.cend(), im, item, std::regex_constants::match_continuous)) {
+      out.push_back({{number, im[1]}, im[2]});
+      at = im[0].second;
+      last = im[3].length() == 0;
+    }
+    if (!last || at != items.cend())
+      errors.push_back(std::to_string(number) + ": malformed expectation `" + std::string(m[0]) +
+                       "`; write `# expect: rule-id {{message text}}, other-rule`");
   }
   return out;
 }
@@ -41,29 +65,58 @@ TEST_P(RuleFixture, DiagnosticsMatchInlineExpectations) {
   ir::ParsedModel parsed = ir::parse_model(text);
   ASSERT_TRUE(ir::verify(parsed.model).empty());
   auto facts = analysis::Facts::compute(parsed.model);
-  std::multiset<Finding> actual;
-  for (const auto& d : rules::run_all(facts)) actual.insert({parsed.node_lines.at(d.node), d.rule});
-  std::multiset<Finding> expected = expected_findings(text);
-  for (const auto& [line, rule] : actual)
-    EXPECT_TRUE(expected.count({line, rule})) << GetParam() << ":" << line << ": unexpected " << rule;
-  for (const auto& [line, rule] : expected)
-    EXPECT_TRUE(actual.count({line, rule})) << GetParam() << ":" << line << ": missing " << rule;
+  std::multimap<Finding, std::string> actual;  // -> the diagnostic's message
+  for (const auto& d : rules::run_all(facts)) actual.insert({{parsed.node_lines.at(d.node), d.rule}, d.message});
+  std::vector<std::string> errors;
+  std::vector<Expectation> expected = expected_findings(text, errors);
+  for (const auto& error : errors) ADD_FAILURE() << GetParam() << ":" << error;
+  std::set<Finding> expected_set;
+  for (const auto& e : expected) expected_set.insert(e.finding);
+  for (const auto& [finding, message] : actual)
+    EXPECT_TRUE(expected_set.count(finding))
+        << GetParam() << ":" << finding.first << ": unexpected " << finding.second << ": " << message;
+  for (const auto& e : expected) {
+    const auto& [line, rule] = e.finding;
+    auto [first, end] = actual.equal_range(e.finding);
+    if (first == end) {
+      ADD_FAILURE() << GetParam() << ":" << line << ": missing " << rule;
+      continue;
+    }
+    bool contains =
+        std::any_of(first, end, [&](const auto& a) { return a.second.find(e.message_part) != std::string::npos; });
+    std::string messages;
+    for (auto it = first; it != end; ++it) messages += "\n  " + it->second;
+    EXPECT_TRUE(contains) << GetParam() << ":" << line << ": the " << rule << " message does not contain \""
+                          << e.message_part << "\"; it reads:" << messages;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RuleFixture, ::testing::ValuesIn(testing::fixture_files("rules")),
                          [](const auto& info) { return testing::fixture_test_name(info.param); });
 
-// ---- Fix fixtures: the edits the rules propose --------------------------------------------
+// One test per registered rule, so the test list shows what rules/rules.cmake registered
+// (tests/e2e/add_rule_test.sh looks for a new rule there). Each has a fixture named after it,
+// except rules without a check function, which run after the others on their diagnostics.
+class RegisteredRule : public ::testing::TestWithParam<std::string> {};
 
-std::string edit_kind(const Edit& e) {
-  switch (e.kind) {
-    case Edit::Kind::Reroot: return e.quantize_after_reroot ? "reroot+quantize" : "reroot";
-    case Edit::Kind::QuantizeOperand: return e.cast_to_float ? "quantize+cast" : "quantize";
-    case Edit::Kind::CloneStub: return "clone";
-    case Edit::Kind::CompareWithZero: return "compare-with-zero";
-  }
-  return "?";
+std::vector<std::string> registered_rule_ids() {
+  std::vector<std::string> ids;
+  for (const auto& rule : rules::all_rules()) ids.push_back(rule.id);
+  return ids;
 }
+
+TEST_P(RegisteredRule, HasAFixture) {
+  const rules::Rule* rule = rules::find_rule(GetParam());
+  ASSERT_NE(rule, nullptr);
+  if (rule->check == nullptr) GTEST_SKIP() << GetParam() << " runs after the other rules";
+  std::string fixture = std::string(QLINT_FIXTURES_DIR) + "/rules/" + testing::fixture_test_name(GetParam()) + ".qir";
+  EXPECT_TRUE(std::filesystem::exists(fixture)) << GetParam() << " has no fixture " << fixture;
+}
+
+INSTANTIATE_TEST_SUITE_P(Rules, RegisteredRule, ::testing::ValuesIn(registered_rule_ids()),
+                         [](const auto& info) { return testing::fixture_test_name(info.param); });
+
+// ---- Fix fixtures: the edits the rules propose --------------------------------------------
 
 std::set<Finding> expected_edits(const std::string& text) {
   static const std::regex expect(R"(#\s*expect-fix:\s*([a-z+-]+))");
@@ -87,7 +140,8 @@ TEST_P(FixFixture, ProposedEditsMatchInlineExpectations) {
   std::set<Finding> actual;
   for (const auto& d : rules::run_all(facts))
     for (const auto& fix : d.fixes)
-      for (const auto& e : fix.edits) actual.insert({parsed.node_lines.at(e.node), edit_kind(e)});
+      for (const auto& e : fix.edits)
+        actual.insert({parsed.node_lines.at(e.node), rewriter::edit_kind(e.kind).test_name(e)});
   EXPECT_EQ(actual, expected_edits(text)) << GetParam();
 }
 

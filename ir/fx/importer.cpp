@@ -1,23 +1,23 @@
 #include "ir/fx/importer.h"
 
-#include "ir/ops.h"
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
-#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "ir/ops.h"
 
 namespace qlint::fx {
 
 namespace {
 
-using nlohmann::json;
 using ir::DType;
+using nlohmann::json;
 
 constexpr int kFormatVersion = 1;
 
@@ -29,14 +29,30 @@ struct Malformed : std::runtime_error {
 // Python's operator module as TorchScript spells the same operations.
 const std::map<std::string, std::string>& operator_kinds() {
   static const std::map<std::string, std::string> kinds = {
-      {"eq", "aten::eq"},          {"ne", "aten::ne"},           {"lt", "aten::lt"},
-      {"le", "aten::le"},          {"gt", "aten::gt"},           {"ge", "aten::ge"},
-      {"add", "aten::add"},        {"sub", "aten::sub"},         {"mul", "aten::mul"},
-      {"truediv", "aten::div"},    {"floordiv", "aten::floor_divide"}, {"mod", "aten::remainder"},
-      {"pow", "aten::pow"},        {"matmul", "aten::matmul"},   {"neg", "aten::neg"},
-      {"abs", "aten::abs"},        {"and_", "aten::__and__"},    {"or_", "aten::__or__"},
-      {"xor", "aten::__xor__"},    {"invert", "aten::bitwise_not"}, {"not_", "aten::__not__"},
-      {"iadd", "aten::add_"},      {"isub", "aten::sub_"},       {"imul", "aten::mul_"},
+      {"eq", "aten::eq"},
+      {"ne", "aten::ne"},
+      {"lt", "aten::lt"},
+      {"le", "aten::le"},
+      {"gt", "aten::gt"},
+      {"ge", "aten::ge"},
+      {"add", "aten::add"},
+      {"sub", "aten::sub"},
+      {"mul", "aten::mul"},
+      {"truediv", "aten::div"},
+      {"floordiv", "aten::floor_divide"},
+      {"mod", "aten::remainder"},
+      {"pow", "aten::pow"},
+      {"matmul", "aten::matmul"},
+      {"neg", "aten::neg"},
+      {"abs", "aten::abs"},
+      {"and_", "aten::__and__"},
+      {"or_", "aten::__or__"},
+      {"xor", "aten::__xor__"},
+      {"invert", "aten::bitwise_not"},
+      {"not_", "aten::__not__"},
+      {"iadd", "aten::add_"},
+      {"isub", "aten::sub_"},
+      {"imul", "aten::mul_"},
       {"itruediv", "aten::div_"},
   };
   return kinds;
@@ -51,10 +67,9 @@ bool is_aten_namespace(const std::string& module) {
 // Tensor methods that are casts: `x.float()` is aten::to(x, 6) in TorchScript.
 std::optional<DType> cast_method(const std::string& method) {
   static const std::map<std::string, DType> casts = {
-      {"float", DType::Float32}, {"double", DType::Float64}, {"half", DType::Float16},
-      {"bfloat16", DType::BFloat16}, {"bool", DType::Bool},   {"int", DType::Int32},
-      {"long", DType::Int64},    {"short", DType::Int16},     {"char", DType::Int8},
-      {"byte", DType::UInt8},
+      {"float", DType::Float32}, {"double", DType::Float64}, {"half", DType::Float16}, {"bfloat16", DType::BFloat16},
+      {"bool", DType::Bool},     {"int", DType::Int32},      {"long", DType::Int64},   {"short", DType::Int16},
+      {"char", DType::Int8},     {"byte", DType::UInt8},
   };
   auto it = casts.find(method);
   if (it == casts.end()) return std::nullopt;
@@ -312,8 +327,8 @@ class Importer {
     std::string attr = args.size() == 2 && args[1].is_string() ? args[1].get<std::string>() : "";
     std::vector<ir::Value*> inputs;
     if (!args.empty()) inputs.push_back(value_of(args[0]));
-    ir::Value* out = single(attr == "shape" ? "aten::size" : "prim::GetAttr", inputs, node.value("name", ""),
-                            declared_type(node));
+    ir::Value* out =
+        single(attr == "shape" ? "aten::size" : "prim::GetAttr", inputs, node.value("name", ""), declared_type(node));
     if (attr != "shape") out->producer->set_attr("name", ir::Attr::of_str(attr));
     return out;
   }
@@ -324,7 +339,8 @@ class Importer {
   ir::Value* getitem(const json& node) {
     const json& args = node.value("args", json::array());
     const std::string name = node.value("name", "");
-    if (args.size() != 2) throw Malformed("node `" + name + "` indexes with " + std::to_string(args.size()) + " arguments");
+    if (args.size() != 2)
+      throw Malformed("node `" + name + "` indexes with " + std::to_string(args.size()) + " arguments");
     ir::Value* base = value_of(args[0]);
     ir::Type result = declared_type(node);
     if (!base->type.is_tensor() || indexes_untyped_tuple(*base, args[1])) {
@@ -355,8 +371,9 @@ class Importer {
         if (dim < 0) ++dim;
       } else {
         const json& s = item.at("slice");  // [start, stop, step]; at() throws on a short one
-        current = single("aten::slice", {current, int_constant(dim), value_of(s.at(0)), value_of(s.at(1)),
-                                         s.at(2).is_null() ? int_constant(1) : value_of(s.at(2))},
+        current = single("aten::slice",
+                         {current, int_constant(dim), value_of(s.at(0)), value_of(s.at(1)),
+                          s.at(2).is_null() ? int_constant(1) : value_of(s.at(2))},
                          out, type);
         ++dim;
       }
@@ -415,13 +432,16 @@ class Importer {
     if (!arg.is_object()) throw Malformed("an argument of an unknown kind: " + arg.dump());
     if (arg.contains("node")) {
       auto it = values_.find(arg["node"].get<std::string>());
-      if (it == values_.end()) throw Malformed("a node uses `" + arg["node"].get<std::string>() + "` before it is defined");
+      if (it == values_.end())
+        throw Malformed("a node uses `" + arg["node"].get<std::string>() + "` before it is defined");
       return it->second;
     }
     if (arg.contains("tuple")) return construct("prim::TupleConstruct", arg["tuple"], ir::Type::simple(K::Tuple));
-    if (arg.contains("dict")) return construct("prim::DictConstruct", flattened_pairs(arg["dict"]), ir::Type::other("Dict"));
+    if (arg.contains("dict"))
+      return construct("prim::DictConstruct", flattened_pairs(arg["dict"]), ir::Type::other("Dict"));
     if (arg.contains("dtype")) return int_constant(ir::scalar_type_code(dtype_named(arg["dtype"])).value_or(-1));
-    if (arg.contains("float")) return constant(ir::Attr::of_float(special_float(arg["float"])), ir::Type::simple(K::Float));
+    if (arg.contains("float"))
+      return constant(ir::Attr::of_float(special_float(arg["float"])), ir::Type::simple(K::Float));
     if (arg.contains("device"))
       return constant(ir::Attr::of_str(arg["device"].get<std::string>()), ir::Type::simple(K::Device));
     return constant(ir::Attr::of_str(arg.dump()), ir::Type::other("object"));  // slice, repr
@@ -459,11 +479,11 @@ class Importer {
   ir::Model model_;
   ir::Function* fn_ = nullptr;
   std::map<std::string, ir::Value*> values_;         // FX node name -> value
-  std::set<const ir::Value*> typed_;                  // values whose type ShapeProp recorded
+  std::set<const ir::Value*> typed_;                 // values whose type ShapeProp recorded
   std::map<std::string, ir::Value*> module_values_;  // module path -> its GetAttr
-  ir::SourceLoc loc_;                                 // of the FX node being imported
-  std::string scope_;                                 // its Python function ("Child.forward@12")
-  std::optional<std::string> module_;                 // and that function's `self` ("head")
+  ir::SourceLoc loc_;                                // of the FX node being imported
+  std::string scope_;                                // its Python function ("Child.forward@12")
+  std::optional<std::string> module_;                // and that function's `self` ("head")
   int counter_ = 0;
 };
 

@@ -29,7 +29,7 @@ std::string read_prefix(const std::string& path, size_t n) {
 // (STACK_GLOBAL of two short strings), or nullopt when it starts with a plain container.
 std::optional<std::string> first_pickled_class(const std::string& pickle) {
   size_t pos = 0;
-  if (pickle.size() >= 2 && static_cast<unsigned char>(pickle[0]) == 0x80) pos = 2;  // PROTO
+  if (pickle.size() >= 2 && static_cast<unsigned char>(pickle[0]) == 0x80) pos = 2;      // PROTO
   if (pos < pickle.size() && static_cast<unsigned char>(pickle[pos]) == 0x95) pos += 9;  // FRAME
   if (pos >= pickle.size()) return std::nullopt;
   if (pickle[pos] == 'c') {
@@ -57,13 +57,14 @@ std::string describe_pickle(const std::string& pickle) {
   if (!cls) {
     if (pickle.find("_rebuild_tensor") != std::string::npos)
       return "holds tensors saved with torch.save (a state_dict or a container of tensors), "
-             "not a TorchScript model; qlint needs the model's code: " + std::string(kExportHint);
-    return "holds a Python object saved with torch.save, not a TorchScript model; " +
-           std::string(kExportHint);
+             "not a TorchScript model; qlint needs the model's code: " +
+             std::string(kExportHint);
+    return "holds a Python object saved with torch.save, not a TorchScript model; " + std::string(kExportHint);
   }
   if (*cls == "collections.OrderedDict")
     return "holds a state_dict (weights only) saved with torch.save, not a TorchScript model; "
-           "qlint needs the model's code: " + std::string(kExportHint);
+           "qlint needs the model's code: " +
+           std::string(kExportHint);
   if (cls->rfind("torch._utils._rebuild", 0) == 0)
     return "holds a tensor saved with torch.save, not a TorchScript model";
   return "is a torch.save() pickle of the Python object " + *cls +
@@ -101,10 +102,8 @@ void probe_archive(const std::string& path) {
   check_file(path);
   std::string magic = read_prefix(path, 4);
   if (magic.size() >= 2 && static_cast<unsigned char>(magic[0]) == 0x80)
-    throw ImportError("is a legacy (pre-1.6) torch.save file, not a TorchScript archive; " +
-                      std::string(kExportHint));
-  if (magic != std::string("PK\x03\x04", 4))
-    throw ImportError("is not a TorchScript archive (not a zip file)");
+    throw ImportError("is a legacy (pre-1.6) torch.save file, not a TorchScript archive; " + std::string(kExportHint));
+  if (magic != std::string("PK\x03\x04", 4)) throw ImportError("is not a TorchScript archive (not a zip file)");
   std::string problem;
   try {
     caffe2::serialize::PyTorchStreamReader reader(path);

@@ -5,8 +5,10 @@
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/script.h>
 
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
+#include <iostream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -30,20 +32,34 @@ ir::DType convert_dtype(at::ScalarType t) {
   using S = at::ScalarType;
   using D = ir::DType;
   switch (t) {
-    case S::Bool: return D::Bool;
-    case S::Byte: return D::UInt8;
-    case S::Char: return D::Int8;
-    case S::Short: return D::Int16;
-    case S::Int: return D::Int32;
-    case S::Long: return D::Int64;
-    case S::Half: return D::Float16;
-    case S::BFloat16: return D::BFloat16;
-    case S::Float: return D::Float32;
-    case S::Double: return D::Float64;
-    case S::QInt8: return D::QInt8;
-    case S::QUInt8: return D::QUInt8;
-    case S::QInt32: return D::QInt32;
-    default: return D::Unknown;
+    case S::Bool:
+      return D::Bool;
+    case S::Byte:
+      return D::UInt8;
+    case S::Char:
+      return D::Int8;
+    case S::Short:
+      return D::Int16;
+    case S::Int:
+      return D::Int32;
+    case S::Long:
+      return D::Int64;
+    case S::Half:
+      return D::Float16;
+    case S::BFloat16:
+      return D::BFloat16;
+    case S::Float:
+      return D::Float32;
+    case S::Double:
+      return D::Float64;
+    case S::QInt8:
+      return D::QInt8;
+    case S::QUInt8:
+      return D::QUInt8;
+    case S::QInt32:
+      return D::QInt32;
+    default:
+      return D::Unknown;
   }
 }
 
@@ -89,11 +105,16 @@ ir::Attr ivalue_attr(const c10::IValue& v) {
 std::optional<ir::Attr> node_attr(const jit::Node& n, jit::Symbol name) {
   using K = jit::AttributeKind;
   switch (n.kindOf(name)) {
-    case K::i: return ir::Attr::of_int(n.i(name));
-    case K::f: return ir::Attr::of_float(n.f(name));
-    case K::s: return ir::Attr::of_str(n.s(name));
-    case K::t: return tensor_attr(n.t(name));
-    case K::ival: return ivalue_attr(n.ival(name));
+    case K::i:
+      return ir::Attr::of_int(n.i(name));
+    case K::f:
+      return ir::Attr::of_float(n.f(name));
+    case K::s:
+      return ir::Attr::of_str(n.s(name));
+    case K::t:
+      return tensor_attr(n.t(name));
+    case K::ival:
+      return ivalue_attr(n.ival(name));
     case K::is: {
       ir::Attr a;
       a.kind = ir::Attr::Kind::Ints;
@@ -106,7 +127,8 @@ std::optional<ir::Attr> node_attr(const jit::Node& n, jit::Symbol name) {
       a.floats = n.fs(name);
       return a;
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -176,7 +198,10 @@ class Importer {
   }
 
   void import_block(jit::Block& from, ir::Block& to) {
-    for (jit::Value* in : from.inputs()) values_[in] = fn_->add_param(to, in->debugName(), type_of(in));
+    for (jit::Value* in : from.inputs()) {
+      values_[in] = fn_->add_param(to, in->debugName(), type_of(in));
+      values_[in]->origin = in;
+    }
     for (jit::Node* n : from.nodes()) import_node(*n, to);
     for (jit::Value* out : from.outputs()) to.returns.push_back(lookup(out));
   }
@@ -193,7 +218,10 @@ class Importer {
       node->blocks.back()->owner = node;
       import_block(*b, *node->blocks.back());
     }
-    for (jit::Value* out : n.outputs()) values_[out] = fn_->add_output(*node, out->debugName(), type_of(out));
+    for (jit::Value* out : n.outputs()) {
+      values_[out] = fn_->add_output(*node, out->debugName(), type_of(out));
+      values_[out]->origin = out;
+    }
   }
 
   void copy_attributes(jit::Node& n, ir::Node& node) {
@@ -267,13 +295,20 @@ class Importer {
       return out;
     }
     switch (t->kind()) {
-      case c10::TypeKind::IntType: return ir::Type::simple(K::Int);
-      case c10::TypeKind::FloatType: return ir::Type::simple(K::Float);
-      case c10::TypeKind::BoolType: return ir::Type::simple(K::Bool);
-      case c10::TypeKind::StringType: return ir::Type::simple(K::Str);
-      case c10::TypeKind::NoneType: return ir::Type::simple(K::None);
-      case c10::TypeKind::DeviceObjType: return ir::Type::simple(K::Device);
-      default: break;
+      case c10::TypeKind::IntType:
+        return ir::Type::simple(K::Int);
+      case c10::TypeKind::FloatType:
+        return ir::Type::simple(K::Float);
+      case c10::TypeKind::BoolType:
+        return ir::Type::simple(K::Bool);
+      case c10::TypeKind::StringType:
+        return ir::Type::simple(K::Str);
+      case c10::TypeKind::NoneType:
+        return ir::Type::simple(K::None);
+      case c10::TypeKind::DeviceObjType:
+        return ir::Type::simple(K::Device);
+      default:
+        break;
     }
     if (auto list = t->cast<c10::ListType>()) return container(K::List, {list->getElementType()});
     if (auto opt = t->cast<c10::OptionalType>()) return container(K::Optional, {opt->getElementType()});
@@ -291,8 +326,7 @@ class Importer {
   ir::Value* lookup(jit::Value* v) {
     auto it = values_.find(v);
     if (it == values_.end())
-      throw ImportError("internal error: value %" + v->debugName() + " used before definition in " +
-                        fn_->name);
+      throw ImportError("internal error: value %" + v->debugName() + " used before definition in " + fn_->name);
     return it->second;
   }
 
@@ -306,7 +340,6 @@ class Importer {
   std::unordered_map<const jit::Value*, std::string> module_paths_;
 };
 
-
 std::string first_line(const std::string& text) {
   size_t start = text.find_first_not_of(" \n");
   if (start == std::string::npos) return "";
@@ -319,7 +352,8 @@ std::string operator_library_hint(const std::string& ns) {
   if (ns != "torchvision") return "";
   std::error_code ec;
   const std::filesystem::path dir = "/usr/lib/python3/dist-packages/torchvision";
-  for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::end(it); it.increment(ec)) {
+  for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::end(it);
+       it.increment(ec)) {
     std::string name = it->path().filename().string();
     if (name.rfind("_C.", 0) == 0 && it->path().extension() == ".so")
       return " (torchvision's operators are in " + it->path().string() + ")";
@@ -333,7 +367,8 @@ std::string load_failure(const std::string& what) {
   std::smatch m;
   if (!std::regex_search(what, m, unknown_op)) return "cannot be loaded as TorchScript: " + first_line(what);
   std::string op = m[1];
-  return "uses the operator " + op + ", which LibTorch does not know; load the library that defines it with "
+  return "uses the operator " + op +
+         ", which LibTorch does not know; load the library that defines it with "
          "--load-library FILE (or operator-libraries in the configuration)" +
          operator_library_hint(op.substr(0, op.find("::")));
 }
@@ -361,12 +396,15 @@ ir::Model import_module(const jit::Module& module, const std::string& path) {
     throw ImportError("could not be imported: " + error_summary(e));
   }
   auto problems = ir::verify(model);
-  if (!problems.empty())
-    throw ImportError("internal error: the imported IR is malformed: " + problems.front());
+  if (!problems.empty()) throw ImportError("internal error: the imported IR is malformed: " + problems.front());
   return model;
 }
 
+// Every read of an archive goes through here. QLINT_DEBUG=load logs each on stderr, so the
+// tests can count them (`qlint --fix` reads the user's archive once).
 jit::Module load_torchscript(const std::string& path) {
+  if (const char* debug = std::getenv("QLINT_DEBUG"); debug && std::string(debug).find("load") != std::string::npos)
+    std::cerr << "qlint: debug: loading " << path << "\n";
   probe_archive(path);
   return load_module(path);
 }

@@ -25,9 +25,7 @@ std::optional<jit::SourceRange> user_range(const jit::Node& n) {
   return range;
 }
 
-bool is_pytorch_file(const std::string& file) {
-  return file.find("-packages/torch/") != std::string::npos;
-}
+bool is_pytorch_file(const std::string& file) { return file.find("-packages/torch/") != std::string::npos; }
 
 std::string read_source_line(const std::string& file, int wanted) {
   std::ifstream in(file);

@@ -61,18 +61,20 @@ TEST_F(Config, QlintTomlWinsOverPyprojectAndIsFoundUpward) {
 }
 
 TEST_F(Config, PerFileIgnoresMatchModelsAndSources) {
-  write(".qlint.toml", "[per-file-ignores]\n\"models/legacy/*\" = [\"bool-arith\", \"eq-nonzero-const\"]\n"
-                       "\"*s1_eq_one.py\" = [\"shared-stub-mask\"]\n");
+  write(".qlint.toml",
+        "[per-file-ignores]\n\"models/legacy/*\" = [\"bool-arith\", \"eq-nonzero-const\"]\n"
+        "\"*s1_eq_one.py\" = [\"shared-stub-mask\"]\n");
   EXPECT_EQ(findings({path("models/legacy/s1.pt")}), std::vector<std::string>{});
-  EXPECT_EQ(findings({path("models/s1.pt")}), (std::vector<std::string>{"eq-nonzero-const:warning", "bool-arith:warning"}));
+  EXPECT_EQ(findings({path("models/s1.pt")}),
+            (std::vector<std::string>{"eq-nonzero-const:warning", "bool-arith:warning"}));
 }
 
 TEST_F(Config, StubClassesAndBits) {
   fs::copy_file(example_model("rules/toolchain_stub"), dir_ / "models" / "toolchain.pt");
   write(".qlint.toml", "quant-stub-classes = [\"ToolchainQuantStub\"]\nbits = 8\n");
   EXPECT_EQ(findings({path("models/toolchain.pt")}), std::vector<std::string>{"eq-nonzero-const:warning"});
-  auto r = run_qlint_configured({"check", "--format", "json", path("models/s1.pt"), "--input",
-                      build_path("examples/inputs/seed/s1_eq_one.pt")});
+  auto r = run_qlint_configured(
+      {"check", "--format", "json", path("models/s1.pt"), "--input", build_path("examples/inputs/seed/s1_eq_one.pt")});
   json doc = json::parse(r.out);
   bool int8 = false;
   for (const auto& d : doc["diagnostics"])

@@ -20,7 +20,8 @@ using testing::run_qlint;
 
 std::vector<std::string> rules_of(const json& doc) {
   std::vector<std::string> out;
-  for (const auto& d : doc["diagnostics"]) out.push_back(d["rule"].get<std::string>() + "@" + std::to_string(d["line"].get<int>()));
+  for (const auto& d : doc["diagnostics"])
+    out.push_back(d["rule"].get<std::string>() + "@" + std::to_string(d["line"].get<int>()));
   return out;
 }
 
@@ -32,12 +33,14 @@ TEST(Conventions, SuppressionCommentsSilenceTheirLine) {
 }
 
 TEST(Conventions, UnusedSuppressionIsOptIn) {
-  json on = json::parse(run_qlint({"check", "--format", "json", "--select", "ALL,unused-suppression",
-                                   example_model("rules/suppressed")}).out);
+  json on = json::parse(
+      run_qlint({"check", "--format", "json", "--select", "ALL,unused-suppression", example_model("rules/suppressed")})
+          .out);
   EXPECT_EQ(rules_of(on), (std::vector<std::string>{"bool-arith@19", "unused-suppression@20"}));
   EXPECT_EQ(on["diagnostics"][1]["column"], 26);  // the comment itself
-  json only = json::parse(run_qlint({"check", "--format", "json", "--select", "unused-suppression",
-                                     example_model("rules/suppressed")}).out);
+  json only = json::parse(
+      run_qlint({"check", "--format", "json", "--select", "unused-suppression", example_model("rules/suppressed")})
+          .out);
   EXPECT_EQ(rules_of(only), std::vector<std::string>{"unused-suppression@20"});
 }
 
@@ -45,7 +48,8 @@ TEST(Conventions, SelectIgnoreAndExitZero) {
   std::string s1 = example_model("seed/s1_eq_one");
   EXPECT_EQ(rules_of(json::parse(run_qlint({"check", "--format", "json", "--select", "bool-arith", s1}).out)),
             std::vector<std::string>{"bool-arith@17"});
-  EXPECT_EQ(rules_of(json::parse(run_qlint({"check", "--format", "json", "--ignore", "bool-arith,shared-stub-mask", s1}).out)),
+  EXPECT_EQ(rules_of(json::parse(
+                run_qlint({"check", "--format", "json", "--ignore", "bool-arith,shared-stub-mask", s1}).out)),
             std::vector<std::string>{"eq-nonzero-const@16"});
   EXPECT_EQ(run_qlint({"check", "--exit-zero", s1}).exit_code, 0);
   auto bad = run_qlint({"check", "--select", "no-such-rule", s1});
@@ -86,7 +90,8 @@ class ParallelRuns : public testing::TempDirTest {
  protected:
   std::string copies(const std::string& name) {
     fs::create_directories(dir_ / name);
-    for (int i = 0; i < 4; ++i) fs::copy_file(example_model("seed/s1_eq_one"), dir_ / name / ("s1_" + std::to_string(i) + ".pt"));
+    for (int i = 0; i < 4; ++i)
+      fs::copy_file(example_model("seed/s1_eq_one"), dir_ / name / ("s1_" + std::to_string(i) + ".pt"));
     fs::copy_file(example_model("seed/s6_separate_stubs"), dir_ / name / "s6.pt");
     return (dir_ / name).string();
   }
@@ -106,8 +111,12 @@ TEST_F(ParallelRuns, EveryModelIsFixedAndVerified) {
   auto r = run_qlint({"check", "--fix", "-j", "4", "--input", build_path("examples/inputs/seed/s1_eq_one.pt"), models});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   size_t resolved = 0, verified = 0;
-  for (size_t at = r.out.find("Resolved 3 of 3 problems"); at != std::string::npos; at = r.out.find("Resolved 3 of 3", at + 1)) ++resolved;
-  for (size_t at = r.out.find("SQNR 0.0 dB -> 85.8 dB"); at != std::string::npos; at = r.out.find("SQNR 0.0 dB -> 85.8", at + 1)) ++verified;
+  for (size_t at = r.out.find("Resolved 3 of 3 problems"); at != std::string::npos;
+       at = r.out.find("Resolved 3 of 3", at + 1))
+    ++resolved;
+  for (size_t at = r.out.find("SQNR 0.0 dB -> 85.8 dB"); at != std::string::npos;
+       at = r.out.find("SQNR 0.0 dB -> 85.8", at + 1))
+    ++verified;
   EXPECT_EQ(resolved, 4u) << r.out;
   EXPECT_EQ(verified, 4u) << r.out;  // the S1 figures of the sequential fix (README, fix_test)
 }
@@ -115,7 +124,7 @@ TEST_F(ParallelRuns, EveryModelIsFixedAndVerified) {
 TEST(Conventions, StatisticsCountPerRule) {
   auto r = run_qlint({"check", "--statistics", build_path("examples/seed")});
   EXPECT_NE(r.out.find("    2  eq-nonzero-const\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("    3  bool-arith\n"), std::string::npos) << r.out;  // s1, s1_in_child, s2
+  EXPECT_NE(r.out.find("    3  bool-arith\n"), std::string::npos) << r.out;        // s1, s1_in_child, s2
   EXPECT_NE(r.out.find("    6  shared-stub-mask\n"), std::string::npos) << r.out;  // s1 to s5, s1_in_child
 }
 
@@ -177,16 +186,19 @@ TEST(Formats, SarifHasWhatCodeScanningNeeds) {
   EXPECT_EQ(change["artifactLocation"]["uri"], "examples/seed/s1_eq_one.py");
   ASSERT_EQ(change["replacements"].size(), 2u);
   const json& declaration = change["replacements"][0];
-  EXPECT_EQ(declaration["deletedRegion"], json::parse(R"({"startLine": 12, "startColumn": 1, "endLine": 12, "endColumn": 1})"));
+  EXPECT_EQ(declaration["deletedRegion"],
+            json::parse(R"({"startLine": 12, "startColumn": 1, "endLine": 12, "endColumn": 1})"));
   EXPECT_EQ(declaration["insertedContent"]["text"], "        self.mask_quant = QuantStub()\n");
   const json& operand = change["replacements"][1];
-  EXPECT_EQ(operand["deletedRegion"], json::parse(R"({"startLine": 17, "startColumn": 19, "endLine": 17, "endColumn": 38})"));
+  EXPECT_EQ(operand["deletedRegion"],
+            json::parse(R"({"startLine": 17, "startColumn": 19, "endLine": 17, "endColumn": 38})"));
   EXPECT_EQ(operand["insertedContent"]["text"], "self.mask_quant(mask[:, :, :, None].to(torch.float))");
   // The reroot fix of eq-nonzero-const needs a float alias line before the stub call.
   const json& eq = run["results"][1];
   EXPECT_EQ(eq["ruleId"], "eq-nonzero-const");
   ASSERT_TRUE(eq.contains("fixes"));
-  EXPECT_EQ(eq["fixes"][0]["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"], "        x_float = x\n");
+  EXPECT_EQ(eq["fixes"][0]["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"],
+            "        x_float = x\n");
 }
 
 // A model that cannot be read must not vanish from machine-read output: SARIF reports it as a
@@ -210,7 +222,8 @@ TEST(Formats, UnreadableModelsAreReportedInSarifAndGithubOutput) {
 
   auto github_run = run_qlint({"check", "--format", "github", unreadable, example_model("seed/s1_eq_one")});
   EXPECT_EQ(github_run.exit_code, 2);
-  EXPECT_TRUE(std::regex_search(github_run.out, std::regex("^::error file=[^,]*state_dict\\.pt,title=qlint::.*state_dict")))
+  EXPECT_TRUE(
+      std::regex_search(github_run.out, std::regex("^::error file=[^,]*state_dict\\.pt,title=qlint::.*state_dict")))
       << github_run.out;
   EXPECT_NE(github_run.out.find("title=eq-nonzero-const::"), std::string::npos) << github_run.out;
 }

@@ -48,7 +48,6 @@ class Fix : public testing::TempDirTest {
     EXPECT_NE(r.exit_code, 2) << r.err;
     return json::parse(r.out);
   }
-
 };
 
 std::vector<std::string> example_models() {
@@ -93,7 +92,8 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
 
     // None of the fixed hazards is reported on the result.
     std::set<std::string> fixed_hazards;
-    for (const auto& a : fix["applied"]) fixed_hazards.insert(a["rule"].get<std::string>() + "@" + location_key(a["location"]));
+    for (const auto& a : fix["applied"])
+      fixed_hazards.insert(a["rule"].get<std::string>() + "@" + location_key(a["location"]));
     json after = fix_json(std::vector<std::string>{fixed});
     for (const auto& d : after["diagnostics"]) {
       std::string key = d["rule"].get<std::string>() + "@" + d["file"].get<std::string>() + ":" +
@@ -123,14 +123,32 @@ TEST_F(Fix, SeedS1AndS4ReachSixtyDecibels) {
 }
 
 TEST_F(Fix, TextSummaryShowsTheProof) {
-  auto r = run_qlint({"--fix", "-o", tmp("fixed.pt"), "--input", example_input("seed/s1_eq_one"),
-                      example_model("seed/s1_eq_one")});
+  auto r = run_qlint(
+      {"--fix", "-o", tmp("fixed.pt"), "--input", example_input("seed/s1_eq_one"), example_model("seed/s1_eq_one")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Resolved 3 of 3 problems"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("float outputs bit-identical, parameters and buffers unchanged"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("output 0: SQNR 0.0 dB -> 85.8 dB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("comparison results flipped: 4 of 8 -> 0 of 8"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Wrote "), std::string::npos) << r.out;
+}
+
+// --fix plans, applies, verifies and writes over one loaded module: the user's archive is read
+// once (the simulator instruments clones of it), and the fixed archive once, to verify it.
+// QLINT_DEBUG=load logs every archive qlint reads.
+TEST_F(Fix, ReadsTheOriginalArchiveOnce) {
+  const std::string model = example_model("seed/s1_eq_one");
+  auto r = run_qlint_with_env({"QLINT_DEBUG=load"},
+                              {"--fix", "-o", tmp("fixed.pt"), "--input", example_input("seed/s1_eq_one"), model});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int original = 0, fixed = 0;
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);) {
+    if (line == "qlint: debug: loading " + model) ++original;
+    if (line.rfind("qlint: debug: loading ", 0) == 0 && line.find(".fixed.pt.qlint-") != std::string::npos) ++fixed;
+  }
+  EXPECT_EQ(original, 1) << r.err;
+  EXPECT_EQ(fixed, 1) << r.err;
 }
 
 TEST_F(Fix, DiffShowsThePythonChangeAndWritesNothing) {

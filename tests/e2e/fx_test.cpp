@@ -152,8 +152,9 @@ TEST(FxExporter, MissingFileAndClassAreOneLine) {
   auto missing = run_program({QLINT_PYTHON, exporter, "/nonexistent/model.py", "-o", "/tmp/x.fx.json"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(missing.err, "qlint-fx-export: error: /nonexistent/model.py: no such file\n");
-  auto no_class = run_program({QLINT_PYTHON, exporter, std::string(QLINT_SOURCE_DIR) + "/examples/rules/reused_stub.py:Nope",
-                               "-o", "/tmp/x.fx.json"});
+  auto no_class =
+      run_program({QLINT_PYTHON, exporter, std::string(QLINT_SOURCE_DIR) + "/examples/rules/reused_stub.py:Nope", "-o",
+                   "/tmp/x.fx.json"});
   EXPECT_EQ(no_class.exit_code, 2);
   EXPECT_NE(no_class.err.find("defines no `Nope`"), std::string::npos) << no_class.err;
 }

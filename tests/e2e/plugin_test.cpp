@@ -77,16 +77,18 @@ TEST(CustomOperators, AnUnknownOperatorNamesItsLibrary) {
   auto r = run_qlint({"check", kNmsModel});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "qlint: error: build/tests/models/torchvision_nms.pt: uses the operator torchvision::nms, which "
-                   "LibTorch does not know; load the library that defines it with --load-library FILE (or "
-                   "operator-libraries in the configuration) (torchvision's operators are in " +
-                       torchvision_ops_library() + ")\n");
+  EXPECT_EQ(r.err,
+            "qlint: error: build/tests/models/torchvision_nms.pt: uses the operator torchvision::nms, which "
+            "LibTorch does not know; load the library that defines it with --load-library FILE (or "
+            "operator-libraries in the configuration) (torchvision's operators are in " +
+                torchvision_ops_library() + ")\n");
 }
 
 TEST(CustomOperators, LoadLibraryMakesTheModelReadable) {
   auto check = run_qlint({"check", "--load-library", torchvision_ops_library(), kNmsModel});
   EXPECT_EQ(check.exit_code, 1) << check.err;
-  EXPECT_NE(check.out.find("tests/e2e/torchvision_ops_model.py:20:36: warning: `==` compares `kept`"), std::string::npos)
+  EXPECT_NE(check.out.find("tests/e2e/torchvision_ops_model.py:20:36: warning: `==` compares `kept`"),
+            std::string::npos)
       << check.out;
   auto sim = run_qlint({"sim", "--load-library", torchvision_ops_library(), kNmsModel, "--random-input", "5x4,5"});
   EXPECT_EQ(sim.exit_code, 0) << sim.err;
@@ -96,9 +98,10 @@ TEST(CustomOperators, LoadLibraryMakesTheModelReadable) {
 TEST(CustomOperators, AMissingLibraryIsOneLine) {
   auto r = run_qlint({"check", "--load-library", "/nonexistent/libops.so", kNmsModel});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "qlint: error: build/tests/models/torchvision_nms.pt: cannot load the operator library "
-                   "/nonexistent/libops.so: /nonexistent/libops.so: cannot open shared object file: No such file or "
-                   "directory\n");
+  EXPECT_EQ(r.err,
+            "qlint: error: build/tests/models/torchvision_nms.pt: cannot load the operator library "
+            "/nonexistent/libops.so: /nonexistent/libops.so: cannot open shared object file: No such file or "
+            "directory\n");
 }
 
 // `operator-libraries` in .qlint.toml, relative to the configuration file.

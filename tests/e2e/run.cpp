@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <set>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -37,7 +37,8 @@ RunResult run_qlint_configured(const std::vector<std::string>& args) {
 }
 
 RunResult run_qlint(const std::vector<std::string>& args) {
-  static const std::set<std::string> other_commands = {"dump", "sim", "rules", "explain", "docs", "--help", "--version"};
+  static const std::set<std::string> other_commands = {"dump", "sim",    "rules",    "explain",
+                                                       "docs", "--help", "--version"};
   bool is_check = args.empty() || !other_commands.count(args[0]);
   bool has_config = std::find(args.begin(), args.end(), "--config") != args.end();
   std::vector<std::string> with = args;
@@ -87,8 +88,6 @@ std::string example_model(const std::string& name) {
   return std::string(QLINT_BUILD_DIR) + "/examples/" + path + ".pt";
 }
 
-std::string build_path(const std::string& relative) {
-  return std::string(QLINT_BUILD_DIR) + "/" + relative;
-}
+std::string build_path(const std::string& relative) { return std::string(QLINT_BUILD_DIR) + "/" + relative; }
 
 }  // namespace qlint::testing

@@ -21,7 +21,9 @@ using testing::run_qlint;
 using testing::run_reference;
 
 std::string example_input(const std::string& name) { return build_path("examples/inputs/" + name + ".pt"); }
-std::string example_source(const std::string& name) { return std::string(QLINT_SOURCE_DIR) + "/examples/" + name + ".py"; }
+std::string example_source(const std::string& name) {
+  return std::string(QLINT_SOURCE_DIR) + "/examples/" + name + ".py";
+}
 std::string test_file(const std::string& name) { return build_path("tests/models/" + name); }
 
 class Sim : public testing::TempDirTest {
@@ -60,8 +62,8 @@ TEST_F(Sim, CalibratesOverSeveralBatches) {
   // S3's code with the S1 data and the S4 data as two calibration batches: the scale covers
   // both (70000 sets it), and both batches are simulated with it.
   expect_bit_exact("seed/s3_mask_stub", "16", {example_input("seed/s1_eq_one"), example_input("seed/s4_shared_scale")});
-  json r = sim_json("seed/s3_mask_stub", {"--input", example_input("seed/s1_eq_one"), "--input",
-                                          example_input("seed/s4_shared_scale")});
+  json r = sim_json("seed/s3_mask_stub",
+                    {"--input", example_input("seed/s1_eq_one"), "--input", example_input("seed/s4_shared_scale")});
   EXPECT_EQ(r["batches"], 2);
   EXPECT_NEAR(r["quant_points"][0]["scale"].get<double>(), 2.1362631, 5e-8);
 }
@@ -80,10 +82,11 @@ TEST_F(Sim, SeedS1ScaleMaskAndZeroOutput) {
 }
 
 TEST_F(Sim, SeedS4SharedScaleZeroesTheMask) {
-  json r = sim_json("seed/s4_shared_scale", {"--input", example_input("seed/s4_shared_scale"), "--save-outputs", tmp("s4.pt")});
+  json r = sim_json("seed/s4_shared_scale",
+                    {"--input", example_input("seed/s4_shared_scale"), "--save-outputs", tmp("s4.pt")});
   ASSERT_EQ(r["quant_points"].size(), 2u);
   EXPECT_EQ(r["quant_points"][0]["path"], "quant");
-  EXPECT_NEAR(r["quant_points"][0]["scale"].get<double>(), 2.1362631, 5e-8);  // SPEC.md S4
+  EXPECT_NEAR(r["quant_points"][0]["scale"].get<double>(), 2.1362631, 5e-8);   // SPEC.md S4
   EXPECT_NEAR(r["quant_points"][1]["scale"].get<double>(), 3.0518e-05, 5e-9);  // 1 / 32767.5, SPEC.md S3
   // `x[..., -1] == 0`: the four mask ones round to 0, so four results flip to True.
   EXPECT_EQ(r["comparisons"][0]["differing"], 4);
@@ -125,16 +128,18 @@ TEST_F(Sim, InputContainers) {
                               example_input("sim/two_stub_convnet"), "--save-outputs", tmp("tuple.pt")});
   ASSERT_EQ(tuple_run.exit_code, 0) << tuple_run.err;
   for (const char* file : {"convnet_dict_input.pt", "convnet_list_input.pt"}) {
-    auto r = run_qlint({"sim", example_model("sim/two_stub_convnet"), "--input", test_file(file), "--save-outputs",
-                        tmp("other.pt")});
+    auto r = run_qlint(
+        {"sim", example_model("sim/two_stub_convnet"), "--input", test_file(file), "--save-outputs", tmp("other.pt")});
     ASSERT_EQ(r.exit_code, 0) << file << r.err;
     EXPECT_EQ(run_reference({"equal", tmp("tuple.pt"), tmp("other.pt")}).exit_code, 0) << file;
   }
 }
 
 TEST_F(Sim, RandomInputsAreSeededAndReproducible) {
-  auto a = run_qlint({"sim", "--format", "json", example_model("sim/two_stub_convnet"), "--random-input", "1x3x8x8,1x4"});
-  auto b = run_qlint({"sim", "--format", "json", example_model("sim/two_stub_convnet"), "--random-input", "1x3x8x8,1x4"});
+  auto a =
+      run_qlint({"sim", "--format", "json", example_model("sim/two_stub_convnet"), "--random-input", "1x3x8x8,1x4"});
+  auto b =
+      run_qlint({"sim", "--format", "json", example_model("sim/two_stub_convnet"), "--random-input", "1x3x8x8,1x4"});
   auto c = run_qlint({"sim", "--format", "json", example_model("sim/two_stub_convnet"), "--random-input", "1x3x8x8,1x4",
                       "--seed", "7", "--batches", "3"});
   ASSERT_EQ(a.exit_code, 0) << a.err;
@@ -153,7 +158,8 @@ TEST_F(Sim, BadInputsGiveOneLineAndExitTwo) {
       {{"--input", example_input("seed/s1_eq_one")}, "holds 1 input(s) but the model's forward takes 2"},
       {{"--input", test_file("convnet_missing_key_input.pt")}, "has no entry for the model's input 'gain'"},
       {{"--input", test_file("string_input.pt")}, "not a tensor, or a tuple, list or dict of tensors"},
-      {{"--input", test_file("one_entry_dict_input.pt")}, "a dict with a single entry, which LibTorch 1.13 cannot read"},
+      {{"--input", test_file("one_entry_dict_input.pt")},
+       "a dict with a single entry, which LibTorch 1.13 cannot read"},
       {{"--random-input", "1x3x8x8"}, "1 shape(s) given but the model's forward takes 2"},
       {{"--random-input", "1xZ"}, "is not a list of shapes"},
       {{}, "no inputs"},
@@ -181,8 +187,8 @@ TEST_F(Sim, TextReport) {
 }
 
 TEST_F(Sim, CheckWithInputAttachesEvidence) {
-  auto r = run_qlint({"check", "--format", "json", example_model("seed/s1_eq_one"), "--input",
-                      example_input("seed/s1_eq_one")});
+  auto r = run_qlint(
+      {"check", "--format", "json", example_model("seed/s1_eq_one"), "--input", example_input("seed/s1_eq_one")});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   json doc = json::parse(r.out);
   bool eq_seen = false;
@@ -202,7 +208,8 @@ TEST_F(Sim, CheckWithInputAttachesEvidence) {
   EXPECT_EQ(d["severity"], "error");
   EXPECT_NE(d["message"].get<std::string>().find("at its scale 2.1363 the mask value 1.0 quantizes to 0"),
             std::string::npos);
-  EXPECT_EQ(d["notes"][0], "the int16 simulation over 1 input batch flips 4 of 8 results of the mask comparison on line 17");
+  EXPECT_EQ(d["notes"][0],
+            "the int16 simulation over 1 input batch flips 4 of 8 results of the mask comparison on line 17");
   // Without inputs nothing is simulated and the findings stay warnings.
   json plain = json::parse(run_qlint({"check", "--format", "json", example_model("seed/s4_shared_scale")}).out);
   EXPECT_EQ(plain["diagnostics"][0]["severity"], "warning");

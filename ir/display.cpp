@@ -1,0 +1,25 @@
+#include "ir/display.h"
+
+#include <filesystem>
+
+namespace qlint::ir {
+
+namespace fs = std::filesystem;
+
+std::string display_path(const std::string& path) {
+  std::error_code ec;
+  fs::path p(path);
+  if (!p.is_absolute()) return path;
+  fs::path cwd = fs::current_path(ec);
+  if (ec) return path;
+  fs::path rel = p.lexically_relative(cwd);
+  if (rel.empty() || *rel.begin() == "..") return path;
+  return rel.string();
+}
+
+std::string display_location(const SourceLoc& loc) {
+  if (!loc.known()) return "(no source location)";
+  return display_path(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
+}
+
+}  // namespace qlint::ir

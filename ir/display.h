@@ -1,0 +1,23 @@
+// How qlint shows paths and source locations to users, and the version of its JSON formats:
+// shared by every layer that renders something (the simulator's report, the command line).
+#pragma once
+
+#include <string>
+
+#include "ir/ir.h"
+
+namespace qlint::ir {
+
+// Bumped on any incompatible change of qlint's JSON output; the schema is in
+// docs/json-output.md.
+constexpr int kJsonSchemaVersion = 1;
+
+// A path as the user would like to read it: relative to the working directory when the file
+// lies under it (TorchScript records absolute paths), unchanged otherwise.
+std::string display_path(const std::string& path);
+
+// "file:line:col" for a known location (the path as display_path shows it), else
+// "(no source location)".
+std::string display_location(const SourceLoc& loc);
+
+}  // namespace qlint::ir

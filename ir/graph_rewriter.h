@@ -1,0 +1,82 @@
+// The graph edits a fix may make, in terms of qlint's IR: fix kinds (rewriter/edits/) are
+// written once against this interface, without LibTorch, and a front end carries them out on
+// its own graphs. The TorchScript front end implements it over LibTorch
+// (ir/torchscript/graph_rewriter.h); as with MLIR's PatternRewriter, every change to a model's
+// graph goes through it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace qlint::ir {
+
+// An edit does not apply to this model (a shared module class, a stub read in an unusual way):
+// the fix is skipped, and the message says why.
+struct RewriteRefused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A value of the graph being rewritten: the counterpart of an IR value (value_of), or a value
+// an inserted node produced. Only the rewriter that made it can read it.
+struct GraphValue {
+  const void* handle = nullptr;
+};
+
+// An operator argument: a graph value or an integer constant.
+struct OpArg {
+  GraphValue value;
+  std::optional<int64_t> integer;
+
+  OpArg(GraphValue v) : value(v) {}  // NOLINT(google-explicit-constructor): reads as a call
+  static OpArg of_int(int64_t i) {
+    OpArg a{GraphValue{}};
+    a.integer = i;
+    return a;
+  }
+};
+
+class GraphRewriter {
+ public:
+  virtual ~GraphRewriter() = default;
+
+  // The graph's value for an IR value of the model being rewritten.
+  virtual GraphValue value_of(const Value& value) = 0;
+
+  // The value `node` reads as its input `index` now, after the edits made so far.
+  virtual GraphValue input_of(const Node& node, size_t index) = 0;
+
+  // Inserts `kind(args...)` before `before`, with `before`'s source range; returns its output.
+  virtual GraphValue insert_op(const Node& before, const std::string& kind, const std::vector<OpArg>& args) = 0;
+
+  // Inserts a copy of `original` before `before` that reads `first_input` instead of its first
+  // input; the copy keeps `original`'s source range.
+  virtual GraphValue insert_copy(const Node& before, const Node& original, GraphValue first_input) = 0;
+
+  // Registers a clone of the module at `template_path` as the submodule `name` of the module at
+  // `owner_path` ("" for the root). Refuses when the owner's class has other instances, which
+  // would then miss the submodule, or when `name` is taken.
+  virtual void add_submodule_clone(const std::string& owner_path, const std::string& name,
+                                   const std::string& template_path) = 0;
+
+  // Inserts the attribute read `object.name` before `before`.
+  virtual GraphValue insert_get_attr(const Node& before, GraphValue object, const std::string& name) = 0;
+
+  // Inserts `module.forward(argument)` before `before`, for a submodule returning a tensor.
+  virtual GraphValue insert_forward_call(const Node& before, GraphValue module, GraphValue argument) = 0;
+
+  // `node` reads `value` as its input `index`.
+  virtual void replace_input(const Node& node, size_t index, GraphValue value) = 0;
+
+  // Every use of `node`'s single output reads `value` instead.
+  virtual void replace_uses(const Node& node, GraphValue value) = 0;
+
+  // Erases `node` once nothing reads its outputs any more, when the rewrite is finished.
+  virtual void erase_when_unused(const Node& node) = 0;
+};
+
+}  // namespace qlint::ir

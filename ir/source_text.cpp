@@ -1,0 +1,123 @@
+#include "ir/source_text.h"
+
+#include <cctype>
+#include <utility>
+#include <vector>
+
+#include "ir/ops.h"
+
+namespace qlint::ir {
+
+namespace {
+
+std::string own_name(const Value* v) {
+  std::string name = v->name;
+  auto dot = name.rfind('.');
+  if (dot != std::string::npos && dot + 1 < name.size() && std::isdigit(static_cast<unsigned char>(name[dot + 1])))
+    name = name.substr(0, dot);
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return "";
+  return name;
+}
+
+}  // namespace
+
+std::string display_name(const Value* v) {
+  for (int depth = 0; v != nullptr && depth < 16; ++depth) {
+    std::string name = own_name(v);
+    if (!name.empty()) return name;
+    if (v->producer == nullptr || !is_view_op(v->producer->kind) || v->producer->inputs.empty()) return "";
+    v = v->producer->inputs[0];
+  }
+  return "";
+}
+
+std::string source_text(const Model& model, const SourceLoc& loc) {
+  if (!loc.known() || loc.end_line != loc.line) return "";
+  const std::string* line = model.source_line(loc.file, loc.line);
+  size_t start = static_cast<size_t>(loc.column - 1);
+  size_t end = static_cast<size_t>(loc.end_column - 1);
+  if (line == nullptr || end > line->size() || start >= end) return "";
+  return line->substr(start, end - start);
+}
+
+namespace {
+
+bool strictly_inside(const SourceLoc& inner, const SourceLoc& outer) {
+  return inner.known() && inner.file == outer.file && inner.line == outer.line && inner.end_line == outer.line &&
+         inner.column >= outer.column && inner.end_column <= outer.end_column && !(inner == outer);
+}
+
+// Splits "a * b" at its one top-level occurrence of " op " (outside brackets): the offsets
+// where the right operand starts and the left one ends, or nullopt.
+std::optional<std::pair<size_t, size_t>> split_binary(const std::string& text, const std::string& op) {
+  const std::string sep = " " + op + " ";
+  int depth = 0;
+  std::vector<size_t> hits;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (depth == 0 && text.compare(i, sep.size(), sep) == 0) hits.push_back(i);
+  }
+  if (hits.size() != 1) return std::nullopt;
+  return std::make_pair(hits[0], hits[0] + sep.size());
+}
+
+bool plausible_operand(const std::string& text) {
+  return !text.empty() && text.size() <= 40 && text.find(" = ") == std::string::npos;
+}
+
+}  // namespace
+
+std::optional<SourceLoc> operand_location(const Model& model, const Node& consumer, size_t index) {
+  const Value* v = consumer.inputs.at(index);
+  if (v->producer && strictly_inside(v->producer->loc, consumer.loc) &&
+      plausible_operand(source_text(model, v->producer->loc)))
+    return v->producer->loc;
+  std::string text = source_text(model, consumer.loc);
+  auto split = split_binary(text, operator_spelling(consumer.kind));
+  if (!split || index > 1) return std::nullopt;
+  SourceLoc loc = consumer.loc;
+  if (index == 0) {
+    loc.end_column = consumer.loc.column + static_cast<int>(split->first);
+  } else {
+    loc.column = consumer.loc.column + static_cast<int>(split->second);
+  }
+  if (!plausible_operand(source_text(model, loc))) return std::nullopt;
+  return loc;
+}
+
+std::string operand_text(const Model& model, const Node& consumer, size_t index) {
+  if (auto loc = operand_location(model, consumer, index)) return "`" + source_text(model, *loc) + "`";
+  std::string name = display_name(consumer.inputs.at(index));
+  return name.empty() ? "" : "`" + name + "`";
+}
+
+namespace {
+
+const std::string* string_attr(const Node& node, const char* name) {
+  const Attr* a = node.attr(name);
+  return a != nullptr && a->kind == Attr::Kind::Str ? &a->s : nullptr;
+}
+
+}  // namespace
+
+std::optional<std::string> python_self_module(const Model& model, const Node& node) {
+  if (const std::string* recorded = string_attr(node, "module")) return *recorded;
+  if (string_attr(node, "scope") != nullptr) return std::nullopt;  // recorded: no module there
+  const Function* fn = model.function_of(node);
+  if (fn == nullptr) return std::nullopt;
+  return fn->module_path;
+}
+
+bool same_python_function(const Node& a, const Node& b) {
+  const std::string* scope_a = string_attr(a, "scope");
+  const std::string* scope_b = string_attr(b, "scope");
+  if (scope_a == nullptr || scope_b == nullptr) return true;
+  const std::string* module_a = string_attr(a, "module");
+  const std::string* module_b = string_attr(b, "module");
+  bool same_module = module_a && module_b ? *module_a == *module_b : module_a == module_b;
+  return *scope_a == *scope_b && same_module;
+}
+
+}  // namespace qlint::ir

@@ -1,0 +1,36 @@
+// The user's source text behind IR nodes: a range's text, how an operand was written, a
+// value's name. Front-end neutral (the lines come from the model's debug info), used by rules
+// for messages and by the rewriter for Python edits.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "ir/ir.h"
+
+namespace qlint::ir {
+
+// The text of a single-line source range, from the model's recorded lines ("" if unknown).
+std::string source_text(const Model& model, const SourceLoc& loc);
+
+// How the user wrote operand `index` of `consumer`: the operand's own source range when it
+// lies inside the consumer's (`x[:, :, :, -1]` in `x[:, :, :, -1] == 1`), else its side of the
+// consumer's `a op b` text, else its name, else "" for an unnamed temporary.
+std::string operand_text(const Model& model, const Node& consumer, size_t index);
+// The same, as a source range (nullopt when only the name is known).
+std::optional<SourceLoc> operand_location(const Model& model, const Node& consumer, size_t index);
+
+// The user's name for a value ("mask" for TorchScript's "mask.1"), looking through views and
+// indexing (`mask[:, None]` is "mask"), or "" for temporaries.
+std::string display_name(const Value* v);
+
+// The module instance whose `self` a node's Python line means: what the front end recorded (FX
+// inlines submodules into one graph), else the module of the IR function that holds the node.
+// None when the line is in a function without a module `self`.
+std::optional<std::string> python_self_module(const Model& model, const Node& node);
+
+// Whether two nodes come from one Python function of one module instance, as far as the front
+// end says; TorchScript's IR keeps functions apart already.
+bool same_python_function(const Node& a, const Node& b);
+
+}  // namespace qlint::ir

@@ -1,0 +1,71 @@
+// The one mutator of LibTorch graphs. The fixer uses it through ir::GraphRewriter (edits named
+// by IR nodes, mapped to the module's graph through their `origin`); the simulator uses its
+// LibTorch-level operations to instrument a copy of the model. Nothing else changes a graph.
+#pragma once
+
+#include <torch/script.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/graph_rewriter.h"
+
+namespace qlint::torchscript {
+
+namespace jit = torch::jit;
+
+class GraphRewriter final : public ir::GraphRewriter {
+ public:
+  // Rewrites the graphs of `root` and its submodules (a handle: the module itself changes).
+  explicit GraphRewriter(jit::Module root) : root_(std::move(root)) {}
+
+  // ---- ir::GraphRewriter: edits named by IR nodes of a model imported from `root` ----
+  ir::GraphValue value_of(const ir::Value& value) override;
+  ir::GraphValue input_of(const ir::Node& node, size_t index) override;
+  ir::GraphValue insert_op(const ir::Node& before, const std::string& kind, const std::vector<ir::OpArg>& args) override;
+  ir::GraphValue insert_copy(const ir::Node& before, const ir::Node& original, ir::GraphValue first_input) override;
+  void add_submodule_clone(const std::string& owner_path, const std::string& name,
+                           const std::string& template_path) override;
+  ir::GraphValue insert_get_attr(const ir::Node& before, ir::GraphValue object, const std::string& name) override;
+  ir::GraphValue insert_forward_call(const ir::Node& before, ir::GraphValue module, ir::GraphValue argument) override;
+  void replace_input(const ir::Node& node, size_t index, ir::GraphValue value) override;
+  void replace_uses(const ir::Node& node, ir::GraphValue value) override;
+  void erase_when_unused(const ir::Node& node) override;
+
+  // Erases the nodes marked by erase_when_unused that nothing reads, repeatedly, so whole
+  // chains that a rewrite bypassed go. Call once the edits of a round are applied.
+  void finish();
+
+  // ---- LibTorch-level operations, for graphs not mirrored in IR (the simulator) ----
+
+  // Inserts `op(inputs...)` right after `node`, typed like `node`'s output; every later use of
+  // that output reads the new node's instead.
+  jit::Node* insert_after(jit::Node* node, const std::string& op, const std::vector<jit::Value*>& inputs);
+
+  // Replaces `node` by `op(inputs...)`, typed like its output.
+  jit::Node* replace_with(jit::Node* node, const std::string& op, const std::vector<jit::Value*>& inputs);
+
+  // Inserts a constant before `before`.
+  jit::Value* insert_constant(jit::Node* before, const c10::IValue& value);
+
+  // Points a prim::CallFunction at a copy of its function of this rewriter's own, so changes to
+  // that copy's graph leave the function alone for every other module that shares it (a cloned
+  // module shares its free functions with the original). One copy per function; returns its
+  // graph, or null when the callee has no graph.
+  std::shared_ptr<jit::Graph> own_copy_of_callee(jit::Node* call_function);
+
+  // Scales the first output of `forward` by 1.0001: the tests' failpoint for a fix that must
+  // fail verification.
+  void corrupt_first_output();
+
+ private:
+  jit::Module module_at(const std::string& path);
+  void require_own_class(const jit::Module& module, const std::string& path);
+
+  jit::Module root_;
+  std::vector<jit::Node*> erase_candidates_;
+  std::map<const jit::Function*, jit::Function*> function_copies_;
+};
+
+}  // namespace qlint::torchscript

@@ -1,0 +1,19 @@
+#include "rewriter/edits/edit_kind.h"
+
+namespace qlint::rewriter {
+
+const EditKind& edit_kind(Edit::Kind kind) {
+  switch (kind) {
+    case Edit::Kind::Reroot:
+      return reroot_kind();
+    case Edit::Kind::QuantizeOperand:
+      return quantize_operand_kind();
+    case Edit::Kind::CloneStub:
+      return clone_stub_kind();
+    case Edit::Kind::CompareWithZero:
+      return compare_with_zero_kind();
+  }
+  return reroot_kind();  // unreachable: every kind is listed above, and -Wswitch says so
+}
+
+}  // namespace qlint::rewriter

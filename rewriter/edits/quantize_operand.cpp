@@ -1,0 +1,59 @@
+// quantize / quantize+cast: `node`'s input `operand` goes through a new stub of its own (a bool
+// mask cast to float first). Float results are unchanged: the stub is the identity, and a 0/1
+// float mask multiplies as the bool mask did.
+#include <regex>
+
+#include "ir/source_text.h"
+#include "rewriter/edits/edit_kind.h"
+#include "rewriter/source_suggestions.h"
+
+namespace qlint::rewriter {
+
+namespace {
+
+// `mask[:, None]` can take `.to(...)` as it is; `a > b` needs parentheses first.
+std::string as_float(const std::string& text) {
+  static const std::regex simple(R"(^[A-Za-z_][\w.]*(\[[^\]]*\]|\([^)]*\))*$)");
+  return (std::regex_match(text, simple) ? text : "(" + text + ")") + ".to(torch.float)";
+}
+
+class QuantizeOperand final : public EditKind {
+ public:
+  std::string test_name(const Edit& edit) const override { return edit.cast_to_float ? "quantize+cast" : "quantize"; }
+
+  void apply(const ir::Model& model, const Edit& edit, ir::GraphRewriter& graph) const override {
+    const ir::Node& consumer = *edit.node;
+    const ir::Function* fn = model.function_of(consumer);
+    if (fn == nullptr || fn->body.params.empty()) throw ir::RewriteRefused("the operation is not in a module method");
+    const ir::Value& self = *fn->body.params[0];
+    if (self.type.kind != ir::Type::Kind::Module || self.type.name != edit.new_stub_owner)
+      throw ir::RewriteRefused("the method's `self` is not the module that would hold the new stub");
+    graph.add_submodule_clone(edit.new_stub_owner, edit.new_stub, edit.template_stub);
+    const auto operand = static_cast<size_t>(edit.operand);
+    ir::GraphValue value = graph.input_of(consumer, operand);
+    if (edit.cast_to_float)
+      value = graph.insert_op(consumer, "aten::to", {value, ir::OpArg::of_int(*ir::scalar_type_code(ir::DType::Float32))});
+    ir::GraphValue stub = graph.insert_get_attr(consumer, graph.value_of(self), edit.new_stub);
+    graph.replace_input(consumer, operand, graph.insert_forward_call(consumer, stub, value));
+  }
+
+  // `self.mask_quant(mask.to(torch.float))` in place of the operand, and the stub in __init__.
+  void render_python(const ir::Model& model, const Edit& edit, SourceSuggestions& python) const override {
+    auto owner = python.self_module(model, *edit.node);
+    if (!owner) return;
+    auto loc = ir::operand_location(model, *edit.node, static_cast<size_t>(edit.operand));
+    if (!loc) return python.note("no Python suggestion for the new stub at " + note_place(edit.node->loc));
+    std::string text = ir::source_text(model, *loc);
+    python.replace(loc->file, *loc, "self." + edit.new_stub + "(" + (edit.cast_to_float ? as_float(text) : text) + ")");
+    python.add_stub_to_init(loc->file, edit.template_stub, edit.new_stub, *owner);
+  }
+};
+
+}  // namespace
+
+const EditKind& quantize_operand_kind() {
+  static const QuantizeOperand kind;
+  return kind;
+}
+
+}  // namespace qlint::rewriter

@@ -189,6 +189,10 @@ Outcome process(const std::string& file, const CheckOptions& command_line) {
     out.error = InputError{file, e.what()};
   } catch (const BackendError& e) {
     out.error = InputError{file, ir::display_path(file) + ": " + e.what()};
+  } catch (const std::exception& e) {
+    // A bug of qlint's, or a library exception nobody anticipated: this model fails alone,
+    // with one line, and the others are still checked.
+    out.error = InputError{file, ir::display_path(file) + ": internal error: " + ir::first_line(e.what())};
   }
   return out;
 }

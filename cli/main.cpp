@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/config.h"
+#include "ir/display.h"
 
 namespace {
 
@@ -249,12 +250,20 @@ int main(int argc, char** argv) {
   docs.define(app);
 
   if (auto early_exit = parse(app, argc, argv)) return *early_exit;
-  if (*check.cmd) return check.run();
-  if (*dump.cmd) return dump.run();
-  if (*sim.cmd) return sim.run();
-  if (*rules) return cli::run_rules();
-  if (*explain.cmd) return explain.run();
-  if (*docs.cmd) return docs.run();
-  std::cout << app.help();
-  return cli::kExitClean;
+  // Never std::terminate: whatever escapes a command is one line and exit 2.
+  try {
+    if (*check.cmd) return check.run();
+    if (*dump.cmd) return dump.run();
+    if (*sim.cmd) return sim.run();
+    if (*rules) return cli::run_rules();
+    if (*explain.cmd) return explain.run();
+    if (*docs.cmd) return docs.run();
+    std::cout << app.help();
+    return cli::kExitClean;
+  } catch (const std::exception& e) {
+    std::cerr << "qlint: error: internal error: " << qlint::ir::first_line(e.what()) << "\n";
+  } catch (...) {
+    std::cerr << "qlint: error: internal error: an unknown exception\n";
+  }
+  return cli::kExitError;
 }

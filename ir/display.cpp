@@ -22,4 +22,10 @@ std::string display_location(const SourceLoc& loc) {
   return display_path(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
 }
 
+std::string first_line(const std::string& text) {
+  size_t start = text.find_first_not_of(" \n");
+  if (start == std::string::npos) return "";
+  return text.substr(start, text.find('\n', start) - start);
+}
+
 }  // namespace qlint::ir

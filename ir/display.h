@@ -20,4 +20,7 @@ std::string display_path(const std::string& path);
 // "(no source location)".
 std::string display_location(const SourceLoc& loc);
 
+// The first non-blank line of a message (library errors append backtraces and notes).
+std::string first_line(const std::string& text);
+
 }  // namespace qlint::ir

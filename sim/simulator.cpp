@@ -18,6 +18,8 @@
 #include <set>
 #include <sstream>
 
+#include "ir/display.h"
+#include "ir/script_error.h"
 #include "ir/torchscript/graph_rewriter.h"
 #include "ir/torchscript/module_import.h"
 #include "ir/torchscript/source_location.h"
@@ -322,8 +324,14 @@ class ProgressLine {
   size_t total_;
 };
 
-std::vector<IValue> run_all(jit::Module& module, const std::vector<Batch>& batches, Session& session, Mode mode,
-                            ProgressLine& progress) {
+// The model's own error and the line of the user's code it came from.
+std::string model_failed(const std::string& model_path, size_t batch, const std::string& what) {
+  return ir::display_path(model_path) + ": the model failed on input batch " + std::to_string(batch + 1) + ": " +
+         ir::describe_script_error(what);
+}
+
+std::vector<IValue> run_all(const std::string& model_path, jit::Module& module, const std::vector<Batch>& batches,
+                            Session& session, Mode mode, ProgressLine& progress) {
   session.mode = mode;
   std::vector<IValue> outputs;
   for (size_t b = 0; b < batches.size(); ++b) {
@@ -331,7 +339,9 @@ std::vector<IValue> run_all(jit::Module& module, const std::vector<Batch>& batch
     try {
       outputs.push_back(module.forward(batches[b]));
     } catch (const c10::Error& e) {
-      throw SimError("the model failed on input batch " + std::to_string(b + 1) + ": " + torchscript::error_summary(e));
+      throw SimError(model_failed(model_path, b, e.what_without_backtrace()));
+    } catch (const std::exception& e) {  // torch::jit::JITException: `raise` in the model
+      throw SimError(model_failed(model_path, b, e.what()));
     }
     progress.update(mode == Mode::Float ? "calibrating" : "simulating", b + 1);
   }
@@ -455,9 +465,9 @@ Run simulate_loaded(const jit::Module& model, const std::string& model_path, con
   ActiveSession active(p.session);
   ProgressLine progress(options.progress, batches.size());
   Run run;
-  run.float_outputs = run_all(p.module, batches, p.session, Mode::Float, progress);
+  run.float_outputs = run_all(model_path, p.module, batches, p.session, Mode::Float, progress);
   finish_calibration(p.session);
-  std::vector<IValue> sim_results = run_all(p.module, batches, p.session, Mode::Simulate, progress);
+  std::vector<IValue> sim_results = run_all(model_path, p.module, batches, p.session, Mode::Simulate, progress);
   run.report = build_report(model_path, p.session, options, run.float_outputs, sim_results);
   if (!options.save_outputs.empty()) save_outputs(options.save_outputs, sim_results);
   return run;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fixture_files.h"
+#include "ir/script_error.h"
 #include "ir/text.h"
 #include "ir/verifier.h"
 
@@ -134,6 +135,40 @@ TEST(Verifier, ScopesBlockValues) {
   auto problems = ir::verify(parsed.model);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0], "in f: node aten::neg: uses %inner before its definition");
+}
+
+// LibTorch 1.13's message for a Linear(8, 4) given a 1x7 input (tests/e2e/failing_forward_model.py),
+// as the interpreter throws it: the user's frame is the innermost one outside torch's own code.
+TEST(ScriptError, NamesTheExceptionAndTheUsersLine) {
+  const std::string what =
+      "The following operation failed in the TorchScript interpreter.\n"
+      "Traceback of TorchScript, serialized code (most recent call last):\n"
+      "  File \"code/__torch__.py\", line 13, in forward\n"
+      "    return (fc).forward(x0, )\n"
+      "            ~~~~~~~~~~~ <--- HERE\n"
+      "\n"
+      "Traceback of TorchScript, original code (most recent call last):\n"
+      "  File \"/work/model.py\", line 17, in forward\n"
+      "        return self.fc(x)\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/nn/modules/linear.py\", line 114, in forward\n"
+      "        return F.linear(input, self.weight, self.bias)\n"
+      "RuntimeError: mat1 and mat2 shapes cannot be multiplied (1x7 and 8x4)\n";
+  ir::ScriptError error = ir::parse_script_error(what);
+  EXPECT_EQ(error.message, "RuntimeError: mat1 and mat2 shapes cannot be multiplied (1x7 and 8x4)");
+  EXPECT_EQ(error.file, "/work/model.py");
+  EXPECT_EQ(error.line, 17);
+  EXPECT_EQ(ir::describe_script_error(what),
+            "RuntimeError: mat1 and mat2 shapes cannot be multiplied (1x7 and 8x4) (at /work/model.py:17)");
+}
+
+TEST(ScriptError, WithoutATracebackKeepsTheMessage) {
+  EXPECT_EQ(ir::describe_script_error("Expected 4-dimensional input\n"), "Expected 4-dimensional input");
+  EXPECT_EQ(ir::describe_script_error(""), "the model failed without a message");
+  // A line number no int holds is dropped, not misread.
+  ir::ScriptError huge = ir::parse_script_error(
+      "Traceback of TorchScript, original code (most recent call last):\n"
+      "  File \"m.py\", line 99999999999999999999, in forward\nRuntimeError: x\n");
+  EXPECT_EQ(huge.line, 0);
 }
 
 }  // namespace

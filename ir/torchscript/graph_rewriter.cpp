@@ -10,7 +10,8 @@ namespace qlint::torchscript {
 namespace {
 
 jit::Node* jit_node(const ir::Node& node) {
-  if (node.origin == nullptr) throw ir::RewriteRefused("the operation `" + node.kind + "` has no counterpart in the model");
+  if (node.origin == nullptr)
+    throw ir::RewriteRefused("the operation `" + node.kind + "` has no counterpart in the model");
   return const_cast<jit::Node*>(static_cast<const jit::Node*>(node.origin));
 }
 
@@ -28,13 +29,15 @@ std::string self_or_path(const std::string& path) { return path.empty() ? "self"
 // ---- ir::GraphRewriter ------------------------------------------------------------------------
 
 ir::GraphValue GraphRewriter::value_of(const ir::Value& value) {
-  if (value.origin == nullptr) throw ir::RewriteRefused("the value `" + value.name + "` has no counterpart in the model");
+  if (value.origin == nullptr)
+    throw ir::RewriteRefused("the value `" + value.name + "` has no counterpart in the model");
   return ir::GraphValue{value.origin};
 }
 
 ir::GraphValue GraphRewriter::input_of(const ir::Node& node, size_t index) {
   jit::Node* n = jit_node(node);
-  if (index >= n->inputs().size()) throw ir::RewriteRefused("`" + node.kind + "` has no input " + std::to_string(index));
+  if (index >= n->inputs().size())
+    throw ir::RewriteRefused("`" + node.kind + "` has no input " + std::to_string(index));
   return graph_value(n->input(index));
 }
 

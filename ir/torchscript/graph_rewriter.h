@@ -23,7 +23,8 @@ class GraphRewriter final : public ir::GraphRewriter {
   // ---- ir::GraphRewriter: edits named by IR nodes of a model imported from `root` ----
   ir::GraphValue value_of(const ir::Value& value) override;
   ir::GraphValue input_of(const ir::Node& node, size_t index) override;
-  ir::GraphValue insert_op(const ir::Node& before, const std::string& kind, const std::vector<ir::OpArg>& args) override;
+  ir::GraphValue insert_op(const ir::Node& before, const std::string& kind,
+                           const std::vector<ir::OpArg>& args) override;
   ir::GraphValue insert_copy(const ir::Node& before, const ir::Node& original, ir::GraphValue first_input) override;
   void add_submodule_clone(const std::string& owner_path, const std::string& name,
                            const std::string& template_path) override;

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "ir/display.h"
 #include "ir/torchscript/module_import.h"
 #include "ir/torchscript/source_location.h"
 #include "ir/verifier.h"
@@ -340,11 +341,7 @@ class Importer {
   std::unordered_map<const jit::Value*, std::string> module_paths_;
 };
 
-std::string first_line(const std::string& text) {
-  size_t start = text.find_first_not_of(" \n");
-  if (start == std::string::npos) return "";
-  return text.substr(start, text.find('\n', start) - start);
-}
+using ir::first_line;
 
 // Where the library for an operator namespace is, when qlint knows: torchvision's operators
 // are in the extension module Debian's python3-torchvision ships.

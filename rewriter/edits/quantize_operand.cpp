@@ -32,7 +32,8 @@ class QuantizeOperand final : public EditKind {
     const auto operand = static_cast<size_t>(edit.operand);
     ir::GraphValue value = graph.input_of(consumer, operand);
     if (edit.cast_to_float)
-      value = graph.insert_op(consumer, "aten::to", {value, ir::OpArg::of_int(*ir::scalar_type_code(ir::DType::Float32))});
+      value =
+          graph.insert_op(consumer, "aten::to", {value, ir::OpArg::of_int(*ir::scalar_type_code(ir::DType::Float32))});
     ir::GraphValue stub = graph.insert_get_attr(consumer, graph.value_of(self), edit.new_stub);
     graph.replace_input(consumer, operand, graph.insert_forward_call(consumer, stub, value));
   }

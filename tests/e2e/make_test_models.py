@@ -2,7 +2,7 @@
 files users mistake for TorchScript (torch.save of a module, a state_dict, a tensor, the
 legacy pre-1.6 format), an archive whose Python source file no longer exists, simulator
 inputs in every container torch.save users choose, a model with a custom operator
-(torchvision::nms), and one with non-ASCII text before a hazard.
+(torchvision::nms), one with non-ASCII text before a hazard, and models whose forward fails at run time.
 
     /usr/bin/python3 make_test_models.py OUT_DIR REPO_DIR
 """
@@ -76,6 +76,12 @@ def write_non_ascii_model(out, repo):
     torch.jit.script(non_ascii_model.Model().eval()).save(os.path.join(out, "non_ascii.pt"))
 
 
+def write_failing_forward_models(out, repo):
+    sys.path.insert(0, os.path.join(repo, "tests", "e2e"))
+    import failing_forward_model
+    failing_forward_model.write(out)
+
+
 def main():
     out, repo = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
@@ -84,6 +90,7 @@ def main():
     write_input_containers(out, repo)
     write_custom_op_model(out, repo)
     write_non_ascii_model(out, repo)
+    write_failing_forward_models(out, repo)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "run.h"
 #include "temp_dir.h"
@@ -147,6 +148,33 @@ TEST_F(Sim, RandomInputsAreSeededAndReproducible) {
   EXPECT_NE(a.out, c.out);
   EXPECT_EQ(json::parse(c.out)["batches"], 3);
   EXPECT_TRUE(json::parse(a.out)["random_inputs"].get<bool>());
+}
+
+// A forward that fails at run time (tests/e2e/failing_forward_model.py) is the user's error:
+// every command that runs the model says so in one line, with the model's own message (as
+// PyTorch words it) and the line of the user's code, and exits 2. It used to abort.
+TEST_F(Sim, ModelErrorsAreOneLineWithThePythonLine) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> models = {
+      {"wrong_width", "RuntimeError: mat1 and mat2 shapes cannot be multiplied (1x7 and 8x4)", ":17)"},
+      {"raises", "builtins.ValueError: input out of range", ":28)"},
+  };
+  for (const auto& [name, message, line] : models) {
+    const std::string model = test_file(name + ".pt");
+    const std::string input = test_file(name + "_input.pt");
+    for (const std::vector<std::string>& args :
+         std::vector<std::vector<std::string>>{{"sim", model, "--input", input},
+                                               {"check", model, "--input", input},
+                                               {"check", "--fix", "-o", tmp("fixed.pt"), model, "--input", input}}) {
+      SCOPED_TRACE(args[0] + " " + name);
+      auto r = run_qlint(args);
+      EXPECT_EQ(r.exit_code, 2) << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("failing_forward_model.py" + line), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find(name + ".pt"), std::string::npos) << r.err;
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(tmp("fixed.pt")));
 }
 
 TEST_F(Sim, BadInputsGiveOneLineAndExitTwo) {

@@ -1,0 +1,36 @@
+"""Models whose forward fails at run time, for the tests that qlint reports the model's own
+error at the Python line (exit 2, one line) instead of aborting: a Linear given an input of the
+wrong width, and a model that raises."""
+import torch
+from torch import nn
+from torch.ao.quantization import QuantStub
+
+
+class WrongWidth(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quant = QuantStub()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        x = self.quant(x)
+        return self.fc(x)  # line 17: fails for an input that is not 8 wide
+
+
+class Raises(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quant = QuantStub()
+
+    def forward(self, x):
+        x = self.quant(x)
+        if x.sum() > 1e9:
+            raise ValueError("input out of range")  # line 28
+        return x
+
+
+def write(out):
+    torch.jit.script(WrongWidth()).save(f"{out}/wrong_width.pt")
+    torch.save(torch.ones(1, 7), f"{out}/wrong_width_input.pt")
+    torch.jit.script(Raises()).save(f"{out}/raises.pt")
+    torch.save(torch.full((2,), 1e10), f"{out}/raises_input.pt")

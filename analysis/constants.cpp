@@ -5,7 +5,11 @@ namespace qlint::analysis {
 std::optional<std::vector<double>> constant_values(const ir::Value* v) {
   const ir::Node* producer = v->producer;
   if (producer == nullptr) return std::nullopt;
-  if (producer->kind == "aten::tensor" && !producer->inputs.empty()) return constant_values(producer->inputs[0]);
+  // Conversions that keep the number: torch.tensor(c), float(t), int(t), t.item().
+  static const char* const kConversions[] = {"aten::tensor", "aten::Float",       "aten::Int",
+                                             "aten::item",   "prim::NumToTensor", "aten::ScalarImplicit"};
+  for (const char* conversion : kConversions)
+    if (producer->kind == conversion && !producer->inputs.empty()) return constant_values(producer->inputs[0]);
   if (producer->kind != "prim::Constant" && producer->kind != "prim::GetAttr") return std::nullopt;
   const ir::Attr* value = producer->attr("value");
   if (value == nullptr) return std::nullopt;

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdint>
 #include <regex>
+#include <set>
 #include <tuple>
 
 #include "analysis/constants.h"
@@ -27,6 +28,10 @@ bool class_name_matches(const std::string& configured, const std::string& normal
   return normalized.compare(start, configured.size(), configured) == 0 && (start == 0 || normalized[start - 1] == '.');
 }
 
+std::string describe(const QuantPoint& point) {
+  return "`" + point.display + "`" + (point.line > 0 ? " on line " + std::to_string(point.line) : "");
+}
+
 // Eager-mode QAT wraps the real quantizer in a submodule of the stub; name it after the stub.
 std::string module_quant_point_display(std::string path) {
   const std::string suffix = ".activation_post_process";
@@ -36,6 +41,14 @@ std::string module_quant_point_display(std::string path) {
 }
 
 namespace {
+
+// An op as users write it: aten::quantize_per_tensor is torch.quantize_per_tensor; quantized
+// kernels keep their namespace (torch.ops.quantized.add).
+std::string op_display(const std::string& kind) {
+  if (kind.rfind("aten::", 0) == 0) return "torch." + kind.substr(6);
+  if (kind.rfind("quantized::", 0) == 0) return "torch.ops.quantized." + kind.substr(11);
+  return kind;
+}
 
 std::optional<int64_t> int_constant(const ir::Value* v) {
   auto c = scalar_constant(v);
@@ -245,13 +258,16 @@ class FactsSolver {
 
   void plain_node(const ir::Node& n) {
     ValueFacts merged;
-    for (const ir::Value* in : n.inputs) {
+    const size_t data_operands = takes_only_the_form_of_its_second_operand(n) ? 1 : n.inputs.size();
+    for (size_t i = 0; i < n.inputs.size() && i < data_operands; ++i) {
+      const ir::Value* in = n.inputs[i];
       ValueFacts f = get(in);
       merged.sources.insert(f.sources.begin(), f.sources.end());
       merged.domain.insert(f.domain.begin(), f.domain.end());
-      merged.from_input = merged.from_input || f.from_input;
+      // A size or an index read off an input (`self.pe[: x.size(0)]`) is no data from it.
+      if (carries_data(in->type)) merged.from_input = merged.from_input || f.from_input;
     }
-    if (is_in_graph_quant_op(n.kind) || n.kind.rfind("quantized::", 0) == 0) {
+    if (quantizes_activations(n)) {
       std::string id = in_graph_quant_point(n);
       merged.sources = {id};
       merged.domain = {id};
@@ -268,37 +284,87 @@ class FactsSolver {
     }
   }
 
+  // `mask.type_as(x)`, `mask.to(x)`, `a.expand_as(b)`: the second operand gives a dtype or a
+  // shape, never its values, so neither its rounding error nor its origin passes on.
+  static bool takes_only_the_form_of_its_second_operand(const ir::Node& n) {
+    static const std::set<std::string> ops = {"aten::type_as", "aten::expand_as", "aten::view_as", "aten::reshape_as"};
+    if (n.inputs.size() < 2) return false;
+    return ops.count(n.kind) > 0 || (n.kind == "aten::to" && n.inputs[1]->type.is_tensor());
+  }
+
+  static bool carries_data(const ir::Type& type) {
+    using K = ir::Type::Kind;
+    return type.kind == K::Tensor || type.kind == K::List || type.kind == K::Tuple || type.kind == K::Optional ||
+           type.kind == K::Other;
+  }
+
   // Names the quant point of an in-graph quantize op: the module holding it when it sits in
   // a module's method (a FakeQuantize), else the function and value.
   std::string in_graph_quant_point(const ir::Node& n) {
     const ir::Function* fn = facts_.function_of(n);
-    bool in_module = fn && !fn->module_path.empty() && fn->method == "forward";
+    // A traced module called more than once gets forward, forward1, ...: each is its forward.
+    bool in_module = fn && !fn->module_path.empty() && fn->method.rfind("forward", 0) == 0;
     std::string id = in_module ? fn->module_path : (fn ? fn->name : "?") + ":%" + n.outputs[0]->name;
     auto [it, added] = facts_.quant_points_.try_emplace(id);
     if (!added) return id;
     QuantPoint& p = it->second;
     p.id = id;
-    p.display = in_module ? module_quant_point_display(fn->module_path) : "the quantize op `" + id + "`";
+    p.display = in_module ? module_quant_point_display(fn->module_path) : op_display(n.kind);
+    if (!in_module) p.line = n.loc.line;
     p.node = &n;
-    if (is_in_graph_quant_op(n.kind)) read_quant_parameters(n, p);  // quantized::* kernels differ
+    if (const QuantOpOperands* operands = quant_op_operands(n.kind)) {
+      read_quant_parameters(n, *operands, p);
+    } else {
+      read_kernel_output_parameters(n, p);
+    }
     return id;
   }
 
-  // fake_quantize_per_tensor_affine(x, scale, zero_point, quant_min, quant_max) and
-  // quantize_per_tensor(x, scale, zero_point, dtype).
-  static void read_quant_parameters(const ir::Node& n, QuantPoint& p) {
-    if (n.inputs.size() < 3) return;
-    p.scale = scalar_constant(n.inputs[1]);
-    p.zero_point = int_constant(n.inputs[2]).value_or(0);
-    if (n.kind == "aten::fake_quantize_per_tensor_affine" && n.inputs.size() >= 5) {
-      p.quant_min = int_constant(n.inputs[3]).value_or(p.quant_min);
-      p.quant_max = int_constant(n.inputs[4]).value_or(p.quant_max);
-    } else if (n.kind == "aten::quantize_per_tensor" && n.inputs.size() >= 4) {
-      auto dtype = ir::dtype_from_scalar_type_code(int_constant(n.inputs[3]).value_or(-1));
+  // Whether an op puts activations into the quantized domain: per-tensor (fake) quantize ops
+  // and the kernels of converted models. Per-channel quantization is for weights, and dynamic
+  // kernels keep activations float.
+  static bool quantizes_activations(const ir::Node& n) {
+    if (is_dynamic_quantized_op(n.kind)) return false;
+    if (n.kind.rfind("quantized::", 0) == 0) return true;
+    const QuantOpOperands* operands = quant_op_operands(n.kind);
+    if (operands == nullptr || operands->per_channel) return false;
+    if (operands->channel_axis >= 0 && static_cast<size_t>(operands->channel_axis) < n.inputs.size())
+      return int_constant(n.inputs[static_cast<size_t>(operands->channel_axis)]).value_or(-1) == -1;
+    return true;
+  }
+
+  static void read_quant_parameters(const ir::Node& n, const QuantOpOperands& operands, QuantPoint& p) {
+    auto operand = [&](int index) -> const ir::Value* {
+      return index >= 0 && static_cast<size_t>(index) < n.inputs.size() ? n.inputs[static_cast<size_t>(index)]
+                                                                        : nullptr;
+    };
+    p.identity_in_float = operands.fake;
+    if (const ir::Value* scale = operand(operands.scale)) p.scale = scalar_constant(scale);
+    if (const ir::Value* zero_point = operand(operands.zero_point)) p.zero_point = int_constant(zero_point).value_or(0);
+    if (const ir::Value* quant_min = operand(operands.quant_min))
+      p.quant_min = int_constant(quant_min).value_or(p.quant_min);
+    if (const ir::Value* quant_max = operand(operands.quant_max))
+      p.quant_max = int_constant(quant_max).value_or(p.quant_max);
+    if (const ir::Value* dtype_operand = operand(operands.dtype)) {
+      auto dtype = ir::dtype_from_scalar_type_code(int_constant(dtype_operand).value_or(-1));
       if (dtype == ir::DType::QInt8) std::tie(p.quant_min, p.quant_max) = std::pair(-128, 127);
       if (dtype == ir::DType::QUInt8) std::tie(p.quant_min, p.quant_max) = std::pair(0, 255);
       if (dtype == ir::DType::QInt32) std::tie(p.quant_min, p.quant_max) = std::pair(INT32_MIN, INT32_MAX);
     }
+  }
+
+  // A converted model's kernels (quantized::conv2d, quantized::add, ...) take their output's
+  // scale and zero point as their last two operands, and produce quint8 activations.
+  static void read_kernel_output_parameters(const ir::Node& n, QuantPoint& p) {
+    p.identity_in_float = false;
+    p.quant_min = 0;
+    p.quant_max = 255;
+    if (n.inputs.size() < 2) return;
+    auto scale = scalar_constant(n.inputs[n.inputs.size() - 2]);
+    auto zero_point = int_constant(n.inputs.back());
+    if (!scale || !zero_point || n.inputs[n.inputs.size() - 2]->type.kind != ir::Type::Kind::Float) return;
+    p.scale = scale;
+    p.zero_point = *zero_point;
   }
 
   Facts& facts_;

@@ -39,13 +39,20 @@ enum class StubKind { None, Quant, DeQuant };
 // (a traced QAT model's FakeQuantize, a converted model's quantize_per_tensor).
 struct QuantPoint {
   std::string id;                  // "quant", "quant.activation_post_process", or "fn:%value"
-  std::string display;             // how messages name it: "self.quant"
+  std::string display;             // how messages name it: "self.quant", "torch.quantize_per_tensor"
+  int line = 0;                    // in-graph ops: the user's line, when known
   const ir::Node* node = nullptr;  // the in-graph op; null for stubs (see calls)
   std::optional<double> scale;     // known when the model states it (traced QAT, converted)
   int64_t zero_point = 0;
   int64_t quant_min = -32768;  // int16 unless the op says otherwise
   int64_t quant_max = 32767;
+  // A stub or a fake quantize: switched off, it passes its input through, so a rewrite may
+  // read its input instead. Quantize ops and quantized kernels change the value and its type.
+  bool identity_in_float = true;
 };
+
+// A quant point as messages name it: "`self.quant`", "`torch.quantize_per_tensor` on line 12".
+std::string describe(const QuantPoint& point);
 
 // One call that quantizes a tensor: a QuantStub call, or a call of a FakeQuantize module.
 struct QuantCall {

@@ -11,8 +11,70 @@ bool is_in_graph_quant_op(const std::string& kind) {
       "aten::fake_quantize_per_channel_affine",
       "aten::fake_quantize_per_tensor_affine_cachemask",
       "aten::fused_moving_avg_obs_fake_quant",
+      "aten::_fused_moving_avg_obs_fq_helper",
       "aten::quantize_per_tensor",
       "aten::quantize_per_channel",
+  };
+  return ops.count(kind) > 0;
+}
+
+const QuantOpOperands* quant_op_operands(const std::string& kind) {
+  static const std::map<std::string, QuantOpOperands> ops = [] {
+    std::map<std::string, QuantOpOperands> table;
+    QuantOpOperands fake_per_tensor;
+    fake_per_tensor.scale = 1;
+    fake_per_tensor.zero_point = 2;
+    fake_per_tensor.quant_min = 3;
+    fake_per_tensor.quant_max = 4;
+    fake_per_tensor.fake = true;
+    table["aten::fake_quantize_per_tensor_affine"] = fake_per_tensor;
+    table["aten::fake_quantize_per_tensor_affine_cachemask"] = fake_per_tensor;
+    QuantOpOperands fake_per_channel;  // (x, scale, zero_point, axis, quant_min, quant_max)
+    fake_per_channel.scale = 1;
+    fake_per_channel.zero_point = 2;
+    fake_per_channel.quant_min = 4;
+    fake_per_channel.quant_max = 5;
+    fake_per_channel.per_channel = true;
+    fake_per_channel.fake = true;
+    table["aten::fake_quantize_per_channel_affine"] = fake_per_channel;
+    QuantOpOperands fused;
+    fused.scale = 5;
+    fused.zero_point = 6;
+    fused.quant_min = 8;
+    fused.quant_max = 9;
+    fused.channel_axis = 10;
+    fused.fake = true;
+    table["aten::fused_moving_avg_obs_fake_quant"] = fused;
+    table["aten::_fused_moving_avg_obs_fq_helper"] = fused;
+    QuantOpOperands quantize;  // (x, scale, zero_point, dtype)
+    quantize.scale = 1;
+    quantize.zero_point = 2;
+    quantize.dtype = 3;
+    table["aten::quantize_per_tensor"] = quantize;
+    QuantOpOperands quantize_per_channel;  // (x, scales, zero_points, axis, dtype)
+    quantize_per_channel.per_channel = true;
+    quantize_per_channel.dtype = 4;
+    table["aten::quantize_per_channel"] = quantize_per_channel;
+    return table;
+  }();
+  auto it = ops.find(kind);
+  return it == ops.end() ? nullptr : &it->second;
+}
+
+bool is_dynamic_quantized_op(const std::string& kind) {
+  static const std::set<std::string> ops = {
+      "quantized::linear_dynamic",
+      "quantized::linear_relu_dynamic",
+      "quantized::linear_dynamic_fp16",
+      "quantized::linear_relu_dynamic_fp16",
+      "quantized::quantized_lstm_cell_dynamic",
+      "quantized::quantized_gru_cell_dynamic",
+      "quantized::quantized_rnn_relu_cell_dynamic",
+      "quantized::quantized_rnn_tanh_cell_dynamic",
+      "aten::quantized_lstm",
+      "aten::quantized_gru",
+      "aten::quantized_lstm_cell",
+      "aten::quantized_gru_cell",
   };
   return ops.count(kind) > 0;
 }
@@ -34,7 +96,8 @@ bool can_carry_quantization(const ir::Type& type, ir::DType dtype) {
         if (can_carry_quantization(e, e.dtype)) return true;
       return false;
     case K::Other:
-      return type.name == "Scalar" || type.name == "number";  // aten::item
+      // aten::item gives a Scalar; dicts carry their values (`Dict(str, Tensor)`).
+      return type.name == "Scalar" || type.name == "number" || type.name.rfind("Dict(", 0) == 0;
     default:
       return false;
   }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
+#include <string_view>
 
 #include "cli/python_fixes.h"
 #include "rules/registry.h"
@@ -93,58 +95,203 @@ nlohmann::json region(const ir::Model& model, const ir::SourceLoc& loc, const st
   return r;
 }
 
-nlohmann::json artifact(const std::string& path) { return {{"uri", ir::display_path(path)}}; }
+// RFC 3986's unreserved characters; every other byte of a path segment is percent-escaped.
+bool unreserved(unsigned char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+         c == '_' || c == '~';
+}
 
-// A SARIF fix is the Python change `--diff` would show for that fix alone (python_fixes.h).
-nlohmann::json sarif_fixes(const ModelReport& report, const Diagnostic& d, PythonFixScope& scope) {
+std::string percent_escaped(std::string_view text) {
+  static const char hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    if (unreserved(c)) {
+      out += ch;
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+// Segments joined by `/`, each percent-escaped.
+std::string escaped_path(const std::vector<std::string>& segments) {
+  std::string out;
+  for (size_t i = 0; i < segments.size(); ++i) out += (i ? "/" : "") + percent_escaped(segments[i]);
+  return out;
+}
+
+// The segments of a `/`-separated path, lexically normalized: empty and `.` segments dropped,
+// `..` taking the previous segment away. A `..` with nothing before it is kept when `relative`
+// (it leaves the base) and dropped otherwise (`/..` is `/`).
+std::vector<std::string> normalized_segments(std::string_view path, bool relative,
+                                             std::vector<std::string> segments = {}) {
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = std::min(path.find('/', start), path.size());
+    std::string_view segment = path.substr(start, end - start);
+    if (segment == "..") {
+      if (!segments.empty() && segments.back() != "..")
+        segments.pop_back();
+      else if (relative)
+        segments.emplace_back(segment);
+    } else if (!segment.empty() && segment != ".") {
+      segments.emplace_back(segment);
+    }
+    start = end + 1;
+  }
+  return segments;
+}
+
+std::string with_slashes(std::string path) {
+  std::replace(path.begin(), path.end(), '\\', '/');
+  return path;
+}
+
+bool is_drive_path(std::string_view p) {
+  return p.size() >= 3 && ((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) && p[1] == ':' &&
+         (p[2] == '\\' || p[2] == '/');
+}
+
+// A Windows path (drive or UNC) as a file URI, or nullopt when `path` is none. A path starting
+// with `//` is POSIX's (Python keeps two leading slashes there); UNC paths start with `\\`.
+std::optional<std::string> windows_file_uri(std::string path) {
+  // Win32 file namespace prefixes: \\?\C:\x and \\?\UNC\server\share\x.
+  if (path.rfind("\\\\?\\UNC\\", 0) == 0)
+    path = "\\\\" + path.substr(8);
+  else if (path.rfind("\\\\?\\", 0) == 0 && is_drive_path(std::string_view(path).substr(4)))
+    path = path.substr(4);
+  if (is_drive_path(path)) {
+    // The drive's colon stays as it is: file:///C:/x (RFC 8089, appendix E.2).
+    return "file:///" + path.substr(0, 2) + "/" +
+           escaped_path(normalized_segments(with_slashes(path.substr(3)), false));
+  }
+  if (path.rfind("\\\\", 0) == 0) {
+    std::string rest = with_slashes(path.substr(2));
+    size_t slash = std::min(rest.find('/'), rest.size());
+    std::string host = rest.substr(0, slash);
+    auto segments = normalized_segments(std::string_view(rest).substr(slash), false);
+    return "file://" + percent_escaped(host) + "/" + escaped_path(segments);
+  }
+  return std::nullopt;
+}
+
+nlohmann::json file_uri(const std::vector<std::string>& absolute_segments) {
+  return {{"uri", "file:///" + escaped_path(absolute_segments)}};
+}
+
+// Where qlint has no file to point at, the location is the model file: for a finding without
+// debug info, as before, and for one in a pseudo-file, which SARIF then names as a logical
+// location. An artifactLocation's `uri` must be a URI reference to an artifact, and
+// `<eval_with_key>.7` is none: escaped to `%3Ceval_with_key%3E.7` under %SRCROOT% it would send
+// viewers and code scanning to a file that does not exist. A logicalLocation (SARIF 2.1.0
+// §3.33) names "a programmatic construct ... without regard to the artifact in which it
+// occurs", which is what the generated code is: a Python module with no file (kind "module").
+// The location's message keeps the line and column there, for people to read.
+nlohmann::json fallback_location(const ModelReport& report, const ir::SourceLoc& loc, const std::string& cwd) {
+  nlohmann::json location = nlohmann::json::object();
+  if (auto model = sarif_artifact_location(report.model_file, cwd))
+    location["physicalLocation"] = {{"artifactLocation", *model}};
+  if (loc.known() && is_pseudo_file(loc.file)) {
+    std::string name = with_slashes(loc.file);
+    if (name[0] != '<') name = name.substr(name.rfind('/') + 1);
+    location["logicalLocations"] = nlohmann::json::array({{{"name", name}, {"kind", "module"}}});
+    location["message"] = {
+        {"text", name + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column) + " (no source file)"}};
+  }
+  return location;
+}
+
+// A SARIF fix is the Python change `--diff` would show for that fix alone (python_fixes.h). A
+// fix that would edit a pseudo-file is left out: an artifactChange needs an artifactLocation.
+nlohmann::json sarif_fixes(const ModelReport& report, const Diagnostic& d, PythonFixScope& scope,
+                           const std::string& cwd) {
   nlohmann::json fixes = nlohmann::json::array();
   for (const auto& python_fix : python_fixes(report, d, scope)) {
     nlohmann::json changes = nlohmann::json::array();
+    bool complete = true;
     for (const auto& [file, file_edits] : python_fix.edits) {
+      auto artifact = sarif_artifact_location(file, cwd);
+      if (!artifact) {
+        complete = false;
+        break;
+      }
       nlohmann::json replacements = nlohmann::json::array();
       for (const auto& e : file_edits)
         replacements.push_back(
             {{"deletedRegion", region(*report.model, e.region, "")}, {"insertedContent", {{"text", e.text}}}});
-      changes.push_back({{"artifactLocation", artifact(file)}, {"replacements", replacements}});
+      changes.push_back({{"artifactLocation", *artifact}, {"replacements", replacements}});
     }
-    fixes.push_back({{"description", {{"text", python_fix.fix->description}}}, {"artifactChanges", changes}});
+    if (complete)
+      fixes.push_back({{"description", {{"text", python_fix.fix->description}}}, {"artifactChanges", changes}});
   }
   return fixes;
 }
 
-nlohmann::json sarif_result(const ModelReport& report, const Diagnostic& d, int rule_index, PythonFixScope& scope) {
+nlohmann::json sarif_result(const ModelReport& report, const Diagnostic& d, int rule_index, PythonFixScope& scope,
+                            const std::string& cwd) {
   const std::string* line = d.loc.known() ? report.model->source_line(d.loc.file, d.loc.line) : nullptr;
-  nlohmann::json location;
-  if (d.loc.known()) {
-    location = {
-        {"physicalLocation",
-         {{"artifactLocation", artifact(d.loc.file)}, {"region", region(*report.model, d.loc, line ? *line : "")}}}};
-  } else {
-    location = {{"physicalLocation", {{"artifactLocation", artifact(report.model_file)}}}};
-  }
+  std::optional<nlohmann::json> artifact;
+  if (d.loc.known()) artifact = sarif_artifact_location(d.loc.file, cwd);
+  nlohmann::json location = artifact ? nlohmann::json{{"physicalLocation",
+                                                       {{"artifactLocation", *artifact},
+                                                        {"region", region(*report.model, d.loc, line ? *line : "")}}}}
+                                     : fallback_location(report, d.loc, cwd);
   nlohmann::json result = {
       {"ruleId", d.rule},
       {"ruleIndex", rule_index},
       {"level", sarif_level(d.severity)},
       {"message", {{"text", d.message}}},
-      {"locations", {location}},
+      {"locations", location.empty() ? nlohmann::json::array() : nlohmann::json::array({location})},
       {"partialFingerprints", {{"primaryLocationLineHash", line_hash(d.rule, line ? *line : d.message)}}}};
-  if (auto fixes = sarif_fixes(report, d, scope); !fixes.empty()) result["fixes"] = fixes;
+  if (auto fixes = sarif_fixes(report, d, scope, cwd); !fixes.empty()) result["fixes"] = fixes;
   return result;
 }
 
 // The run's one invocation: successful unless a model could not be read; each such model is an
 // error notification located at the model file.
-nlohmann::json invocation(const std::vector<InputError>& errors) {
+nlohmann::json invocation(const std::vector<InputError>& errors, const std::string& cwd) {
   nlohmann::json notifications = nlohmann::json::array();
-  for (const auto& e : errors)
-    notifications.push_back({{"level", "error"},
-                             {"message", {{"text", e.message}}},
-                             {"locations", {{{"physicalLocation", {{"artifactLocation", artifact(e.file)}}}}}}});
+  for (const auto& e : errors) {
+    nlohmann::json notification = {{"level", "error"}, {"message", {{"text", e.message}}}};
+    if (auto artifact = sarif_artifact_location(e.file, cwd))
+      notification["locations"] = {{{"physicalLocation", {{"artifactLocation", *artifact}}}}};
+    notifications.push_back(notification);
+  }
   return {{"executionSuccessful", errors.empty()}, {"toolExecutionNotifications", notifications}};
 }
 
 }  // namespace
+
+bool is_pseudo_file(const std::string& path) {
+  if (path.empty()) return false;
+  std::string p = with_slashes(path);
+  return p[0] == '<' || p.compare(p.rfind('/') + 1, 1, "<") == 0;
+}
+
+std::optional<nlohmann::json> sarif_artifact_location(const std::string& path, const std::string& cwd) {
+  if (path.empty() || is_pseudo_file(path)) return std::nullopt;
+  if (auto uri = windows_file_uri(path)) return nlohmann::json{{"uri", *uri}};
+  bool absolute = path[0] == '/';
+  if (cwd.empty()) {
+    if (absolute) return file_uri(normalized_segments(path, false));
+    return nlohmann::json{{"uri", escaped_path(normalized_segments(path, true))}, {"uriBaseId", kSarifSourceRoot}};
+  }
+  auto base = normalized_segments(cwd, false);
+  auto segments = absolute ? normalized_segments(path, false) : normalized_segments(path, false, base);
+  if (segments.size() > base.size() && std::equal(base.begin(), base.end(), segments.begin()))
+    return nlohmann::json{{"uri", escaped_path({segments.begin() + base.size(), segments.end()})},
+                          {"uriBaseId", kSarifSourceRoot}};
+  return file_uri(segments);
+}
+
+std::string sarif_directory_uri(const std::string& dir) {
+  auto segments = normalized_segments(dir, false);
+  return "file:///" + escaped_path(segments) + (segments.empty() ? "" : "/");
+}
 
 std::string render_concise(const std::vector<ModelReport>& reports) {
   std::ostringstream out;
@@ -175,6 +322,13 @@ std::string render_github(const std::vector<ModelReport>& reports, const std::ve
 }
 
 nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors) {
+  std::error_code ec;
+  std::string cwd = std::filesystem::current_path(ec).string();
+  return render_sarif(reports, errors, ec ? std::string() : cwd);
+}
+
+nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
+                            const std::string& cwd) {
   nlohmann::json rules = nlohmann::json::array();
   std::map<std::string, int> index;
   for (const auto& r : rules::all_rules()) {
@@ -184,18 +338,19 @@ nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::
   nlohmann::json results = nlohmann::json::array();
   for (const auto& report : reports) {
     PythonFixScope scope;
-    for (const auto& d : report.diagnostics) results.push_back(sarif_result(report, d, index[d.rule], scope));
+    for (const auto& d : report.diagnostics) results.push_back(sarif_result(report, d, index[d.rule], scope, cwd));
   }
-  return {
-      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-      {"version", "2.1.0"},
-      {"runs",
-       {{{"tool",
-          {{"driver",
-            {{"name", "qlint"}, {"version", QLINT_VERSION}, {"semanticVersion", QLINT_VERSION}, {"rules", rules}}}}},
-         {"invocations", {invocation(errors)}},
-         {"columnKind", "utf16CodeUnits"},
-         {"results", results}}}}};
+  nlohmann::json run = {
+      {"tool",
+       {{"driver",
+         {{"name", "qlint"}, {"version", QLINT_VERSION}, {"semanticVersion", QLINT_VERSION}, {"rules", rules}}}}},
+      {"invocations", {invocation(errors, cwd)}},
+      {"columnKind", "utf16CodeUnits"},
+      {"results", results}};
+  // Relative URIs are relative to %SRCROOT%, the working directory qlint ran in (SARIF
+  // 2.1.0 §3.14.14: an absolute URI ending in a slash). Unknown, it is left to the viewer.
+  if (!cwd.empty()) run["originalUriBaseIds"] = {{kSarifSourceRoot, {{"uri", sarif_directory_uri(cwd)}}}};
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", {run}}};
 }
 
 }  // namespace qlint::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,35 @@ std::string render_concise(const std::vector<ModelReport>& reports);
 // Models that could not be read become `::error file=MODEL,title=qlint::…` annotations.
 std::string render_github(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors);
 // Models that could not be read become error notifications of the run's invocation, which then
-// reports executionSuccessful: false.
+// reports executionSuccessful: false. Paths are written as sarif_artifact_location says, relative
+// to the current working directory (or `cwd`, an absolute POSIX path; empty when unknown).
 nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors);
+nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
+                            const std::string& cwd);
+
+// SARIF paths (docs/code-scanning.md). The base id of relative URIs: the run's
+// originalUriBaseIds maps it to the working directory's file URI.
+inline constexpr const char* kSarifSourceRoot = "%SRCROOT%";
+
+// Whether `path` names no file: Python's names for code that has no source file, such as
+// `<eval_with_key>.7` (FX-generated forward), `<string>` or `<stdin>`: anything starting with
+// `<`, or whose last component does (os.path.abspath makes `/cwd/<eval_with_key>.7` of them).
+bool is_pseudo_file(const std::string& path);
+
+// The SARIF artifactLocation of a file as qlint recorded it (in the model's debug info, or on
+// the command line), for a run in working directory `cwd` (absolute POSIX path; empty when
+// unknown). Pure: the file system is not consulted, paths are normalized lexically.
+// - A file under cwd (a relative path, or an absolute one below cwd):
+//   {"uri": "examples/seed/s1_eq_one.py", "uriBaseId": "%SRCROOT%"}.
+// - Any other absolute path (and a relative one whose `..` leaves cwd): {"uri": "file:///abs/x.py"}.
+// - Windows paths, from a model exported on Windows: `C:\work\m.py` and `C:/work/m.py` become
+//   `file:///C:/work/m.py`, UNC `\\server\share\m.py` becomes `file://server/share/m.py`.
+// - Every byte outside RFC 3986's unreserved set and `/` is percent-escaped (UTF-8), so
+//   `my model#2.py` is `my%20model%232.py` and `模型.py` is `%E6%A8%A1%E5%9E%8B.py`.
+// nullopt for a pseudo-file (is_pseudo_file): it is no artifact.
+std::optional<nlohmann::json> sarif_artifact_location(const std::string& path, const std::string& cwd);
+
+// The file URI of directory `dir` (absolute POSIX path), ending in `/`: `file:///work/main/`.
+std::string sarif_directory_uri(const std::string& dir);
 
 }  // namespace qlint::cli

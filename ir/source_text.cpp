@@ -95,6 +95,45 @@ std::string operand_text(const Model& model, const Node& consumer, size_t index)
 
 namespace {
 
+bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// How many brackets the text opens and leaves open (negative: closes more than it opens).
+int open_brackets(const std::string& text) {
+  int depth = 0;
+  char quote = 0;
+  for (char c : text) {
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return depth;
+}
+
+}  // namespace
+
+SourceLoc complete_range(const std::string& line, SourceLoc loc) {
+  if (!loc.known() || loc.end_line != loc.line || loc.column < 1 || loc.end_column <= loc.column) return loc;
+  auto end = static_cast<size_t>(loc.end_column - 1);
+  const auto start = static_cast<size_t>(loc.column - 1);
+  if (end > line.size() || start >= end) return loc;
+  while (end < line.size() && identifier_char(line[end]) && identifier_char(line[end - 1])) ++end;
+  for (int depth = open_brackets(line.substr(start, end - start)); depth > 0 && end < line.size(); ++end) {
+    const char c = line[end];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+  }
+  loc.end_column = static_cast<int>(end) + 1;
+  return loc;
+}
+
+namespace {
+
 const std::string* string_attr(const Node& node, const char* name) {
   const Attr* a = node.attr(name);
   return a != nullptr && a->kind == Attr::Kind::Str ? &a->s : nullptr;

@@ -24,6 +24,11 @@ std::optional<SourceLoc> operand_location(const Model& model, const Node& consum
 // indexing (`mask[:, None]` is "mask"), or "" for temporaries.
 std::string display_name(const Value* v);
 
+// TorchScript sometimes ends a range one character early (`x[:, -1:` for `x[:, -1:]`,
+// `t.sum(dim=1).clam` for `t.sum(dim=1).clamp`). On a single-line range of `line`, extends the
+// end over a cut identifier and over closing brackets the range opened but did not close.
+SourceLoc complete_range(const std::string& line, SourceLoc loc);
+
 // The module instance whose `self` a node's Python line means: what the front end recorded (FX
 // inlines submodules into one graph), else the module of the IR function that holds the node.
 // None when the line is in a function without a module `self`.

@@ -45,6 +45,17 @@ std::string what_it_becomes(const analysis::Facts& facts, const ir::Value* quant
          format_number(quantized_value(*p, constant[0])) + " after quantization, so it is never ";
 }
 
+// Where the exact value is, in the terms of the model's quantization flow.
+std::string advice(const analysis::Facts& facts, const ir::Value* quantized) {
+  const auto& sources = facts.quant_sources(quantized);
+  const analysis::QuantPoint* point = sources.empty() ? nullptr : facts.quant_point(*sources.begin());
+  if (point == nullptr || point->node == nullptr) return "compare the float tensor before the QuantStub";
+  if (point->identity_in_float)
+    return "compare the float tensor before it is fake-quantized (before the QuantStub, or the op whose output is "
+           "observed, in the model's Python)";
+  return "compute the comparison before the model quantizes the tensor, or allow a tolerance of half the scale";
+}
+
 std::string message(const analysis::Facts& facts, const ir::Node& node, int side, const std::vector<double>& constant) {
   const ir::Value* quantized = node.inputs[side];
   std::string op = ir::operator_spelling(node.kind);
@@ -52,10 +63,8 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int side
   std::string c = constant.size() == 1 ? format_number(constant[0]) : "a nonzero constant tensor";
   return "`" + op + "` compares " + (text.empty() ? "a value" : text) + " quantized by " +
          describe_stubs(facts, quantized) + " with " + c + what_it_becomes(facts, quantized, constant) +
-         (op == "==" ? "true" : "false") +
-         "; compare the float tensor before the QuantStub, or compare with 0 if the values are "
-         "only 0 and " +
-         (constant.size() == 1 ? c : "that constant");
+         (op == "==" ? "true" : "false") + "; " + advice(facts, quantized) +
+         ", or compare with 0 if the values are only 0 and " + (constant.size() == 1 ? c : "that constant");
 }
 
 // With a known scale the verdict is exact: a constant that is a multiple of the scale

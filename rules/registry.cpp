@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "rules/stub_names.h"
+#include "rules/support.h"
 
 namespace qlint {
 
@@ -49,10 +50,18 @@ std::vector<Diagnostic> run_all(const analysis::Facts& facts) {
     auto found = rule.check(facts);
     out.insert(out.end(), found.begin(), found.end());
   }
+  for (auto& d : out)
+    if (d.node != nullptr) d.loc = user_location(facts.model(), *d.node, d.loc);
   std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return std::tie(a.loc.file, a.loc.line, a.loc.column, a.rule) <
            std::tie(b.loc.file, b.loc.line, b.loc.column, b.rule);
   });
+  // A front end that unrolls loops or inlines a helper called twice (FX) shows one line of the
+  // user's source as several nodes: the user sees one finding there, not one per copy.
+  auto same_finding = [](const Diagnostic& a, const Diagnostic& b) {
+    return a.loc.known() && a.rule == b.rule && a.loc == b.loc && a.message == b.message;
+  };
+  out.erase(std::unique(out.begin(), out.end(), same_finding), out.end());
   name_new_stubs(facts.model(), out);
   return out;
 }

@@ -15,15 +15,24 @@ std::string first_use(const analysis::Facts& facts, const analysis::QuantCall& c
   return loc.known() ? " (first applied on line " + std::to_string(loc.line) + ")" : "";
 }
 
+// FX's prepare inserts `activation_post_process_N` modules itself, and shares one between an op
+// and the ops that must keep its scale (clamp, relu, flatten after it): reuse there is by design,
+// not something the user wrote.
+bool inserted_by_fx(const std::string& point) {
+  const std::string name = point.substr(point.rfind('.') + 1);
+  return name.rfind("activation_post_process_", 0) == 0;
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   std::map<std::string, const analysis::QuantCall*> first;
   for (const auto& call : facts.quant_calls()) {
+    if (inserted_by_fx(call.point)) continue;
     auto [it, is_first] = first.emplace(call.point, &call);
     if (is_first || it->second->input == call.input) continue;
     const analysis::QuantPoint* point = facts.quant_point(call.point);
-    std::string name = point ? point->display : call.point;
-    std::string message = "`" + name + "` is applied to a second tensor" + first_use(facts, *it->second) +
+    std::string name = point ? analysis::describe(*point) : "`" + call.point + "`";
+    std::string message = name + " is applied to a second tensor" + first_use(facts, *it->second) +
                           "; both share one scale calibrated over both ranges, so the one with the "
                           "smaller range loses precision; give each tensor its own QuantStub";
     Diagnostic d = quant_call_diagnostic(reused_stub_rule(), facts, call, message);

@@ -104,8 +104,8 @@ std::string consequence(const analysis::Facts& facts, const std::string& point) 
 
 std::string message(const analysis::Facts& facts, const analysis::QuantCall& call, const std::string& how) {
   const analysis::QuantPoint* p = facts.quant_point(call.point);
-  return "`" + (p ? p->display : call.point) + "` quantizes a 0/1 mask together with other data (" + how +
-         "), so both share one scale: " + consequence(facts, call.point) +
+  return (p ? analysis::describe(*p) : "`" + call.point + "`") + " quantizes a 0/1 mask together with other data (" +
+         how + "), so both share one scale: " + consequence(facts, call.point) +
          "; compute the mask from the float tensor and give it its own QuantStub";
 }
 

@@ -19,7 +19,7 @@ std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v) {
   for (const auto& source : sources) {
     if (i) out += i + 1 == sources.size() ? " and " : ", ";
     const analysis::QuantPoint* point = facts.quant_point(source);
-    out += "`" + (point ? point->display : source) + "`";
+    out += point ? analysis::describe(*point) : "`" + source + "`";
     ++i;
   }
   return out;
@@ -55,6 +55,39 @@ ir::SourceLoc quant_call_location(const analysis::Facts& facts, const analysis::
   return best_location(*call.call);
 }
 
+namespace {
+
+// PyTorch's own Python (nn.Sequential.forward, nn.ModuleList loops): a line there is where a
+// hazard surfaced, not a line the user can change.
+bool in_library_code(const ir::SourceLoc& loc) {
+  return loc.file.find("/dist-packages/torch/") != std::string::npos ||
+         loc.file.find("/site-packages/torch/") != std::string::npos;
+}
+
+// The call of `fn` from another function of the model, if there is one.
+const ir::Node* call_site_of(const ir::Model& model, const ir::Function& fn) {
+  const ir::Node* site = nullptr;
+  for_each_model_node(model, [&](const ir::Function&, const ir::Node& n) {
+    const ir::Attr* callee = n.attr("callee");
+    if (site == nullptr && callee != nullptr && callee->kind == ir::Attr::Kind::Str && callee->s == fn.name) site = &n;
+  });
+  return site;
+}
+
+}  // namespace
+
+ir::SourceLoc user_location(const ir::Model& model, const ir::Node& node, ir::SourceLoc loc) {
+  const ir::Node* at = &node;
+  for (int depth = 0; in_library_code(loc) && depth < 16; ++depth) {
+    const ir::Function* fn = model.function_of(*at);
+    const ir::Node* site = fn ? call_site_of(model, *fn) : nullptr;
+    if (site == nullptr) break;
+    at = site;
+    loc = best_location(*site);
+  }
+  return loc;
+}
+
 Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts, const analysis::QuantCall& call,
                                  std::string message) {
   Diagnostic d = make_diagnostic(rule, *facts.function_of(*call.call), *call.call, std::move(message));
@@ -67,6 +100,10 @@ std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& co
   for (int depth = 0; v != nullptr && depth < 32; ++depth) {
     if (const analysis::QuantCall* call = facts.quant_call_producing(v)) {
       if (facts.function_of(*call->call) != facts.function_of(consumer)) return std::nullopt;
+      // Reading the call's input instead keeps float results only when the call passes its
+      // input through in float (a stub, a fake quantize), not a quantize op or an int8 kernel.
+      const analysis::QuantPoint* point = facts.quant_point(call->point);
+      if (point == nullptr || !point->identity_in_float) return std::nullopt;
       Edit e;
       e.kind = Edit::Kind::Reroot;
       e.node = &consumer;

@@ -47,6 +47,10 @@ std::string format_number(double v);
 // location of the first user that has one.
 ir::SourceLoc best_location(const ir::Node& node);
 
+// `loc` (of `node`), or when it lies in PyTorch's own Python (a stub called by nn.Sequential),
+// the line of the user's code that called into it.
+ir::SourceLoc user_location(const ir::Model& model, const ir::Node& node, ir::SourceLoc loc);
+
 // Where a quantizing call is in the user's source. Traced graphs record no location for the
 // call itself; the quantize op inside the FakeQuantize has the user's frame on its stack.
 ir::SourceLoc quant_call_location(const analysis::Facts& facts, const analysis::QuantCall& call);

@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/quant_domain.h"
 #include "ir/display.h"
 #include "ir/script_error.h"
 #include "ir/torchscript/graph_rewriter.h"
@@ -232,8 +233,8 @@ class Instrumenter {
     } else if (kind == "prim::CallMethod" && is_quant_stub(n->input(0)) && n->inputs().size() == 2 &&
                n->output()->type()->cast<c10::TensorType>()) {
       rewriter_.insert_after(n, "qlint::quant_point", {n->output(), n->input(0)});
-    } else if (kind == "aten::fake_quantize_per_tensor_affine" && n->inputs().size() == 5) {
-      replace_fake_quantize(g, n);
+    } else if (const analysis::QuantOpOperands* operands = per_tensor_fake_quantize(*n)) {
+      replace_fake_quantize(g, n, *operands);
     } else if (is_comparison(*n)) {
       ProbeState probe{kind, torchscript::source_location(*n, lines_), {}, 0, 0, std::nullopt, true};
       jit::Value* operand = nullptr;
@@ -261,12 +262,31 @@ class Instrumenter {
     return false;
   }
 
-  // The FakeQuantize's module (its method's `self`) names the quant point.
-  void replace_fake_quantize(jit::Graph& g, jit::Node* n) {
+  // A traced FakeQuantize's op (plain or the default QAT qconfig's fused one) quantizing per
+  // tensor: the ops qlint simulates with the scale stored in the model. Per-channel ones
+  // quantize weights and run as they are.
+  static const analysis::QuantOpOperands* per_tensor_fake_quantize(const jit::Node& n) {
+    const analysis::QuantOpOperands* operands = analysis::quant_op_operands(n.kind().toQualString());
+    if (operands == nullptr || !operands->fake || operands->per_channel || n.outputs().size() != 1) return nullptr;
+    for (int index : {operands->scale, operands->zero_point, operands->quant_min, operands->quant_max})
+      if (index < 0 || static_cast<size_t>(index) >= n.inputs().size()) return nullptr;
+    if (operands->channel_axis >= 0) {
+      if (static_cast<size_t>(operands->channel_axis) >= n.inputs().size()) return nullptr;
+      auto axis = jit::toIValue(n.input(static_cast<size_t>(operands->channel_axis)));
+      if (!axis || !axis->isInt() || axis->toInt() != -1) return nullptr;
+    }
+    return operands;
+  }
+
+  // The FakeQuantize's module (its method's `self`) names the quant point. Replacing the op
+  // also freezes the fused op's observer: qlint's runs never change the model's state.
+  void replace_fake_quantize(jit::Graph& g, jit::Node* n, const analysis::QuantOpOperands& operands) {
     jit::Value* self = g.inputs().empty() ? nullptr : g.inputs()[0];
     if (self == nullptr || !self->type()->cast<c10::ClassType>()) self = rewriter_.insert_constant(n, IValue());
+    auto operand = [n](int index) { return n->input(static_cast<size_t>(index)); };
     rewriter_.replace_with(n, "qlint::stored_quant_point",
-                           {n->input(0), self, n->input(1), n->input(2), n->input(3), n->input(4)});
+                           {operand(0), self, operand(operands.scale), operand(operands.zero_point),
+                            operand(operands.quant_min), operand(operands.quant_max)});
   }
 
   Session& session_;
@@ -437,6 +457,48 @@ void prepare(Prepared& p, const jit::Module& model, const Options& options) {
   jit::setGraphExecutorOptimize(false);
 }
 
+// Every attribute of every module (parameters, buffers, plain values), copied deeply, so a run
+// can start again from where the first one started.
+class ModuleState {
+ public:
+  static ModuleState of(const jit::Module& root) {
+    ModuleState state;
+    for (const auto& m : root.named_modules())
+      for (const auto& attribute : m.value.named_attributes(/*recurse=*/false)) {
+        if (attribute.value.isModule()) continue;
+        state.saved_.push_back({m.value, attribute.name, attribute.value.deepcopy()});
+      }
+    return state;
+  }
+
+  void restore() const {
+    for (const auto& [module, name, value] : saved_) {
+      if (!value.isTensor()) {
+        const_cast<jit::Module&>(module).setattr(name, value.deepcopy());
+        continue;
+      }
+      // In place, so graphs holding the tensor (and parameters' identity) stay as they are.
+      IValue current = module.attr(name);
+      const at::Tensor& saved = value.toTensor();
+      if (current.isTensor() && current.toTensor().defined() && saved.defined() &&
+          current.toTensor().sizes() == saved.sizes() && current.toTensor().scalar_type() == saved.scalar_type() &&
+          !saved.is_quantized()) {
+        current.toTensor().copy_(saved);
+      } else {
+        const_cast<jit::Module&>(module).setattr(name, value.deepcopy());
+      }
+    }
+  }
+
+ private:
+  struct Saved {
+    jit::Module module;
+    std::string name;
+    IValue value;
+  };
+  std::vector<Saved> saved_;
+};
+
 // Makes the custom operators work for `session` while alive.
 struct ActiveSession {
   explicit ActiveSession(Session& s) { g_session = &s; }
@@ -464,9 +526,13 @@ Run simulate_loaded(const jit::Module& model, const std::string& model_path, con
   torch::NoGradGuard no_grad;
   ActiveSession active(p.session);
   ProgressLine progress(options.progress, batches.size());
+  // A model that changes its own attributes in forward (a counter, a cache) must start both
+  // runs from the same state, or its own drift would count as quantization error.
+  const ModuleState initial = ModuleState::of(p.module);
   Run run;
   run.float_outputs = run_all(model_path, p.module, batches, p.session, Mode::Float, progress);
   finish_calibration(p.session);
+  initial.restore();
   std::vector<IValue> sim_results = run_all(model_path, p.module, batches, p.session, Mode::Simulate, progress);
   run.report = build_report(model_path, p.session, options, run.float_outputs, sim_results);
   if (!options.save_outputs.empty()) save_outputs(options.save_outputs, sim_results);

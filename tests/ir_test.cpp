@@ -4,6 +4,7 @@
 
 #include "fixture_files.h"
 #include "ir/script_error.h"
+#include "ir/source_text.h"
 #include "ir/text.h"
 #include "ir/verifier.h"
 
@@ -169,6 +170,23 @@ TEST(ScriptError, WithoutATracebackKeepsTheMessage) {
       "Traceback of TorchScript, original code (most recent call last):\n"
       "  File \"m.py\", line 99999999999999999999, in forward\nRuntimeError: x\n");
   EXPECT_EQ(huge.line, 0);
+}
+
+// Ranges as TorchScript 1.13 records them for examples/zoo (type_as_mask.py:40,
+// sequential_heads.py:27): one character short at the end.
+TEST(CompleteRange, FinishesCutIdentifiersAndOpenBrackets) {
+  const std::string clamp = "        pooled = pooled / keep.sum(dim=1, keepdim=True).clamp(min=1.0)";
+  auto text = [](const std::string& line, const ir::SourceLoc& loc) {
+    return line.substr(static_cast<size_t>(loc.column - 1), static_cast<size_t>(loc.end_column - loc.column));
+  };
+  EXPECT_EQ(text(clamp, ir::complete_range(clamp, {"m.py", 40, 27, 40, 61})), "keep.sum(dim=1, keepdim=True).clamp");
+  EXPECT_EQ(text(clamp, ir::complete_range(clamp, {"m.py", 40, 18, 40, 70})),
+            "pooled / keep.sum(dim=1, keepdim=True).clamp(min=1.0)");
+  const std::string slice = "        valid = x[:, -1:] == 1";
+  EXPECT_EQ(text(slice, ir::complete_range(slice, {"m.py", 27, 17, 27, 25})), "x[:, -1:]");
+  // Complete ranges stay as they are.
+  EXPECT_EQ(text(slice, ir::complete_range(slice, {"m.py", 27, 17, 27, 31})), "x[:, -1:] == 1");
+  EXPECT_EQ(text(slice, ir::complete_range(slice, {"m.py", 27, 17, 27, 18})), "x");
 }
 
 }  // namespace

@@ -277,6 +277,9 @@ class Importer {
   void record_state_value(const jit::Module& module, const std::string& name, ir::Node& node) {
     if (!module.hasattr(name)) return;
     c10::IValue value = module.attr(name);
+    // A converted module's output scale and zero point are plain numbers.
+    if (value.isDouble()) return node.set_attr("value", ir::Attr::of_float(value.toDouble()));
+    if (value.isInt()) return node.set_attr("value", ir::Attr::of_int(value.toInt()));
     if (!value.isTensor() || value.toTensor().numel() > kMaxConstantElements) return;
     node.set_attr("value", tensor_attr(value.toTensor()));
   }

@@ -7,6 +7,8 @@
 #include <regex>
 #include <sstream>
 
+#include "ir/source_text.h"
+
 namespace qlint::torchscript {
 
 namespace {
@@ -90,6 +92,7 @@ ir::SourceLoc source_location(const jit::Node& node, SourceLines& lines) {
   loc.end_line = static_cast<int>(source->lineno_to_source_lineno(last));
   loc.end_column = static_cast<int>(range->end() - source->offset_for_line(last)) + 1;
   for (size_t line = first; line <= last; ++line) remember_line(*source, line, lines);
+  if (loc.line == loc.end_line) loc = ir::complete_range(lines[loc.file][loc.line], loc);
   return loc;
 }
 

@@ -5,6 +5,9 @@ or code-scanning integration would, and checks the result with PyTorch and qlint
 
 For every scripted example (examples/seed, examples/rules) whose SARIF log offers fixes, from
 its TorchScript archive and from its FX export (build/examples/fx):
+- each fix's artifact URI is resolved as a SARIF viewer would: a relative URI against its
+  uriBaseId, which the run's originalUriBaseIds maps to the working directory's file URI
+  (qlint ran in SOURCE_DIR), or a file: URI as it is, percent-decoded;
 - the first fix of each result is applied to a copy of examples/ (identical replacements
   that two results share are applied once; a fix that overlaps a different one is skipped);
 - the fixed Python still defines a model that torch.jit.script accepts;
@@ -16,10 +19,12 @@ Prints one line per model and exits 1 if any check fails.
 """
 import json
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
 import tempfile
+from urllib.parse import unquote, urljoin, urlsplit
 
 import torch
 
@@ -42,13 +47,40 @@ def span(region):
     return ((region["startLine"], region["startColumn"]), (region["endLine"], region["endColumn"]))
 
 
-def choose_fixes(results):
-    """{uri: {(span, text)}} from the first fix of each result, and the number of results fixed."""
+def artifact_path(location, base_ids):
+    """The local path of a SARIF artifactLocation: a relative URI resolved against the absolute
+    URI its uriBaseId stands for (originalUriBaseIds, which may chain), or a file: URI."""
+    uri = location["uri"]
+    if "uriBaseId" in location:
+        base = location["uriBaseId"]
+        if base not in base_ids:
+            raise ValueError(f"uriBaseId {base} of {uri} is not in the run's originalUriBaseIds")
+        base_uri = base_ids[base]
+        base_uri = artifact_uri(base_uri, base_ids) if "uriBaseId" in base_uri else base_uri["uri"]
+        if not base_uri.endswith("/"):
+            raise ValueError(f"the URI of {base} does not end in a slash: {base_uri}")
+        if urlsplit(uri).scheme or uri.startswith("/"):
+            raise ValueError(f"{uri} has uriBaseId {base} but is not a relative path reference")
+        uri = urljoin(base_uri, uri)
+    parts = urlsplit(uri)
+    if parts.scheme != "file" or parts.netloc not in ("", "localhost") or parts.query or parts.fragment:
+        raise ValueError(f"{uri} is not a local file URI (a relative URI needs a uriBaseId)")
+    return unquote(parts.path, errors="strict")
+
+
+def artifact_uri(location, base_ids):
+    """The absolute URI of an artifactLocation, for uriBaseIds defined by other ones."""
+    return pathlib.Path(artifact_path(location, base_ids)).as_uri() + ("/" if location["uri"].endswith("/") else "")
+
+
+def choose_fixes(results, base_ids):
+    """{path: {(span, text)}} from the first fix of each result, and the number of results fixed."""
     chosen, fixed = {}, 0
     for result in results:
         if not result.get("fixes"):
             continue
-        edits = [(change["artifactLocation"]["uri"], span(r["deletedRegion"]), r["insertedContent"]["text"])
+        edits = [(artifact_path(change["artifactLocation"], base_ids), span(r["deletedRegion"]),
+                  r["insertedContent"]["text"])
                  for change in result["fixes"][0]["artifactChanges"] for r in change["replacements"]]
         conflict = any(edit[1] != other_span and overlaps(edit[1], other_span)
                        for edit in edits for other_span, _ in chosen.get(edit[0], ()))
@@ -84,16 +116,26 @@ OFFERED = {}  # (example set, stem) -> {"pt": fixes applied, "fx.json": ...}
 def check_model(qlint, source_dir, model_path, work):
     stem = os.path.basename(model_path).removesuffix(".fx.json").removesuffix(".pt")
     example_set = os.path.basename(os.path.dirname(model_path))
-    results = qlint_results(qlint, source_dir, model_path, "sarif")["runs"][0]["results"]
-    chosen, fixed = choose_fixes(results)
+    run = qlint_results(qlint, source_dir, model_path, "sarif")["runs"][0]
+    results = run["results"]
+    base_ids = run.get("originalUriBaseIds", {})
+    # qlint ran in source_dir (whose physical path getcwd gives): %SRCROOT% is its file URI.
+    root = os.path.realpath(source_dir)
+    expected_root = pathlib.Path(root).as_uri() + "/"
+    if base_ids.get("%SRCROOT%", {}).get("uri") != expected_root:
+        return f"{os.path.basename(model_path)}: originalUriBaseIds is {base_ids}, not %SRCROOT% at {expected_root}"
+    chosen, fixed = choose_fixes(results, base_ids)
     kind = "fx.json" if model_path.endswith(".fx.json") else "pt"
     OFFERED.setdefault((example_set, stem), {})[kind] = fixed
     if not chosen:
         return None
     copy = os.path.join(work, os.path.basename(model_path))
     shutil.copytree(os.path.join(source_dir, "examples"), os.path.join(copy, "examples"))
-    for uri, replacements in chosen.items():
-        apply(os.path.join(copy, uri), replacements)
+    for path, replacements in chosen.items():
+        relative = os.path.relpath(os.path.realpath(path), root)
+        if relative.startswith(os.pardir + os.sep):
+            return f"{os.path.basename(model_path)}: a fix edits {path}, outside {root}"
+        apply(os.path.join(copy, relative), replacements)
 
     original = export.load_example(os.path.join(source_dir, "examples", example_set, stem + ".py"))
     patched = export.load_example(os.path.join(copy, "examples", example_set, stem + ".py"))

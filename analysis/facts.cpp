@@ -267,7 +267,7 @@ class FactsSolver {
       // A size or an index read off an input (`self.pe[: x.size(0)]`) is no data from it.
       if (carries_data(in->type)) merged.from_input = merged.from_input || f.from_input;
     }
-    if (quantizes_activations(n)) {
+    if (quantizes_activations(n) && !in_weight_quantizer(n)) {
       std::string id = in_graph_quant_point(n);
       merged.sources = {id};
       merged.domain = {id};
@@ -290,6 +290,11 @@ class FactsSolver {
     static const std::set<std::string> ops = {"aten::type_as", "aten::expand_as", "aten::view_as", "aten::reshape_as"};
     if (n.inputs.size() < 2) return false;
     return ops.count(n.kind) > 0 || (n.kind == "aten::to" && n.inputs[1]->type.is_tensor());
+  }
+
+  bool in_weight_quantizer(const ir::Node& n) const {
+    const ir::Function* fn = facts_.function_of(n);
+    return fn != nullptr && is_weight_quantizer(fn->module_path);
   }
 
   static bool carries_data(const ir::Type& type) {

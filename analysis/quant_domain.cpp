@@ -61,6 +61,13 @@ const QuantOpOperands* quant_op_operands(const std::string& kind) {
   return it == ops.end() ? nullptr : &it->second;
 }
 
+bool is_weight_quantizer(const std::string& module_path) {
+  const std::string name = "weight_fake_quant";
+  return module_path == name ||
+         (module_path.size() > name.size() &&
+          module_path.compare(module_path.size() - name.size() - 1, std::string::npos, "." + name) == 0);
+}
+
 bool is_dynamic_quantized_op(const std::string& kind) {
   static const std::set<std::string> ops = {
       "quantized::linear_dynamic",
@@ -97,7 +104,8 @@ bool can_carry_quantization(const ir::Type& type, ir::DType dtype) {
       return false;
     case K::Other:
       // aten::item gives a Scalar; dicts carry their values (`Dict(str, Tensor)`).
-      return type.name == "Scalar" || type.name == "number" || type.name.rfind("Dict(", 0) == 0;
+      return type.name == "Scalar" || type.name == "number" || type.name.rfind("Dict[", 0) == 0 ||
+             type.name.rfind("Dict(", 0) == 0;
     default:
       return false;
   }

@@ -31,6 +31,10 @@ struct QuantOpOperands {
 };
 const QuantOpOperands* quant_op_operands(const std::string& kind);
 
+// Eager QAT layers (nn.qat.Linear, Conv2d, ...) quantize their weight through a FakeQuantize
+// named `weight_fake_quant`: a weight, not an activation quant point, whatever its granularity.
+bool is_weight_quantizer(const std::string& module_path);
+
 // Dynamically quantized kernels (quantize_dynamic): they quantize weights ahead of time and
 // activations on the fly, inside the kernel; their inputs and outputs are float, so they are
 // no quant points.

@@ -70,6 +70,7 @@ struct CheckCommand {
     cmd = app.add_subcommand("check", "Lint TorchScript models and FX exports (the default command)");
     cmd->add_option("files", options.files,
                     "TorchScript archives, FX exports (*.json), or directories to search for *.pt, *.pth, *.ptl, "
+                    "*.jit, *.torchscript, "
                     "*.fx.json; none: nothing to do");
     cmd->add_option("--format", options.format, "Output format")
         ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github"}))

@@ -120,14 +120,21 @@ int open_brackets(const std::string& text) {
 SourceLoc complete_range(const std::string& line, SourceLoc loc) {
   if (!loc.known() || loc.end_line != loc.line || loc.column < 1 || loc.end_column <= loc.column) return loc;
   auto end = static_cast<size_t>(loc.end_column - 1);
-  const auto start = static_cast<size_t>(loc.column - 1);
+  auto start = static_cast<size_t>(loc.column - 1);
   if (end > line.size() || start >= end) return loc;
+  // `1.0 - q).to` for `(1.0 - q).to`: take in the brackets the range closes but starts after.
+  for (int depth = open_brackets(line.substr(start, end - start)); depth < 0 && start > 0; --start) {
+    const char c = line[start - 1];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+  }
   while (end < line.size() && identifier_char(line[end]) && identifier_char(line[end - 1])) ++end;
   for (int depth = open_brackets(line.substr(start, end - start)); depth > 0 && end < line.size(); ++end) {
     const char c = line[end];
     if (c == '(' || c == '[' || c == '{') ++depth;
     if (c == ')' || c == ']' || c == '}') --depth;
   }
+  loc.column = static_cast<int>(start) + 1;
   loc.end_column = static_cast<int>(end) + 1;
   return loc;
 }

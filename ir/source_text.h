@@ -25,8 +25,9 @@ std::optional<SourceLoc> operand_location(const Model& model, const Node& consum
 std::string display_name(const Value* v);
 
 // TorchScript sometimes ends a range one character early (`x[:, -1:` for `x[:, -1:]`,
-// `t.sum(dim=1).clam` for `t.sum(dim=1).clamp`). On a single-line range of `line`, extends the
-// end over a cut identifier and over closing brackets the range opened but did not close.
+// `t.sum(dim=1).clam` for `t.sum(dim=1).clamp`, `1.0 - q).to` for `(1.0 - q).to`). On a
+// single-line range of `line`, extends the end over a cut identifier and over closing brackets
+// the range opened but did not close, and the start over opening brackets it closes.
 SourceLoc complete_range(const std::string& line, SourceLoc loc);
 
 // The module instance whose `self` a node's Python line means: what the front end recorded (FX

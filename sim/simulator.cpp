@@ -99,16 +99,19 @@ struct Session {
 
 thread_local Session* g_session = nullptr;
 
-PointState& point_for(const IValue& module) {
-  std::string path = "?";
-  if (module.isObject()) {
-    auto it = g_session->module_paths.find(module.toObject().get());
-    if (it != g_session->module_paths.end()) path = it->second;
-  }
+std::string path_of(const IValue& module) {
+  if (!module.isObject()) return "?";
+  auto it = g_session->module_paths.find(module.toObject().get());
+  return it == g_session->module_paths.end() ? "?" : it->second;
+}
+
+PointState& point_for(const std::string& path) {
   PointState& p = g_session->points[path];
   p.path = path;
   return p;
 }
+
+PointState& point_for(const IValue& module) { return point_for(path_of(module)); }
 
 at::Tensor fake_quantize(const at::Tensor& x, const PointState& p) {
   return at::fake_quantize_per_tensor_affine(x, p.scale, p.zero_point, p.quant_min, p.quant_max);
@@ -139,7 +142,17 @@ void stored_quant_point_op(jit::Stack& stack) {
   IValue scale = jit::pop(stack);
   IValue module = jit::pop(stack);
   at::Tensor x = jit::pop(stack).toTensor();
-  PointState& p = point_for(module);
+  const std::string path = path_of(module);
+  if (analysis::is_weight_quantizer(path)) {
+    // A QAT layer's weight fake quant: float weights in the float run, quantized ones with the
+    // model's stored parameters in the simulated run; a weight, not a quant point to report.
+    jit::push(stack,
+              g_session->mode == Mode::Float
+                  ? x
+                  : at::fake_quantize_per_tensor_affine(x, scalar_of(scale), int_of(zero_point), quant_min, quant_max));
+    return;
+  }
+  PointState& p = point_for(path);
   if (g_session->mode == Mode::Float) {
     p.observer.observe(x);
     if (!g_session->recalibrate) {

@@ -184,6 +184,8 @@ TEST(CompleteRange, FinishesCutIdentifiersAndOpenBrackets) {
             "pooled / keep.sum(dim=1, keepdim=True).clamp(min=1.0)");
   const std::string slice = "        valid = x[:, -1:] == 1";
   EXPECT_EQ(text(slice, ir::complete_range(slice, {"m.py", 27, 17, 27, 25})), "x[:, -1:]");
+  const std::string cast = "        valid = (1.0 - is_pad).to(torch.bool)";
+  EXPECT_EQ(text(cast, ir::complete_range(cast, {"m.py", 35, 18, 35, 34})), "(1.0 - is_pad).to");
   // Complete ranges stay as they are.
   EXPECT_EQ(text(slice, ir::complete_range(slice, {"m.py", 27, 17, 27, 31})), "x[:, -1:] == 1");
   EXPECT_EQ(text(slice, ir::complete_range(slice, {"m.py", 27, 17, 27, 18})), "x");

@@ -89,7 +89,7 @@ void check_file(const std::string& path) {
   auto status = fs::status(path, ec);
   if (ec || !fs::exists(status)) throw ImportError("no such file");
   if (fs::is_directory(status))
-    throw ImportError("is a directory with no models (*.pt, *.pth, *.ptl, *.fx.json) in it");
+    throw ImportError("is a directory with no models (*.pt, *.pth, *.ptl, *.jit, *.torchscript, *.fx.json) in it");
   if (!fs::is_regular_file(status)) throw ImportError("is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ImportError("cannot be opened for reading");

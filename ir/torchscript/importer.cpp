@@ -4,6 +4,7 @@
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/script.h>
+#include <torch/version.h>
 
 #include <cstdlib>
 #include <deque>
@@ -367,6 +368,12 @@ std::string load_failure(const std::string& what) {
   std::smatch m;
   if (!std::regex_search(what, m, unknown_op)) return "cannot be loaded as TorchScript: " + first_line(what);
   std::string op = m[1];
+  const std::string ns = op.substr(0, op.find("::"));
+  // PyTorch's own namespaces: the archive was saved by a newer PyTorch than this LibTorch.
+  if (ns == "aten" || ns == "prim" || ns == "quantized" || ns == "_quantized")
+    return "was saved by a newer PyTorch: LibTorch " + std::string(TORCH_VERSION) + " lacks " + op +
+           "; export the model with PyTorch " + std::string(TORCH_VERSION) +
+           ", or run a qlint built on a newer LibTorch";
   return "uses the operator " + op +
          ", which LibTorch does not know; load the library that defines it with "
          "--load-library FILE (or operator-libraries in the configuration)" +

@@ -1,0 +1,68 @@
+// dropped-stub: a QuantStub whose call the model's graph kept without its
+// tensor. torch.jit.trace of a float model records QuantStub.forward, an identity in float, as
+// a call with no argument and no result, and lets the data flow around it: nothing in the
+// archive says where quantization starts, so no hazard after the stub can be checked.
+#include "rules/registry.h"
+#include "rules/support.h"
+
+namespace qlint::rules {
+
+namespace {
+
+std::string message(const ir::Node& call) {
+  return "the trace dropped `self." + call.inputs[0]->type.name +
+         "`: torch.jit.trace of a float model records no quantization for a QuantStub, so the hazards after it "
+         "cannot be checked; export with torch.jit.script(model), or trace after prepare/prepare_qat";
+}
+
+// A traced QAT model drops the stub's own call too, but calls the FakeQuantize inside it
+// (`quant.activation_post_process`) on the tensor: that stub still quantizes.
+bool quantizes_through_a_child(const analysis::Facts& facts, const std::string& stub) {
+  for (const auto& call : facts.quant_calls())
+    if (call.point.rfind(stub + ".", 0) == 0) return true;
+  return false;
+}
+
+std::vector<Diagnostic> check(const analysis::Facts& facts) {
+  std::vector<Diagnostic> out;
+  for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
+    // A QuantStub call with `self` and nothing else: the tensor it should quantize is gone. (A
+    // dropped DeQuantStub hides nothing of its own: one finding per model's stub is enough.)
+    if (facts.stub_call(node) != analysis::StubKind::Quant || node.inputs.size() != 1) return;
+    if (quantizes_through_a_child(facts, node.inputs[0]->type.name)) return;
+    out.push_back(make_diagnostic(dropped_stub_rule(), fn, node, message(node)));
+  });
+  return out;
+}
+
+}  // namespace
+
+const Rule& dropped_stub_rule() {
+  static const Rule rule = [] {
+    Rule r;
+    r.id = "dropped-stub";
+    r.summary = "a QuantStub whose call the trace kept without its tensor";
+    r.severity = Severity::Warning;
+    r.check = check;
+    r.doc.what =
+        "A call of a QuantStub module that has no tensor argument in the model's graph. "
+        "torch.jit.trace of a float model (before prepare or prepare_qat) records the stub's forward, an "
+        "identity in float, as a call with no argument and no result.";
+    r.doc.why =
+        "The archive no longer says where quantization starts: the data flows around the stub. Every "
+        "hazard after it (`x == 1` on the quantized tensor, a bool mask in `*`) is invisible to qlint and "
+        "to the accelerator toolchain's own checks, until the quantized model gives wrong results.";
+    r.doc.example =
+        "    model = Model().eval()              # forward: x = self.quant(x); mask = x[:, -1] == 1\n"
+        "    torch.jit.trace(model, example).save(\"model.pt\")   # the stub call is dropped";
+    r.doc.fix =
+        "Script the model, which keeps the stub calls:\n"
+        "    torch.jit.script(model).save(\"model.pt\")\n"
+        "or trace it after prepare/prepare_qat, where the stubs become FakeQuantize modules.";
+    r.doc.fix_safety = "No automatic fix: the archive has lost what the stub quantized; export the model again.";
+    return r;
+  }();
+  return rule;
+}
+
+}  // namespace qlint::rules

@@ -207,8 +207,46 @@ class FactsSolver {
     if (StubKind stub = facts_.stub_call(n); stub != StubKind::None && n.inputs.size() >= 2 && n.outputs.size() == 1)
       return stub_node(n, stub, n.inputs[0]->type.name, n.inputs[1]);
     if (const ir::Function* callee = ir::callee_of(*facts_.model_, n)) return call_node(n, *callee);
+    if (n.kind == "prim::SetAttr") return set_attribute(n);
+    if (n.kind == "prim::GetAttr" && read_attribute(n)) return;
     for (const auto& b : n.blocks) block(*b);
     plain_node(n);
+  }
+
+  // Module attributes written in forward (`self.cache = q`) and read back (`self.cache`), by
+  // instance path and name: what was written is what a later read sees.
+  static std::optional<std::string> attribute_key(const ir::Node& n) {
+    const ir::Attr* name = n.attr("name");
+    if (n.inputs.empty() || name == nullptr || name->kind != ir::Attr::Kind::Str) return std::nullopt;
+    const ir::Type& owner = n.inputs[0]->type;
+    if (owner.kind != ir::Type::Kind::Module) return std::nullopt;
+    return owner.name + "." + name->s;
+  }
+
+  void set_attribute(const ir::Node& n) {
+    auto key = attribute_key(n);
+    if (!key || n.inputs.size() < 2) return;
+    ValueFacts written = get(n.inputs[1]);
+    auto [it, added] = attributes_.try_emplace(*key);
+    ValueFacts& mine = it->second;
+    const size_t before = mine.sources.size() + mine.domain.size();
+    merge(mine.sources, written.sources);
+    merge(mine.domain, written.domain);
+    if (added || mine.sources.size() + mine.domain.size() != before || (written.from_input && !mine.from_input))
+      changed_ = true;
+    mine.from_input = mine.from_input || written.from_input;
+  }
+
+  // True when the read is of an attribute forward writes (its facts are set here).
+  bool read_attribute(const ir::Node& n) {
+    auto key = attribute_key(n);
+    if (!key || n.outputs.size() != 1) return false;
+    auto it = attributes_.find(*key);
+    if (it == attributes_.end()) return false;
+    ValueFacts read = it->second;
+    read.dtype = n.outputs[0]->type.dtype;
+    join(n.outputs[0], read);
+    return true;
   }
 
   void if_node(const ir::Node& n) {
@@ -373,6 +411,7 @@ class FactsSolver {
   }
 
   Facts& facts_;
+  std::map<std::string, ValueFacts> attributes_;  // "module.path.attribute" -> what forward wrote
   const StubClasses& stubs_;
   const Calibration& calibration_;
   bool changed_ = false;

@@ -43,6 +43,21 @@ const Rule* find_rule(std::string_view id) {
   return nullptr;
 }
 
+namespace {
+
+// Locations in code FX generated (`<eval_with_key>.7`): said once per model, on the first
+// finding there, since the user cannot open that file.
+void note_generated_code(std::vector<Diagnostic>& diagnostics) {
+  for (auto& d : diagnostics) {
+    if (d.loc.file.empty() || d.loc.file.front() != '<') continue;
+    d.notes.push_back(d.loc.file + " is code torch.fx generated; the archive does not record the line of your Python " +
+                      "it came from (script the model, or export it with qlint-fx-export, to see that line)");
+    return;
+  }
+}
+
+}  // namespace
+
 std::vector<Diagnostic> run_all(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   for (const auto& rule : all_rules()) {
@@ -62,6 +77,7 @@ std::vector<Diagnostic> run_all(const analysis::Facts& facts) {
     return a.loc.known() && a.rule == b.rule && a.loc == b.loc && a.message == b.message;
   };
   out.erase(std::unique(out.begin(), out.end(), same_finding), out.end());
+  note_generated_code(out);
   name_new_stubs(facts.model(), out);
   return out;
 }

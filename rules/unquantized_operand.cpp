@@ -27,8 +27,33 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int plai
          "or run the op on the CPU; pass it through a QuantStub of its own";
 }
 
+// `torch.cat([q, mask.to(torch.float)])` after the stub: the joined tensor has one scale, set
+// by the quantized part, and the unquantized part (often a 0/1 mask) gets no scale of its own.
+void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>& out) {
+  for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
+    if ((node.kind != "aten::cat" && node.kind != "aten::stack") || node.inputs.empty()) return;
+    const ir::Node* list = node.inputs[0]->producer;
+    if (list == nullptr || list->kind != "prim::ListConstruct") return;
+    const ir::Value* quantized = nullptr;
+    const ir::Value* plain = nullptr;
+    for (const ir::Value* part : list->inputs) {
+      if (facts.in_quantized_domain(part)) quantized = quantized ? quantized : part;
+      if (is_unquantized_input_tensor(facts, part)) plain = plain ? plain : part;
+    }
+    if (quantized == nullptr || plain == nullptr) return;
+    const std::string name = ir::display_name(plain);
+    out.push_back(make_diagnostic(
+        unquantized_operand_rule(), fn, node,
+        "`torch." + ir::base_op(node.kind) + "` joins a tensor quantized by " + describe_stubs(facts, quantized) +
+            " with " + (name.empty() ? "a float tensor" : "`" + name + "`") +
+            ", which never passed a QuantStub; the joined tensor gets one scale, so that part (often a 0/1 mask) "
+            "is rounded at a scale that was never calibrated for it; pass it through a QuantStub of its own"));
+  });
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
+  check_joined_tensors(facts, out);
   for_each_operand_side(
       facts.model(), is_binary_arithmetic, [&](const ir::Function& fn, const ir::Node& node, int side) {
         if (!is_unquantized_input_tensor(facts, node.inputs[side]) || !facts.in_quantized_domain(node.inputs[1 - side]))

@@ -36,14 +36,16 @@ std::string comparison_message(const analysis::Facts& facts, const ir::Node& nod
                                const analysis::SimulatedComparison& c, const analysis::SimulatedRun& run) {
   std::string text = ir::source_text(facts.model(), node.loc);
   std::string what = text.empty() ? "this `" + ir::operator_spelling(node.kind) + "` comparison" : "`" + text + "`";
-  return what + " gives a different result for " + std::to_string(c.differing) + " of " +
-         std::to_string(c.elements) + " elements once quantized (" + what_was_simulated(run) +
-         "); compare the float values before the quant point, or keep the threshold away from the values the "
-         "data takes (the rounding moves them by up to half a quantization step)";
+  bool equality = node.kind == "aten::eq" || node.kind == "aten::ne";
+  return what + " gives a different result for " + std::to_string(c.differing) + " of " + std::to_string(c.elements) +
+         " elements once quantized (" + what_was_simulated(run) +
+         "); compare the float values before the quant point, or " +
+         (equality ? "compare with 0 (which quantization keeps exact) if the values are only 0 and the constant"
+                   : "keep the threshold away from the values the data takes (the rounding moves them by up to half "
+                     "a quantization step)");
 }
 
-void report_comparisons(const analysis::Facts& facts, const analysis::SimulatedRun& run,
-                        std::vector<Diagnostic>& out) {
+void report_comparisons(const analysis::Facts& facts, const analysis::SimulatedRun& run, std::vector<Diagnostic>& out) {
   for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
     if (!is_comparison(node.kind)) return;
     const analysis::SimulatedComparison* c = facts.simulated_comparison(node);

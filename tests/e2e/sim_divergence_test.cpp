@@ -78,10 +78,35 @@ TEST(SimDivergence, AComparisonNoStaticRuleKnowsIsReportedOnlyWithInputs) {
   EXPECT_NE(text.out.find("[sim-divergence]"), std::string::npos);
 }
 
+TEST(SimDivergence, CatchesWhatTheStaticRulesMissInTheCorpus) {
+  // The mask travels through a dict, and the static rules do not see (yet:
+  // tests/e2e/flow_expectations.txt) that `feats["mask"] == 1` compares a quantized value; the
+  // simulation sees it flip. Once a static rule reports it, the simulation confirms that finding
+  // instead: either way line 39 is reported with the count.
+  json doc = check_json({example_model("zoo/dict_plumbing"), "--input", example_input("zoo/dict_plumbing")}, 1);
+  bool reported = false;
+  for (const auto& d : doc["diagnostics"]) {
+    if (d["line"] != 39) continue;
+    if (d["rule"] == "sim-divergence") {
+      EXPECT_EQ(d["message"].get<std::string>().rfind(
+                    "`feats[\"mask\"] == 1` gives a different result for 44 of 64 elements once quantized", 0),
+                0u)
+          << d;
+      EXPECT_NE(d["message"].get<std::string>().find("compare with 0 (which quantization keeps exact)"),
+                std::string::npos);
+      reported = true;
+    } else {
+      for (const auto& note : d["notes"])
+        reported |= note.get<std::string>().rfind("confirmed by simulation: 44 of 64 results", 0) == 0;
+    }
+  }
+  EXPECT_TRUE(reported) << doc.dump(2);
+}
+
 TEST(SimDivergence, CleanModelsStaySilentWithTheirInputs) {
-  for (const char* model : {"seed/s6_separate_stubs", "clean/compare_zero", "clean/int_and_shape_compare",
-                            "clean/compare_before_stub", "clean/index_of_max", "clean/indexing_and_shapes",
-                            "clean/no_quant_point", "sim/two_stub_convnet"}) {
+  for (const char* model :
+       {"seed/s6_separate_stubs", "clean/compare_zero", "clean/int_and_shape_compare", "clean/compare_before_stub",
+        "clean/index_of_max", "clean/indexing_and_shapes", "clean/no_quant_point", "sim/two_stub_convnet"}) {
     SCOPED_TRACE(model);
     for (const char* bits : {"16", "8"}) {
       auto r = run_qlint({"check", example_model(model), "--input", example_input(model), "--bits", bits});
@@ -113,9 +138,8 @@ TEST(SimDivergence, ConfirmsTheStaticFindingInsteadOfRepeatingIt) {
     }
   }
   // With the static rule deselected, the simulation still reports the comparison.
-  json alone = check_json({"--select", "sim-divergence", example_model("seed/s1_eq_one"), "--input",
-                           example_input("seed/s1_eq_one")},
-                          1);
+  json alone = check_json(
+      {"--select", "sim-divergence", example_model("seed/s1_eq_one"), "--input", example_input("seed/s1_eq_one")}, 1);
   ASSERT_EQ(alone["diagnostics"].size(), 2u) << alone.dump(2);
   EXPECT_EQ(alone["diagnostics"][0]["node"], "aten::eq");
   EXPECT_EQ(alone["diagnostics"][0]["line"], 16);
@@ -132,8 +156,7 @@ TEST(SimDivergence, MinSqnrChangesTheOutcome) {
   EXPECT_NE(strict["diagnostics"][0]["message"].get<std::string>().find("(threshold 200 dB"), std::string::npos);
   // The example's output keeps a few dB: a threshold under that drops its finding, not the
   // comparison's.
-  json lenient =
-      check_json({example_model(kExample), "--input", example_input(kExample), "--min-sqnr", "-100"}, 1);
+  json lenient = check_json({example_model(kExample), "--input", example_input(kExample), "--min-sqnr", "-100"}, 1);
   ASSERT_EQ(lenient["diagnostics"].size(), 1u) << lenient.dump(2);
   EXPECT_EQ(lenient["diagnostics"][0]["node"], "aten::gt");
 }
@@ -143,7 +166,9 @@ class SimDivergenceConfig : public testing::TempDirTest {};
 TEST_F(SimDivergenceConfig, MinSqnrFromTheConfigFileAndOverriddenByTheCommandLine) {
   std::string config = tmp("qlint.toml");
   std::ofstream(config) << "min-sqnr = 200\n";
-  std::vector<std::string> base = {"check",   "--format", "json", "--config", config, example_model("seed/s6_separate_stubs"),
+  std::vector<std::string> base = {"check",   "--format",
+                                   "json",    "--config",
+                                   config,    example_model("seed/s6_separate_stubs"),
                                    "--input", example_input("seed/s6_separate_stubs")};
   auto configured = testing::run_qlint_configured(base);
   EXPECT_EQ(configured.exit_code, 1) << configured.out << configured.err;
@@ -168,9 +193,8 @@ TEST(SimDivergence, SuppressionsSelectionAndFormatsWorkAsForAnyRule) {
   EXPECT_EQ(with({"--select", "eq-nonzero-const"}).exit_code, 0);
   // `# qlint: ignore[sim-divergence]` on the comparison's line silences it; the output's
   // finding at the return stays.
-  json suppressed = check_json({build_path("tests/models/sim_divergence_suppressed.pt"), "--input",
-                                example_input(kExample)},
-                               1);
+  json suppressed =
+      check_json({build_path("tests/models/sim_divergence_suppressed.pt"), "--input", example_input(kExample)}, 1);
   ASSERT_EQ(suppressed["diagnostics"].size(), 1u) << suppressed.dump(2);
   EXPECT_EQ(suppressed["diagnostics"][0]["rule"], "sim-divergence");
   EXPECT_NE(suppressed["diagnostics"][0]["message"].get<std::string>().find("output 0"), std::string::npos);

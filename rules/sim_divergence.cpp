@@ -135,7 +135,9 @@ const Rule& sim_divergence_rule() {
         "`--min-sqnr DB` (`min-sqnr` in the configuration), by default 40 dB for int16 and 20 dB for "
         "int8. A comparison that a static rule reports already (eq-nonzero-const, shared-stub-mask at "
         "its mask comparison) is not reported twice: that finding gets the note \"confirmed by "
-        "simulation: 4 of 8 results differ\" instead. Without inputs nothing is simulated and this rule "
+        "simulation: 4 of 8 results differ\" instead, as long as that finding is shown (with the static rule "
+        "deselected or its line's finding suppressed, sim-divergence reports the comparison). Without inputs nothing "
+        "is simulated and this rule "
         "never fires.";
     r.doc.why =
         "Static rules know the patterns that break; the simulation catches the rest. A threshold "

@@ -421,6 +421,7 @@ Facts Facts::compute(const ir::Model& model, const StubClasses& stubs, const Sim
   Facts facts;
   facts.model_ = &model;
   facts.binary_comparisons_ = evidence.binary_comparisons;
+  facts.simulated_run_ = evidence.run;
   FactsSolver(facts, stubs, evidence.calibration).run();
   return facts;
 }
@@ -478,6 +479,12 @@ std::string comparison_key(const std::string& kind, const ir::SourceLoc& loc) {
 
 bool Facts::compares_only_zero_or_constant(const ir::Node& comparison) const {
   return comparison.loc.known() && binary_comparisons_.count(comparison_key(comparison.kind, comparison.loc)) > 0;
+}
+
+const SimulatedComparison* Facts::simulated_comparison(const ir::Node& comparison) const {
+  if (!simulated_run_ || !comparison.loc.known()) return nullptr;
+  auto it = simulated_run_->comparisons.find(comparison_key(comparison.kind, comparison.loc));
+  return it == simulated_run_->comparisons.end() ? nullptr : &it->second;
 }
 
 const QuantCall* Facts::quant_call_producing(const ir::Value* v) const {

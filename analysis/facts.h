@@ -4,6 +4,7 @@
 // Rules read these facts; they never recompute them.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -71,11 +72,38 @@ struct CalibratedPoint {
 };
 using Calibration = std::map<std::string, CalibratedPoint>;
 
-// What a simulation (`--input`) measured, for the rules: quant point parameters, and the
-// comparisons whose compared tensor held only 0 and the constant (by comparison_key).
+// How one comparison behaved in the simulation: over all batches, how many of its results
+// differ between the float run and the simulated int run.
+struct SimulatedComparison {
+  int64_t elements = 0;
+  int64_t differing = 0;
+};
+
+// One model output's signal-to-quantization-noise ratio against the float run.
+struct SimulatedOutput {
+  std::string name;    // "output 0"
+  double sqnr_db = 0;  // +inf when the simulation is exact
+};
+
+// What `qlint check --input` asks the sim-divergence rule to judge: the simulation's
+// comparisons (by comparison_key) and outputs, and the SQNR an output must keep.
+struct SimulatedRun {
+  int bits = 16;
+  int batches = 0;
+  bool random_inputs = false;  // --random-input rather than the user's files
+  double min_sqnr_db = 40;
+  std::map<std::string, SimulatedComparison> comparisons;
+  std::vector<SimulatedOutput> outputs;
+};
+
+// What a simulation (`--input`) measured, for the rules: quant point parameters, the
+// comparisons whose compared tensor held only 0 and the constant (by comparison_key) and,
+// for `check --input` only, the run's results (the rewriter's rounds leave them out: they
+// describe the model before its rewrites).
 struct SimulationEvidence {
   Calibration calibration;
   std::set<std::string> binary_comparisons;
+  std::optional<SimulatedRun> run;
 };
 
 // Identifies a comparison across the importer and the simulator: kind and source range.
@@ -118,6 +146,10 @@ class Facts {
 
   // Whether the simulation saw only 0 and the constant in this comparison's tensor operand.
   bool compares_only_zero_or_constant(const ir::Node& comparison) const;
+  // The simulation's results, when `check --input` ran one; null otherwise.
+  const SimulatedRun* simulated_run() const { return simulated_run_ ? &*simulated_run_ : nullptr; }
+  // How the simulation saw this comparison node; null when it has no result for it.
+  const SimulatedComparison* simulated_comparison(const ir::Node& comparison) const;
 
   const ir::Model& model() const { return *model_; }
   const ir::Function* function_of(const ir::Node& node) const;
@@ -140,6 +172,7 @@ class Facts {
   std::vector<QuantCall> quant_calls_;
   std::map<const ir::Block*, const ir::Function*> block_function_;
   std::set<std::string> binary_comparisons_;
+  std::optional<SimulatedRun> simulated_run_;
 };
 
 }  // namespace qlint::analysis

@@ -80,7 +80,9 @@ ModelReport check_one(const std::string& file, const CheckOptions& options) {
   sim_options.recalibrate = options.recalibrate;
   sim_options.stubs = options.stubs;
   sim::Report report = torch_backend().simulate(file, options.inputs, sim_options);
-  auto facts = analysis::Facts::compute(*model, options.stubs, sim::evidence_from(report));
+  analysis::SimulationEvidence evidence = sim::evidence_from(report);
+  evidence.run = sim::simulated_run(report, options.min_sqnr.value_or(sim::default_min_sqnr_db(options.bits)));
+  auto facts = analysis::Facts::compute(*model, options.stubs, evidence);
   auto diagnostics = filter_diagnostics(*model, rules::run_all(facts), options.selection);
   attach_evidence(diagnostics, report);
   return {file, model, diagnostics, nullptr};
@@ -242,6 +244,7 @@ CheckOptions options_for(const std::string& model, const CheckOptions& command_l
   o.stubs.dequant.insert(o.stubs.dequant.end(), config->dequant_stub_classes.begin(),
                          config->dequant_stub_classes.end());
   if (!o.bits_given && config->bits) o.bits = *config->bits;
+  if (!o.min_sqnr && config->min_sqnr) o.min_sqnr = config->min_sqnr;
   o.operator_libraries.insert(o.operator_libraries.end(), config->operator_libraries.begin(),
                               config->operator_libraries.end());
   try {

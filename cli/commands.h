@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct CheckOptions {
   analysis::StubClasses stubs;
   sim::Inputs inputs;  // when given, simulate and attach the evidence
   int bits = 16;
+  // --min-sqnr: an output under this SQNR (dB) is a sim-divergence finding; unset: 40 dB for
+  // int16, 20 dB for int8 (sim::default_min_sqnr_db).
+  std::optional<double> min_sqnr;
   bool recalibrate = false;
   bool fix = false;   // rewrite the model
   bool diff = false;  // show what --fix would change, write nothing

@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 #include <toml++/toml.h>
 
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -69,10 +70,14 @@ Config from_table(const toml::table& table, const std::string& file) {
       auto bits = node.value<int64_t>();
       if (bits != 16 && bits != 8) fail(file, "`bits` must be 16 or 8");
       c.bits = static_cast<int>(*bits);
+    } else if (key == "min-sqnr") {
+      auto db = node.value<double>();  // an integer converts too
+      if (!db || !std::isfinite(*db)) fail(file, "`min-sqnr` must be a number of dB, e.g. 40");
+      c.min_sqnr = *db;
     } else {
       fail(file, "unknown key `" + key +
                      "` (known: select, ignore, severity, quant-stub-classes, "
-                     "dequant-stub-classes, per-file-ignores, bits, operator-libraries)");
+                     "dequant-stub-classes, per-file-ignores, bits, min-sqnr, operator-libraries)");
     }
   }
   return c;

@@ -26,6 +26,7 @@ struct Config {
   std::vector<std::string> dequant_stub_classes;
   std::vector<std::pair<std::string, std::vector<std::string>>> per_file_ignores;  // glob -> rules
   std::optional<int> bits;
+  std::optional<double> min_sqnr;               // dB; sim-divergence's output threshold
   std::vector<std::string> operator_libraries;  // absolute, or relative to the config file's directory
 
   // Rules that per-file-ignores switch off for a model or source file (paths matched

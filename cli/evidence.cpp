@@ -1,6 +1,9 @@
 #include "cli/evidence.h"
 
-#include "cli/render.h"
+#include <algorithm>
+#include <set>
+
+#include "rules/registry.h"
 
 namespace qlint::cli {
 
@@ -13,15 +16,20 @@ const sim::ComparisonResult* find_comparison(const sim::Report& report, const ir
   return nullptr;
 }
 
+// "int16 simulation on 1 input batch", as the sim-divergence rule words it.
 std::string what_was_simulated(const sim::Report& report) {
-  return "the int" + std::to_string(report.bits) + " simulation over " + std::to_string(report.batches) +
-         (report.batches == 1 ? " input batch" : " input batches");
+  return "int" + std::to_string(report.bits) + " simulation on " + std::to_string(report.batches) +
+         (report.random_inputs ? " random" : "") + (report.batches == 1 ? " input batch" : " input batches");
 }
+
+bool is_sim_divergence(const Diagnostic& d) { return d.rule == rules::sim_divergence_rule().id; }
 
 }  // namespace
 
 void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& report) {
+  std::set<const ir::Node*> confirmed;  // comparisons a static finding reports
   for (auto& d : diagnostics) {
+    if (is_sim_divergence(d)) continue;
     const ir::Node* node = d.evidence_node ? d.evidence_node : d.node;
     if (node == nullptr) continue;
     const sim::ComparisonResult* c = find_comparison(report, *node);
@@ -29,14 +37,23 @@ void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& re
     std::string which =
         node == d.node ? "this comparison" : "the mask comparison on line " + std::to_string(node->loc.line);
     if (c->differing == 0) {
-      d.notes.push_back(what_was_simulated(report) + " leaves all " + std::to_string(c->elements) + " results of " +
-                        which + " as in float; other inputs may not");
+      d.notes.push_back("the " + what_was_simulated(report) + " leaves all " + std::to_string(c->elements) +
+                        " results of " + which + " as in float; other inputs may not");
       continue;
     }
+    confirmed.insert(node);
     d.severity = Severity::Error;
-    d.notes.push_back(what_was_simulated(report) + " flips " + std::to_string(c->differing) + " of " +
-                      std::to_string(c->elements) + " results of " + which);
+    d.notes.push_back("confirmed by simulation: " + std::to_string(c->differing) + " of " +
+                      std::to_string(c->elements) + " results of " + which + " differ (" + what_was_simulated(report) +
+                      ")");
   }
+  // sim-divergence reports a flipped comparison only when no finding shown predicts it.
+  diagnostics.erase(std::remove_if(diagnostics.begin(), diagnostics.end(),
+                                   [&](const Diagnostic& d) {
+                                     return is_sim_divergence(d) && d.evidence_node != nullptr &&
+                                            confirmed.count(d.evidence_node) > 0;
+                                   }),
+                    diagnostics.end());
 }
 
 }  // namespace qlint::cli

@@ -1,6 +1,8 @@
 // Simulation evidence for lint diagnostics (`qlint check --input X.pt`): the calibrated scales
-// feed the rules, and the comparisons whose results the simulation flips are counted on the
-// diagnostics that predicted them, which then become errors.
+// and the run's results feed the rules (sim-divergence reports what the simulation measured),
+// and the comparisons whose results the simulation flips are confirmed on the static
+// diagnostics that predicted them, which then become errors; sim-divergence does not report
+// those a second time.
 #pragma once
 
 #include <string>
@@ -13,7 +15,8 @@
 
 namespace qlint::cli {
 
-// `inputs` describes what was simulated, e.g. "int16 simulation over 1 batch of x.pt".
+// Runs after the diagnostics filter, so a comparison whose static finding is deselected or
+// suppressed is still reported by sim-divergence.
 void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& report);
 
 }  // namespace qlint::cli

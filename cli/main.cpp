@@ -63,6 +63,8 @@ struct CheckCommand {
   CLI::App* cmd = nullptr;
   CLI::Option* bits = nullptr;
   cli::CheckOptions options;
+  CLI::Option* min_sqnr_option = nullptr;
+  double min_sqnr = 0;
   ModelOptions model;
   bool no_color = false;
 
@@ -99,6 +101,10 @@ struct CheckCommand {
     bits = cmd->add_option("--bits", options.bits, "Quantization width for the simulation")
                ->check(CLI::IsMember({16, 8}))
                ->capture_default_str();
+    min_sqnr_option =
+        cmd->add_option("--min-sqnr", min_sqnr,
+                        "With --input/--random-input: an output whose SQNR against float is under this many dB is "
+                        "a sim-divergence finding (default: 40 for --bits 16, 20 for --bits 8)");
     cmd->add_flag("--recalibrate", options.recalibrate,
                   "Traced QAT models: calibrate instead of using the stored scales");
     cmd->add_flag("--fix", options.fix, "Rewrite the model in place (safe fixes), verify it and re-check");
@@ -111,6 +117,7 @@ struct CheckCommand {
   int run() {
     options.stubs = model.stubs();
     options.bits_given = bits->count() > 0;
+    if (min_sqnr_option->count() > 0) options.min_sqnr = min_sqnr;
     try {
       cli::validate_selection(options.selection);
       if (!options.config_file.empty()) cli::load_config(options.config_file);

@@ -8,6 +8,7 @@ set(QLINT_RULE_SOURCES
   rules/eq_nonzero_const.cpp
   rules/reused_stub.cpp
   rules/shared_stub_mask.cpp
+  rules/sim_divergence.cpp
   rules/unquantized_operand.cpp
   rules/unused_suppression.cpp
 )

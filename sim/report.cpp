@@ -112,4 +112,22 @@ analysis::SimulationEvidence evidence_from(const sim::Report& report) {
   return evidence;
 }
 
+analysis::SimulatedRun simulated_run(const Report& report, double min_sqnr_db) {
+  analysis::SimulatedRun run;
+  run.bits = report.bits;
+  run.batches = report.batches;
+  run.random_inputs = report.random_inputs;
+  run.min_sqnr_db = min_sqnr_db;
+  for (const auto& c : report.comparisons) {
+    // One source range can hold several probes (a helper called twice): their counts add up.
+    auto& total = run.comparisons[analysis::comparison_key(c.kind, c.loc)];
+    total.elements += c.elements;
+    total.differing += c.differing;
+  }
+  for (const auto& o : report.outputs) run.outputs.push_back({o.name, o.sqnr_db});
+  return run;
+}
+
+double default_min_sqnr_db(int bits) { return bits <= 8 ? 20 : 40; }
+
 }  // namespace qlint::sim

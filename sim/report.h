@@ -15,4 +15,11 @@ nlohmann::json render_json(const Report& report);
 // tensor held only 0 and the constant.
 analysis::SimulationEvidence evidence_from(const Report& report);
 
+// The run's results for the sim-divergence rule (`check --input`): every comparison and
+// output, and the SQNR an output must keep.
+analysis::SimulatedRun simulated_run(const Report& report, double min_sqnr_db);
+
+// The default of `--min-sqnr`: 40 dB for int16, 20 dB for int8 (docs/rules/sim-divergence.md).
+double default_min_sqnr_db(int bits);
+
 }  // namespace qlint::sim

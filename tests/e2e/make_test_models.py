@@ -2,7 +2,8 @@
 files users mistake for TorchScript (torch.save of a module, a state_dict, a tensor, the
 legacy pre-1.6 format), an archive whose Python source file no longer exists, simulator
 inputs in every container torch.save users choose, a model with a custom operator
-(torchvision::nms), one with non-ASCII text before a hazard, and models whose forward fails at run time.
+(torchvision::nms), one with non-ASCII text before a hazard, models whose forward fails at run
+time, and the sim-divergence example with a suppression comment.
 
     /usr/bin/python3 make_test_models.py OUT_DIR REPO_DIR
 """
@@ -82,6 +83,29 @@ def write_failing_forward_models(out, repo):
     failing_forward_model.write(out)
 
 
+def write_suppressed_sim_divergence(out, repo):
+    """examples/rules/sim_divergence.py with `# qlint: ignore[sim-divergence]` on its flipping
+    comparison (the output's finding at the return stays)."""
+    sys.path.insert(0, os.path.join(repo, "examples"))
+    import export  # examples/export.py
+
+    workdir = tempfile.mkdtemp()
+    try:
+        with open(os.path.join(repo, "examples", "rules", "sim_divergence.py")) as f:
+            text = f.read()
+        line = "        keep = energy > 0.5\n"
+        assert line in text
+        text = text.replace(line, line.rstrip("\n") + "  # qlint: ignore[sim-divergence]\n")
+        source = os.path.join(workdir, "sim_divergence_suppressed.py")
+        with open(source, "w") as f:
+            f.write(text)
+        inputs = os.path.join(workdir, "inputs")
+        os.makedirs(inputs)
+        export.export(source, out, inputs)
+    finally:
+        shutil.rmtree(workdir)
+
+
 def main():
     out, repo = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
@@ -91,6 +115,7 @@ def main():
     write_custom_op_model(out, repo)
     write_non_ascii_model(out, repo)
     write_failing_forward_models(out, repo)
+    write_suppressed_sim_divergence(out, repo)
 
 
 if __name__ == "__main__":

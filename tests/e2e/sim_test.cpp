@@ -265,7 +265,8 @@ TEST_F(Sim, CheckWithInputAttachesEvidence) {
     EXPECT_EQ(d["severity"], "error");  // the simulation shows the comparison flipping
     EXPECT_NE(d["message"].get<std::string>().find("(scale 0.0018463): 1 becomes 1.0007"), std::string::npos) << d;
     ASSERT_EQ(d["notes"].size(), 1u);
-    EXPECT_EQ(d["notes"][0], "the int16 simulation over 1 input batch flips 4 of 8 results of this comparison");
+    EXPECT_EQ(d["notes"][0],
+              "confirmed by simulation: 4 of 8 results of this comparison differ (int16 simulation on 1 input batch)");
   }
   EXPECT_TRUE(eq_seen);
   auto s4 = run_qlint({"check", "--format", "json", example_model("seed/s4_shared_scale"), "--input",
@@ -276,7 +277,8 @@ TEST_F(Sim, CheckWithInputAttachesEvidence) {
   EXPECT_NE(d["message"].get<std::string>().find("at its scale 2.1363 the mask value 1.0 quantizes to 0"),
             std::string::npos);
   EXPECT_EQ(d["notes"][0],
-            "the int16 simulation over 1 input batch flips 4 of 8 results of the mask comparison on line 17");
+            "confirmed by simulation: 4 of 8 results of the mask comparison on line 17 differ (int16 simulation on 1 "
+            "input batch)");
   // Without inputs nothing is simulated and the findings stay warnings.
   json plain = json::parse(run_qlint({"check", "--format", "json", example_model("seed/s4_shared_scale")}).out);
   EXPECT_EQ(plain["diagnostics"][0]["severity"], "warning");

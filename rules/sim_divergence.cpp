@@ -1,0 +1,169 @@
+// sim-divergence: what the simulation of `qlint check --input` measured, as findings: a
+// comparison whose results differ between the float run and the simulated int run, and a model
+// output whose SQNR against float is under the threshold (`--min-sqnr`). It catches the hazards
+// no static rule describes. It reads the simulation's results from the facts, so without
+// inputs (or in --fix's rounds, which leave them out) it never fires. A comparison that a
+// static finding already reports is confirmed on that finding instead (cli/evidence.cpp).
+#include <cmath>
+#include <cstdio>
+
+#include "rules/registry.h"
+#include "rules/support.h"
+
+namespace qlint::rules {
+
+namespace {
+
+bool is_comparison(const std::string& kind) {
+  static const std::set<std::string> ops = {"aten::eq", "aten::ne", "aten::lt", "aten::le", "aten::gt", "aten::ge"};
+  return ops.count(kind) > 0;
+}
+
+// "int16 simulation on 1 input batch", "int8 simulation on 4 random input batches".
+std::string what_was_simulated(const analysis::SimulatedRun& run) {
+  return "int" + std::to_string(run.bits) + " simulation on " + std::to_string(run.batches) +
+         (run.random_inputs ? " random" : "") + (run.batches == 1 ? " input batch" : " input batches");
+}
+
+std::string decibels(double db) {
+  if (std::isinf(db)) return db < 0 ? "-inf dB" : "inf dB";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f dB", db);
+  return text;
+}
+
+std::string comparison_message(const analysis::Facts& facts, const ir::Node& node,
+                               const analysis::SimulatedComparison& c, const analysis::SimulatedRun& run) {
+  std::string text = ir::source_text(facts.model(), node.loc);
+  std::string what = text.empty() ? "this `" + ir::operator_spelling(node.kind) + "` comparison" : "`" + text + "`";
+  bool equality = node.kind == "aten::eq" || node.kind == "aten::ne";
+  return what + " gives a different result for " + std::to_string(c.differing) + " of " + std::to_string(c.elements) +
+         " elements once quantized (" + what_was_simulated(run) +
+         "); compare the float values before the quant point, or " +
+         (equality ? "compare with 0 (which quantization keeps exact) if the values are only 0 and the constant"
+                   : "keep the threshold away from the values the data takes (the rounding moves them by up to half "
+                     "a quantization step)");
+}
+
+void report_comparisons(const analysis::Facts& facts, const analysis::SimulatedRun& run, std::vector<Diagnostic>& out) {
+  for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
+    if (!is_comparison(node.kind)) return;
+    const analysis::SimulatedComparison* c = facts.simulated_comparison(node);
+    if (c == nullptr || c->differing == 0) return;
+    Diagnostic d = make_diagnostic(sim_divergence_rule(), fn, node, comparison_message(facts, node, *c, run));
+    d.evidence_node = &node;  // marks a comparison finding, for the confirmation of static ones
+    out.push_back(std::move(d));
+  });
+}
+
+// The node that computes output `index` of forward: an element of the returned tuple or list
+// when it has one per output, else the returned value's producer. Null when forward returns
+// an input as it is, or has no return.
+const ir::Node* output_producer(const ir::Function& forward, size_t index, size_t outputs) {
+  const auto& returns = forward.body.returns;
+  if (returns.empty()) return nullptr;
+  const ir::Node* producer = returns[0]->producer;
+  if (producer != nullptr && (producer->kind == "prim::TupleConstruct" || producer->kind == "prim::ListConstruct") &&
+      producer->inputs.size() == outputs && index < outputs) {
+    const ir::Node* element = producer->inputs[index]->producer;
+    return element != nullptr ? element : producer;
+  }
+  return producer;
+}
+
+// The whole `return ...` statement when the node is on the line of forward's return.
+ir::SourceLoc return_statement(const ir::Model& model, ir::SourceLoc loc) {
+  if (!loc.known()) return loc;
+  const std::string* line = model.source_line(loc.file, loc.line);
+  if (line == nullptr) return loc;
+  size_t first = line->find_first_not_of(" \t");
+  if (first == std::string::npos || line->compare(first, 6, "return") != 0) return loc;
+  size_t last = line->find_last_not_of(" \t\r\n");
+  size_t comment = line->find('#', first);  // a trailing comment is no part of the statement
+  if (comment != std::string::npos) last = line->find_last_not_of(" \t", comment - 1);
+  return {loc.file, loc.line, static_cast<int>(first) + 1, loc.line, static_cast<int>(last) + 2};
+}
+
+void report_outputs(const analysis::Facts& facts, const analysis::SimulatedRun& run, std::vector<Diagnostic>& out) {
+  const ir::Function* forward = facts.model().find_function("forward");
+  for (size_t i = 0; i < run.outputs.size(); ++i) {
+    const analysis::SimulatedOutput& o = run.outputs[i];
+    if (!(o.sqnr_db < run.min_sqnr_db)) continue;
+    std::string message = o.name + " keeps only " + decibels(o.sqnr_db) + " SQNR against float (threshold " +
+                          format_number(run.min_sqnr_db) + " dB, " + what_was_simulated(run) +
+                          "); `qlint sim` shows each quant point's scale and range: give the values that "
+                          "lose their precision a quant point of their own";
+    const ir::Node* producer = forward ? output_producer(*forward, i, run.outputs.size()) : nullptr;
+    Diagnostic d;
+    if (producer != nullptr) {
+      d = make_diagnostic(sim_divergence_rule(), *forward, *producer, std::move(message));
+      d.loc = return_statement(facts.model(), user_location(facts.model(), *producer, d.loc));
+    } else {  // reported at the model file
+      d.rule = sim_divergence_rule().id;
+      d.severity = sim_divergence_rule().severity;
+      d.message = std::move(message);
+      d.function = forward;
+    }
+    out.push_back(std::move(d));
+  }
+}
+
+std::vector<Diagnostic> check(const analysis::Facts& facts) {
+  std::vector<Diagnostic> out;
+  const analysis::SimulatedRun* run = facts.simulated_run();
+  if (run == nullptr) return out;  // no inputs: nothing was simulated
+  report_comparisons(facts, *run, out);
+  report_outputs(facts, *run, out);
+  return out;
+}
+
+}  // namespace
+
+const Rule& sim_divergence_rule() {
+  static const Rule rule = [] {
+    Rule r;
+    r.id = "sim-divergence";
+    r.summary = "(needs --input or --random-input) the int simulation flips a comparison or loses an output's SQNR";
+    r.severity = Severity::Error;
+    r.check = check;
+    r.doc.what =
+        "With `--input` or `--random-input`, `qlint check` simulates the model (as `qlint sim` does) and "
+        "reports what the simulation measured: every comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`) whose "
+        "results differ between the float run and the simulated int run, at the comparison's Python "
+        "line, and every model output whose SQNR against float is under the threshold, at the line of "
+        "forward's `return` (or the model file when the archive does not say). The threshold is "
+        "`--min-sqnr DB` (`min-sqnr` in the configuration), by default 40 dB for int16 and 20 dB for "
+        "int8. A comparison that a static rule reports already (eq-nonzero-const, shared-stub-mask at "
+        "its mask comparison) is not reported twice: that finding gets the note \"confirmed by "
+        "simulation: 4 of 8 results differ\" instead, as long as that finding is shown (with the static rule "
+        "deselected or its line's finding suppressed, sim-divergence reports the comparison). Without inputs nothing "
+        "is simulated and this rule "
+        "never fires.";
+    r.doc.why =
+        "Static rules know the patterns that break; the simulation catches the rest. A threshold "
+        "comparison such as `x > 0.5` is exact in float, but once quantized every value moves to the "
+        "nearest multiple of the scale (up to half a step, 0.00003 at scale 0.00006): values on or near "
+        "the threshold land on the other side, and the decision flips. An output's SQNR says how much "
+        "of the float signal survives: each int16 bit is worth about 6 dB, so an int16 model that keeps "
+        "under 40 dB (noise at 1% of the signal's amplitude) has lost most of its 16 bits somewhere, "
+        "and an int8 model under 20 dB (10%) is wrong, not merely noisy.";
+    r.doc.example =
+        "    x = self.quant(x)\n"
+        "    energy = x.abs().mean(dim=-1)\n"
+        "    keep = energy > 0.5            # rows at 0.5 become 0.500015: `keep` flips\n"
+        "    return self.dequant(x.masked_fill(~keep[..., None], 0.0))";
+    r.doc.fix =
+        "Take the decision on the float values, before the quant point:\n\n"
+        "    keep = x.abs().mean(dim=-1) > 0.5\n"
+        "    x = self.quant(x)\n"
+        "    return self.dequant(x.masked_fill(~keep[..., None], 0.0))\n\n"
+        "or move the threshold away from the values the data takes. For an output under the SQNR "
+        "threshold, `qlint sim` lists each quant point's scale and range: a point whose range is set "
+        "by large values while small ones carry the signal needs a quant point of its own.";
+    r.doc.fix_safety = "No automatic fix: the simulation shows what breaks, not which rewrite keeps float results.";
+    return r;
+  }();
+  return rule;
+}
+
+}  // namespace qlint::rules

@@ -1,0 +1,228 @@
+// End-to-end: `qlint check --input` turns the simulation's evidence into findings (rule
+// sim-divergence): flipped comparisons no static rule knows, outputs under --min-sqnr, and
+// the confirmation of static findings the simulation proves.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "run.h"
+#include "temp_dir.h"
+
+namespace qlint {
+namespace {
+
+using nlohmann::json;
+using testing::build_path;
+using testing::example_model;
+using testing::run_qlint;
+
+std::string example_input(const std::string& name) { return build_path("examples/inputs/" + name + ".pt"); }
+
+const std::string kExample = "rules/sim_divergence";
+const std::string kSource = "examples/rules/sim_divergence.py";
+
+json check_json(const std::vector<std::string>& args, int expected_exit) {
+  std::vector<std::string> all = {"check", "--format", "json"};
+  all.insert(all.end(), args.begin(), args.end());
+  auto r = run_qlint(all);
+  EXPECT_EQ(r.exit_code, expected_exit) << r.out << r.err;
+  return json::parse(r.out);
+}
+
+std::vector<json> of_rule(const json& doc, const std::string& rule) {
+  std::vector<json> out;
+  for (const auto& d : doc["diagnostics"])
+    if (d["rule"] == rule) out.push_back(d);
+  return out;
+}
+
+std::string where(const json& d) {
+  return d["file"].get<std::string>() + ":" + std::to_string(d["line"].get<int>()) + ":" +
+         std::to_string(d["column"].get<int>()) + "-" + std::to_string(d["end_line"].get<int>()) + ":" +
+         std::to_string(d["end_column"].get<int>());
+}
+
+TEST(SimDivergence, AComparisonNoStaticRuleKnowsIsReportedOnlyWithInputs) {
+  // Statically the model is clean: no rule describes a `>` threshold on quantized values.
+  auto plain = run_qlint({"check", example_model(kExample)});
+  EXPECT_EQ(plain.exit_code, 0) << plain.out;
+
+  json doc = check_json({example_model(kExample), "--input", example_input(kExample)}, 1);
+  auto found = of_rule(doc, "sim-divergence");
+  ASSERT_EQ(found.size(), 2u) << doc.dump(2);
+  ASSERT_EQ(doc["diagnostics"].size(), 2u) << doc.dump(2);
+  // The comparison, at its Python range.
+  EXPECT_EQ(where(found[0]), kSource + ":21:16-21:28");
+  EXPECT_EQ(found[0]["severity"], "error");
+  EXPECT_EQ(found[0]["node"], "aten::gt");
+  EXPECT_NE(found[0]["message"].get<std::string>().find("`energy > 0.5` gives a different result for 2 of 4 "
+                                                        "elements once quantized (int16 simulation on 1 input batch)"),
+            std::string::npos)
+      << found[0]["message"];
+  // The output whose rows flipped, at forward's return statement.
+  EXPECT_EQ(where(found[1]), kSource + ":23:9-23:35");
+  EXPECT_EQ(found[1]["source_line"], "        return self.dequant(gated)");
+  EXPECT_NE(found[1]["message"].get<std::string>().find("output 0 keeps only "), std::string::npos);
+  EXPECT_NE(found[1]["message"].get<std::string>().find(" dB SQNR against float (threshold 40 dB, int16 simulation "
+                                                        "on 1 input batch)"),
+            std::string::npos)
+      << found[1]["message"];
+
+  // The text format shows it like any rule.
+  auto text = run_qlint({"check", example_model(kExample), "--input", example_input(kExample)});
+  EXPECT_NE(text.out.find(kSource + ":21:16: error: `energy > 0.5` gives a different result"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("[sim-divergence]"), std::string::npos);
+}
+
+TEST(SimDivergence, CatchesWhatTheStaticRulesMissInTheCorpus) {
+  // The mask travels through a dict, and the static rules do not see (yet:
+  // tests/e2e/flow_expectations.txt) that `feats["mask"] == 1` compares a quantized value; the
+  // simulation sees it flip. Once a static rule reports it, the simulation confirms that finding
+  // instead: either way line 39 is reported with the count.
+  json doc = check_json({example_model("zoo/dict_plumbing"), "--input", example_input("zoo/dict_plumbing")}, 1);
+  bool reported = false;
+  for (const auto& d : doc["diagnostics"]) {
+    if (d["line"] != 39) continue;
+    if (d["rule"] == "sim-divergence") {
+      EXPECT_EQ(d["message"].get<std::string>().rfind(
+                    "`feats[\"mask\"] == 1` gives a different result for 44 of 64 elements once quantized", 0),
+                0u)
+          << d;
+      EXPECT_NE(d["message"].get<std::string>().find("compare with 0 (which quantization keeps exact)"),
+                std::string::npos);
+      reported = true;
+    } else {
+      for (const auto& note : d["notes"])
+        reported |= note.get<std::string>().rfind("confirmed by simulation: 44 of 64 results", 0) == 0;
+    }
+  }
+  EXPECT_TRUE(reported) << doc.dump(2);
+}
+
+TEST(SimDivergence, CleanModelsStaySilentWithTheirInputs) {
+  for (const char* model :
+       {"seed/s6_separate_stubs", "clean/compare_zero", "clean/int_and_shape_compare", "clean/compare_before_stub",
+        "clean/index_of_max", "clean/indexing_and_shapes", "clean/no_quant_point", "sim/two_stub_convnet"}) {
+    SCOPED_TRACE(model);
+    for (const char* bits : {"16", "8"}) {
+      auto r = run_qlint({"check", example_model(model), "--input", example_input(model), "--bits", bits});
+      EXPECT_EQ(r.exit_code, 0) << "int" << bits << "\n" << r.out << r.err;
+    }
+  }
+}
+
+TEST(SimDivergence, ConfirmsTheStaticFindingInsteadOfRepeatingIt) {
+  json doc = check_json({example_model("seed/s1_eq_one"), "--input", example_input("seed/s1_eq_one")}, 1);
+  std::vector<std::string> rules;
+  for (const auto& d : doc["diagnostics"]) rules.push_back(d["rule"]);
+  // S1's comparison flips (eq-nonzero-const, and shared-stub-mask's mask comparison): it is
+  // confirmed on both, not reported again; the output that lost all SQNR is.
+  EXPECT_EQ(rules, (std::vector<std::string>{"shared-stub-mask", "eq-nonzero-const", "bool-arith", "sim-divergence"}))
+      << doc.dump(2);
+  for (const auto& d : doc["diagnostics"]) {
+    if (d["rule"] == "eq-nonzero-const") {
+      EXPECT_EQ(d["notes"], json::array({"confirmed by simulation: 4 of 8 results of this comparison differ (int16 "
+                                         "simulation on 1 input batch)"}));
+    }
+    if (d["rule"] == "shared-stub-mask") {
+      EXPECT_EQ(d["notes"], json::array({"confirmed by simulation: 4 of 8 results of the mask comparison on line 16 "
+                                         "differ (int16 simulation on 1 input batch)"}));
+    }
+    if (d["rule"] == "sim-divergence") {
+      EXPECT_EQ(d["message"].get<std::string>().rfind("output 0 keeps only 0.0 dB SQNR", 0), 0u) << d;
+      EXPECT_EQ(d["line"], 18);  // `return self.dequant(out)`
+    }
+  }
+  // With the static rule deselected, the simulation still reports the comparison.
+  json alone = check_json(
+      {"--select", "sim-divergence", example_model("seed/s1_eq_one"), "--input", example_input("seed/s1_eq_one")}, 1);
+  ASSERT_EQ(alone["diagnostics"].size(), 2u) << alone.dump(2);
+  EXPECT_EQ(alone["diagnostics"][0]["node"], "aten::eq");
+  EXPECT_EQ(alone["diagnostics"][0]["line"], 16);
+}
+
+TEST(SimDivergence, MinSqnrChangesTheOutcome) {
+  // S6 is clean at the default threshold; asking for more than int16 gives it fails it.
+  auto s6 = {example_model("seed/s6_separate_stubs"), std::string("--input"), example_input("seed/s6_separate_stubs")};
+  std::vector<std::string> args(s6);
+  args.insert(args.end(), {"--min-sqnr", "200"});
+  json strict = check_json(args, 1);
+  ASSERT_EQ(strict["diagnostics"].size(), 1u) << strict.dump(2);
+  EXPECT_EQ(strict["diagnostics"][0]["rule"], "sim-divergence");
+  EXPECT_NE(strict["diagnostics"][0]["message"].get<std::string>().find("(threshold 200 dB"), std::string::npos);
+  // The example's output keeps a few dB: a threshold under that drops its finding, not the
+  // comparison's.
+  json lenient = check_json({example_model(kExample), "--input", example_input(kExample), "--min-sqnr", "-100"}, 1);
+  ASSERT_EQ(lenient["diagnostics"].size(), 1u) << lenient.dump(2);
+  EXPECT_EQ(lenient["diagnostics"][0]["node"], "aten::gt");
+}
+
+class SimDivergenceConfig : public testing::TempDirTest {};
+
+TEST_F(SimDivergenceConfig, MinSqnrFromTheConfigFileAndOverriddenByTheCommandLine) {
+  std::string config = tmp("qlint.toml");
+  std::ofstream(config) << "min-sqnr = 200\n";
+  std::vector<std::string> base = {"check",   "--format",
+                                   "json",    "--config",
+                                   config,    example_model("seed/s6_separate_stubs"),
+                                   "--input", example_input("seed/s6_separate_stubs")};
+  auto configured = testing::run_qlint_configured(base);
+  EXPECT_EQ(configured.exit_code, 1) << configured.out << configured.err;
+  EXPECT_NE(configured.out.find("(threshold 200 dB"), std::string::npos) << configured.out;
+  base.insert(base.end(), {"--min-sqnr", "40"});
+  auto overridden = testing::run_qlint_configured(base);
+  EXPECT_EQ(overridden.exit_code, 0) << overridden.out << overridden.err;
+  std::ofstream(config) << "min-sqnr = \"high\"\n";
+  auto bad = testing::run_qlint_configured(base);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("`min-sqnr` must be a number of dB"), std::string::npos) << bad.err;
+}
+
+TEST(SimDivergence, SuppressionsSelectionAndFormatsWorkAsForAnyRule) {
+  std::vector<std::string> input = {example_model(kExample), "--input", example_input(kExample)};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "check");
+    args.insert(args.end(), input.begin(), input.end());
+    return run_qlint(args);
+  };
+  EXPECT_EQ(with({"--ignore", "sim-divergence"}).exit_code, 0);
+  EXPECT_EQ(with({"--select", "eq-nonzero-const"}).exit_code, 0);
+  // `# qlint: ignore[sim-divergence]` on the comparison's line silences it; the output's
+  // finding at the return stays.
+  json suppressed =
+      check_json({build_path("tests/models/sim_divergence_suppressed.pt"), "--input", example_input(kExample)}, 1);
+  ASSERT_EQ(suppressed["diagnostics"].size(), 1u) << suppressed.dump(2);
+  EXPECT_EQ(suppressed["diagnostics"][0]["rule"], "sim-divergence");
+  EXPECT_NE(suppressed["diagnostics"][0]["message"].get<std::string>().find("output 0"), std::string::npos);
+  auto sarif = with({"--format", "sarif"});
+  EXPECT_EQ(sarif.exit_code, 1);
+  json doc = json::parse(sarif.out);
+  bool rule_listed = false;
+  for (const auto& rule : doc["runs"][0]["tool"]["driver"]["rules"]) rule_listed |= rule["id"] == "sim-divergence";
+  EXPECT_TRUE(rule_listed);
+  ASSERT_EQ(doc["runs"][0]["results"].size(), 2u);
+  EXPECT_EQ(doc["runs"][0]["results"][0]["ruleId"], "sim-divergence");
+  auto github = with({"--format", "github"});
+  EXPECT_NE(github.out.find("::error file=" + kSource + ",line=21"), std::string::npos) << github.out;
+  EXPECT_NE(github.out.find("sim-divergence"), std::string::npos) << github.out;
+}
+
+TEST(SimDivergence, RulesAndExplainSayItNeedsInputs) {
+  auto rules = run_qlint({"rules"});
+  EXPECT_NE(rules.out.find("sim-divergence      error    (needs --input or --random-input)"), std::string::npos)
+      << rules.out;
+  auto explain = run_qlint({"explain", "sim-divergence"});
+  EXPECT_EQ(explain.exit_code, 0);
+  EXPECT_NE(explain.out.find("Without inputs nothing is simulated and this rule never fires"), std::string::npos)
+      << explain.out;
+  auto help = run_qlint({"check", "--help"});
+  EXPECT_NE(help.out.find("--min-sqnr"), std::string::npos);
+  EXPECT_NE(help.out.find("default: 40 for --bits 16, 20 for --bits 8"), std::string::npos) << help.out;
+}
+
+}  // namespace
+}  // namespace qlint

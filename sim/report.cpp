@@ -35,12 +35,27 @@ nlohmann::json number(double v) {
 
 }  // namespace
 
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
 std::string render_text(const Report& r) {
   std::ostringstream out;
   out << "Simulated " << ir::display_path(r.model) << " at int" << r.bits << " over " << r.batches
       << (r.batches == 1 ? " input batch" : " input batches") << (r.random_inputs ? " (seeded random inputs)" : "")
       << ".\n\nQuant points:\n";
-  if (r.points.empty()) out << "  none: the model has no QuantStub or FakeQuantize, so nothing is quantized\n";
+  if (r.points.empty() && r.int8_ops.empty())
+    out << "  none: the model has no QuantStub or FakeQuantize, so nothing is quantized\n";
+  if (!r.int8_ops.empty()) {
+    out << "  a converted model: its int8 kernels ran as they are (" << join(r.int8_ops) << ")";
+    if (r.no_float_reference.empty())
+      out << ", against a float reference with its quantized ops replaced by float ones on the dequantized weights\n";
+    else
+      out << "; qlint has no float form of " << r.no_float_reference
+          << ", so both runs are the int8 model and show no difference\n";
+  }
   for (const auto& p : r.points) {
     out << "  " << analysis::module_quant_point_display(p.path) << ": ";
     if (!p.reached && !p.stored) {
@@ -100,7 +115,9 @@ nlohmann::json render_json(const Report& r) {
           {"random_inputs", r.random_inputs},
           {"quant_points", points},
           {"outputs", outputs},
-          {"comparisons", comparisons}};
+          {"comparisons", comparisons},
+          {"int8_ops", r.int8_ops},
+          {"float_reference", r.int8_ops.empty() ? nlohmann::json() : nlohmann::json(r.no_float_reference.empty())}};
 }
 
 analysis::SimulationEvidence evidence_from(const sim::Report& report) {

@@ -24,6 +24,7 @@
 #include "ir/torchscript/graph_rewriter.h"
 #include "ir/torchscript/module_import.h"
 #include "ir/torchscript/source_location.h"
+#include "sim/float_reference.h"
 #include "sim/libtorch.h"
 
 namespace qlint::sim {
@@ -215,6 +216,10 @@ class Instrumenter {
                torchscript::GraphRewriter& rewriter)
       : session_(session), stubs_(stubs), lines_(lines), rewriter_(rewriter) {}
 
+  // For a second copy of the same model (a converted model's int8 side): its comparisons get
+  // the probes the first copy registered, in the same order.
+  void reuse_probes() { reused_probes_ = 0; }
+
   void module(const jit::Module& root) {
     for (const auto& m : root.named_modules()) {
       session_.module_paths[m.value._ivalue().get()] = m.name;
@@ -259,8 +264,14 @@ class Instrumenter {
           operand = n->input(side);
         }
       }
-      session_.probes.push_back(probe);
-      jit::Value* id = rewriter_.insert_constant(n, static_cast<int64_t>(session_.probes.size() - 1));
+      int64_t probe_id = 0;
+      if (reused_probes_) {
+        probe_id = static_cast<int64_t>((*reused_probes_)++);
+      } else {
+        session_.probes.push_back(probe);
+        probe_id = static_cast<int64_t>(session_.probes.size() - 1);
+      }
+      jit::Value* id = rewriter_.insert_constant(n, probe_id);
       if (operand == nullptr) operand = rewriter_.insert_constant(n, IValue());
       rewriter_.insert_after(n, "qlint::probe", {n->output(), id, operand});
     }
@@ -307,6 +318,7 @@ class Instrumenter {
   torchscript::SourceLines& lines_;
   torchscript::GraphRewriter& rewriter_;
   std::set<const jit::Graph*> visited_;
+  std::optional<size_t> reused_probes_;  // set: probes are reused, this is the next id
 };
 
 // ---- Running and comparing -----------------------------------------------------------------
@@ -454,20 +466,36 @@ struct Prepared {
   torchscript::SourceLines lines;  // filled by the instrumenter's source locations; unused after
 };
 
-void prepare(Prepared& p, const jit::Module& model, const Options& options) {
-  if (options.bits != 16 && options.bits != 8) throw SimError("--bits must be 16 or 8");
+// Instruments a clone of `model` for `session`; with `float_reference`, first rewrites the clone
+// into a converted model's float reference (returns why it could not, else "").
+std::string instrument_clone(Prepared& p, Session& session, const jit::Module& model, const Options& options,
+                             bool float_reference, bool reuse_probes) {
   // The caller's model stays as it was: instrumentation changes graphs, so it works on a clone
   // (whose free functions the rewriter copies as it reaches them).
   p.module = model.clone();
   p.module.eval();
-  p.session.recalibrate = options.recalibrate;
-  p.session.quant_min = options.bits == 16 ? -32768 : -128;
-  p.session.quant_max = options.bits == 16 ? 32767 : 127;
   torchscript::GraphRewriter rewriter(p.module);
-  Instrumenter(p.session, options.stubs, p.lines, rewriter).module(p.module);
+  if (float_reference)
+    if (std::string missing = make_float_reference(p.module, rewriter); !missing.empty()) return missing;
+  Instrumenter instrumenter(session, options.stubs, p.lines, rewriter);
+  if (reuse_probes) instrumenter.reuse_probes();
+  instrumenter.module(p.module);
+  return "";
+}
+
+void configure(Session& session, const Options& options) {
+  if (options.bits != 16 && options.bits != 8) throw SimError("--bits must be 16 or 8");
+  session.recalibrate = options.recalibrate;
+  session.quant_min = options.bits == 16 ? -32768 : -128;
+  session.quant_max = options.bits == 16 ? 32767 : 127;
   // Optimisation passes could fuse or reorder ops; without them every op runs as in eager
   // PyTorch, which is what the simulation must match bit for bit.
   jit::setGraphExecutorOptimize(false);
+}
+
+void prepare(Prepared& p, const jit::Module& model, const Options& options) {
+  configure(p.session, options);
+  instrument_clone(p, p.session, model, options, false, false);
 }
 
 // Every attribute of every module (parameters, buffers, plain values), copied deeply, so a run
@@ -532,8 +560,37 @@ void flatten_tensors(const IValue& v, std::vector<at::Tensor>& out) {
   }
 }
 
+// A converted model: its float reference runs as the float side, the model's own int8 kernels
+// as the simulated side. Nullopt when some int8 op has no float form (said in the report).
+std::optional<Run> simulate_converted(const jit::Module& model, const std::string& model_path,
+                                      const std::vector<Batch>& batches, const Options& options,
+                                      const std::set<std::string>& ops, std::string& no_reference) {
+  Prepared reference;
+  configure(reference.session, options);
+  no_reference = instrument_clone(reference, reference.session, model, options, true, false);
+  if (!no_reference.empty()) return std::nullopt;
+  Prepared int8;
+  instrument_clone(int8, reference.session, model, options, false, true);
+  torch::NoGradGuard no_grad;
+  ActiveSession active(reference.session);
+  ProgressLine progress(options.progress, batches.size());
+  Run run;
+  run.float_outputs = run_all(model_path, reference.module, batches, reference.session, Mode::Float, progress);
+  finish_calibration(reference.session);
+  std::vector<IValue> int8_results =
+      run_all(model_path, int8.module, batches, reference.session, Mode::Simulate, progress);
+  run.report = build_report(model_path, reference.session, options, run.float_outputs, int8_results);
+  run.report.int8_ops.assign(ops.begin(), ops.end());
+  if (!options.save_outputs.empty()) save_outputs(options.save_outputs, int8_results);
+  return run;
+}
+
 Run simulate_loaded(const jit::Module& model, const std::string& model_path, const std::vector<Batch>& batches,
                     const Options& options) {
+  const std::set<std::string> ops = int8_ops(model);
+  std::string no_reference;
+  if (!ops.empty())
+    if (auto run = simulate_converted(model, model_path, batches, options, ops, no_reference)) return std::move(*run);
   Prepared p;
   prepare(p, model, options);
   torch::NoGradGuard no_grad;
@@ -548,6 +605,8 @@ Run simulate_loaded(const jit::Module& model, const std::string& model_path, con
   initial.restore();
   std::vector<IValue> sim_results = run_all(model_path, p.module, batches, p.session, Mode::Simulate, progress);
   run.report = build_report(model_path, p.session, options, run.float_outputs, sim_results);
+  run.report.int8_ops.assign(ops.begin(), ops.end());
+  run.report.no_float_reference = no_reference;
   if (!options.save_outputs.empty()) save_outputs(options.save_outputs, sim_results);
   return run;
 }

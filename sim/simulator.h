@@ -77,6 +77,11 @@ struct Report {
   std::vector<QuantPointResult> points;
   std::vector<OutputResult> outputs;
   std::vector<ComparisonResult> comparisons;
+  // A converted (int8) model: the quantized kernels it ran as they are, against a float
+  // reference of the same model with dequantized weights. `no_float_reference` says why there
+  // was none (an int8 op without a float form): then both runs are the int8 model.
+  std::vector<std::string> int8_ops;
+  std::string no_float_reference;
 };
 
 // Throws SimError.

@@ -150,6 +150,25 @@ jit::Node* GraphRewriter::replace_with(jit::Node* node, const std::string& op, c
   return replacement;
 }
 
+jit::Value* GraphRewriter::insert_call(jit::Node* before, const std::string& op,
+                                       const std::vector<jit::NamedValue>& args) {
+  jit::WithInsertPoint guard(before);
+  jit::Value* out = before->owningGraph()->insert(c10::Symbol::fromQualString(op), args);
+  out->node()->setSourceRange(before->sourceRange());
+  return out;
+}
+
+std::vector<jit::Value*> GraphRewriter::unpack(jit::Node* before, jit::Value* tuple) {
+  jit::Node* unpacked = before->owningGraph()->createTupleUnpack(tuple);
+  unpacked->insertBefore(before);
+  return {unpacked->outputs().begin(), unpacked->outputs().end()};
+}
+
+void GraphRewriter::replace_and_erase(jit::Node* node, jit::Value* value) {
+  node->output()->replaceAllUsesWith(value);
+  node->destroy();
+}
+
 jit::Value* GraphRewriter::insert_constant(jit::Node* before, const c10::IValue& value) {
   jit::WithInsertPoint guard(before);
   return before->owningGraph()->insertConstant(value);
@@ -163,8 +182,10 @@ std::shared_ptr<jit::Graph> GraphRewriter::own_copy_of_callee(jit::Node* call) {
   if (copy == nullptr) {
     // A new function in the root module's compilation unit, named after the original.
     auto unit = root_._ivalue()->compilation_unit();
-    c10::QualifiedName name(original->qualname().prefix(),
-                            original->name() + "__qlint_copy_" + std::to_string(function_copies_.size()));
+    // Clones of a module share its compilation unit, and other rewriters copy into it too.
+    c10::QualifiedName name;
+    for (int n = 1; n == 1 || unit->find_function(name) != nullptr; ++n)
+      name = c10::QualifiedName(original->qualname().prefix(), original->name() + "__qlint_copy_" + std::to_string(n));
     copy = unit->create_function(name, jit::toGraphFunction(*original).graph()->copy());
     copy->setSchema(original->getSchema());
   }

@@ -47,6 +47,16 @@ class GraphRewriter final : public ir::GraphRewriter {
   // Replaces `node` by `op(inputs...)`, typed like its output.
   jit::Node* replace_with(jit::Node* node, const std::string& op, const std::vector<jit::Value*>& inputs);
 
+  // Inserts `op(args...)` before `before`, matched against the operator's schema, with
+  // `before`'s source range. Several results come back as a tuple (see unpack).
+  jit::Value* insert_call(jit::Node* before, const std::string& op, const std::vector<jit::NamedValue>& args);
+
+  // The elements of a tuple value, unpacked before `before`.
+  std::vector<jit::Value*> unpack(jit::Node* before, jit::Value* tuple);
+
+  // Every use of `node`'s single output reads `value` instead, and `node` goes.
+  void replace_and_erase(jit::Node* node, jit::Value* value);
+
   // Inserts a constant before `before`.
   jit::Value* insert_constant(jit::Node* before, const c10::IValue& value);
 

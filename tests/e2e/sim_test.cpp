@@ -189,6 +189,27 @@ TEST_F(Sim, StatefulModelsStartEachRunFromTheSameState) {
   EXPECT_NEAR(doc["outputs"][0]["sqnr_db"].get<double>(), 92.5, 0.05);
 }
 
+// A converted (int8) model runs its own int8 kernels against a float reference: the same
+// graphs with each quantized kernel replaced by its float op on the dequantized weights.
+// examples/flows/fx_converted_eq_one.py (PyTorch 1.13): the float model has 2 of its 8 gates at
+// exactly 1.0, the converted one none, so 2 of 8 results of `== 1` differ.
+TEST_F(Sim, ConvertedModelsRunTheirInt8KernelsAgainstAFloatReference) {
+  json doc = json::parse(run_qlint({"sim", "--format", "json", example_model("flows/fx_converted_eq_one"), "--input",
+                                    example_input("flows/fx_converted_eq_one")})
+                             .out);
+  EXPECT_TRUE(doc["float_reference"].get<bool>()) << doc.dump(2);
+  EXPECT_EQ(doc["int8_ops"], json::array({"aten::quantize_per_tensor", "quantized::linear", "quantized::linear_relu",
+                                          "quantized::mul"}));
+  ASSERT_EQ(doc["comparisons"].size(), 1u) << doc.dump(2);
+  EXPECT_EQ(doc["comparisons"][0]["differing"], 2);
+  EXPECT_EQ(doc["comparisons"][0]["elements"], 8);
+  // A kernel qlint has no float form of (a dynamic LSTM): said, and nothing is made up.
+  auto lstm = run_qlint(
+      {"sim", example_model("flows/dynamic_lstm_linear"), "--input", example_input("flows/dynamic_lstm_linear")});
+  EXPECT_EQ(lstm.exit_code, 0) << lstm.err;
+  EXPECT_NE(lstm.out.find("qlint has no float form of aten::quantized_lstm"), std::string::npos) << lstm.out;
+}
+
 // A forward that fails at run time (tests/e2e/failing_forward_model.py) is the user's error:
 // every command that runs the model says so in one line, with the model's own message (as
 // PyTorch words it) and the line of the user's code, and exits 2. It used to abort.

@@ -28,6 +28,11 @@ bool class_name_matches(const std::string& configured, const std::string& normal
   return normalized.compare(start, configured.size(), configured) == 0 && (start == 0 || normalized[start - 1] == '.');
 }
 
+std::string describe(const SimulatedRun& run) {
+  return "int" + std::to_string(run.bits) + " simulation on " + std::to_string(run.batches) +
+         (run.random_inputs ? " random" : "") + (run.batches == 1 ? " input batch" : " input batches");
+}
+
 std::string describe(const QuantPoint& point) {
   return "`" + point.display + "`" + (point.line > 0 ? " on line " + std::to_string(point.line) : "");
 }
@@ -370,10 +375,10 @@ class FactsSolver {
     if (is_dynamic_quantized_op(n.kind)) return false;
     if (n.kind.rfind("quantized::", 0) == 0) return true;
     const QuantOpOperands* operands = quant_op_operands(n.kind);
-    if (operands == nullptr || operands->per_channel) return false;
-    if (operands->channel_axis >= 0 && static_cast<size_t>(operands->channel_axis) < n.inputs.size())
-      return int_constant(n.inputs[static_cast<size_t>(operands->channel_axis)]).value_or(-1) == -1;
-    return true;
+    if (operands == nullptr) return false;
+    const auto axis = static_cast<size_t>(operands->channel_axis);
+    return operands->per_tensor(operands->channel_axis >= 0 && axis < n.inputs.size() ? int_constant(n.inputs[axis])
+                                                                                      : std::nullopt);
   }
 
   static void read_quant_parameters(const ir::Node& n, const QuantOpOperands& operands, QuantPoint& p) {

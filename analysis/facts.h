@@ -96,6 +96,9 @@ struct SimulatedRun {
   std::vector<SimulatedOutput> outputs;
 };
 
+// "int16 simulation on 1 input batch", "int8 simulation on 4 random input batches".
+std::string describe(const SimulatedRun& run);
+
 // What a simulation (`--input`) measured, for the rules: quant point parameters, the
 // comparisons whose compared tensor held only 0 and the constant (by comparison_key) and,
 // for `check --input` only, the run's results (the rewriter's rounds leave them out: they

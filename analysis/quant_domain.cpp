@@ -18,45 +18,26 @@ bool is_in_graph_quant_op(const std::string& kind) {
   return ops.count(kind) > 0;
 }
 
+bool QuantOpOperands::per_tensor(std::optional<int64_t> channel_axis_value) const {
+  return !per_channel && (channel_axis < 0 || channel_axis_value == -1);
+}
+
 const QuantOpOperands* quant_op_operands(const std::string& kind) {
-  static const std::map<std::string, QuantOpOperands> ops = [] {
-    std::map<std::string, QuantOpOperands> table;
-    QuantOpOperands fake_per_tensor;
-    fake_per_tensor.scale = 1;
-    fake_per_tensor.zero_point = 2;
-    fake_per_tensor.quant_min = 3;
-    fake_per_tensor.quant_max = 4;
-    fake_per_tensor.fake = true;
-    table["aten::fake_quantize_per_tensor_affine"] = fake_per_tensor;
-    table["aten::fake_quantize_per_tensor_affine_cachemask"] = fake_per_tensor;
-    QuantOpOperands fake_per_channel;  // (x, scale, zero_point, axis, quant_min, quant_max)
-    fake_per_channel.scale = 1;
-    fake_per_channel.zero_point = 2;
-    fake_per_channel.quant_min = 4;
-    fake_per_channel.quant_max = 5;
-    fake_per_channel.per_channel = true;
-    fake_per_channel.fake = true;
-    table["aten::fake_quantize_per_channel_affine"] = fake_per_channel;
-    QuantOpOperands fused;
-    fused.scale = 5;
-    fused.zero_point = 6;
-    fused.quant_min = 8;
-    fused.quant_max = 9;
-    fused.channel_axis = 10;
-    fused.fake = true;
-    table["aten::fused_moving_avg_obs_fake_quant"] = fused;
-    table["aten::_fused_moving_avg_obs_fq_helper"] = fused;
-    QuantOpOperands quantize;  // (x, scale, zero_point, dtype)
-    quantize.scale = 1;
-    quantize.zero_point = 2;
-    quantize.dtype = 3;
-    table["aten::quantize_per_tensor"] = quantize;
-    QuantOpOperands quantize_per_channel;  // (x, scales, zero_points, axis, dtype)
-    quantize_per_channel.per_channel = true;
-    quantize_per_channel.dtype = 4;
-    table["aten::quantize_per_channel"] = quantize_per_channel;
-    return table;
-  }();
+  // Fields in declaration order: scale, zero_point, quant_min, quant_max, dtype, channel_axis,
+  // per_channel, fake.
+  static const QuantOpOperands fake_per_tensor{1, 2, 3, 4, -1, -1, false, true};
+  static const QuantOpOperands fused{5, 6, 8, 9, -1, 10, false, true};
+  static const std::map<std::string, QuantOpOperands> ops = {
+      {"aten::fake_quantize_per_tensor_affine", fake_per_tensor},
+      {"aten::fake_quantize_per_tensor_affine_cachemask", fake_per_tensor},
+      // (x, scale, zero_point, axis, quant_min, quant_max)
+      {"aten::fake_quantize_per_channel_affine", {1, 2, 4, 5, -1, -1, true, true}},
+      {"aten::fused_moving_avg_obs_fake_quant", fused},
+      {"aten::_fused_moving_avg_obs_fq_helper", fused},
+      // (x, scale, zero_point, dtype) and (x, scales, zero_points, axis, dtype)
+      {"aten::quantize_per_tensor", {1, 2, -1, -1, 3, -1, false, false}},
+      {"aten::quantize_per_channel", {-1, -1, -1, -1, 4, -1, true, false}},
+  };
   auto it = ops.find(kind);
   return it == ops.end() ? nullptr : &it->second;
 }

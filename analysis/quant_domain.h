@@ -2,6 +2,8 @@
 // can carry a rounding error at all.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "ir/ir.h"
@@ -28,6 +30,10 @@ struct QuantOpOperands {
   // A fake quantize returns float and is the identity once qlint (or a float run) switches it
   // off; quantize ops and quantized kernels return quantized tensors, which are not.
   bool fake = false;
+
+  // Whether the op quantizes per tensor (activations), given the value of its channel_axis
+  // operand when it has one.
+  bool per_tensor(std::optional<int64_t> channel_axis_value) const;
 };
 const QuantOpOperands* quant_op_operands(const std::string& kind);
 

@@ -18,8 +18,7 @@ const sim::ComparisonResult* find_comparison(const sim::Report& report, const ir
 
 // "int16 simulation on 1 input batch", as the sim-divergence rule words it.
 std::string what_was_simulated(const sim::Report& report) {
-  return "int" + std::to_string(report.bits) + " simulation on " + std::to_string(report.batches) +
-         (report.random_inputs ? " random" : "") + (report.batches == 1 ? " input batch" : " input batches");
+  return analysis::describe(sim::simulated_run(report, /*min_sqnr_db=*/0));
 }
 
 bool is_sim_divergence(const Diagnostic& d) { return d.rule == rules::sim_divergence_rule().id; }

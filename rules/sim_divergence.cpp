@@ -19,11 +19,7 @@ bool is_comparison(const std::string& kind) {
   return ops.count(kind) > 0;
 }
 
-// "int16 simulation on 1 input batch", "int8 simulation on 4 random input batches".
-std::string what_was_simulated(const analysis::SimulatedRun& run) {
-  return "int" + std::to_string(run.bits) + " simulation on " + std::to_string(run.batches) +
-         (run.random_inputs ? " random" : "") + (run.batches == 1 ? " input batch" : " input batches");
-}
+std::string what_was_simulated(const analysis::SimulatedRun& run) { return analysis::describe(run); }
 
 std::string decibels(double db) {
   if (std::isinf(db)) return db < 0 ? "-inf dB" : "inf dB";

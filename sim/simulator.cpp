@@ -291,15 +291,16 @@ class Instrumenter {
   // quantize weights and run as they are.
   static const analysis::QuantOpOperands* per_tensor_fake_quantize(const jit::Node& n) {
     const analysis::QuantOpOperands* operands = analysis::quant_op_operands(n.kind().toQualString());
-    if (operands == nullptr || !operands->fake || operands->per_channel || n.outputs().size() != 1) return nullptr;
-    for (int index : {operands->scale, operands->zero_point, operands->quant_min, operands->quant_max})
-      if (index < 0 || static_cast<size_t>(index) >= n.inputs().size()) return nullptr;
-    if (operands->channel_axis >= 0) {
-      if (static_cast<size_t>(operands->channel_axis) >= n.inputs().size()) return nullptr;
-      auto axis = jit::toIValue(n.input(static_cast<size_t>(operands->channel_axis)));
-      if (!axis || !axis->isInt() || axis->toInt() != -1) return nullptr;
-    }
-    return operands;
+    if (operands == nullptr || !operands->fake || n.outputs().size() != 1) return nullptr;
+    auto has = [&n](int index) { return index >= 0 && static_cast<size_t>(index) < n.inputs().size(); };
+    if (!has(operands->scale) || !has(operands->zero_point) || !has(operands->quant_min) || !has(operands->quant_max) ||
+        (operands->channel_axis >= 0 && !has(operands->channel_axis)))
+      return nullptr;
+    std::optional<int64_t> axis;
+    if (operands->channel_axis >= 0)
+      if (auto value = jit::toIValue(n.input(static_cast<size_t>(operands->channel_axis))); value && value->isInt())
+        axis = value->toInt();
+    return operands->per_tensor(axis) ? operands : nullptr;
   }
 
   // The FakeQuantize's module (its method's `self`) names the quant point. Replacing the op
@@ -560,55 +561,54 @@ void flatten_tensors(const IValue& v, std::vector<at::Tensor>& out) {
   }
 }
 
+// Runs the float side (observing the quant points), then the simulated side, on every batch,
+// and compares them. One module may be both sides: a model that changes its own attributes in
+// forward (a counter, a cache) then starts both runs from the same state, or its own drift
+// would count as quantization error.
+Run float_then_simulated(const std::string& model_path, jit::Module& float_side, jit::Module& simulated_side,
+                         Session& session, const std::vector<Batch>& batches, const Options& options) {
+  torch::NoGradGuard no_grad;
+  ActiveSession active(session);
+  ProgressLine progress(options.progress, batches.size());
+  const ModuleState initial = ModuleState::of(simulated_side);
+  Run run;
+  run.float_outputs = run_all(model_path, float_side, batches, session, Mode::Float, progress);
+  finish_calibration(session);
+  initial.restore();
+  std::vector<IValue> sim_results = run_all(model_path, simulated_side, batches, session, Mode::Simulate, progress);
+  run.report = build_report(model_path, session, options, run.float_outputs, sim_results);
+  if (!options.save_outputs.empty()) save_outputs(options.save_outputs, sim_results);
+  return run;
+}
+
 // A converted model: its float reference runs as the float side, the model's own int8 kernels
-// as the simulated side. Nullopt when some int8 op has no float form (said in the report).
+// as the simulated side. Nullopt when some int8 op has no float form (`no_reference` says which).
 std::optional<Run> simulate_converted(const jit::Module& model, const std::string& model_path,
                                       const std::vector<Batch>& batches, const Options& options,
-                                      const std::set<std::string>& ops, std::string& no_reference) {
+                                      std::string& no_reference) {
   Prepared reference;
   configure(reference.session, options);
   no_reference = instrument_clone(reference, reference.session, model, options, true, false);
   if (!no_reference.empty()) return std::nullopt;
   Prepared int8;
   instrument_clone(int8, reference.session, model, options, false, true);
-  torch::NoGradGuard no_grad;
-  ActiveSession active(reference.session);
-  ProgressLine progress(options.progress, batches.size());
-  Run run;
-  run.float_outputs = run_all(model_path, reference.module, batches, reference.session, Mode::Float, progress);
-  finish_calibration(reference.session);
-  std::vector<IValue> int8_results =
-      run_all(model_path, int8.module, batches, reference.session, Mode::Simulate, progress);
-  run.report = build_report(model_path, reference.session, options, run.float_outputs, int8_results);
-  run.report.int8_ops.assign(ops.begin(), ops.end());
-  if (!options.save_outputs.empty()) save_outputs(options.save_outputs, int8_results);
-  return run;
+  return float_then_simulated(model_path, reference.module, int8.module, reference.session, batches, options);
 }
 
 Run simulate_loaded(const jit::Module& model, const std::string& model_path, const std::vector<Batch>& batches,
                     const Options& options) {
   const std::set<std::string> ops = int8_ops(model);
   std::string no_reference;
-  if (!ops.empty())
-    if (auto run = simulate_converted(model, model_path, batches, options, ops, no_reference)) return std::move(*run);
-  Prepared p;
-  prepare(p, model, options);
-  torch::NoGradGuard no_grad;
-  ActiveSession active(p.session);
-  ProgressLine progress(options.progress, batches.size());
-  // A model that changes its own attributes in forward (a counter, a cache) must start both
-  // runs from the same state, or its own drift would count as quantization error.
-  const ModuleState initial = ModuleState::of(p.module);
-  Run run;
-  run.float_outputs = run_all(model_path, p.module, batches, p.session, Mode::Float, progress);
-  finish_calibration(p.session);
-  initial.restore();
-  std::vector<IValue> sim_results = run_all(model_path, p.module, batches, p.session, Mode::Simulate, progress);
-  run.report = build_report(model_path, p.session, options, run.float_outputs, sim_results);
-  run.report.int8_ops.assign(ops.begin(), ops.end());
-  run.report.no_float_reference = no_reference;
-  if (!options.save_outputs.empty()) save_outputs(options.save_outputs, sim_results);
-  return run;
+  std::optional<Run> run;
+  if (!ops.empty()) run = simulate_converted(model, model_path, batches, options, no_reference);
+  if (!run) {
+    Prepared p;
+    prepare(p, model, options);
+    run = float_then_simulated(model_path, p.module, p.module, p.session, batches, options);
+  }
+  run->report.int8_ops.assign(ops.begin(), ops.end());
+  run->report.no_float_reference = no_reference;
+  return std::move(*run);
 }
 
 Report simulate(const std::string& model_path, const Inputs& inputs, const Options& options) {

@@ -178,6 +178,9 @@ std::shared_ptr<jit::Graph> GraphRewriter::own_copy_of_callee(jit::Node* call) {
   auto type = call->input(0)->type()->cast<c10::FunctionType>();
   if (!type || !type->function()->isGraphFunction()) return nullptr;
   jit::Function* original = type->function();
+  // Already one of this rewriter's copies (a second pass over the same graphs): it is ours.
+  for (const auto& made : function_copies_)
+    if (made.second == original) return jit::toGraphFunction(*original).graph();
   jit::Function*& copy = function_copies_[original];
   if (copy == nullptr) {
     // A new function in the root module's compilation unit, named after the original.

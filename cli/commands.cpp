@@ -81,7 +81,7 @@ ModelReport check_one(const std::string& file, const CheckOptions& options) {
   sim_options.stubs = options.stubs;
   sim::Report report = torch_backend().simulate(file, options.inputs, sim_options);
   analysis::SimulationEvidence evidence = sim::evidence_from(report);
-  evidence.run = sim::simulated_run(report, options.min_sqnr.value_or(sim::default_min_sqnr_db(options.bits)));
+  evidence.run = sim::simulated_run(report, options.min_sqnr.value_or(sim::default_min_sqnr_db(report.bits)));
   auto facts = analysis::Facts::compute(*model, options.stubs, evidence);
   auto diagnostics = filter_diagnostics(*model, rules::run_all(facts), options.selection);
   attach_evidence(diagnostics, report);

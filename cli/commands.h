@@ -30,7 +30,7 @@ struct CheckOptions {
   sim::Inputs inputs;  // when given, simulate and attach the evidence
   int bits = 16;
   // --min-sqnr: an output under this SQNR (dB) is a sim-divergence finding; unset: 40 dB for
-  // int16, 20 dB for int8 (sim::default_min_sqnr_db).
+  // int16, 20 dB for int8, the width the simulation had (sim::default_min_sqnr_db).
   std::optional<double> min_sqnr;
   bool recalibrate = false;
   bool fix = false;   // rewrite the model

@@ -581,6 +581,20 @@ Run float_then_simulated(const std::string& model_path, jit::Module& float_side,
   return run;
 }
 
+// The width the simulation actually had: a converted model's kernels are int8, and a model whose
+// quant points all keep their stored ranges (traced QAT) has their width, whatever --bits said.
+int effective_bits(const Report& report, int requested) {
+  if (!report.int8_ops.empty()) return 8;
+  bool all_stored = !report.points.empty();
+  int64_t widest = 0;
+  for (const auto& p : report.points) {
+    all_stored = all_stored && p.stored;
+    widest = std::max(widest, p.quant_max - p.quant_min);
+  }
+  if (!all_stored) return requested;
+  return widest <= 255 ? 8 : 16;
+}
+
 // A converted model: its float reference runs as the float side, the model's own int8 kernels
 // as the simulated side. Nullopt when some int8 op has no float form (`no_reference` says which).
 std::optional<Run> simulate_converted(const jit::Module& model, const std::string& model_path,
@@ -608,6 +622,7 @@ Run simulate_loaded(const jit::Module& model, const std::string& model_path, con
   }
   run->report.int8_ops.assign(ops.begin(), ops.end());
   run->report.no_float_reference = no_reference;
+  run->report.bits = effective_bits(run->report, options.bits);
   return std::move(*run);
 }
 

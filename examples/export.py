@@ -40,6 +40,9 @@ def load_example(path):
 def export(path, out_dir, inputs_dir):
     stem = os.path.splitext(os.path.basename(path))[0]
     example = load_example(os.path.abspath(path))
+    # Seeded per example: a clean build must export the same weights and inputs every time, or a
+    # test of a simulation's outcome would depend on the build's luck.
+    torch.manual_seed(0)
     if hasattr(example, "build"):
         scripted = example.build()
     else:
@@ -59,6 +62,7 @@ def export_fx(path, out_dir):
     if hasattr(example, "build") or not getattr(example, "FX_TRACEABLE", True):
         return
     stem = os.path.splitext(os.path.basename(path))[0]
+    torch.manual_seed(0)
     qlint_fx.export(example.Model().eval(), os.path.join(out_dir, stem + ".fx.json"), example_input_tuple(example))
 
 

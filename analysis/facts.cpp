@@ -71,8 +71,8 @@ class FactsSolver {
  public:
   using ValueFacts = Facts::ValueFacts;
 
-  FactsSolver(Facts& facts, const StubClasses& stubs, const Calibration& calibration)
-      : facts_(facts), stubs_(stubs), calibration_(calibration) {}
+  FactsSolver(Facts& facts, const StubClasses& stubs, const SimulationEvidence& evidence)
+      : facts_(facts), stubs_(stubs), calibration_(evidence.calibration), input_dtypes_(evidence.input_dtypes) {}
 
   void run() {
     classify_stub_modules();
@@ -131,10 +131,14 @@ class FactsSolver {
   void seed_model_inputs() {
     const ir::Function* forward = facts_.model_->find_function("forward");
     if (forward == nullptr) return;
+    size_t input = 0;
     for (const ir::Value* p : forward->body.params) {
       if (p->type.kind == ir::Type::Kind::Module) continue;
       ValueFacts seed;
       seed.dtype = p->type.dtype;
+      if (seed.dtype == ir::DType::Unknown && p->type.is_tensor() && input < input_dtypes_.size())
+        seed.dtype = input_dtypes_[input];
+      ++input;
       seed.from_input = true;
       join(p, seed);
     }
@@ -183,8 +187,27 @@ class FactsSolver {
       mine.from_input = true;
       changed_ = true;
     }
-    for (const auto& [point, part] : in.views) {
-      auto [view, added] = mine.views.emplace(point, part);
+    join_views(mine.views, in.views);
+    for (const auto& [key, element] : in.elements) join_element(mine.elements, key, element);
+  }
+
+  void join_element(std::map<std::string, ValueFacts::Element>& elements, const std::string& key,
+                    const ValueFacts::Element& in) {
+    auto [it, added] = elements.try_emplace(key);
+    ValueFacts::Element& mine = it->second;
+    if (added) changed_ = true;
+    merge(mine.sources, in.sources);
+    merge(mine.domain, in.domain);
+    if (in.from_input && !mine.from_input) {
+      mine.from_input = true;
+      changed_ = true;
+    }
+    join_views(mine.views, in.views);
+  }
+
+  void join_views(std::map<std::string, bool>& mine, const std::map<std::string, bool>& in) {
+    for (const auto& [point, part] : in) {
+      auto [view, added] = mine.emplace(point, part);
       if (added || (part && !view->second)) {
         view->second = view->second || part;
         changed_ = true;
@@ -317,14 +340,91 @@ class FactsSolver {
       merged.views[id] = false;
     } else if (is_dequantize_op(n.kind)) {
       merged.domain.clear();
+    } else if (is_container_construct(n.kind)) {
+      merged.elements = elements_of_construct(n);
+    } else if (auto key = element_read(n)) {
+      read_element(get(n.inputs[0]), *key, merged);
+    } else if (is_container_store(n)) {
+      store_element(n);
     } else if (bool part = false; !n.inputs.empty() && ir::is_view_op(n.kind, &part)) {
       for (const auto& [point, was_part] : get(n.inputs[0]).views) merged.views[point] = was_part || part;
     }
     auto dtype_of = [this](const ir::Value* v) { return facts_.dtype(v); };
+    const bool unpack = n.kind == "prim::TupleUnpack" || n.kind == "prim::ListUnpack";
     for (size_t i = 0; i < n.outputs.size(); ++i) {
       merged.dtype = infer_output_dtype(n, i, dtype_of);
+      if (unpack && !n.inputs.empty()) read_element(get(n.inputs[0]), std::to_string(i), merged);
       join(n.outputs[i], merged);
     }
+  }
+
+  static bool is_container_construct(const std::string& kind) {
+    return kind == "prim::DictConstruct" || kind == "prim::TupleConstruct" || kind == "prim::ListConstruct";
+  }
+
+  // An element's key: a string or integer constant; "" when it is not a constant.
+  static std::string element_key(const ir::Value* key) {
+    if (const ir::Node* p = key->producer; p != nullptr && p->kind == "prim::Constant") {
+      const ir::Attr* value = p->attr("value");
+      if (value != nullptr && value->kind == ir::Attr::Kind::Str) return "'" + value->s;
+      if (value != nullptr && value->kind == ir::Attr::Kind::Int) return std::to_string(value->i);
+    }
+    return "";
+  }
+
+  static ValueFacts::Element element_of(const ValueFacts& f) { return {f.sources, f.domain, f.from_input, f.views}; }
+
+  // Dicts take (key, value) pairs; tuples and lists their elements by position.
+  std::map<std::string, ValueFacts::Element> elements_of_construct(const ir::Node& n) const {
+    std::map<std::string, ValueFacts::Element> elements;
+    const bool dict = n.kind == "prim::DictConstruct";
+    for (size_t i = dict ? 1 : 0; i < n.inputs.size(); i += dict ? 2 : 1)
+      elements[dict ? element_key(n.inputs[i - 1]) : std::to_string(i)] = element_of(get(n.inputs[i]));
+    return elements;
+  }
+
+  // `d["mask"]`, `t[0]`: the key of the element a node reads, if it reads one.
+  static std::optional<std::string> element_read(const ir::Node& n) {
+    if ((n.kind == "aten::__getitem__" || n.kind == "prim::TupleIndex") && n.inputs.size() == 2 &&
+        n.inputs[0]->type.kind != ir::Type::Kind::Tensor)
+      return element_key(n.inputs[1]);
+    return std::nullopt;
+  }
+
+  // `d[k] = v`, `l.append(v)`, `l.insert(i, v)`: the container changes in place, under a key
+  // this analysis does not follow, so the stored value counts under every key.
+  static bool is_container_store(const ir::Node& n) {
+    static const std::set<std::string> ops = {"aten::_set_item", "aten::append", "aten::insert", "aten::extend",
+                                              "aten::add_"};
+    return ops.count(n.kind) > 0 && n.inputs.size() >= 2 && n.inputs[0]->type.kind != ir::Type::Kind::Tensor;
+  }
+
+  void store_element(const ir::Node& n) {
+    ValueFacts stored;
+    join_element(stored.elements, "", element_of(get(n.inputs.back())));
+    stored.sources = stored.elements[""].sources;
+    stored.domain = stored.elements[""].domain;
+    stored.from_input = stored.elements[""].from_input;
+    stored.dtype = get(n.inputs[0]).dtype;
+    join(n.inputs[0], stored);
+  }
+
+  // What reading one element gives. A container built from known elements gives the one
+  // under that key; an unknown key, or a container some op made (`x.split(2)`, whose
+  // elements are parts of a view as a whole), gives what the container as a whole carries.
+  static void read_element(const ValueFacts& container, const std::string& key, ValueFacts& out) {
+    out.views.clear();
+    for (const auto& [point, part] : container.views) out.views[point] = true;
+    const bool exact = !key.empty() && container.elements.count(key) > 0 && container.elements.count("") == 0;
+    if (!exact) {
+      for (const auto& [element, facts] : container.elements) out.views.insert(facts.views.begin(), facts.views.end());
+      return;  // sources, domain and origin: the container's, already merged
+    }
+    const ValueFacts::Element& element = container.elements.at(key);
+    out.sources = element.sources;
+    out.domain = element.domain;
+    out.from_input = element.from_input;
+    out.views.insert(element.views.begin(), element.views.end());
   }
 
   // `mask.type_as(x)`, `mask.to(x)`, `a.expand_as(b)`: the second operand gives a dtype or a
@@ -419,6 +519,7 @@ class FactsSolver {
   std::map<std::string, ValueFacts> attributes_;  // "module.path.attribute" -> what forward wrote
   const StubClasses& stubs_;
   const Calibration& calibration_;
+  const std::vector<ir::DType>& input_dtypes_;
   bool changed_ = false;
 };
 
@@ -427,7 +528,7 @@ Facts Facts::compute(const ir::Model& model, const StubClasses& stubs, const Sim
   facts.model_ = &model;
   facts.binary_comparisons_ = evidence.binary_comparisons;
   facts.simulated_run_ = evidence.run;
-  FactsSolver(facts, stubs, evidence.calibration).run();
+  FactsSolver(facts, stubs, evidence).run();
   return facts;
 }
 

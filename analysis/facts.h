@@ -107,6 +107,9 @@ struct SimulationEvidence {
   Calibration calibration;
   std::set<std::string> binary_comparisons;
   std::optional<SimulatedRun> run;
+  // The dtypes of forward's inputs as the simulation's first batch had them, for inputs whose
+  // type the model leaves open (TorchScript records `Tensor`, not `Tensor(dtype=bool)`).
+  std::vector<ir::DType> input_dtypes;
 };
 
 // Identifies a comparison across the importer and the simulator: kind and source range.
@@ -165,6 +168,17 @@ class Facts {
     std::set<std::string> domain;
     bool from_input = false;
     std::map<std::string, bool> views;  // quant point id -> is a part
+    // A container's elements by key ("'mask", or a tuple/list position "0"), so that
+    // `feats["mask"]` is the part of the stub output it was built from and `feats["flag"]`
+    // carries no quantization because `feats["data"]` does. An element stored under a key
+    // not known statically (key "") counts under every key.
+    struct Element {
+      std::set<std::string> sources;
+      std::set<std::string> domain;
+      bool from_input = false;
+      std::map<std::string, bool> views;
+    };
+    std::map<std::string, Element> elements;
   };
   const ValueFacts* find(const ir::Value* v) const;
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "analysis/comparisons.h"
 #include "analysis/fake_quant.h"
 #include "rules/registry.h"
 #include "rules/support.h"
@@ -107,64 +108,21 @@ std::optional<Fix> fix_for(const analysis::Facts& facts, const ir::Node& node, i
   return fix;
 }
 
-// `v` is zero exactly when `q` equals `c`: `c - q` (TorchScript spells `1.0 - q` as
-// `add(neg(q), 1.0)`), `q - c`, `q + (-c)`. Then testing v against 0 is testing q against c.
-struct ShiftedValue {
-  const ir::Value* q = nullptr;
-  double c = 0;
-};
-
-std::optional<ShiftedValue> shifted_value(const ir::Value* v) {
-  const ir::Node* p = v->producer;
-  if (p == nullptr || p->inputs.size() < 2) return std::nullopt;
-  if (p->inputs.size() >= 3) {  // add/sub/rsub(a, b, alpha): only alpha = 1 is a plain shift
-    auto alpha = analysis::scalar_constant(p->inputs[2]);
-    if (!alpha || *alpha != 1) return std::nullopt;
-  }
-  const ir::Value* a = p->inputs[0];
-  const ir::Value* b = p->inputs[1];
-  auto ca = analysis::scalar_constant(a);
-  auto cb = analysis::scalar_constant(b);
-  const std::string op = ir::base_op(p->kind);
-  if (op == "add" && cb) {
-    if (a->producer && a->producer->kind == "aten::neg" && !a->producer->inputs.empty())
-      return ShiftedValue{a->producer->inputs[0], *cb};
-    return ShiftedValue{a, -*cb};
-  }
-  if (op == "add" && ca) return ShiftedValue{b, -*ca};
-  if ((op == "sub" || op == "rsub") && cb) return ShiftedValue{a, *cb};
-  if (op == "sub" && ca) return ShiftedValue{b, *ca};
-  return std::nullopt;
-}
-
-// `.to(torch.bool)`, `v != 0`, `v == 0`: a test of v against zero, or null.
-const ir::Value* zero_tested(const ir::Node& n) {
-  if (n.kind == "aten::to" && n.inputs.size() >= 2 &&
-      analysis::scalar_constant(n.inputs[1]) == static_cast<double>(*ir::scalar_type_code(ir::DType::Bool)))
-    return n.inputs[0];
-  if ((n.kind == "aten::ne" || n.kind == "aten::eq") && n.inputs.size() >= 2 &&
-      analysis::scalar_constant(n.inputs[1]) == 0.0)
-    return n.inputs[0];
-  return nullptr;
-}
-
 // A zero test of a quantized value shifted by a nonzero constant: the comparison with that
 // constant in disguise (`(1.0 - q).to(torch.bool)` is `q != 1`).
 void check_disguised_comparisons(const analysis::Facts& facts, std::vector<Diagnostic>& out) {
   for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
-    const ir::Value* tested = zero_tested(node);
-    auto shifted = tested ? shifted_value(tested) : std::nullopt;
-    if (!shifted || shifted->c == 0 || !facts.quantized(shifted->q)) return;
-    if (survives_quantization(facts, shifted->q, {shifted->c})) return;
-    const std::string name = ir::display_name(shifted->q);
+    auto disguised = analysis::disguised_comparison(node);
+    if (!disguised || !facts.quantized(disguised->compared)) return;
+    if (survives_quantization(facts, disguised->compared, {disguised->constant})) return;
+    const std::string name = ir::display_name(disguised->compared);
     const std::string q = name.empty() ? "a value" : "`" + name + "`";
-    const std::string c = format_number(shifted->c);
-    const std::string equivalent =
-        (name.empty() ? std::string("x") : name) + (node.kind == "aten::eq" ? " == " : " != ") + c;
+    const std::string c = format_number(disguised->constant);
+    const std::string equivalent = (name.empty() ? std::string("x") : name) + (disguised->equal ? " == " : " != ") + c;
     std::string message = "this test against zero is `" + equivalent + "`: it compares " + q + " quantized by " +
-                          describe_stubs(facts, shifted->q) + " with " + c +
-                          what_it_becomes(facts, shifted->q, {shifted->c}) +
-                          (node.kind == "aten::eq" ? "true" : "false") + "; " + advice(facts, shifted->q);
+                          describe_stubs(facts, disguised->compared) + " with " + c +
+                          what_it_becomes(facts, disguised->compared, {disguised->constant}) +
+                          (disguised->equal ? "true" : "false") + "; " + advice(facts, disguised->compared);
     out.push_back(make_diagnostic(eq_nonzero_const_rule(), fn, node, std::move(message)));
   });
 }

@@ -3,6 +3,7 @@
 // tiny data loses most of its bits to the mask's 1s (S5).
 #include <optional>
 
+#include "analysis/comparisons.h"
 #include "analysis/fake_quant.h"
 #include "analysis/quant_domain.h"
 #include "rules/registry.h"
@@ -11,11 +12,6 @@
 namespace qlint::rules {
 
 namespace {
-
-bool is_comparison(const std::string& kind) {
-  static const std::set<std::string> ops = {"eq", "ne", "lt", "le", "gt", "ge"};
-  return kind.rfind("aten::", 0) == 0 && ops.count(ir::base_op(kind)) > 0;
-}
 
 bool is_zero_or_one(const ir::Value* v) {
   auto c = analysis::scalar_constant(v);
@@ -62,31 +58,66 @@ bool picks_one_channel(const ir::Value* v) {
   return false;
 }
 
-// Form (b): a part of the quant point's output is used as a mask (compared with 0/1, or
-// multiplied with another part of the same output). Returns the node that does so.
-const ir::Node* mask_use_of_part(const analysis::Facts& facts, const std::string& point) {
-  const ir::Node* found = nullptr;
+// Where a part of a quant point's output becomes a mask: the node that does so (for the
+// message and the simulation's evidence), and the operand a fix takes from the float tensor,
+// which for a comparison in disguise (`(1.0 - q).to(torch.bool)`) sits on the shift before it.
+struct MaskUse {
+  const ir::Node* node = nullptr;
+  const ir::Node* consumer = nullptr;
+  int operand = 0;
+  bool comparison = false;
+};
+
+std::optional<MaskUse> comparison_mask_use(const analysis::Facts& facts, const ir::Node& n, const std::string& point) {
+  if (analysis::is_comparison_op(n.kind) && n.inputs.size() >= 2) {
+    for (int side : {0, 1})
+      if (is_view_of(facts, n.inputs[side], point, true) && is_zero_or_one(n.inputs[1 - side]))
+        return MaskUse{&n, &n, side, true};
+    return std::nullopt;
+  }
+  auto disguised = analysis::disguised_comparison(n);
+  if (!disguised || (disguised->constant != 1) || !is_view_of(facts, disguised->compared, point, true))
+    return std::nullopt;
+  // The shift (or the `neg` TorchScript writes for `1.0 - q`) that reads the compared part.
+  for (const ir::Node* shift = n.inputs[0]->producer; shift != nullptr;
+       shift = shift->inputs.empty() ? nullptr : shift->inputs[0]->producer) {
+    for (size_t i = 0; i < shift->inputs.size(); ++i)
+      if (shift->inputs[i] == disguised->compared) return MaskUse{&n, shift, static_cast<int>(i), true};
+    if (shift->kind != "aten::neg" && ir::base_op(shift->kind) != "add") break;
+  }
+  return std::nullopt;
+}
+
+// A mul of two parts of the same output: the mask is the part that picked a single channel.
+std::optional<MaskUse> product_mask_use(const analysis::Facts& facts, const ir::Node& n, const std::string& point) {
+  if (ir::base_op(n.kind) != "mul" || n.inputs.size() < 2) return std::nullopt;
+  const ir::Value* a = n.inputs[0];
+  const ir::Value* b = n.inputs[1];
+  if (a == b || !is_view_of(facts, a, point, false) || !is_view_of(facts, b, point, false) ||
+      !(is_view_of(facts, a, point, true) || is_view_of(facts, b, point, true)))
+    return std::nullopt;
+  int operand = picks_one_channel(b) || !picks_one_channel(a) ? 1 : 0;
+  return MaskUse{&n, &n, operand, false};
+}
+
+// Form (b): a part of the quant point's output is used as a mask (compared with 0/1, also in
+// disguise, or multiplied with another part of the same output).
+std::optional<MaskUse> mask_use_of_part(const analysis::Facts& facts, const std::string& point) {
+  std::optional<MaskUse> found;
   for_each_model_node(facts.model(), [&](const ir::Function&, const ir::Node& n) {
-    if (found || n.inputs.size() < 2) return;
-    const ir::Value* a = n.inputs[0];
-    const ir::Value* b = n.inputs[1];
-    if (is_comparison(n.kind) && ((is_view_of(facts, a, point, true) && is_zero_or_one(b)) ||
-                                  (is_view_of(facts, b, point, true) && is_zero_or_one(a))))
-      found = &n;
-    else if (ir::base_op(n.kind) == "mul" && a != b && is_view_of(facts, a, point, false) &&
-             is_view_of(facts, b, point, false) &&
-             (is_view_of(facts, a, point, true) || is_view_of(facts, b, point, true)))
-      found = &n;
+    if (found) return;
+    found = comparison_mask_use(facts, n, point);
+    if (!found) found = product_mask_use(facts, n, point);
   });
   return found;
 }
 
 // Whether some other use takes the quant point's output (or a view of it) as data.
-bool used_as_data(const analysis::Facts& facts, const std::string& point, const ir::Node& mask_use) {
+bool used_as_data(const analysis::Facts& facts, const std::string& point, const MaskUse& mask_use) {
   bool found = false;
   for_each_model_node(facts.model(), [&](const ir::Function&, const ir::Node& n) {
     if (found || ir::is_view_op(n.kind) || n.kind.rfind("prim::", 0) == 0) return;
-    if (&n == &mask_use && is_comparison(n.kind)) return;
+    if (mask_use.comparison && (&n == mask_use.node || &n == mask_use.consumer)) return;
     for (const ir::Value* in : n.inputs)
       if (is_view_of(facts, in, point, false)) found = true;
   });
@@ -111,16 +142,11 @@ std::string message(const analysis::Facts& facts, const analysis::QuantCall& cal
 
 // Takes the mask from the float tensor: a compared part is recomputed from the stub's float
 // input; a part used as a float mask is recomputed there and given a stub of its own.
-std::optional<Fix> mask_path_fix(const analysis::Facts& facts, const ir::Node& mask_use, const std::string& point) {
-  int operand = is_view_of(facts, mask_use.inputs[0], point, true) ? 0 : 1;
-  if (!is_comparison(mask_use.kind)) {
-    // mul of two parts: the mask is the part that picked a single channel (select/index).
-    operand = picks_one_channel(mask_use.inputs[1]) || !picks_one_channel(mask_use.inputs[0]) ? 1 : 0;
-  }
-  auto edit = reroot_edit(facts, mask_use, operand);
+std::optional<Fix> mask_path_fix(const analysis::Facts& facts, const MaskUse& use) {
+  auto edit = reroot_edit(facts, *use.consumer, use.operand);
   if (!edit) return std::nullopt;
-  if (!is_comparison(mask_use.kind)) {
-    auto stub = quantize_operand_edit(facts, mask_use, operand, false);
+  if (!use.comparison) {
+    auto stub = quantize_operand_edit(facts, *use.consumer, use.operand, false);
     if (!stub) return std::nullopt;
     edit->quantize_after_reroot = true;
     edit->template_stub = stub->template_stub;
@@ -128,7 +154,7 @@ std::optional<Fix> mask_path_fix(const analysis::Facts& facts, const ir::Node& m
     edit->new_stub_owner = stub->new_stub_owner;
   }
   return safe_fix("take the mask from the float input of the stub" +
-                      std::string(is_comparison(mask_use.kind) ? "" : " and give it a QuantStub of its own"),
+                      std::string(use.comparison ? "" : " and give it a QuantStub of its own"),
                   {*edit});
 }
 
@@ -142,15 +168,15 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
       continue;
     }
     if (reported.count(call.point)) continue;
-    const ir::Node* mask_use = mask_use_of_part(facts, call.point);
-    if (mask_use == nullptr || !used_as_data(facts, call.point, *mask_use)) continue;
+    auto mask_use = mask_use_of_part(facts, call.point);
+    if (!mask_use || !used_as_data(facts, call.point, *mask_use)) continue;
     reported.insert(call.point);
-    ir::SourceLoc where = best_location(*mask_use);
+    ir::SourceLoc where = best_location(*mask_use->node);
     std::string how = "a part of its output is used as a mask" +
                       (where.known() ? " on line " + std::to_string(where.line) : std::string());
     Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call, message(facts, call, how));
-    d.evidence_node = mask_use;
-    if (auto fix = mask_path_fix(facts, *mask_use, call.point)) d.fixes.push_back(*fix);
+    d.evidence_node = mask_use->node;
+    if (auto fix = mask_path_fix(facts, *mask_use)) d.fixes.push_back(*fix);
     out.push_back(d);
   }
   return out;

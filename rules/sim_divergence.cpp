@@ -7,17 +7,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "analysis/comparisons.h"
 #include "rules/registry.h"
 #include "rules/support.h"
 
 namespace qlint::rules {
 
 namespace {
-
-bool is_comparison(const std::string& kind) {
-  static const std::set<std::string> ops = {"aten::eq", "aten::ne", "aten::lt", "aten::le", "aten::gt", "aten::ge"};
-  return ops.count(kind) > 0;
-}
 
 std::string what_was_simulated(const analysis::SimulatedRun& run) { return analysis::describe(run); }
 
@@ -43,7 +39,7 @@ std::string comparison_message(const analysis::Facts& facts, const ir::Node& nod
 
 void report_comparisons(const analysis::Facts& facts, const analysis::SimulatedRun& run, std::vector<Diagnostic>& out) {
   for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
-    if (!is_comparison(node.kind)) return;
+    if (!analysis::is_comparison_op(node.kind)) return;
     const analysis::SimulatedComparison* c = facts.simulated_comparison(node);
     if (c == nullptr || c->differing == 0) return;
     Diagnostic d = make_diagnostic(sim_divergence_rule(), fn, node, comparison_message(facts, node, *c, run));

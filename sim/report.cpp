@@ -126,6 +126,7 @@ analysis::SimulationEvidence evidence_from(const sim::Report& report) {
     if (p.reached || p.stored) evidence.calibration[p.path] = {p.scale, p.zero_point, p.quant_min, p.quant_max};
   for (const auto& c : report.comparisons)
     if (c.operand_only_zero_or_constant) evidence.binary_comparisons.insert(analysis::comparison_key(c.kind, c.loc));
+  evidence.input_dtypes = report.input_dtypes;
   return evidence;
 }
 

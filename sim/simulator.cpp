@@ -609,6 +609,16 @@ std::optional<Run> simulate_converted(const jit::Module& model, const std::strin
   return float_then_simulated(model_path, reference.module, int8.module, reference.session, batches, options);
 }
 
+std::vector<ir::DType> dtypes_of(const Batch& batch) {
+  std::vector<ir::DType> dtypes;
+  for (const IValue& input : batch)
+    dtypes.push_back(input.isTensor()
+                         ? ir::dtype_from_scalar_type_code(static_cast<int64_t>(input.toTensor().scalar_type()))
+                               .value_or(ir::DType::Unknown)
+                         : ir::DType::Unknown);
+  return dtypes;
+}
+
 Run simulate_loaded(const jit::Module& model, const std::string& model_path, const std::vector<Batch>& batches,
                     const Options& options) {
   const std::set<std::string> ops = int8_ops(model);
@@ -623,6 +633,7 @@ Run simulate_loaded(const jit::Module& model, const std::string& model_path, con
   run->report.int8_ops.assign(ops.begin(), ops.end());
   run->report.no_float_reference = no_reference;
   run->report.bits = effective_bits(run->report, options.bits);
+  if (!batches.empty()) run->report.input_dtypes = dtypes_of(batches.front());
   return std::move(*run);
 }
 

@@ -82,6 +82,9 @@ struct Report {
   // was none (an int8 op without a float form): then both runs are the int8 model.
   std::vector<std::string> int8_ops;
   std::string no_float_reference;
+  // The dtype of each forward input in the first batch (Unknown for non-tensors): what a
+  // TorchScript archive does not record, and the rules want (a bool mask input).
+  std::vector<ir::DType> input_dtypes;
 };
 
 // Throws SimError.

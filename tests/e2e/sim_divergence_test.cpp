@@ -224,5 +224,18 @@ TEST(SimDivergence, RulesAndExplainSayItNeedsInputs) {
   EXPECT_NE(help.out.find("default: 40 for --bits 16, 20 for --bits 8"), std::string::npos) << help.out;
 }
 
+// A TorchScript archive records forward's inputs as `Tensor`, without dtype; the inputs given
+// to `check --input` have one. examples/zoo/mask_cat.py casts its bool `valid` input to float
+// and concatenates it with the points before one stub: a mask only the input's dtype reveals.
+TEST(FlowsInputDtypes, BoolInputCastIntoOneStubIsAMask) {
+  const std::string model = "zoo/mask_cat";
+  EXPECT_TRUE(of_rule(check_json({example_model(model)}, 0), "shared-stub-mask").empty());
+  json doc = check_json({example_model(model), "--input", example_input(model)}, 1);
+  auto found = of_rule(doc, "shared-stub-mask");
+  ASSERT_EQ(found.size(), 1u) << doc.dump(2);
+  EXPECT_EQ(where(found[0]), "examples/zoo/mask_cat.py:27:13-27:23");
+  EXPECT_NE(found[0]["message"].get<std::string>().find("its input concatenates them"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace qlint

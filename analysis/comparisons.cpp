@@ -1,0 +1,71 @@
+#include "analysis/comparisons.h"
+
+#include <set>
+
+#include "analysis/constants.h"
+#include "ir/ops.h"
+
+namespace qlint::analysis {
+
+namespace {
+
+// `v` is zero exactly when `q` equals `c`: `c - q` (TorchScript spells `1.0 - q` as
+// `add(neg(q), 1.0)`), `q - c`, `q + (-c)`.
+struct ShiftedValue {
+  const ir::Value* q = nullptr;
+  double c = 0;
+};
+
+std::optional<ShiftedValue> shifted_value(const ir::Value* v) {
+  const ir::Node* p = v->producer;
+  if (p == nullptr || p->inputs.size() < 2) return std::nullopt;
+  if (p->inputs.size() >= 3) {  // add/sub/rsub(a, b, alpha): only alpha = 1 is a plain shift
+    auto alpha = scalar_constant(p->inputs[2]);
+    if (!alpha || *alpha != 1) return std::nullopt;
+  }
+  const ir::Value* a = p->inputs[0];
+  const ir::Value* b = p->inputs[1];
+  auto ca = scalar_constant(a);
+  auto cb = scalar_constant(b);
+  const std::string op = ir::base_op(p->kind);
+  if (op == "add" && cb) {
+    if (a->producer && a->producer->kind == "aten::neg" && !a->producer->inputs.empty())
+      return ShiftedValue{a->producer->inputs[0], *cb};
+    return ShiftedValue{a, -*cb};
+  }
+  if (op == "add" && ca) return ShiftedValue{b, -*ca};
+  if ((op == "sub" || op == "rsub") && cb) return ShiftedValue{a, *cb};
+  if (op == "sub" && ca) return ShiftedValue{b, *ca};
+  return std::nullopt;
+}
+
+// `.to(torch.bool)` (true where nonzero), `v != 0`, `v == 0`: the value tested against zero.
+struct ZeroTest {
+  const ir::Value* tested = nullptr;
+  bool true_where_zero = false;
+};
+
+std::optional<ZeroTest> zero_test(const ir::Node& n) {
+  if (n.kind == "aten::to" && n.inputs.size() >= 2 &&
+      scalar_constant(n.inputs[1]) == static_cast<double>(*ir::scalar_type_code(ir::DType::Bool)))
+    return ZeroTest{n.inputs[0], false};
+  if ((n.kind == "aten::ne" || n.kind == "aten::eq") && n.inputs.size() >= 2 && scalar_constant(n.inputs[1]) == 0.0)
+    return ZeroTest{n.inputs[0], n.kind == "aten::eq"};
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool is_comparison_op(const std::string& kind) {
+  static const std::set<std::string> ops = {"eq", "ne", "lt", "le", "gt", "ge"};
+  return kind.rfind("aten::", 0) == 0 && ops.count(ir::base_op(kind)) > 0;
+}
+
+std::optional<DisguisedComparison> disguised_comparison(const ir::Node& node) {
+  auto test = zero_test(node);
+  auto shifted = test ? shifted_value(test->tested) : std::nullopt;
+  if (!shifted || shifted->c == 0) return std::nullopt;
+  return DisguisedComparison{shifted->q, shifted->c, test->true_where_zero};
+}
+
+}  // namespace qlint::analysis

@@ -11,12 +11,18 @@ With --fx, it writes `<stem>.fx.json` instead, the FX graph as python/qlint_fx.p
 that torch.fx cannot trace say so with `FX_TRACEABLE = False`; traced QAT examples (`build()`)
 are skipped.
 
+Each example is exported in a process of its own, forked from this one before it traces
+anything: torch.fx names the code it generates `<eval_with_key>.N` by a per-process count, and
+FX-made archives keep that name in their source ranges, so an example's archive must not depend
+on the examples exported before it.
+
 Run with Debian's Python, which has torch:
     /usr/bin/python3 examples/export.py --out DIR --inputs DIR FILES
     /usr/bin/python3 examples/export.py --fx --out DIR --stamp FILE FILES
 """
 import argparse
 import importlib.util
+import multiprocessing
 import os
 import sys
 
@@ -66,6 +72,19 @@ def export_fx(path, out_dir):
     qlint_fx.export(example.Model().eval(), os.path.join(out_dir, stem + ".fx.json"), example_input_tuple(example))
 
 
+def in_own_process(export_one, path, *args):
+    """Runs one example's export in a forked child of this process, which has traced nothing.
+    torch.fx names the code it generates `<eval_with_key>.N` from a process-wide counter, and
+    FX-made archives keep that name in their source ranges: in a child, each example's counter
+    starts where every other example's does, so its archive (and what qlint reports on it)
+    does not depend on which examples were exported before it."""
+    child = multiprocessing.get_context("fork").Process(target=export_one, args=(path, *args))
+    child.start()
+    child.join()
+    if child.exitcode != 0:
+        sys.exit(f"export.py: exporting {path} failed")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="output directory")
@@ -77,7 +96,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     if args.fx:
         for path in args.sources:
-            export_fx(path, args.out)
+            in_own_process(export_fx, path, args.out)
         if args.stamp:
             with open(args.stamp, "w"):
                 pass
@@ -86,7 +105,7 @@ def main():
         parser.error("--inputs is required for the TorchScript export")
     os.makedirs(args.inputs, exist_ok=True)
     for path in args.sources:
-        export(path, args.out, args.inputs)
+        in_own_process(export, path, args.out, args.inputs)
 
 
 if __name__ == "__main__":

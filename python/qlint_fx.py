@@ -23,6 +23,7 @@ import importlib.util
 import io
 import inspect
 import json
+import linecache
 import math
 import os
 import sys
@@ -72,14 +73,26 @@ def _user_location():
     return _frame_location(frame), module
 
 
+def _is_pseudo_file(name):
+    """Code with no file of its own: what torch.fx generates (`<eval_with_key>.7`), `<string>`."""
+    return name.startswith("<")
+
+
+def _file_name(code):
+    """A real file as an absolute path; a pseudo-file as Python names it, since no directory
+    holds it (it would otherwise read as `/cwd/<eval_with_key>.7`, a file that does not exist)."""
+    name = code.co_filename
+    return name if _is_pseudo_file(name) else os.path.abspath(name)
+
+
 def _frame_location(frame):
     positions = list(frame.f_code.co_positions())
     index = frame.f_lasti // 2
+    file = _file_name(frame.f_code)
     if index >= len(positions) or positions[index][0] is None:
-        return {"file": os.path.abspath(frame.f_code.co_filename), "line": frame.f_lineno, "scope": _scope(frame)}
+        return {"file": file, "line": frame.f_lineno, "scope": _scope(frame)}
     line, end_line, column, end_column = positions[index]
-    location = {"file": os.path.abspath(frame.f_code.co_filename), "line": line, "end_line": end_line,
-                "scope": _scope(frame)}
+    location = {"file": file, "line": line, "end_line": end_line, "scope": _scope(frame)}
     if column is not None and end_column is not None:
         location["column"] = column + 1  # 1-based, end exclusive, in bytes as TorchScript counts
         location["end_column"] = end_column + 1
@@ -173,16 +186,26 @@ def _attribute(root, target):
     return {"type": type(value).__name__}
 
 
+def _file_lines(file):
+    """The lines of a location's file; for a pseudo-file, what Python's linecache holds for it
+    (torch.fx registers the code it generates there). None when there is nothing to read."""
+    if _is_pseudo_file(file):
+        return [line.rstrip("\n") for line in linecache.getlines(file)] or None
+    try:
+        with open(file, encoding="utf-8") as f:
+            return f.read().split("\n")
+    except OSError:
+        return None
+
+
 def _source_lines(nodes):
     lines = {}
     for node in nodes:
         location = node.meta.get("qlint_location")
         if not location:
             continue
-        try:
-            with open(location["file"], encoding="utf-8") as f:
-                text = f.read().split("\n")
-        except OSError:
+        text = _file_lines(location["file"])
+        if text is None:
             continue
         for number in range(location["line"], location.get("end_line", location["line"]) + 1):
             if 0 < number <= len(text):

@@ -46,12 +46,14 @@ const Rule* find_rule(std::string_view id) {
 namespace {
 
 // Locations in code FX generated (`<eval_with_key>.7`): said once per model, on the first
-// finding there, since the user cannot open that file.
+// finding there, since the user cannot open that file. Archives and FX exports of a GraphModule
+// alike hold only the generated code, so the advice is about the model given to the export.
 void note_generated_code(std::vector<Diagnostic>& diagnostics) {
   for (auto& d : diagnostics) {
     if (d.loc.file.empty() || d.loc.file.front() != '<') continue;
-    d.notes.push_back(d.loc.file + " is code torch.fx generated; the archive does not record the line of your Python " +
-                      "it came from (script the model, or export it with qlint-fx-export, to see that line)");
+    d.notes.push_back(d.loc.file + " is code torch.fx generated; the model file does not record the line of your " +
+                      "Python it came from (script the model, or export it with qlint-fx-export, before torch.fx " +
+                      "transforms it to see that line)");
     return;
   }
 }

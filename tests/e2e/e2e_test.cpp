@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "analysis/facts.h"
+#include "expectations.h"
 #include "ir/text.h"
 #include "rules/registry.h"
 #include "run.h"
@@ -22,6 +23,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::build_path;
 using testing::example_model;
+using testing::Expected;
+using testing::location_of;
 using testing::run_qlint;
 
 // qlint shows paths under the working directory (the source tree here) relative to it.
@@ -32,32 +35,8 @@ std::string shown_path(const std::string& file) {
 
 // ---- Every example model, checked against tests/e2e/example_expectations.txt -------------
 
-struct Expected {
-  std::string rule;
-  std::string location;  // file:line:col-end_line:end_col
-};
-
 std::map<std::string, std::vector<Expected>> read_expectations() {
-  std::ifstream in(std::string(QLINT_E2E_DIR) + "/example_expectations.txt");
-  std::map<std::string, std::vector<Expected>> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    std::string model, rule, location;
-    fields >> model >> rule >> location;
-    auto& list = out[model];
-    if (rule != "-") list.push_back({rule, location});
-  }
-  return out;
-}
-
-// "(none)" for a finding the archive has no source location for (a call a trace dropped).
-std::string location_of(const json& d) {
-  if (d["file"].is_null()) return "(none)";
-  return d["file"].get<std::string>() + ":" + std::to_string(d["line"].get<int>()) + ":" +
-         std::to_string(d["column"].get<int>()) + "-" + std::to_string(d["end_line"].get<int>()) + ":" +
-         std::to_string(d["end_column"].get<int>());
+  return testing::read_expectations("example_expectations.txt");
 }
 
 TEST(Examples, EveryExampleModelIsListed) {

@@ -112,11 +112,21 @@ std::optional<MaskUse> mask_use_of_part(const analysis::Facts& facts, const std:
   return found;
 }
 
+// A node that computes with its operands: not a view, and not plumbing (containers, calls
+// whose body the analysis follows). A call of a module without a body here (an FX leaf
+// module such as a Conv2d) computes with its arguments; a stub call only quantizes them.
+bool computes_with_operands(const analysis::Facts& facts, const ir::Node& n) {
+  if (ir::is_view_op(n.kind)) return false;
+  if (n.kind == "prim::CallMethod")
+    return ir::callee_of(facts.model(), n) == nullptr && facts.stub_call(n) == analysis::StubKind::None;
+  return n.kind.rfind("prim::", 0) != 0;
+}
+
 // Whether some other use takes the quant point's output (or a view of it) as data.
 bool used_as_data(const analysis::Facts& facts, const std::string& point, const MaskUse& mask_use) {
   bool found = false;
   for_each_model_node(facts.model(), [&](const ir::Function&, const ir::Node& n) {
-    if (found || ir::is_view_op(n.kind) || n.kind.rfind("prim::", 0) == 0) return;
+    if (found || !computes_with_operands(facts, n)) return;
     if (mask_use.comparison && (&n == mask_use.node || &n == mask_use.consumer)) return;
     for (const ir::Value* in : n.inputs)
       if (is_view_of(facts, in, point, false)) found = true;

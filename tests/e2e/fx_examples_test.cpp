@@ -164,10 +164,9 @@ TEST_F(FxGeneratedCode, StaysAPseudoFileInFxExports) {
   auto r = run_program({QLINT_PYTHON, std::string(QLINT_E2E_DIR) + "/fx_graph_module_export.py", QLINT_SOURCE_DIR, fx});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The exporting process traced nothing before: its generated code is `<eval_with_key>.0`.
-  const std::multiset<std::pair<std::string, std::string>> want = {
-      {"shared-stub-mask", "<eval_with_key>.0:5:13-5:26"},
-      {"eq-nonzero-const", "<eval_with_key>.0:7:10-7:22"},
-      {"bool-arith", "<eval_with_key>.0:9:11-9:28"}};
+  const std::multiset<std::pair<std::string, std::string>> want = {{"shared-stub-mask", "<eval_with_key>.0:5:13-5:26"},
+                                                                   {"eq-nonzero-const", "<eval_with_key>.0:7:10-7:22"},
+                                                                   {"bool-arith", "<eval_with_key>.0:9:11-9:28"}};
   EXPECT_EQ(findings_of(check_json(fx)), want);
   auto text = run_qlint({"check", fx});
   EXPECT_NE(text.out.find(" 7 |     eq = getitem == 1;  getitem = None\n"), std::string::npos) << text.out;

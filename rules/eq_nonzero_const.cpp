@@ -136,7 +136,10 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     if (!facts.quantized(operand) || !constant || !any_nonzero(*constant)) return false;
     if (survives_quantization(facts, operand, *constant)) return true;
     Diagnostic d = make_diagnostic(eq_nonzero_const_rule(), fn, node, message(facts, node, side, *constant));
-    if (auto fix = fix_for(facts, node, side, (*constant)[0])) d.fixes.push_back(*fix);
+    if (auto fix = fix_for(facts, node, side, (*constant)[0]))
+      d.fixes.push_back(*fix);
+    else if (std::string refusal = reroot_refusal(facts, node, side); !refusal.empty())
+      d.notes.push_back(refusal);
     out.push_back(d);
     return true;
   });

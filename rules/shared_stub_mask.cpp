@@ -186,7 +186,10 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
                       (where.known() ? " on line " + std::to_string(where.line) : std::string());
     Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call, message(facts, call, how));
     d.evidence_node = mask_use->node;
-    if (auto fix = mask_path_fix(facts, *mask_use)) d.fixes.push_back(*fix);
+    if (auto fix = mask_path_fix(facts, *mask_use))
+      d.fixes.push_back(*fix);
+    else if (std::string refusal = reroot_refusal(facts, *mask_use->consumer, mask_use->operand); !refusal.empty())
+      d.notes.push_back(refusal);
     out.push_back(d);
   }
   return out;

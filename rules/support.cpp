@@ -118,6 +118,21 @@ std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& co
   return std::nullopt;
 }
 
+std::string reroot_refusal(const analysis::Facts& facts, const ir::Node& consumer, int operand) {
+  const ir::Value* v = consumer.inputs.at(static_cast<size_t>(operand));
+  for (int depth = 0; depth < 32 && v->producer != nullptr && !v->producer->inputs.empty(); ++depth) {
+    const std::string& kind = v->producer->kind;
+    if (!ir::is_view_op(kind) && !analysis::is_dequantize_op(kind)) break;
+    v = v->producer->inputs[0];
+  }
+  const auto& sources = facts.quant_sources(v);
+  const analysis::QuantPoint* point = sources.size() == 1 ? facts.quant_point(*sources.begin()) : nullptr;
+  if (point == nullptr || point->identity_in_float) return "";
+  return "no automatic fix: the value is quantized by " + analysis::describe(*point) +
+         ", which changes it (a quantize op or an int8 kernel is not the identity in float), so no rewrite can read "
+         "a float value in its place; change the float model before it is converted";
+}
+
 namespace {
 
 // A name for a new stub on an operand: the variable the user's source reads it from (`mask`

@@ -199,6 +199,18 @@ TEST_F(Fix, WithoutInputsSaysItDidNotSimulate) {
   EXPECT_TRUE(fs::exists(tmp("fixed.pt")));
 }
 
+// A converted model's int8 kernel changes its value: nothing may read a float value in its
+// place, so --fix writes nothing for the finding and says why on the finding itself.
+TEST_F(Fix, RefusesToRerootAConvertedKernelAndSaysWhy) {
+  auto r = run_qlint({"--fix", "-o", tmp("fixed.pt"), example_model("flows/fx_converted_eq_one")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("Nothing to fix"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note: no automatic fix: the value is quantized by `self.gate`, which changes it"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(tmp("fixed.pt")));
+}
+
 TEST_F(Fix, TracedQatModelsSayTheirScalesPredateTheFix) {
   auto r = run_qlint({"--fix", "-o", tmp("fixed.pt"), example_model("qat/qat_s1_eq_one"), "--random-input", "1x2x4x4"});
   EXPECT_EQ(r.exit_code, 1) << r.err;  // the bool mask needs a new stub, which a traced model cannot get

@@ -1,5 +1,6 @@
 #include "analysis/dtype.h"
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -73,6 +74,19 @@ DType cast_target(const ir::Node& node, const DTypeOf& dtype_of) {
   return dtype_of(node.inputs[0]);  // a device-only move keeps the dtype
 }
 
+// The `dtype=` argument of a factory or reduction, where the importer found one in the op's
+// schema (attribute dtype_operand) and the model gives it as a constant; None means "as usual".
+std::optional<DType> dtype_argument(const ir::Node& node) {
+  const ir::Attr* operand = node.attr("dtype_operand");
+  if (operand == nullptr || operand->kind != ir::Attr::Kind::Int || operand->i < 0 ||
+      static_cast<size_t>(operand->i) >= node.inputs.size())
+    return std::nullopt;
+  const ir::Node* producer = node.inputs[static_cast<size_t>(operand->i)]->producer;
+  const ir::Attr* value = producer && producer->kind == "prim::Constant" ? producer->attr("value") : nullptr;
+  if (value == nullptr || value->kind != ir::Attr::Kind::Int) return std::nullopt;
+  return ir::dtype_from_scalar_type_code(value->i);
+}
+
 DType operand_dtype(const ir::Value* v, const DTypeOf& dtype_of) {
   return v->type.is_tensor() ? dtype_of(v) : constant_dtype(v);
 }
@@ -115,6 +129,7 @@ DType infer_output_dtype(const ir::Node& node, size_t index, const DTypeOf& dtyp
   if (kBoolResultOps.count(k)) return DType::Bool;
   if (kIndexResultOps.count(k) || is_indices_of_values_and_indices_op(node, index)) return DType::Int64;
   if (k == "aten::to" || k == "aten::type_as") return cast_target(node, dtype_of);
+  if (auto given = dtype_argument(node)) return *given;
   if (kTrueDivisionOps.count(k)) {
     DType d = arithmetic_dtype(node, dtype_of);
     return category(d) == 2 || d == DType::Unknown ? d : DType::Float32;

@@ -213,6 +213,7 @@ class Importer {
     node->origin = &n;
     for (jit::Value* in : n.inputs()) fn_->add_input(*node, lookup(in));
     copy_attributes(n, *node);
+    record_dtype_operand(n, *node);
     track_module_values(n, *node);
     node->loc = source_location(n, model_.source_lines);
     for (jit::Block* b : n.blocks()) {
@@ -224,6 +225,18 @@ class Importer {
       values_[out] = fn_->add_output(*node, out->debugName(), type_of(out));
       values_[out]->origin = out;
     }
+  }
+
+  // An op whose schema takes a `dtype` argument (`zeros_like(x, dtype=torch.bool)`, `sum(x,
+  // dtype=...)`, `ones(..., dtype=...)`) makes its result that dtype when the argument is given:
+  // the analyses read it from the operand the schema names, not from the first tensor operand.
+  void record_dtype_operand(jit::Node& n, ir::Node& node) {
+    if (n.kind() == c10::aten::to || n.kind() == c10::aten::type_as) return;  // casts have their own reading
+    const c10::FunctionSchema* schema = n.maybeSchema();
+    if (schema == nullptr) return;
+    const auto& arguments = schema->arguments();
+    for (size_t i = 0; i < arguments.size() && i < n.inputs().size(); ++i)
+      if (arguments[i].name() == "dtype") node.set_attr("dtype_operand", ir::Attr::of_int(static_cast<int64_t>(i)));
   }
 
   void copy_attributes(jit::Node& n, ir::Node& node) {

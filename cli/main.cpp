@@ -181,6 +181,8 @@ struct SimCommand {
                   "Traced QAT models: calibrate instead of using the scales stored in the model");
     cmd->add_option("--save-outputs", options.options.save_outputs,
                     "torch.save the simulated outputs to this file (a list when several batches)");
+    cmd->add_option("--save-float-outputs", options.options.save_float_outputs,
+                    "torch.save the float outputs (a converted model's float reference) to this file");
     cmd->add_option("--format", options.format, "Output format")
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();

@@ -578,6 +578,7 @@ Run float_then_simulated(const std::string& model_path, jit::Module& float_side,
   std::vector<IValue> sim_results = run_all(model_path, simulated_side, batches, session, Mode::Simulate, progress);
   run.report = build_report(model_path, session, options, run.float_outputs, sim_results);
   if (!options.save_outputs.empty()) save_outputs(options.save_outputs, sim_results);
+  if (!options.save_float_outputs.empty()) save_outputs(options.save_float_outputs, run.float_outputs);
   return run;
 }
 

@@ -35,6 +35,9 @@ struct Options {
   bool recalibrate = false;  // traced QAT models: observe instead of using stored scales
   bool progress = false;     // a progress line on stderr while running many batches
   std::string save_outputs;  // torch.save the simulated outputs here when set
+  // torch.save the float side's outputs here when set: a converted model's float reference, or
+  // the float run of a model with stubs or fake quants.
+  std::string save_float_outputs;
   analysis::StubClasses stubs;
 };
 

@@ -164,8 +164,8 @@ std::vector<jit::Value*> GraphRewriter::unpack(jit::Node* before, jit::Value* tu
   return {unpacked->outputs().begin(), unpacked->outputs().end()};
 }
 
-void GraphRewriter::replace_and_erase(jit::Node* node, jit::Value* value) {
-  node->output()->replaceAllUsesWith(value);
+void GraphRewriter::replace_and_erase(jit::Node* node, const std::vector<jit::Value*>& values) {
+  for (size_t i = 0; i < values.size(); ++i) node->outputs()[i]->replaceAllUsesWith(values[i]);
   node->destroy();
 }
 

@@ -54,8 +54,9 @@ class GraphRewriter final : public ir::GraphRewriter {
   // The elements of a tuple value, unpacked before `before`.
   std::vector<jit::Value*> unpack(jit::Node* before, jit::Value* tuple);
 
-  // Every use of `node`'s single output reads `value` instead, and `node` goes.
-  void replace_and_erase(jit::Node* node, jit::Value* value);
+  // Every use of each of `node`'s outputs reads the matching one of `values` (one per output)
+  // instead, and `node` goes.
+  void replace_and_erase(jit::Node* node, const std::vector<jit::Value*>& values);
 
   // Inserts a constant before `before`.
   jit::Value* insert_constant(jit::Node* before, const c10::IValue& value);

@@ -3,7 +3,8 @@ files users mistake for TorchScript (torch.save of a module, a state_dict, a ten
 legacy pre-1.6 format), an archive whose Python source file no longer exists, simulator
 inputs in every container torch.save users choose, a model with a custom operator
 (torchvision::nms), one with non-ASCII text before a hazard, models whose forward fails at run
-time, and the sim-divergence example with a suppression comment.
+time, the sim-divergence example with a suppression comment, and a converted model with a
+kernel qlint has no float form of.
 
     /usr/bin/python3 make_test_models.py OUT_DIR REPO_DIR
 """
@@ -106,6 +107,29 @@ def write_suppressed_sim_divergence(out, repo):
         shutil.rmtree(workdir)
 
 
+class Bags(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bags = nn.EmbeddingBag(10, 4, mode="sum")
+
+    def forward(self, indices, offsets):
+        return self.bags(indices, offsets)
+
+
+def write_quantized_embedding_bag(out):
+    """An EmbeddingBag with int8 weights (float_qparams_weight_only_qconfig, converted, scripted:
+    quantized::embedding_bag_byte): a kernel qlint's simulation has no float form of."""
+    torch.backends.quantized.engine = "qnnpack"
+    torch.manual_seed(0)
+    model = Bags().eval()
+    model.bags.qconfig = torch.ao.quantization.float_qparams_weight_only_qconfig
+    torch.ao.quantization.prepare(model, inplace=True)
+    torch.ao.quantization.convert(model, inplace=True)
+    torch.jit.script(model).save(os.path.join(out, "quantized_embedding_bag.pt"))
+    torch.save((torch.tensor([1, 2, 3, 4, 7]), torch.tensor([0, 2])),
+               os.path.join(out, "quantized_embedding_bag_input.pt"))
+
+
 def main():
     out, repo = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
@@ -116,6 +140,7 @@ def main():
     write_non_ascii_model(out, repo)
     write_failing_forward_models(out, repo)
     write_suppressed_sim_divergence(out, repo)
+    write_quantized_embedding_bag(out)
 
 
 if __name__ == "__main__":

@@ -51,6 +51,24 @@ class Sim : public testing::TempDirTest {
     auto eq = run_reference({"equal", tmp("qlint.pt"), tmp("torch.pt")});
     EXPECT_EQ(eq.exit_code, 0) << eq.err;
   }
+
+  // A converted example's float reference (--save-float-outputs) must equal PyTorch's float
+  // model with the archive's dequantized weights, float for float; `int8_ops` are the kernels it
+  // must have replaced.
+  void expect_float_reference_bit_exact(const std::string& model, const std::vector<std::string>& int8_ops) {
+    SCOPED_TRACE(model);
+    json doc = sim_json(model, {"--input", example_input(model), "--save-float-outputs", tmp("qlint_float.pt"),
+                                "--save-outputs", tmp("qlint_int8.pt")});
+    EXPECT_TRUE(doc["float_reference"].get<bool>()) << doc.dump(2);
+    EXPECT_EQ(doc["int8_ops"], json(int8_ops));
+    auto torch_float = run_reference(
+        {"float-reference", example_source(model), example_model(model), tmp("torch_float.pt"), example_input(model)});
+    ASSERT_EQ(torch_float.exit_code, 0) << torch_float.err;
+    auto eq = run_reference({"equal", tmp("qlint_float.pt"), tmp("torch_float.pt")});
+    EXPECT_EQ(eq.exit_code, 0) << eq.err;
+    // The int8 side is the model's own kernels, not the float reference again.
+    EXPECT_NE(run_reference({"equal", tmp("qlint_int8.pt"), tmp("torch_float.pt")}).exit_code, 0);
+  }
 };
 
 TEST_F(Sim, BitExactWithPyTorchOnTheSeedsAndAConvNet) {
@@ -204,11 +222,30 @@ TEST_F(Sim, ConvertedModelsRunTheirInt8KernelsAgainstAFloatReference) {
   EXPECT_EQ(doc["comparisons"][0]["differing"], 2);
   EXPECT_EQ(doc["comparisons"][0]["elements"], 8);
   EXPECT_EQ(doc["bits"], 8);  // the model's own kernels are int8, whatever --bits says
-  // A kernel qlint has no float form of (a dynamic LSTM): said, and nothing is made up.
-  auto lstm = run_qlint(
-      {"sim", example_model("flows/dynamic_lstm_linear"), "--input", example_input("flows/dynamic_lstm_linear")});
-  EXPECT_EQ(lstm.exit_code, 0) << lstm.err;
-  EXPECT_NE(lstm.out.find("qlint has no float form of aten::quantized_lstm"), std::string::npos) << lstm.out;
+  // A kernel qlint has no float form of (an int8 EmbeddingBag): said, and nothing is made up.
+  auto bags = run_qlint(
+      {"sim", test_file("quantized_embedding_bag.pt"), "--input", test_file("quantized_embedding_bag_input.pt")});
+  EXPECT_EQ(bags.exit_code, 0) << bags.err;
+  EXPECT_NE(bags.out.find("qlint has no float form of quantized::embedding_bag_"), std::string::npos) << bags.out;
+}
+
+// The float reference of a converted model is PyTorch's own float computation of it: the
+// example's float eager model given the archive's weights, unpacked and dequantized by PyTorch
+// (tests/sim/reference.py float-reference). Each float form is the aten op the float module
+// calls, on the same operands, so the outputs must be bit-identical, not merely close.
+TEST_F(Sim, ConvertedFloatReferenceIsBitExactWithPyTorchsFloatModel) {
+  // examples/flows/eager_converted_kernels_traced.py: the int8 kernels of model-zoo networks.
+  expect_float_reference_bit_exact(
+      "flows/eager_converted_kernels_traced",
+      {"aten::quantize_per_tensor", "quantized::add_relu", "quantized::add_scalar", "quantized::batch_norm2d",
+       "quantized::cat", "quantized::conv1d", "quantized::conv2d", "quantized::conv_transpose1d",
+       "quantized::conv_transpose2d", "quantized::elu", "quantized::group_norm", "quantized::hardswish",
+       "quantized::instance_norm", "quantized::layer_norm", "quantized::leaky_relu", "quantized::mul_scalar",
+       "quantized::relu6"});
+  // Dynamic quantization (examples/flows/dynamic_lstm_linear.py): the LSTM runs as aten::lstm on
+  // its cells' dequantized weights, as the float nn.LSTM does with them.
+  expect_float_reference_bit_exact("flows/dynamic_lstm_linear", {"aten::quantized_lstm", "quantized::linear_dynamic",
+                                                                 "quantized::linear_dynamic_fp16"});
 }
 
 // The SQNR threshold follows the width the model really has. A converted int8 model at 33.5 dB

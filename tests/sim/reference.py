@@ -6,6 +6,11 @@
         torch.fake_quantize_per_tensor_affine, calibrates on all inputs and saves the
         simulated outputs as `qlint sim --save-outputs` does (one batch: the output itself;
         several: a list).
+    reference.py float-reference EXAMPLE.py MODEL.pt OUT.pt INPUT.pt [INPUT.pt ...]
+        PyTorch's float computation of a converted (int8) example: the example's float eager
+        model, with the weights of the converted archive MODEL.pt dequantized by PyTorch (packed
+        weights unpacked with PyTorch's own ops), run on the inputs; saved as
+        `qlint sim --save-float-outputs` does.
     reference.py equal A.pt B.pt        exit 0 when every tensor is bit-identical
     reference.py all-zeros A.pt         exit 0 when every element is zero
 
@@ -70,6 +75,67 @@ def simulate(example, model_file, bits, out, inputs):
     torch.save(outputs[0] if len(outputs) == 1 else outputs, out)
 
 
+# The op that unpacks each float module's weights from its converted counterpart's packed ones.
+UNPACK = {
+    torch.nn.Linear: torch.ops.quantized.linear_unpack,
+    torch.nn.Conv1d: torch.ops.quantized.conv1d_unpack,
+    torch.nn.Conv2d: torch.ops.quantized.conv2d_unpack,
+    torch.nn.ConvTranspose1d: torch.ops.quantized.conv_transpose1d_unpack,
+    torch.nn.ConvTranspose2d: torch.ops.quantized.conv_transpose2d_unpack,
+}
+
+
+def submodule(root, path):
+    for part in path.split(".") if path else []:
+        root = getattr(root, part)
+    return root
+
+
+def packed_params(converted):
+    """A converted conv's or linear's packed weights; a Linear keeps them in a module of their own."""
+    params = converted._packed_params
+    return params._packed_params if isinstance(params, torch.jit.ScriptModule) else params
+
+
+def rnn_weights(converted):
+    """A dynamic LSTM's or GRU's weights in nn.LSTM's order (per layer and direction: w_ih, w_hh,
+    b_ih, b_hh), from each cell's serialized state (kind, biases, _, _, packed weights)."""
+    weights = []
+    for cell in converted._all_weight_values.children():
+        kind, biases, _, _, packed = cell.param.__getstate__()[0]
+        assert kind == "quantized_dynamic", kind
+        weights += [torch.ops.quantized.linear_unpack(w)[0].dequantize().contiguous() for w in packed] + list(biases)
+    return weights
+
+
+def load_dequantized(model, archive):
+    """Gives the float eager `model` the converted archive's weights: packed ones unpacked and
+    dequantized, float ones (BatchNorm's statistics, norms' affine parameters) as they are."""
+    for path, module in model.named_modules():
+        converted = submodule(archive, path)
+        if hasattr(converted, "_all_weight_values"):
+            for name, weight in zip(module._flat_weights_names, rnn_weights(converted), strict=True):
+                getattr(module, name).data = weight.detach().clone()
+            continue
+        if hasattr(converted, "_packed_params"):
+            weight, bias = UNPACK[type(module)](packed_params(converted))
+            # contiguous, as a float model's own weights are (qnnpack unpacks them channels-last)
+            module.weight = torch.nn.Parameter(weight.dequantize().contiguous())
+            module.bias = None if bias is None else torch.nn.Parameter(bias)
+            continue
+        for name, value in list(module.named_parameters(recurse=False)) + list(module.named_buffers(recurse=False)):
+            value.data = getattr(converted, name).detach().clone()
+
+
+def float_reference(example, model_file, out, inputs):
+    model = load_example(example).Model().eval()
+    torch.backends.quantized.engine = "qnnpack"  # the engine the archive's weights are packed for
+    load_dequantized(model, torch.jit.load(model_file))
+    with torch.no_grad():
+        outputs = [model(*as_args(torch.load(f))) for f in inputs]
+    torch.save(outputs[0] if len(outputs) == 1 else outputs, out)
+
+
 def tensors(value):
     if isinstance(value, torch.Tensor):
         return [value]
@@ -100,6 +166,8 @@ if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
     if command == "simulate":
         simulate(args[0], args[1], args[2], args[3], args[4:])
+    elif command == "float-reference":
+        float_reference(args[0], args[1], args[2], args[3:])
     elif command == "equal":
         equal(*args)
     elif command == "all-zeros":

@@ -53,9 +53,17 @@ class GraphRewriter {
   // Inserts `kind(args...)` before `before`, with `before`'s source range; returns its output.
   virtual GraphValue insert_op(const Node& before, const std::string& kind, const std::vector<OpArg>& args) = 0;
 
-  // Inserts a copy of `original` before `before` that reads `first_input` instead of its first
-  // input; the copy keeps `original`'s source range.
-  virtual GraphValue insert_copy(const Node& before, const Node& original, GraphValue first_input) = 0;
+  // Inserts a copy of `original` before `before` that reads `inputs[i]` instead of its input i
+  // where one is given; returns the copy's outputs. The copy keeps `original`'s source range.
+  virtual std::vector<GraphValue> insert_copy(const Node& before, const Node& original,
+                                              const std::vector<std::optional<GraphValue>>& inputs) = 0;
+
+  // Makes `call` (a prim::CallMethod or prim::CallFunction of `callee`) call a copy of its
+  // callee that takes `extra` as further arguments, leaving the callee for its other callers;
+  // returns the copy's new parameters. From then on `callee`'s IR nodes and values stand for
+  // the copy's.
+  virtual std::vector<GraphValue> call_copy_with_extra_arguments(const Node& call, const Function& callee,
+                                                                 const std::vector<GraphValue>& extra) = 0;
 
   // Registers a clone of the module at `template_path` as the submodule `name` of the module at
   // `owner_path` ("" for the root). Refuses when the owner's class has other instances, which

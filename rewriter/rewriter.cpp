@@ -179,6 +179,9 @@ void apply(const ir::Model& model, const std::vector<Planned>& planned, jit::Mod
         edit_kind(e.kind).apply(model, e, graph);
         suggestions.add(model, e);
         if (const ir::Function* fn = model.function_of(*e.node)) result.rewritten_functions.insert(fn->name);
+        // A float shadow passed down calls also changes each caller on the way.
+        for (const ir::Node* call : e.shadow.calls)
+          if (const ir::Function* fn = model.function_of(*call)) result.rewritten_functions.insert(fn->name);
       }
       result.applied.push_back({d->rule, fix->description, d->loc, d->function ? d->function->name : ""});
     } catch (const ir::RewriteRefused& e) {

@@ -56,8 +56,9 @@ void SourceSuggestions::replace(const std::string& path, const ir::SourceLoc& lo
   FileEdits* f = file(path);
   if (f == nullptr) return;
   for (const auto& r : f->replaces) {
+    // The same edit twice (two findings fixed by one rewrite) is one edit; insertions are empty.
+    if (r.line == loc.line && r.column == loc.column && r.end_column == loc.end_column && r.text == text) return;
     if (r.line != loc.line || r.end_column <= loc.column || loc.end_column <= r.column) continue;
-    if (r.column == loc.column && r.end_column == loc.end_column && r.text == text) return;
     notes_.push_back("two rewrites touch " + note_place(loc) + "; the suggestion shows the first");
     return;
   }

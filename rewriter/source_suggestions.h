@@ -67,6 +67,9 @@ class SourceSuggestions {
   // The module whose `self` the node's Python line means; none (with a note) when the line is
   // not in a method of one of the model's modules, where no stub can be added.
   std::optional<std::string> self_module(const ir::Model& model, const ir::Node& node);
+  // The lines of a source file as on disk (null when it is not there): for text the model's
+  // debug info does not hold, such as a callee's `def` line.
+  const std::vector<std::string>* lines(const std::string& path) { return sources_->lines(path); }
   // Says why (part of) the suggestion is missing.
   void note(std::string text) { notes_.push_back(std::move(text)); }
   // The name the float input of a stub call has in Python. For `x = self.quant(x)` the name is

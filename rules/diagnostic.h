@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/float_shadow.h"
 #include "ir/ir.h"
 
 namespace qlint {
@@ -15,8 +16,8 @@ const char* severity_name(Severity severity);
 // the user's Python source lives in one file, rewriter/edits/<kind>.cpp.
 struct Edit {
   enum class Kind {
-    // Recompute the view chain feeding `node`'s input `operand` from the float input of the
-    // quant call `stub_call` (the chain reaches the stub's output through views only), so the
+    // Recompute the value feeding `node`'s input `operand` from the float input of the quant
+    // call `stub_call` (its float shadow: `shadow` says which nodes and which calls), so the
     // consumer sees exact float values; with `quantize_after_reroot`, then pass the float value
     // through the new stub `new_stub`. Float results are unchanged: the stub is the identity.
     Reroot,
@@ -33,6 +34,7 @@ struct Edit {
   const ir::Node* node = nullptr;
   int operand = 0;
   const ir::Node* stub_call = nullptr;  // Reroot
+  analysis::FloatShadowPlan shadow;     // Reroot: what to recompute in float, across which calls
   bool cast_to_float = false;           // QuantizeOperand
   bool quantize_after_reroot = false;   // Reroot: then quantize the rerooted value (a float mask)
   // A stub the edit creates: a clone of the stub at module path `template_stub`, registered as

@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "analysis/float_shadow.h"
 #include "analysis/quant_domain.h"
 #include "rules/registry.h"
 
@@ -96,41 +97,22 @@ Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts,
 }
 
 std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand) {
-  const ir::Value* v = consumer.inputs.at(static_cast<size_t>(operand));
-  for (int depth = 0; v != nullptr && depth < 32; ++depth) {
-    if (const analysis::QuantCall* call = facts.quant_call_producing(v)) {
-      if (facts.function_of(*call->call) != facts.function_of(consumer)) return std::nullopt;
-      // Reading the call's input instead keeps float results only when the call passes its
-      // input through in float (a stub, a fake quantize), not a quantize op or an int8 kernel.
-      const analysis::QuantPoint* point = facts.quant_point(call->point);
-      if (point == nullptr || !point->identity_in_float) return std::nullopt;
-      Edit e;
-      e.kind = Edit::Kind::Reroot;
-      e.node = &consumer;
-      e.operand = operand;
-      e.stub_call = call->call;
-      return e;
-    }
-    if (v->producer == nullptr || !ir::is_view_op(v->producer->kind) || v->producer->inputs.empty())
-      return std::nullopt;
-    v = v->producer->inputs[0];
-  }
-  return std::nullopt;
+  auto plan = analysis::plan_float_shadow(facts, consumer, operand);
+  const auto* shadow = std::get_if<analysis::FloatShadowPlan>(&plan);
+  if (shadow == nullptr) return std::nullopt;
+  Edit e;
+  e.kind = Edit::Kind::Reroot;
+  e.node = &consumer;
+  e.operand = operand;
+  e.stub_call = shadow->stub_call;
+  e.shadow = *shadow;
+  return e;
 }
 
 std::string reroot_refusal(const analysis::Facts& facts, const ir::Node& consumer, int operand) {
-  const ir::Value* v = consumer.inputs.at(static_cast<size_t>(operand));
-  for (int depth = 0; depth < 32 && v->producer != nullptr && !v->producer->inputs.empty(); ++depth) {
-    const std::string& kind = v->producer->kind;
-    if (!ir::is_view_op(kind) && !analysis::is_dequantize_op(kind)) break;
-    v = v->producer->inputs[0];
-  }
-  const auto& sources = facts.quant_sources(v);
-  const analysis::QuantPoint* point = sources.size() == 1 ? facts.quant_point(*sources.begin()) : nullptr;
-  if (point == nullptr || point->identity_in_float) return "";
-  return "no automatic fix: the value is quantized by " + analysis::describe(*point) +
-         ", which changes it (a quantize op or an int8 kernel is not the identity in float), so no rewrite can read "
-         "a float value in its place; change the float model before it is converted";
+  auto plan = analysis::plan_float_shadow(facts, consumer, operand);
+  const auto* why = std::get_if<std::string>(&plan);
+  return why ? "no automatic fix: " + *why : "";
 }
 
 namespace {

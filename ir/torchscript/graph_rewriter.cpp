@@ -9,12 +9,6 @@ namespace qlint::torchscript {
 
 namespace {
 
-jit::Node* jit_node(const ir::Node& node) {
-  if (node.origin == nullptr)
-    throw ir::RewriteRefused("the operation `" + node.kind + "` has no counterpart in the model");
-  return const_cast<jit::Node*>(static_cast<const jit::Node*>(node.origin));
-}
-
 jit::Value* jit_value(ir::GraphValue value) {
   if (value.handle == nullptr) throw ir::RewriteRefused("a rewrite used a value that does not exist");
   return const_cast<jit::Value*>(static_cast<const jit::Value*>(value.handle));
@@ -24,18 +18,62 @@ ir::GraphValue graph_value(const jit::Value* value) { return ir::GraphValue{valu
 
 std::string self_or_path(const std::string& path) { return path.empty() ? "self" : "self." + path; }
 
+// Graph::copy keeps the order of nodes, blocks and values: the copy's counterparts, found by
+// walking both in step.
+void match_blocks(jit::Block* from, jit::Block* copy, std::map<jit::Node*, jit::Node*>& nodes,
+                  std::map<jit::Value*, jit::Value*>& values) {
+  for (size_t i = 0; i < from->inputs().size() && i < copy->inputs().size(); ++i)
+    values[from->inputs()[i]] = copy->inputs()[i];
+  auto a = from->nodes().begin();
+  auto b = copy->nodes().begin();
+  for (; a != from->nodes().end() && b != copy->nodes().end(); ++a, ++b) {
+    nodes[*a] = *b;
+    for (size_t i = 0; i < a->outputs().size() && i < b->outputs().size(); ++i)
+      values[a->outputs()[i]] = b->outputs()[i];
+    for (size_t i = 0; i < a->blocks().size() && i < b->blocks().size(); ++i)
+      match_blocks(a->blocks()[i], b->blocks()[i], nodes, values);
+  }
+}
+
+// A name `base__qlint_float_N` that `taken` does not know yet.
+template <typename Taken>
+std::string fresh_name(const std::string& base, Taken taken) {
+  for (int n = 1;; ++n) {
+    std::string name = base + "__qlint_float_" + std::to_string(n);
+    if (!taken(name)) return name;
+  }
+}
+
+c10::FunctionSchema with_extra_tensor_arguments(const c10::FunctionSchema& schema, const std::string& name,
+                                                size_t extra) {
+  std::vector<c10::Argument> arguments = schema.arguments();
+  for (size_t i = 0; i < extra; ++i)
+    arguments.emplace_back("qlint_float_" + std::to_string(arguments.size()), c10::TensorType::get());
+  return c10::FunctionSchema(name, "", std::move(arguments), schema.returns());
+}
+
 }  // namespace
+
+jit::Node* GraphRewriter::node_for(const ir::Node& node) const {
+  if (auto it = node_redirects_.find(&node); it != node_redirects_.end()) return it->second;
+  if (node.origin == nullptr)
+    throw ir::RewriteRefused("the operation `" + node.kind + "` has no counterpart in the model");
+  return const_cast<jit::Node*>(static_cast<const jit::Node*>(node.origin));
+}
+
+jit::Value* GraphRewriter::value_for(const ir::Value& value) const {
+  if (auto it = value_redirects_.find(&value); it != value_redirects_.end()) return it->second;
+  if (value.origin == nullptr)
+    throw ir::RewriteRefused("the value `" + value.name + "` has no counterpart in the model");
+  return const_cast<jit::Value*>(static_cast<const jit::Value*>(value.origin));
+}
 
 // ---- ir::GraphRewriter ------------------------------------------------------------------------
 
-ir::GraphValue GraphRewriter::value_of(const ir::Value& value) {
-  if (value.origin == nullptr)
-    throw ir::RewriteRefused("the value `" + value.name + "` has no counterpart in the model");
-  return ir::GraphValue{value.origin};
-}
+ir::GraphValue GraphRewriter::value_of(const ir::Value& value) { return graph_value(value_for(value)); }
 
 ir::GraphValue GraphRewriter::input_of(const ir::Node& node, size_t index) {
-  jit::Node* n = jit_node(node);
+  jit::Node* n = node_for(node);
   if (index >= n->inputs().size())
     throw ir::RewriteRefused("`" + node.kind + "` has no input " + std::to_string(index));
   return graph_value(n->input(index));
@@ -43,7 +81,7 @@ ir::GraphValue GraphRewriter::input_of(const ir::Node& node, size_t index) {
 
 ir::GraphValue GraphRewriter::insert_op(const ir::Node& before, const std::string& kind,
                                         const std::vector<ir::OpArg>& args) {
-  jit::Node* at = jit_node(before);
+  jit::Node* at = node_for(before);
   std::vector<jit::NamedValue> inputs;
   for (const ir::OpArg& arg : args) {
     if (arg.integer) {
@@ -58,18 +96,75 @@ ir::GraphValue GraphRewriter::insert_op(const ir::Node& before, const std::strin
   return graph_value(out);
 }
 
-ir::GraphValue GraphRewriter::insert_copy(const ir::Node& before, const ir::Node& original_ir,
-                                          ir::GraphValue first_input) {
-  jit::Node* at = jit_node(before);
-  jit::Node* original = jit_node(original_ir);
-  jit::Value* replacement = jit_value(first_input);
+std::vector<ir::GraphValue> GraphRewriter::insert_copy(const ir::Node& before, const ir::Node& original_ir,
+                                                       const std::vector<std::optional<ir::GraphValue>>& inputs) {
+  jit::Node* at = node_for(before);
+  jit::Node* original = node_for(original_ir);
+  std::map<jit::Value*, jit::Value*> replaced;
+  for (size_t i = 0; i < inputs.size() && i < original->inputs().size(); ++i)
+    if (inputs[i]) replaced[original->input(i)] = jit_value(*inputs[i]);
   jit::Graph& g = *at->owningGraph();
-  jit::Node* copy =
-      g.createClone(original, [&](jit::Value* in) { return in == original->input(0) ? replacement : in; });
+  jit::Node* copy = g.createClone(original, [&](jit::Value* in) {
+    auto it = replaced.find(in);
+    return it == replaced.end() ? in : it->second;
+  });
   copy->setSourceRange(original->sourceRange());
   copy->insertBefore(at);
-  if (copy->outputs().size() != 1) throw ir::RewriteRefused("`" + original_ir.kind + "` has several outputs");
-  return graph_value(copy->output());
+  std::vector<ir::GraphValue> outputs;
+  for (jit::Value* out : copy->outputs()) outputs.push_back(graph_value(out));
+  return outputs;
+}
+
+std::vector<ir::GraphValue> GraphRewriter::call_copy_with_extra_arguments(const ir::Node& call_ir,
+                                                                          const ir::Function& callee,
+                                                                          const std::vector<ir::GraphValue>& extra) {
+  jit::Node* call = node_for(call_ir);
+  jit::Graph* from = nullptr;
+  jit::Graph& copy = retarget_to_copy(call, extra.size(), from);
+  redirect_into(callee, *from, copy);
+  for (const ir::GraphValue& argument : extra) call->addInput(jit_value(argument));
+  std::vector<ir::GraphValue> params;
+  for (size_t i = copy.inputs().size() - extra.size(); i < copy.inputs().size(); ++i)
+    params.push_back(graph_value(copy.inputs()[i]));
+  return params;
+}
+
+jit::Graph& GraphRewriter::retarget_to_copy(jit::Node* call, size_t extra, jit::Graph*& from) {
+  jit::Function* original = nullptr;
+  c10::ClassTypePtr cls;
+  if (call->kind() == c10::prim::CallMethod) {
+    cls = call->input(0)->type()->cast<c10::ClassType>();
+    if (cls) original = &cls->getMethod(call->s(c10::attr::name));
+  } else if (call->kind() == c10::prim::CallFunction) {
+    if (auto type = call->input(0)->type()->cast<c10::FunctionType>()) original = type->function();
+  }
+  if (original == nullptr || !original->isGraphFunction())
+    throw ir::RewriteRefused("a call whose callee has no graph cannot pass a float value on");
+  from = jit::toGraphFunction(*original).graph().get();
+  std::shared_ptr<jit::Graph> graph = from->copy();
+  for (size_t i = 0; i < extra; ++i) graph->addInput()->setType(c10::TensorType::get());
+  jit::Function* made = nullptr;
+  if (cls) {
+    std::string name =
+        fresh_name(original->name(), [&](const std::string& n) { return cls->findMethod(n) != nullptr; });
+    made = cls->compilation_unit()->create_function(c10::QualifiedName(*cls->name(), name), graph);
+    made->setSchema(with_extra_tensor_arguments(original->getSchema(), name, extra));
+    cls->addMethod(made);
+    call->s_(c10::attr::name, name);
+  } else {
+    auto unit = root_._ivalue()->compilation_unit();
+    std::string name = fresh_name(original->name(), [&](const std::string& n) {
+      return unit->find_function(c10::QualifiedName(original->qualname().prefix(), n)) != nullptr;
+    });
+    made = unit->create_function(c10::QualifiedName(original->qualname().prefix(), name), graph);
+    made->setSchema(with_extra_tensor_arguments(original->getSchema(), name, extra));
+    jit::Node* constant = call->owningGraph()->create(c10::prim::Constant);
+    constant->s_(c10::attr::name, name);
+    constant->output()->setType(c10::FunctionType::create(made));
+    constant->insertBefore(call);
+    call->replaceInput(0, constant->output());
+  }
+  return *jit::toGraphFunction(*made).graph();
 }
 
 void GraphRewriter::add_submodule_clone(const std::string& owner_path, const std::string& name,
@@ -82,7 +177,7 @@ void GraphRewriter::add_submodule_clone(const std::string& owner_path, const std
 }
 
 ir::GraphValue GraphRewriter::insert_get_attr(const ir::Node& before, ir::GraphValue object, const std::string& name) {
-  jit::Node* at = jit_node(before);
+  jit::Node* at = node_for(before);
   jit::WithInsertPoint guard(at);
   jit::Value* out = at->owningGraph()->insertGetAttr(jit_value(object), name);
   out->node()->setSourceRange(at->sourceRange());
@@ -91,7 +186,7 @@ ir::GraphValue GraphRewriter::insert_get_attr(const ir::Node& before, ir::GraphV
 
 ir::GraphValue GraphRewriter::insert_forward_call(const ir::Node& before, ir::GraphValue module,
                                                   ir::GraphValue argument) {
-  jit::Node* at = jit_node(before);
+  jit::Node* at = node_for(before);
   jit::Graph& g = *at->owningGraph();
   jit::Node* call = g.create(c10::prim::CallMethod, {jit_value(module), jit_value(argument)}, 1);
   call->s_(c10::attr::name, "forward");
@@ -102,16 +197,16 @@ ir::GraphValue GraphRewriter::insert_forward_call(const ir::Node& before, ir::Gr
 }
 
 void GraphRewriter::replace_input(const ir::Node& node, size_t index, ir::GraphValue value) {
-  jit_node(node)->replaceInput(index, jit_value(value));
+  node_for(node)->replaceInput(index, jit_value(value));
 }
 
 void GraphRewriter::replace_uses(const ir::Node& node, ir::GraphValue value) {
-  jit::Node* n = jit_node(node);
+  jit::Node* n = node_for(node);
   if (n->outputs().size() != 1) throw ir::RewriteRefused("`" + node.kind + "` has several outputs");
   n->output()->replaceAllUsesWith(jit_value(value));
 }
 
-void GraphRewriter::erase_when_unused(const ir::Node& node) { erase_candidates_.push_back(jit_node(node)); }
+void GraphRewriter::erase_when_unused(const ir::Node& node) { erase_candidates_.push_back(node_for(node)); }
 
 void GraphRewriter::finish() {
   auto unused = [](const jit::Node* n) {
@@ -129,6 +224,24 @@ void GraphRewriter::finish() {
       erased = true;
     }
   }
+}
+
+void GraphRewriter::redirect_into(const ir::Function& callee, jit::Graph& from, jit::Graph& copy) {
+  std::map<jit::Node*, jit::Node*> nodes;
+  std::map<jit::Value*, jit::Value*> values;
+  match_blocks(from.block(), copy.block(), nodes, values);
+  auto redirect_value = [&](const ir::Value* v) {
+    if (v->origin == nullptr && !value_redirects_.count(v)) return;
+    if (auto it = values.find(value_for(*v)); it != values.end()) value_redirects_[v] = it->second;
+  };
+  for (const ir::Value* p : callee.body.params) redirect_value(p);
+  ir::for_each_node(callee.body, [&](const ir::Node& n) {
+    if (n.origin == nullptr && !node_redirects_.count(&n)) return;
+    if (auto it = nodes.find(node_for(n)); it != nodes.end()) node_redirects_[&n] = it->second;
+    for (const ir::Value* out : n.outputs) redirect_value(out);
+    for (const auto& block : n.blocks)
+      for (const ir::Value* p : block->params) redirect_value(p);
+  });
 }
 
 // ---- LibTorch-level operations ----------------------------------------------------------------

@@ -25,7 +25,10 @@ class GraphRewriter final : public ir::GraphRewriter {
   ir::GraphValue input_of(const ir::Node& node, size_t index) override;
   ir::GraphValue insert_op(const ir::Node& before, const std::string& kind,
                            const std::vector<ir::OpArg>& args) override;
-  ir::GraphValue insert_copy(const ir::Node& before, const ir::Node& original, ir::GraphValue first_input) override;
+  std::vector<ir::GraphValue> insert_copy(const ir::Node& before, const ir::Node& original,
+                                          const std::vector<std::optional<ir::GraphValue>>& inputs) override;
+  std::vector<ir::GraphValue> call_copy_with_extra_arguments(const ir::Node& call, const ir::Function& callee,
+                                                             const std::vector<ir::GraphValue>& extra) override;
   void add_submodule_clone(const std::string& owner_path, const std::string& name,
                            const std::string& template_path) override;
   ir::GraphValue insert_get_attr(const ir::Node& before, ir::GraphValue object, const std::string& name) override;
@@ -74,8 +77,17 @@ class GraphRewriter final : public ir::GraphRewriter {
  private:
   jit::Module module_at(const std::string& path);
   void require_own_class(const jit::Module& module, const std::string& path);
+  // The LibTorch node or value an IR node or value stands for now: its origin, or its
+  // counterpart in a callee copy made by call_copy_with_extra_arguments.
+  jit::Node* node_for(const ir::Node& node) const;
+  jit::Value* value_for(const ir::Value& value) const;
+  // A copy of `call`'s callee with `extra` more tensor parameters, which `call` now calls.
+  jit::Graph& retarget_to_copy(jit::Node* call, size_t extra, jit::Graph*& from);
+  void redirect_into(const ir::Function& callee, jit::Graph& from, jit::Graph& copy);
 
   jit::Module root_;
+  std::map<const ir::Node*, jit::Node*> node_redirects_;
+  std::map<const ir::Value*, jit::Value*> value_redirects_;
   std::vector<jit::Node*> erase_candidates_;
   std::map<const jit::Function*, jit::Function*> function_copies_;
 };

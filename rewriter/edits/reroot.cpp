@@ -2,7 +2,11 @@
 // -1] == 1` after `x = self.quant(x)`) reads the same chain recomputed from the stub's float
 // input instead, where the values are exact; with quantize_after_reroot the float value then
 // gets a stub of its own (a float mask). Float results are unchanged: the stub is the identity.
+#include <algorithm>
 #include <cctype>
+#include <functional>
+#include <map>
+#include <optional>
 #include <regex>
 #include <vector>
 
@@ -15,19 +19,65 @@ namespace qlint::rewriter {
 
 namespace {
 
-// The view nodes from the stub's output to the consumer's operand, nearest the consumer first.
-std::vector<const ir::Node*> view_chain(const Edit& edit) {
-  std::vector<const ir::Node*> chain;
-  const ir::Value* stub_output = edit.stub_call->output();
-  for (const ir::Value* v = edit.node->inputs.at(static_cast<size_t>(edit.operand)); v != stub_output;) {
-    const ir::Node* p = v->producer;
-    if (p == nullptr || !ir::is_view_op(p->kind) || p->inputs.empty() || chain.size() > 64)
-      throw ir::RewriteRefused("the compared value does not reach the stub through views only");
-    chain.push_back(p);
-    v = p->inputs[0];
+// Builds the float shadow of the plan's values in the graph: copies of their nodes reading
+// float operands, inserted before `anchor` (the consumer, or the call into the next function).
+class ShadowBuilder {
+ public:
+  ShadowBuilder(const ir::Model& model, const Edit& edit, ir::GraphRewriter& graph)
+      : model_(model), plan_(edit.shadow), graph_(graph) {}
+
+  // Passes the float values each callee on the path needs as extra arguments of its copy.
+  void enter_calls() {
+    for (const ir::Node* call : plan_.calls) {
+      const ir::Function* callee = ir::callee_of(model_, *call);
+      if (callee == nullptr) throw ir::RewriteRefused("a call on the way has no callee in the model");
+      anchor_ = call;
+      std::vector<const ir::Value*> needed;
+      std::vector<ir::GraphValue> extra;
+      const std::vector<ir::Value*> args = ir::call_arguments(*call);
+      for (size_t i = 0; i < callee->body.params.size() && i < args.size(); ++i) {
+        if (!plan_.params.count(callee->body.params[i])) continue;
+        needed.push_back(callee->body.params[i]);
+        extra.push_back(shadow(args[i]));
+      }
+      std::vector<ir::GraphValue> params = graph_.call_copy_with_extra_arguments(*call, *callee, extra);
+      for (size_t i = 0; i < needed.size() && i < params.size(); ++i) shadows_[needed[i]] = params[i];
+    }
   }
-  return chain;
-}
+
+  ir::GraphValue shadow_at(const ir::Node& anchor, const ir::Value* v) {
+    anchor_ = &anchor;
+    return shadow(v);
+  }
+
+ private:
+  ir::GraphValue shadow(const ir::Value* v) {
+    if (!plan_.shadowed(v)) return graph_.value_of(*v);
+    if (auto it = shadows_.find(v); it != shadows_.end()) return it->second;
+    if (v == plan_.stub_call->output()) return graph_.value_of(*plan_.stub_call->inputs.back());
+    const ir::Node* n = v->producer;
+    if (n == nullptr) throw ir::RewriteRefused("a parameter on the way has no float value");
+    if (plan_.identity_calls.count(n)) return remember(v, shadow(n->inputs.back()));  // the identity in float
+    std::vector<std::optional<ir::GraphValue>> inputs;
+    for (const ir::Value* in : n->inputs)
+      inputs.push_back(plan_.shadowed(in) ? std::optional<ir::GraphValue>(shadow(in)) : std::nullopt);
+    std::vector<ir::GraphValue> outputs = graph_.insert_copy(*anchor_, *n, inputs);
+    for (size_t i = 0; i < outputs.size() && i < n->outputs.size(); ++i) shadows_[n->outputs[i]] = outputs[i];
+    graph_.erase_when_unused(*n);
+    return shadows_.at(v);
+  }
+
+  ir::GraphValue remember(const ir::Value* v, ir::GraphValue shadow) {
+    shadows_[v] = shadow;
+    return shadow;
+  }
+
+  const ir::Model& model_;
+  const analysis::FloatShadowPlan& plan_;
+  ir::GraphRewriter& graph_;
+  const ir::Node* anchor_ = nullptr;
+  std::map<const ir::Value*, ir::GraphValue> shadows_;
+};
 
 // The quantizing half of reroot+quantize, as a quantize edit of its own.
 Edit quantize_part(const Edit& edit) {
@@ -44,41 +94,174 @@ bool starts_with_name(const std::string& text, const std::string& name) {
   return !(std::isalnum(static_cast<unsigned char>(next)) || next == '_');
 }
 
-// Rewrites the start of the view chain, `x[:, :, :, -1]` after `x = self.quant(x)`, to read
-// the float alias instead. False, with a note, when the source does not allow it.
-bool rename_chain_root(const ir::Model& model, const Edit& edit, SourceSuggestions& python) {
+// How the Python source names the stub's output and its float input: `x` and `x_float` for
+// `x = self.quant(x)` (adding the alias line). Nullopt, with a note, when it cannot.
+struct StubNames {
+  std::string quantized, floating;
+};
+
+std::optional<StubNames> stub_names(const ir::Model& model, const Edit& edit, SourceSuggestions& python,
+                                    const std::string& here) {
   static const std::regex assignment(R"(^\s*([A-Za-z_]\w*)\s*=\s*self\.)");
   const ir::Node& stub_call = *edit.stub_call;
-  const std::string here = "no Python suggestion for the rewrite at " + note_place(edit.node->loc);
   if (!stub_call.loc.known()) {
     python.note(here + ": the model was traced, and traces record source lines but not expressions");
-    return false;
-  }
-  if (!ir::same_python_function(stub_call, *edit.node)) {
-    python.note(here + ": the stub call is in another Python function, whose float input this one cannot name");
-    return false;
+    return std::nullopt;
   }
   const std::string* stub_line = model.source_line(stub_call.loc.file, stub_call.loc.line);
   std::smatch m;
   if (stub_line == nullptr || !std::regex_search(*stub_line, m, assignment)) {
     python.note(here + ": the stub call is not a plain `name = self.stub(name)`");
-    return false;
+    return std::nullopt;
   }
-  const std::string quantized_name = m[1];
-  const std::string float_name = python.float_name_for(model, stub_call);
+  StubNames names{m[1], python.float_name_for(model, stub_call)};
+  if (names.floating.empty()) {
+    python.note(here + ": the stub call is not a plain `name = self.stub(name)`");
+    return std::nullopt;
+  }
+  return names;
+}
+
+// Renames the leading `from` of the consumer's operand expression (`x[:, :, :, -1]`) to `to`.
+bool rename_operand_root(const ir::Model& model, const Edit& edit, const std::string& from, const std::string& to,
+                         std::vector<std::function<void()>>& pending, SourceSuggestions& python,
+                         const std::string& here) {
   const ir::Value* v = edit.node->inputs.at(static_cast<size_t>(edit.operand));
-  for (int depth = 0; v && v->producer && v->producer != &stub_call && depth < 32; ++depth) {
+  for (int depth = 0; v && v->producer && v->producer != edit.stub_call && depth < 32; ++depth) {
     const ir::SourceLoc& loc = v->producer->loc;
-    if (!float_name.empty() && starts_with_name(ir::source_text(model, loc), quantized_name)) {
+    if (starts_with_name(ir::source_text(model, loc), from)) {
       ir::SourceLoc name_loc = loc;
-      name_loc.end_column = loc.column + static_cast<int>(quantized_name.size());
-      python.replace(loc.file, name_loc, float_name);
+      name_loc.end_column = loc.column + static_cast<int>(from.size());
+      pending.push_back([&python, name_loc, to] { python.replace(name_loc.file, name_loc, to); });
       return true;
     }
     v = v->producer->inputs.empty() ? nullptr : v->producer->inputs[0];
   }
-  python.note(here + ": its source does not name `" + quantized_name + "`");
+  python.note(here + ": its source does not name `" + from + "`");
   return false;
+}
+
+// The parenthesised argument list of a call written on one line: the columns (0-based) of its
+// brackets and of each top-level argument, and whether it is plain positional arguments.
+struct ArgumentList {
+  size_t open = 0, close = 0;
+  std::vector<std::pair<size_t, size_t>> arguments;  // [begin, end) of each, trimmed
+  bool positional_only = true;
+};
+
+std::optional<ArgumentList> argument_list(const std::string& line, size_t from) {
+  ArgumentList list;
+  list.open = line.find('(', from);
+  if (list.open == std::string::npos || line.find_first_not_of(' ', from) != list.open) return std::nullopt;
+  int depth = 0;
+  size_t start = list.open + 1;
+  auto add = [&](size_t end) {
+    size_t b = line.find_first_not_of(' ', start), e = line.find_last_not_of(' ', end - 1);
+    if (b != std::string::npos && b < end && e >= b) list.arguments.emplace_back(b, e + 1);
+  };
+  for (size_t i = list.open + 1; i < line.size(); ++i) {
+    char c = line[i];
+    if (c == '"' || c == '\'') return std::nullopt;  // strings: not worth the risk
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if ((c == ')' || c == ']' || c == '}') && depth-- == 0) {
+      add(i);
+      list.close = i;
+      return list;
+    }
+    if (depth == 0 && c == ',') {
+      add(i);
+      start = i + 1;
+    }
+    if (depth == 0 && (c == '*' || (c == '=' && line[i + 1] != '=' && line[i - 1] != '=' && line[i - 1] != '!' &&
+                                    line[i - 1] != '<' && line[i - 1] != '>')))
+      list.positional_only = false;
+  }
+  return std::nullopt;
+}
+
+// Inserts `, text` after the last argument of the list.
+void append_argument(SourceSuggestions& python, const std::string& file, int line, const ArgumentList& list,
+                     const std::string& text) {
+  ir::SourceLoc at;
+  at.file = file;
+  at.line = at.end_line = line;
+  at.column = at.end_column = static_cast<int>(list.close) + 1;
+  python.replace(file, at, (list.arguments.empty() ? "" : ", ") + text);
+}
+
+// The line of `def name(` above the first line of a callee's body, and its text.
+std::optional<std::pair<int, std::string>> def_line(SourceSuggestions& python, const ir::Function& callee,
+                                                    const std::string& name) {
+  int first = 0;
+  std::string file;
+  ir::for_each_node(callee.body, [&](const ir::Node& n) {
+    if (first == 0 && n.loc.known()) first = n.loc.line, file = n.loc.file;
+  });
+  const std::regex def(R"(^\s*def\s+)" + name + R"(\s*\()");
+  const std::vector<std::string>* lines = file.empty() ? nullptr : python.lines(file);
+  for (int line = first; lines != nullptr && line > 0 && line > first - 200; --line) {
+    if (static_cast<size_t>(line) > lines->size()) continue;
+    const std::string& text = (*lines)[static_cast<size_t>(line) - 1];
+    if (std::regex_search(text, def)) return std::pair(line, text);
+  }
+  return std::nullopt;
+}
+
+// Passes the float value down the calls of the plan in Python: an extra argument at each call
+// site (`self.head(x.view(...), x_float.view(...))`) and an extra parameter on each callee
+// (`def forward(self, feats, feats_float):`). Returns the names the consumer then renames.
+// Whether the callee's Python code serves other module instances too, which would miss the
+// argument their calls do not pass.
+bool shared_python_code(const ir::Model& model, const ir::Function& callee) {
+  if (callee.module_path.empty()) return false;
+  const ir::ModuleInfo* module = model.find_module(callee.module_path);
+  if (module == nullptr) return true;
+  return std::count_if(model.modules.begin(), model.modules.end(),
+                       [&](const ir::ModuleInfo& m) { return m.class_name == module->class_name; }) > 1;
+}
+
+// The edits are collected first and made only when every call and the consumer allow them, so
+// that a suggestion never passes an argument no parameter takes.
+std::optional<StubNames> pass_down_calls(const ir::Model& model, const Edit& edit, StubNames names,
+                                         std::vector<std::function<void()>>& pending, SourceSuggestions& python,
+                                         const std::string& here) {
+  for (const ir::Node* call : edit.shadow.calls) {
+    const ir::Function* callee = ir::callee_of(model, *call);
+    std::vector<size_t> needed;
+    for (size_t i = 0; callee && i < callee->body.params.size(); ++i)
+      if (edit.shadow.params.count(callee->body.params[i])) needed.push_back(i);
+    const std::string* text = call->loc.known() ? model.source_line(call->loc.file, call->loc.line) : nullptr;
+    auto list = text ? argument_list(*text, static_cast<size_t>(call->loc.end_column - 1)) : std::nullopt;
+    const size_t position = needed.empty() ? 0 : needed[0] - (call->kind == "prim::CallMethod" ? 1 : 0);
+    if (needed.size() != 1 || !list || !list->positional_only || position + 1 != list->arguments.size()) {
+      python.note(here + ": the call on line " + std::to_string(call->loc.line) +
+                  " does not pass the value as its last plain argument");
+      return std::nullopt;
+    }
+    const auto [begin, end] = list->arguments[position];
+    const std::string argument = text->substr(begin, end - begin);
+    const std::string method =
+        call->kind == "prim::CallMethod" && call->attr("name") ? call->attr("name")->s : callee->method;
+    auto def = def_line(python, *callee, method.empty() ? callee->name.substr(callee->name.rfind('.') + 1) : method);
+    auto params = def ? argument_list(def->second, def->second.find('(')) : std::nullopt;
+    const std::string param = ir::display_name(callee->body.params[needed[0]]);
+    if (!starts_with_name(argument, names.quantized) || !params || !params->positional_only || param.empty() ||
+        shared_python_code(model, *callee)) {
+      python.note(here + ": the value passes through a call qlint cannot rewrite in Python (line " +
+                  std::to_string(call->loc.line) + ")");
+      return std::nullopt;
+    }
+    const std::string file = call->loc.file;
+    const int line = call->loc.line;
+    const std::string passed = names.floating + argument.substr(names.quantized.size());
+    pending.push_back(
+        [&python, file, line, list = *list, passed] { append_argument(python, file, line, list, passed); });
+    pending.push_back([&python, file, line = def->first, list = *params, param] {
+      append_argument(python, file, line, list, param + "_float");
+    });
+    names = StubNames{param, param + "_float"};
+  }
+  return names;
 }
 
 class Reroot final : public EditKind {
@@ -88,19 +271,27 @@ class Reroot final : public EditKind {
   }
 
   void apply(const ir::Model& model, const Edit& edit, ir::GraphRewriter& graph) const override {
-    const std::vector<const ir::Node*> chain = view_chain(edit);
+    ShadowBuilder shadows(model, edit, graph);
+    shadows.enter_calls();
     const ir::Node& consumer = *edit.node;
-    ir::GraphValue current = graph.value_of(*edit.stub_call->inputs.back());  // the stub's float input
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) current = graph.insert_copy(consumer, **it, current);
-    graph.replace_input(consumer, static_cast<size_t>(edit.operand), current);
-    for (const ir::Node* bypassed : chain) graph.erase_when_unused(*bypassed);
+    const auto operand = static_cast<size_t>(edit.operand);
+    graph.replace_input(consumer, operand, shadows.shadow_at(consumer, consumer.inputs.at(operand)));
     if (edit.quantize_after_reroot) quantize_operand_kind().apply(model, quantize_part(edit), graph);
   }
 
   void render_python(const ir::Model& model, const Edit& edit, SourceSuggestions& python) const override {
-    if (!python.self_module(model, *edit.node)) return;
-    if (!rename_chain_root(model, edit, python) || !edit.quantize_after_reroot) return;
-    quantize_operand_kind().render_python(model, quantize_part(edit), python);
+    const std::string here = "no Python suggestion for the rewrite at " + note_place(edit.node->loc);
+    if (!edit.shadow.crosses_calls() && !ir::same_python_function(*edit.stub_call, *edit.node)) {
+      python.note(here + ": the stub call is in another Python function, whose float input this one cannot name");
+      return;
+    }
+    if (edit.quantize_after_reroot && !python.self_module(model, *edit.node)) return;
+    std::vector<std::function<void()>> pending;
+    auto names = stub_names(model, edit, python, here);
+    if (names) names = pass_down_calls(model, edit, *names, pending, python, here);
+    if (!names || !rename_operand_root(model, edit, names->quantized, names->floating, pending, python, here)) return;
+    for (const auto& make : pending) make();
+    if (edit.quantize_after_reroot) quantize_operand_kind().render_python(model, quantize_part(edit), python);
   }
 };
 

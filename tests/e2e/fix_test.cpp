@@ -219,11 +219,11 @@ TEST_F(Fix, TracedQatModelsSayTheirScalesPredateTheFix) {
 }
 
 TEST_F(Fix, UnsafeFixesWaitForTheFlag) {
-  // In the child module the comparison cannot read the parent's float input; the simulation
-  // shows the compared values are only 0 and 1, so `== 1` may become `logical_not(== 0)`,
-  // which changes float results for other values: unsafe.
-  std::string model = example_model("seed/s1_in_child");
-  std::string input = example_input("seed/s1_in_child");
+  // The compared mask comes out of the backbone's dict, whose method quantizes: no float shadow
+  // reaches it. The simulation shows the compared values are only 0 and 1, so `== 1` may become
+  // `logical_not(== 0)`, which changes float results for other values: unsafe.
+  std::string model = example_model("zoo/dict_plumbing");
+  std::string input = example_input("zoo/dict_plumbing");
   json held = fix_json({"--fix", "-o", tmp("safe.pt"), "--input", input, model});
   EXPECT_EQ(held["fixes"][0]["unsafe_held_back"], 1);
   auto text = run_qlint({"--diff", "--input", input, model});
@@ -237,10 +237,28 @@ TEST_F(Fix, UnsafeFixesWaitForTheFlag) {
     if (a["rule"] == "eq-nonzero-const") compared_with_zero = true;
   EXPECT_TRUE(compared_with_zero) << fix.dump(2);
   EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());  // on these inputs
-  EXPECT_GE(sqnr(fix["verification"]["after"]), 60.0);
-  EXPECT_NE(fix["python_diff"].get<std::string>().find("+        valid = torch.logical_not(feats[:, :, :, -1] == 0)"),
+  EXPECT_NE(fix["python_diff"].get<std::string>().find("+        valid = torch.logical_not(feats[\"mask\"] == 0)"),
             std::string::npos)
       << fix["python_diff"];
+}
+
+// S1 written in a child module (seed s1_in_child): the comparison reads the parent's stub
+// output. The float shadow passes the stub's float input down the call, as an extra argument
+// of a copy of the child's method, so the fix is safe and complete.
+TEST_F(Fix, FloatShadowCrossesIntoAChildModule) {
+  std::string model = example_model("seed/s1_in_child");
+  json doc = fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input("seed/s1_in_child"), model});
+  const json& fix = doc["fixes"][0];
+  EXPECT_EQ(fix["unsafe_held_back"], 0);
+  EXPECT_TRUE(doc["diagnostics"].empty()) << doc.dump(2);
+  EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());
+  EXPECT_TRUE(fix["verification"]["parameters_identical"].get<bool>());
+  EXPECT_GE(sqnr(fix["verification"]["after"]), 60.0);
+  const std::string diff = fix["python_diff"].get<std::string>();
+  for (const char* line :
+       {"+    def forward(self, feats, feats_float):", "+        valid = feats_float[:, :, :, -1] == 1",
+        "+        x_float = x", "+        out = self.head(x.view(1, 2, 4, 4), x_float.view(1, 2, 4, 4))"})
+    EXPECT_NE(diff.find(line), std::string::npos) << line << "\n" << diff;
 }
 
 TEST_F(Fix, OptionsMayComeInAnyOrder) {

@@ -14,7 +14,8 @@ its TorchScript archive and from its FX export (build/examples/fx):
 - its float outputs are bit-identical to the original's on the example input and on three
   seeded random inputs (qlint's fixes keep float results);
 - qlint finds nothing in the re-exported fixed model beyond what had no fix;
-- an FX export offers as many fixes as the TorchScript archive of the same example.
+- an FX export offers no more fixes than the TorchScript archive of the same example (fewer
+  where a fix passes a float value down a call, which FX inlines).
 Prints one line per model and exits 1 if any check fails.
 """
 import json
@@ -183,7 +184,9 @@ def main():
                 if outcome:
                     failures.append(outcome)
     for (example_set, stem), offered in sorted(OFFERED.items()):
-        if "fx.json" in offered and offered["fx.json"] != offered.get("pt"):
+        # FX inlines child modules into one graph, so a fix that passes a float value down a call
+        # (an extra parameter on the child's method) exists only for the TorchScript archive.
+        if "fx.json" in offered and offered["fx.json"] > offered.get("pt", 0):
             failures.append(f"{example_set}/{stem}: the FX export offers {offered['fx.json']} fixes, "
                             f"the TorchScript archive {offered.get('pt')}")
     for failure in failures:

@@ -1,0 +1,42 @@
+// The float shadow of a quantized value: the same computation with one stub taken out, so that a
+// comparison or a mask reads exact float values. In the float model a stub is the identity, so
+// the shadow equals the value bit for bit; only the quantized model changes.
+//
+// The shadow starts at the stub call's float input and follows the value's computation through
+// any op, through other stubs (the identity in float), and into child modules and free
+// functions: a parameter's shadow is the caller's argument's, passed in as an extra argument
+// of a copy of the callee. This planner finds which values to recompute, or says why it cannot;
+// rewriter/edits/reroot.cpp carries the plan out.
+#pragma once
+
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "analysis/facts.h"
+#include "ir/ir.h"
+
+namespace qlint::analysis {
+
+struct FloatShadowPlan {
+  const ir::Node* stub_call = nullptr;  // the quant call whose float input the shadow starts from
+  // The calls from the stub call's function down to the consumer's, outermost first: each
+  // callee gets a copy that takes the float values it needs as extra parameters.
+  std::vector<const ir::Node*> calls;
+  // What is recomputed: nodes copied with float operands, stub and DeQuantStub calls on the way
+  // (skipped: the identity in float), and callee parameters that become extra ones.
+  std::set<const ir::Node*> nodes;
+  std::set<const ir::Node*> identity_calls;
+  std::set<const ir::Value*> params;
+
+  bool crosses_calls() const { return !calls.empty(); }
+  // Whether the shadow of `v` differs from `v` itself (it depends on the stub's output).
+  bool shadowed(const ir::Value* v) const;
+};
+
+// The plan for operand `operand` of `consumer`, or why that value has no float shadow.
+std::variant<FloatShadowPlan, std::string> plan_float_shadow(const Facts& facts, const ir::Node& consumer,
+                                                              int operand);
+
+}  // namespace qlint::analysis

@@ -64,7 +64,27 @@ std::optional<std::pair<size_t, size_t>> split_binary(const std::string& text, c
 }
 
 bool plausible_operand(const std::string& text) {
-  return !text.empty() && text.size() <= 40 && text.find(" = ") == std::string::npos;
+  return !text.empty() && text.size() <= 60 && text.find(" = ") == std::string::npos;
+}
+
+// TorchScript ranges a method call by its callee (`t.sum(dim=1).clamp` for
+// `t.sum(dim=1).clamp(min=1.0)`): an operand's range that stops right before a `(` takes in the
+// call's arguments, so that an edit wrapping the operand wraps the whole call.
+SourceLoc over_call_arguments(const Model& model, SourceLoc loc) {
+  const std::string* line = model.source_line(loc.file, loc.line);
+  const auto open = static_cast<size_t>(loc.end_column - 1);
+  if (line == nullptr || loc.end_line != loc.line || open >= line->size() || (*line)[open] != '(') return loc;
+  int depth = 0;
+  for (size_t i = open; i < line->size(); ++i) {
+    char c = (*line)[i];
+    if (c == '"' || c == '\'') return loc;
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if ((c == ')' || c == ']' || c == '}') && --depth == 0) {
+      loc.end_column = static_cast<int>(i) + 2;
+      return loc;
+    }
+  }
+  return loc;
 }
 
 }  // namespace
@@ -73,7 +93,7 @@ std::optional<SourceLoc> operand_location(const Model& model, const Node& consum
   const Value* v = consumer.inputs.at(index);
   if (v->producer && strictly_inside(v->producer->loc, consumer.loc) &&
       plausible_operand(source_text(model, v->producer->loc)))
-    return v->producer->loc;
+    return over_call_arguments(model, v->producer->loc);
   std::string text = source_text(model, consumer.loc);
   auto split = split_binary(text, operator_spelling(consumer.kind));
   if (!split || index > 1) return std::nullopt;
@@ -83,6 +103,7 @@ std::optional<SourceLoc> operand_location(const Model& model, const Node& consum
   } else {
     loc.column = consumer.loc.column + static_cast<int>(split->second);
   }
+  loc = over_call_arguments(model, loc);
   if (!plausible_operand(source_text(model, loc))) return std::nullopt;
   return loc;
 }

@@ -240,9 +240,10 @@ std::optional<StubNames> pass_down_calls(const ir::Model& model, const Edit& edi
     }
     const auto [begin, end] = list->arguments[position];
     const std::string argument = text->substr(begin, end - begin);
+    // A method's Python name is the call's; a free function's, the last part of its qualified name.
     const std::string method =
-        call->kind == "prim::CallMethod" && call->attr("name") ? call->attr("name")->s : callee->method;
-    auto def = def_line(python, *callee, method.empty() ? callee->name.substr(callee->name.rfind('.') + 1) : method);
+        call->kind == "prim::CallMethod" && call->attr("name") ? call->attr("name")->s : callee->name;
+    auto def = def_line(python, *callee, method.substr(method.rfind('.') + 1));
     auto params = def ? argument_list(def->second, def->second.find('(')) : std::nullopt;
     const std::string param = ir::display_name(callee->body.params[needed[0]]);
     if (!starts_with_name(argument, names.quantized) || !params || !params->positional_only || param.empty() ||
@@ -256,8 +257,15 @@ std::optional<StubNames> pass_down_calls(const ir::Model& model, const Edit& edi
     const std::string passed = names.floating + argument.substr(names.quantized.size());
     pending.push_back(
         [&python, file, line, list = *list, passed] { append_argument(python, file, line, list, passed); });
-    pending.push_back([&python, file, line = def->first, list = *params, param] {
-      append_argument(python, file, line, list, param + "_float");
+    // The new parameter is annotated as the one it shadows (`feats: torch.Tensor`).
+    std::string annotation;
+    if (needed[0] < params->arguments.size()) {
+      const auto [from, to] = params->arguments[needed[0]];
+      const std::string declared = def->second.substr(from, to - from);
+      if (size_t colon = declared.find(':'); colon != std::string::npos) annotation = declared.substr(colon);
+    }
+    pending.push_back([&python, file, line = def->first, list = *params, declaration = param + "_float" + annotation] {
+      append_argument(python, file, line, list, declaration);
     });
     names = StubNames{param, param + "_float"};
   }

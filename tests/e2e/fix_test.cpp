@@ -261,6 +261,23 @@ TEST_F(Fix, FloatShadowCrossesIntoAChildModule) {
     EXPECT_NE(diff.find(line), std::string::npos) << line << "\n" << diff;
 }
 
+// The same in a free helper function called from forward: the archive gets a copy of the
+// function with the float value as an extra argument, the Python an annotated parameter.
+TEST_F(Fix, FloatShadowCrossesIntoAFreeFunction) {
+  const std::string name = "zoo/helper_function_mask";
+  json doc = fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)});
+  const json& fix = doc["fixes"][0];
+  EXPECT_TRUE(doc["diagnostics"].empty()) << doc.dump(2);
+  EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());
+  EXPECT_GE(sqnr(fix["verification"]["after"]), 60.0);
+  const std::string diff = fix["python_diff"].get<std::string>();
+  for (const char* line : {"+def is_valid(feats: torch.Tensor, feats_float: torch.Tensor) -> torch.Tensor:",
+                           "+    return feats_float[..., -1] == 1", "~is_valid(x, x_float)[..., None]"})
+    EXPECT_NE(diff.find(line), std::string::npos) << line << "\n" << diff;
+  json again = fix_json({"--fix", "-o", tmp("again.pt"), "--input", example_input(name), tmp("fixed.pt")});
+  EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again.dump(2);
+}
+
 TEST_F(Fix, OptionsMayComeInAnyOrder) {
   // Regression: `--input X model.pt` once read model.pt as a second input.
   auto r = run_qlint({"check", "--input", example_input("seed/s1_eq_one"), example_model("seed/s1_eq_one")});

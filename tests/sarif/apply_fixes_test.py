@@ -147,7 +147,10 @@ def check_model(qlint, source_dir, model_path, work):
     example = original.example_input()
     example = tuple(example) if isinstance(example, (tuple, list)) else (example,)
     torch.manual_seed(1)
-    for batch in [example] + [tuple(torch.randn_like(t) for t in example) for _ in range(3)]:
+    # Random batches like the example; non-float inputs (a bool mask) stay as the example has them.
+    def like(t):
+        return torch.randn_like(t) if t.is_floating_point() else t
+    for batch in [example] + [tuple(like(t) for t in example) for _ in range(3)]:
         expected, actual = outputs(original_model, batch), outputs(fixed_model, batch)
         if not all(torch.equal(e, a) for e, a in zip(expected, actual)):
             return f"float outputs changed after applying the SARIF fixes to {stem}"
@@ -170,7 +173,7 @@ def main():
 
     failures, checked = [], 0
     with tempfile.TemporaryDirectory() as work:
-        for example_set in ("seed", "rules", "fx/seed", "fx/rules"):
+        for example_set in ("seed", "rules", "zoo", "fx/seed", "fx/rules", "fx/zoo"):
             directory = os.path.join(build_dir, "examples", example_set)
             for name in sorted(os.listdir(directory)):
                 try:

@@ -59,22 +59,23 @@ class Planner {
   // The calls from the stub's function down to `consumer`'s, once the walk is done.
   void finish(const ir::Node& consumer) {
     if (!refusal_.empty()) return;
-    if (stubs_.size() != 1) {
-      refuse(stubs_.empty() ? "the value does not come from a stub call qlint can follow"
-                            : "the value comes from several calls of the stub");
+    if (stubs_.empty()) {
+      refuse("the value does not come from a stub call qlint can follow");
       return;
     }
-    plan_.stub_call = *stubs_.begin();
+    plan_.stub_call = nearest_;
     const ir::Function* stub_fn = facts_.function_of(*plan_.stub_call);
     std::set<const ir::Function*> on_path;
-    for (const ir::Function* fn = facts_.function_of(consumer); fn != stub_fn; fn = facts_.function_of(*call_into_[fn])) {
+    for (const ir::Function* fn = facts_.function_of(consumer); fn != stub_fn;
+         fn = facts_.function_of(*call_into_[fn])) {
       if (fn == nullptr || !call_into_.count(fn) || !on_path.insert(fn).second) {
         refuse("the stub call is not in a caller of the function that compares");
         return;
       }
       plan_.calls.insert(plan_.calls.begin(), call_into_[fn]);
     }
-    if (on_path.size() != call_into_.size()) refuse("the value reaches the comparison through calls qlint cannot follow");
+    if (on_path.size() != call_into_.size())
+      refuse("the value reaches the comparison through calls qlint cannot follow");
   }
 
   FloatShadowPlan plan() const { return plan_; }
@@ -93,11 +94,13 @@ class Planner {
       return refuse("the value is quantized by " + (p ? describe(*p) : "`" + call.point + "`") +
                     ", which changes it (a quantize op or an int8 kernel is not the identity in float), so no rewrite "
                     "can read a float value in its place; change the float model before it is converted");
+    // FX QAT shares one FakeQuantize between an op and the clamp after it: the value may pass
+    // the same quant point more than once, and the shadow skips every pass.
     if (call.point == point_) {
+      if (stubs_.empty()) nearest_ = call.call;
       stubs_.insert(call.call);
-      return;
     }
-    plan_.identity_calls.insert(call.call);  // another stub on the way: the identity in float
+    if (call.call != nearest_) plan_.identity_calls.insert(call.call);  // the identity in float
     visit(call.input);
   }
 
@@ -135,7 +138,8 @@ class Planner {
 
   std::string why_not_copyable(const ir::Node& n) const {
     const std::string what = "`" + n.kind + "`" + on_line(n);
-    if (!n.blocks.empty()) return "the value comes out of a loop or a branch (" + what + "), which qlint does not rewrite yet";
+    if (!n.blocks.empty())
+      return "the value comes out of a loop or a branch (" + what + "), which qlint does not rewrite yet";
     if (mutates(n)) return "the value is made by " + what + ", which changes its operand in place";
     if (n.kind == "prim::GetAttr") return "the value is read from module state written in forward (" + what + ")";
     if (const ir::Function* callee = ir::callee_of(facts_.model(), n); callee && !callee_is_pure(facts_, *callee))
@@ -149,6 +153,7 @@ class Planner {
   std::string point_;
   FloatShadowPlan plan_;
   std::set<const ir::Node*> stubs_;
+  const ir::Node* nearest_ = nullptr;  // the first call of the quant point on the way back
   std::map<const ir::Function*, const ir::Node*> call_into_;
   std::set<const ir::Value*> seen_;
   std::string refusal_;
@@ -163,7 +168,7 @@ bool FloatShadowPlan::shadowed(const ir::Value* v) const {
 }
 
 std::variant<FloatShadowPlan, std::string> plan_float_shadow(const Facts& facts, const ir::Node& consumer,
-                                                              int operand) {
+                                                             int operand) {
   const ir::Value* v = consumer.inputs.at(static_cast<size_t>(operand));
   const auto& sources = facts.quant_sources(v);
   if (sources.size() != 1) return std::string("the value is quantized by several quant points");

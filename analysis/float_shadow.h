@@ -20,7 +20,7 @@
 namespace qlint::analysis {
 
 struct FloatShadowPlan {
-  const ir::Node* stub_call = nullptr;  // the quant call whose float input the shadow starts from
+  const ir::Node* stub_call = nullptr;  // the nearest call of the quant point; its input stands in for its output
   // The calls from the stub call's function down to the consumer's, outermost first: each
   // callee gets a copy that takes the float values it needs as extra parameters.
   std::vector<const ir::Node*> calls;
@@ -36,7 +36,6 @@ struct FloatShadowPlan {
 };
 
 // The plan for operand `operand` of `consumer`, or why that value has no float shadow.
-std::variant<FloatShadowPlan, std::string> plan_float_shadow(const Facts& facts, const ir::Node& consumer,
-                                                              int operand);
+std::variant<FloatShadowPlan, std::string> plan_float_shadow(const Facts& facts, const ir::Node& consumer, int operand);
 
 }  // namespace qlint::analysis

@@ -54,7 +54,7 @@ class ShadowBuilder {
   ir::GraphValue shadow(const ir::Value* v) {
     if (!plan_.shadowed(v)) return graph_.value_of(*v);
     if (auto it = shadows_.find(v); it != shadows_.end()) return it->second;
-    if (v == plan_.stub_call->output()) return graph_.value_of(*plan_.stub_call->inputs.back());
+    if (v == plan_.stub_call->output()) return remember(v, shadow(plan_.stub_call->inputs.back()));
     const ir::Node* n = v->producer;
     if (n == nullptr) throw ir::RewriteRefused("a parameter on the way has no float value");
     if (plan_.identity_calls.count(n)) return remember(v, shadow(n->inputs.back()));  // the identity in float
@@ -291,6 +291,10 @@ class Reroot final : public EditKind {
     const std::string here = "no Python suggestion for the rewrite at " + note_place(edit.node->loc);
     if (!edit.shadow.crosses_calls() && !ir::same_python_function(*edit.stub_call, *edit.node)) {
       python.note(here + ": the stub call is in another Python function, whose float input this one cannot name");
+      return;
+    }
+    if (!edit.shadow.identity_calls.empty()) {
+      python.note(here + ": the value passes through other stub calls, which the Python change would have to skip too");
       return;
     }
     if (edit.quantize_after_reroot && !python.self_module(model, *edit.node)) return;

@@ -19,9 +19,8 @@ const sim::Report* FixResult::final_simulation() const {
 }
 
 int FixResult::static_remaining() const {
-  return static_cast<int>(std::count_if(remaining.begin(), remaining.end(), [](const Diagnostic& d) {
-    return !is_sim_divergence(d);
-  }));
+  return static_cast<int>(
+      std::count_if(remaining.begin(), remaining.end(), [](const Diagnostic& d) { return !is_sim_divergence(d); }));
 }
 
 void judge_final_model(FixResult& result, const FixOptions& options) {

@@ -107,11 +107,13 @@ ModelReport fix_one(const std::string& file, const CheckOptions& options, std::s
   fix.output = options.output;
   fix.inputs = options.inputs;
   fix.bits = options.bits;
+  fix.min_sqnr = options.min_sqnr;
   fix.stubs = options.stubs;
   fix.filter = [&](const ir::Model& model, std::vector<Diagnostic> found) {
     return filter_diagnostics(model, std::move(found), options.selection);
   };
   rewriter::FixResult result = torch_backend().fix_model(file, fix, ir::display_path);
+  if (const sim::Report* simulated = result.final_simulation()) attach_evidence(result.remaining, *simulated);
   summary += render_fix_text(file, result, options.diff);
   return {file, result.final_model, result.remaining, render_fix_json(file, result)};
 }
@@ -278,6 +280,10 @@ int run_check(const CheckOptions& options) {
   if (options.diff)
     for (const auto& r : reports)
       if (!r.fix.is_null() && !r.fix["applied"].empty()) return kExitFindings;
+  // A fix the simulation of the fixed model contradicts is no success, whatever is selected.
+  for (const auto& r : reports)
+    if (!r.fix.is_null() && !r.fix["verdict"].is_null() && !r.fix["verdict"]["resolved"].get<bool>())
+      return kExitFindings;
   for (const auto& r : reports)
     if (!r.diagnostics.empty()) return kExitFindings;
   return kExitClean;

@@ -1,10 +1,12 @@
 #include "cli/fix_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
 #include "cli/render.h"
+#include "rules/support.h"
 #include "sim/report.h"
 
 namespace qlint::cli {
@@ -57,21 +59,72 @@ nlohmann::json loc_json(const ir::SourceLoc& loc) {
   return {{"file", ir::display_path(loc.file)}, {"line", loc.line}, {"column", loc.column}};
 }
 
+std::string count(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// Said first when the simulation of the model as --fix leaves it still fails: what fails, at
+// the user's Python lines, so a summary can never read as a success it is not.
+void verdict_text(std::ostream& out, const std::string& model, const rewriter::FixResult& r) {
+  if (r.simulation_failures.empty()) return;
+  size_t comparisons = std::count_if(r.simulation_failures.begin(), r.simulation_failures.end(),
+                                     [](const Diagnostic& d) { return d.evidence_node != nullptr; });
+  size_t outputs = r.simulation_failures.size() - comparisons;
+  std::vector<std::string> what;
+  if (comparisons) what.push_back("flips " + count(comparisons, "comparison", "comparisons"));
+  if (outputs)
+    what.push_back("keeps " + count(outputs, "output", "outputs") + " under " + rules::format_number(r.min_sqnr_db) +
+                   " dB SQNR");
+  const sim::Report& simulated = *r.final_simulation();
+  out << "Not resolved: the int" << simulated.bits << " simulation of the "
+      << (r.applied.empty() ? "model" : "fixed model") << " still " << what[0] << (what.size() > 1 ? " and " : "")
+      << (what.size() > 1 ? what[1] : "") << ":\n";
+  for (const auto& d : r.simulation_failures)
+    out << "  " << (d.loc.known() ? ir::display_location(d.loc) : ir::display_path(model)) << ": " << d.message << "\n";
+}
+
+nlohmann::json verdict_json(const rewriter::FixResult& r) {
+  nlohmann::json failures = nlohmann::json::array();
+  for (const auto& d : r.simulation_failures)
+    failures.push_back({{"kind", d.evidence_node != nullptr ? "comparison" : "output"},
+                        {"location", loc_json(d.loc)},
+                        {"message", d.message}});
+  const sim::Report* simulated = r.final_simulation();
+  return {{"resolved", r.resolved()},
+          {"simulated", simulated != nullptr},
+          {"min_sqnr_db", simulated != nullptr ? nlohmann::json(r.min_sqnr_db) : nlohmann::json()},
+          {"static_remaining", r.static_remaining()},
+          {"simulation_failures", failures}};
+}
+
+// "Resolved 3 of 3 problems in model.pt with 2 rewrites:", and the rewrites. While the simulation
+// still fails, the rewrites resolved nothing the user can rely on, and the line says only what
+// they did.
+void applied_text(std::ostream& out, const std::string& model, const rewriter::FixResult& r, bool diff_only) {
+  std::string rewrites = count(r.applied.size(), "rewrite", "rewrites");
+  std::string problems =
+      std::to_string(r.found - r.static_remaining()) + " of " + count(r.found, "problem", "problems");
+  if (r.simulation_failures.empty())
+    out << (diff_only ? "Would resolve " : "Resolved ") << problems << " in " << ir::display_path(model) << " with "
+        << rewrites << ":\n";
+  else
+    out << (diff_only ? "Would apply " : "Applied ") << rewrites << " in " << ir::display_path(model) << " for "
+        << problems << " found statically:\n";
+  for (const auto& f : r.applied)
+    out << "  " << ir::display_location(f.loc) << ": " << f.rule << ": " << f.description << "\n";
+}
+
 }  // namespace
 
 std::string render_fix_text(const std::string& model, const rewriter::FixResult& r, bool diff_only) {
   std::ostringstream out;
   if (diff_only && !r.python_diff.empty()) out << r.python_diff;
+  verdict_text(out, model, r);
   for (const auto& note : r.python_notes) out << "note: " << note << "\n";
   if (r.applied.empty()) {
     out << "Nothing to fix in " << ir::display_path(model) << ".\n";
   } else {
-    int resolved = r.found - static_cast<int>(r.remaining.size());
-    out << (diff_only ? "Would resolve " : "Resolved ") << resolved << " of " << r.found
-        << (r.found == 1 ? " problem" : " problems") << " in " << ir::display_path(model) << " with "
-        << r.applied.size() << (r.applied.size() == 1 ? " rewrite" : " rewrites") << ":\n";
-    for (const auto& f : r.applied)
-      out << "  " << ir::display_location(f.loc) << ": " << f.rule << ": " << f.description << "\n";
+    applied_text(out, model, r, diff_only);
     verification_text(out, r);
   }
   if (r.stored_scales && !r.applied.empty())
@@ -113,6 +166,7 @@ nlohmann::json render_fix_json(const std::string& model, const rewriter::FixResu
           {"stored_scales", r.stored_scales},
           {"text_only", r.text_only},
           {"verification", r.applied.empty() ? nlohmann::json() : verification},
+          {"verdict", verdict_json(r)},
           {"written_to", r.written ? nlohmann::json(ir::display_path(r.written_to)) : nlohmann::json()}};
 }
 

@@ -38,9 +38,9 @@ std::string base_op(const std::string& kind) {
 }
 
 std::string operator_spelling(const std::string& kind) {
-  static const std::map<std::string, std::string> spelling = {{"eq", "=="},  {"ne", "!="},        {"mul", "*"},
-                                                              {"add", "+"},  {"sub", "-"},        {"div", "/"},
-                                                              {"rsub", "-"}, {"true_divide", "/"}};
+  static const std::map<std::string, std::string> spelling = {
+      {"eq", "=="}, {"ne", "!="}, {"gt", ">"},  {"ge", ">="}, {"lt", "<"},          {"le", "<="},
+      {"mul", "*"}, {"add", "+"}, {"sub", "-"}, {"div", "/"}, {"true_divide", "/"}, {"rsub", "-"}};
   auto it = spelling.find(base_op(kind));
   return it == spelling.end() ? base_op(kind) : it->second;
 }

@@ -13,6 +13,7 @@
 #include "ir/torchscript/module_import.h"
 #include "rewriter/edits/edit_kind.h"
 #include "rewriter/source_suggestions.h"
+#include "rewriter/verdict.h"
 #include "rules/registry.h"
 #include "sim/libtorch.h"
 #include "sim/report.h"
@@ -272,7 +273,10 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
   FixResult result;
   if (original.before) result.verification.before = original.before->report;
   rewrite_to_fixpoint(original, options, result, display);
-  if (result.applied.empty()) return result;
+  if (result.applied.empty()) {
+    judge_final_model(result, options);
+    return result;
+  }
 
   apply_failpoint(original.module);
   std::string output = options.output.empty() ? path : options.output;
@@ -290,6 +294,7 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
   if (!result.verification.problem.empty())
     throw FixError(path + ": the fixed model failed verification (" + result.verification.problem +
                    "); nothing was written");
+  judge_final_model(result, options);
   if (options.write) write(temp, output, result);
   return result;
 }

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -28,6 +29,7 @@ struct FixOptions {
   std::string output;   // "" rewrites the input in place
   sim::Inputs inputs;   // verification inputs; none: not simulated (said so)
   int bits = 16;
+  std::optional<double> min_sqnr;  // --min-sqnr; by default sim::default_min_sqnr_db of the simulated width
   analysis::StubClasses stubs;
   int max_rounds = 8;  // rule re-runs; a fixpoint is normally reached in two or three
   // Rule selection and suppressions: only what the user would see is fixed.
@@ -63,7 +65,21 @@ struct FixResult {
   bool written = false;
   std::string written_to;
   std::shared_ptr<ir::Model> final_model;  // the fixed model, for the remaining diagnostics
+  // With inputs, what remains includes the sim-divergence findings of the model as --fix leaves
+  // it, from its own simulation (the rounds leave simulation results out: they describe the
+  // model before its rewrites).
   std::vector<Diagnostic> remaining;
+  // The verdict: every comparison the final simulation still flips and every output it keeps
+  // under the SQNR threshold (sim-divergence findings, whatever the rule selection). Empty
+  // without inputs, and when the fix is complete.
+  std::vector<Diagnostic> simulation_failures;
+  double min_sqnr_db = 0;  // the threshold the verdict used
+
+  // The simulation of the model as --fix leaves it: after the rewrites, or the original when
+  // nothing was applied; null without inputs.
+  const sim::Report* final_simulation() const;
+  bool resolved() const { return simulation_failures.empty() && static_remaining() == 0; }
+  int static_remaining() const;
 };
 
 // Throws FixError (verification failed, or the model cannot be read or written).

@@ -2,6 +2,9 @@
 // data. The data's range sets the one scale: large data rounds the mask's 1s to 0 (SPEC S4),
 // tiny data loses most of its bits to the mask's 1s (S5).
 #include <optional>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "analysis/comparisons.h"
 #include "analysis/fake_quant.h"
@@ -61,31 +64,100 @@ bool picks_one_channel(const ir::Value* v) {
 // Where a part of a quant point's output becomes a mask: the node that does so (for the
 // message and the simulation's evidence), and the operand a fix takes from the float tensor,
 // which for a comparison in disguise (`(1.0 - q).to(torch.bool)`) sits on the shift before it.
+// `threshold` marks a mask made by comparing with anything but the 0/1 of a mask channel.
 struct MaskUse {
   const ir::Node* node = nullptr;
   const ir::Node* consumer = nullptr;
   int operand = 0;
   bool comparison = false;
+  bool threshold = false;
 };
 
-std::optional<MaskUse> comparison_mask_use(const analysis::Facts& facts, const ir::Node& n, const std::string& point) {
-  if (analysis::is_comparison_op(n.kind) && n.inputs.size() >= 2) {
-    for (int side : {0, 1})
-      if (is_view_of(facts, n.inputs[side], point, true) && is_zero_or_one(n.inputs[1 - side]))
-        return MaskUse{&n, &n, side, true};
-    return std::nullopt;
+// Ops a mask passes through and stays a mask: views of it, casts (a bool mask as 0/1
+// floats), and logic combining or inverting it.
+bool carries_mask(const ir::Node& n, const ir::Value* mask) {
+  static const std::set<std::string> casts = {"to", "type_as", "float"};
+  static const std::set<std::string> logic = {"logical_not", "logical_and", "logical_or", "bitwise_not", "bitwise_and",
+                                              "bitwise_or",  "__and__",     "__or__",     "__invert__"};
+  const std::string op = ir::base_op(n.kind);
+  if (ir::is_view_op(n.kind) || casts.count(op)) return !n.inputs.empty() && n.inputs[0] == mask;
+  return logic.count(op) > 0;
+}
+
+// Where a mask does its work: gating data by multiplication, choosing with `torch.where`,
+// filling or selecting with `masked_fill`/`masked_select`, or indexing (`x[mask]`).
+bool gates_with(const ir::Node& n, const ir::Value* mask) {
+  const std::string op = ir::base_op(n.kind);
+  auto at = [&](size_t i) { return n.inputs.size() > i && n.inputs[i] == mask; };
+  if (op == "mul") return true;
+  if (op == "where") return at(0);
+  if (op == "masked_fill" || op == "masked_select" || op == "masked_scatter" || op == "__getitem__") return at(1);
+  if (n.kind == "prim::ListConstruct" && n.output() != nullptr)  // the indices of `x[mask]`
+    for (const ir::Node* user : n.output()->users)
+      if ((ir::base_op(user->kind) == "index" || ir::base_op(user->kind) == "index_put") && user->inputs.size() > 1 &&
+          user->inputs[1] == n.output())
+        return true;
+  return false;
+}
+
+// Whether a comparison's result is used as a mask, directly or through views, casts and logic.
+// A threshold whose result is only counted, printed or returned is no mask of the data.
+bool used_as_mask(const ir::Value* result) {
+  std::vector<const ir::Value*> pending = {result};
+  for (size_t i = 0; i < pending.size() && i < 64; ++i) {
+    for (const ir::Node* user : pending[i]->users) {
+      if (gates_with(*user, pending[i])) return true;
+      if (carries_mask(*user, pending[i])) pending.insert(pending.end(), user->outputs.begin(), user->outputs.end());
+    }
   }
-  auto disguised = analysis::disguised_comparison(n);
-  if (!disguised || (disguised->constant != 1) || !is_view_of(facts, disguised->compared, point, true))
-    return std::nullopt;
-  // The shift (or the `neg` TorchScript writes for `1.0 - q`) that reads the compared part.
+  return false;
+}
+
+bool is_bool_cast(const analysis::Facts& facts, const ir::Node& n) {
+  return n.kind == "aten::to" && !n.inputs.empty() && n.output() != nullptr &&
+         facts.dtype(n.output()) == ir::DType::Bool && facts.dtype(n.inputs[0]) != ir::DType::Bool;
+}
+
+// A comparison of a part with a constant. With 0 or 1 under `==`/`!=` the part is a mask
+// channel by itself (SPEC S1-S4); any other comparison makes a mask only where its result is
+// then used as one.
+std::optional<MaskUse> compared_part(const analysis::Facts& facts, const ir::Node& n, const std::string& point) {
+  for (int side : {0, 1}) {
+    if (!is_view_of(facts, n.inputs[side], point, true)) continue;
+    auto constant = analysis::scalar_constant(n.inputs[1 - side]);
+    if (!constant) continue;
+    bool mask_channel =
+        (ir::base_op(n.kind) == "eq" || ir::base_op(n.kind) == "ne") && (*constant == 0 || *constant == 1);
+    if (mask_channel) return MaskUse{&n, &n, side, true, false};
+    if (n.output() != nullptr && used_as_mask(n.output())) return MaskUse{&n, &n, side, true, true};
+  }
+  return std::nullopt;
+}
+
+// The shift (or the `neg` TorchScript writes for `1.0 - q`) that reads the part a comparison in
+// disguise compares.
+std::optional<MaskUse> disguised_mask_use(const ir::Node& n, const analysis::DisguisedComparison& disguised,
+                                          bool threshold) {
   for (const ir::Node* shift = n.inputs[0]->producer; shift != nullptr;
        shift = shift->inputs.empty() ? nullptr : shift->inputs[0]->producer) {
     for (size_t i = 0; i < shift->inputs.size(); ++i)
-      if (shift->inputs[i] == disguised->compared) return MaskUse{&n, shift, static_cast<int>(i), true};
+      if (shift->inputs[i] == disguised.compared) return MaskUse{&n, shift, static_cast<int>(i), true, threshold};
     if (shift->kind != "aten::neg" && ir::base_op(shift->kind) != "add") break;
   }
   return std::nullopt;
+}
+
+std::optional<MaskUse> comparison_mask_use(const analysis::Facts& facts, const ir::Node& n, const std::string& point) {
+  if (analysis::is_comparison_op(n.kind) && n.inputs.size() >= 2)
+    if (auto use = compared_part(facts, n, point)) return use;
+  // `part.to(torch.bool)`: the zero test `part != 0`, a mask where it is used as one.
+  if (is_bool_cast(facts, n) && is_view_of(facts, n.inputs[0], point, true) && used_as_mask(n.output()))
+    return MaskUse{&n, &n, 0, true, true};
+  auto disguised = analysis::disguised_comparison(n);
+  if (!disguised || !is_view_of(facts, disguised->compared, point, true)) return std::nullopt;
+  bool mask_channel = disguised->constant == 1;
+  if (!mask_channel && (n.output() == nullptr || !used_as_mask(n.output()))) return std::nullopt;
+  return disguised_mask_use(n, *disguised, !mask_channel);
 }
 
 // A mul of two parts of the same output: the mask is the part that picked a single channel.
@@ -97,7 +169,7 @@ std::optional<MaskUse> product_mask_use(const analysis::Facts& facts, const ir::
       !(is_view_of(facts, a, point, true) || is_view_of(facts, b, point, true)))
     return std::nullopt;
   int operand = picks_one_channel(b) || !picks_one_channel(a) ? 1 : 0;
-  return MaskUse{&n, &n, operand, false};
+  return MaskUse{&n, &n, operand, false, false};
 }
 
 // Form (b): a part of the quant point's output is used as a mask (compared with 0/1, also in
@@ -143,11 +215,33 @@ std::string consequence(const analysis::Facts& facts, const std::string& point) 
   return "at its scale " + format_number(*p->scale) + " the mask value 1.0 quantizes to " + format_number(one);
 }
 
-std::string message(const analysis::Facts& facts, const analysis::QuantCall& call, const std::string& how) {
+// What the shared scale does to a mask made by a threshold: the data's range sets the step, and
+// rounding moves values by up to half of it, across the threshold.
+std::string threshold_consequence(const analysis::Facts& facts, const std::string& point) {
+  const analysis::QuantPoint* p = facts.quant_point(point);
+  std::string step = p && p->scale ? "its step " + format_number(*p->scale) : "the step";
+  return "the data's range sets " + step + ", and values within half a step of the threshold land on its other side";
+}
+
+std::string message(const analysis::Facts& facts, const analysis::QuantCall& call, const std::string& how,
+                    bool threshold) {
   const analysis::QuantPoint* p = facts.quant_point(call.point);
-  return (p ? analysis::describe(*p) : "`" + call.point + "`") + " quantizes a 0/1 mask together with other data (" +
-         how + "), so both share one scale: " + consequence(facts, call.point) +
+  std::string what = threshold ? " quantizes the source of a mask together with other data ("
+                               : " quantizes a 0/1 mask together with other data (";
+  return (p ? analysis::describe(*p) : "`" + call.point + "`") + what + how + "), so both share one scale: " +
+         (threshold ? threshold_consequence(facts, call.point) : consequence(facts, call.point)) +
          "; compute the mask from the float tensor and give it its own QuantStub";
+}
+
+// Where the message says the mask is made: "is used as a mask on line 17", or for a threshold
+// "becomes a mask through `>` on line 17".
+std::string how_it_becomes_a_mask(const MaskUse& use) {
+  ir::SourceLoc where = best_location(*use.node);
+  std::string line = where.known() ? " on line " + std::to_string(where.line) : std::string();
+  if (!use.threshold) return "a part of its output is used as a mask" + line;
+  std::string how = analysis::is_comparison_op(use.node->kind) ? "`" + ir::operator_spelling(use.node->kind) + "`"
+                                                               : std::string("a bool cast");
+  return "a part of its output becomes a mask through " + how + line;
 }
 
 // Takes the mask from the float tensor: a compared part is recomputed from the stub's float
@@ -174,17 +268,15 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
   for (const auto& call : facts.quant_calls()) {
     if (quantizes_cat_of_mask_and_data(facts, call)) {
       out.push_back(quant_call_diagnostic(shared_stub_mask_rule(), facts, call,
-                                          message(facts, call, "its input concatenates them")));
+                                          message(facts, call, "its input concatenates them", false)));
       continue;
     }
     if (reported.count(call.point)) continue;
     auto mask_use = mask_use_of_part(facts, call.point);
     if (!mask_use || !used_as_data(facts, call.point, *mask_use)) continue;
     reported.insert(call.point);
-    ir::SourceLoc where = best_location(*mask_use->node);
-    std::string how = "a part of its output is used as a mask" +
-                      (where.known() ? " on line " + std::to_string(where.line) : std::string());
-    Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call, message(facts, call, how));
+    Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call,
+                                         message(facts, call, how_it_becomes_a_mask(*mask_use), mask_use->threshold));
     d.evidence_node = mask_use->node;
     if (auto fix = mask_path_fix(facts, *mask_use))
       d.fixes.push_back(*fix);
@@ -208,12 +300,19 @@ const Rule& shared_stub_mask_rule() {
         "A quant point whose tensor holds both a 0/1 mask and other data: a `cat`/`stack` of a "
         "mask (a bool tensor cast to float) with data going into one stub, or a stub output "
         "whose slice is compared with 0/1 or multiplied as a mask while the rest is used as "
-        "data.";
+        "data. A slice that becomes a mask through any comparison with a constant (`==`, `!=`, "
+        "`>`, `<`, `>=`, `<=`, e.g. a confidence score `x[..., -1] > 0.5`) or a bool cast counts "
+        "too, when the result is then used as a mask (a `*`, `torch.where`, `masked_fill`, "
+        "`masked_select` or boolean indexing, also through `~`, casts and views); a threshold "
+        "whose result is only counted or returned is not this rule's business.";
     r.doc.why =
         "A stub has one scale, `max(|x|) / 32767.5` for int16, and the data sets it. With "
         "data up to 70000 the scale is 2.136, and round(1 / 2.136) = 0: every 1 in the mask "
         "becomes 0 and whatever it gates is zeroed. With tiny data (|x| < 0.01) the mask's 1s "
-        "set the scale instead and the data keeps only a few of its 16 bits.";
+        "set the scale instead and the data keeps only a few of its 16 bits. A threshold moves "
+        "with the data's step as well: rounding shifts every value by up to half a step, so a "
+        "score of exactly 0.5 next to data up to 4.0 becomes 0.50001 and `> 0.5` keeps what the "
+        "float model drops.";
     r.doc.example =
         "    x = self.quant(x)                          # x[..., -1] is a 0/1 mask\n"
         "    mask = torch.logical_not(x[:, :, :, -1] == 0).to(torch.float)\n"
@@ -222,7 +321,10 @@ const Rule& shared_stub_mask_rule() {
         "Take the mask from the float tensor, before the stub, and give it its own stub:\n"
         "    mask = (x[:, :, :, -1] != 0).to(torch.float)\n"
         "    data = self.quant(x)\n"
-        "    out = data * self.quant_mask(mask)[:, :, :, None]";
+        "    out = data * self.quant_mask(mask)[:, :, :, None]\n"
+        "A threshold the same way: `keep = x[:, :, -1] > 0.5` on the float `x`, before the stub. "
+        "`--fix` compares the stub's float input instead when the compared part reaches the stub "
+        "through views (slices, selects, reshapes).";
     r.doc.fix_safety =
         "Safe: in float the mask computed before the stub is the same, and stubs are the "
         "identity; only the quantized model changes, for the better.";

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "run.h"
@@ -131,6 +132,84 @@ TEST_F(Fix, TextSummaryShowsTheProof) {
   EXPECT_NE(r.out.find("output 0: SQNR 0.0 dB -> 85.8 dB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("comparison results flipped: 4 of 8 -> 0 of 8"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Wrote "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Not resolved"), std::string::npos) << r.out;
+}
+
+// Issue #12 (6), an honest verdict. On the seed S1 the fix is complete: the simulation of the
+// fixed model flips nothing and keeps every output above the threshold, so "Resolved", exit 0.
+TEST_F(Fix, VerdictIsResolvedOnlyWhenTheFixedModelsSimulationPasses) {
+  int exit_code = -1;
+  json doc = fix_json(
+      {"--fix", "-o", tmp("fixed.pt"), "--input", example_input("seed/s1_eq_one"), example_model("seed/s1_eq_one")},
+      &exit_code);
+  EXPECT_EQ(exit_code, 0);
+  const json& verdict = doc["fixes"][0]["verdict"];
+  EXPECT_TRUE(verdict["resolved"].get<bool>()) << verdict.dump(2);
+  EXPECT_TRUE(verdict["simulated"].get<bool>());
+  EXPECT_EQ(verdict["min_sqnr_db"], 40.0);
+  EXPECT_TRUE(verdict["simulation_failures"].empty());
+  EXPECT_TRUE(doc["diagnostics"].empty()) << doc["diagnostics"].dump(2);
+}
+
+// examples/rules/shared_stub_threshold.py: --fix reroots the `>` mask of line 29, but the
+// energy threshold of line 31 is out of any rewrite's reach and still flips, and the output
+// keeps little SQNR. The summary leads with that, at the Python lines, the remaining findings
+// include it (sim-divergence), and the exit code is 1 in text and JSON alike.
+TEST_F(Fix, VerdictLeadsWithWhatTheFixedModelsSimulationStillFails) {
+  const std::string model = example_model("rules/shared_stub_threshold");
+  const std::string input = example_input("rules/shared_stub_threshold");
+  auto r = run_qlint({"--fix", "-o", tmp("fixed.pt"), "--input", input, model});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  std::string first_line = r.out.substr(0, r.out.find('\n'));
+  EXPECT_EQ(first_line,
+            "Not resolved: the int16 simulation of the fixed model still flips 1 comparison and keeps 1 output under "
+            "40 dB SQNR:");
+  const std::string source = "examples/rules/shared_stub_threshold.py";
+  EXPECT_NE(r.out.find("\n  " + source + ":31:18: `feats.abs().mean(dim=-1) > 0.5` gives a different result"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\n  " + source + ":32:9: output 0 keeps only"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(source + ":29:"), std::string::npos) << "the rerooted mask no longer flips\n" << r.out;
+  EXPECT_EQ(r.out.find("Resolved"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Applied "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[sim-divergence]"), std::string::npos) << "a remaining finding\n" << r.out;
+  EXPECT_TRUE(fs::exists(tmp("fixed.pt")));  // float-identical and better: written, but not called a success
+
+  int exit_code = -1;
+  json doc = fix_json({"--fix", "-o", tmp("again.pt"), "--input", input, model}, &exit_code);
+  EXPECT_EQ(exit_code, 1);
+  const json& fix = doc["fixes"][0];
+  EXPECT_FALSE(fix["verdict"]["resolved"].get<bool>());
+  EXPECT_EQ(fix["verdict"]["static_remaining"], 0);
+  std::vector<std::string> failures;
+  for (const auto& f : fix["verdict"]["simulation_failures"])
+    failures.push_back(f["kind"].get<std::string>() + "@" + location_key(f["location"]));
+  EXPECT_EQ(failures, (std::vector<std::string>{"comparison@" + source + ":31:18", "output@" + source + ":32:9"}));
+  std::set<std::string> remaining;
+  for (const auto& d : doc["diagnostics"])
+    remaining.insert(d["rule"].get<std::string>() + "@" + std::to_string(d["line"].get<int>()));
+  EXPECT_EQ(remaining, (std::set<std::string>{"sim-divergence@31", "sim-divergence@32"}));
+  EXPECT_EQ(fix["remaining"], 2);
+
+  // The verdict is the fix's own check, as float identity is: deselecting sim-divergence hides
+  // the findings, not the failure.
+  json selected =
+      fix_json({"--fix", "-o", tmp("selected.pt"), "--select", "shared-stub-mask,bool-arith", "--input", input, model},
+               &exit_code);
+  EXPECT_EQ(exit_code, 1);
+  EXPECT_TRUE(selected["diagnostics"].empty()) << selected["diagnostics"].dump(2);
+  EXPECT_EQ(selected["fixes"][0]["verdict"]["simulation_failures"].size(), 2u);
+}
+
+// With nothing to rewrite, the verdict is about the model as it is: a threshold that flips in
+// simulation is not "nothing to fix" success.
+TEST_F(Fix, VerdictWithNothingToRewriteStillReportsTheSimulation) {
+  auto r = run_qlint({"--fix", "-o", tmp("fixed.pt"), "--input", example_input("rules/sim_divergence"),
+                      example_model("rules/sim_divergence")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out.rfind("Not resolved: the int16 simulation of the model still flips 1 comparison", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("Nothing to fix"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(tmp("fixed.pt")));
 }
 
 // --fix plans, applies, verifies and writes over one loaded module: the user's archive is read
@@ -197,6 +276,9 @@ TEST_F(Fix, WithoutInputsSaysItDidNotSimulate) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Not verified by simulation"), std::string::npos) << r.out;
   EXPECT_TRUE(fs::exists(tmp("fixed.pt")));
+  json doc = fix_json({"--fix", "-o", tmp("json.pt"), example_model("seed/s1_eq_one")});
+  EXPECT_FALSE(doc["fixes"][0]["verdict"]["simulated"].get<bool>());
+  EXPECT_TRUE(doc["fixes"][0]["verdict"]["min_sqnr_db"].is_null());
 }
 
 // A converted model's int8 kernel changes its value: nothing may read a float value in its

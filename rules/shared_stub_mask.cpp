@@ -246,20 +246,36 @@ std::string how_it_becomes_a_mask(const MaskUse& use) {
 
 // Takes the mask from the float tensor: a compared part is recomputed from the stub's float
 // input; a part used as a float mask is recomputed there and given a stub of its own.
+// Recomputes operand `operand` of the consumer from the stub's float input and gives it a new
+// stub of its own.
+std::optional<Edit> own_stub_from_float(const analysis::Facts& facts, const ir::Node& consumer, int operand) {
+  auto edit = reroot_edit(facts, consumer, operand);
+  auto stub = edit ? quantize_operand_edit(facts, consumer, operand, false) : std::nullopt;
+  if (!stub) return std::nullopt;
+  edit->quantize_after_reroot = true;
+  edit->template_stub = stub->template_stub;
+  edit->new_stub = stub->new_stub;
+  edit->new_stub_owner = stub->new_stub_owner;
+  return edit;
+}
+
+// A compared part: compare its float shadow. A part used as a float mask (S5): both parts
+// get their own stub from the float tensor, so neither sets the other's scale (tiny data
+// keeps its precision, and the mask's 1s stay exact).
 std::optional<Fix> mask_path_fix(const analysis::Facts& facts, const MaskUse& use) {
-  auto edit = reroot_edit(facts, *use.consumer, use.operand);
-  if (!edit) return std::nullopt;
-  if (!use.comparison) {
-    auto stub = quantize_operand_edit(facts, *use.consumer, use.operand, false);
-    if (!stub) return std::nullopt;
-    edit->quantize_after_reroot = true;
-    edit->template_stub = stub->template_stub;
-    edit->new_stub = stub->new_stub;
-    edit->new_stub_owner = stub->new_stub_owner;
+  if (use.comparison) {
+    auto edit = reroot_edit(facts, *use.consumer, use.operand);
+    if (!edit) return std::nullopt;
+    return safe_fix("take the mask from the float input of the stub", {*edit});
   }
-  return safe_fix("take the mask from the float input of the stub" +
-                      std::string(use.comparison ? "" : " and give it a QuantStub of its own"),
-                  {*edit});
+  auto mask = own_stub_from_float(facts, *use.consumer, use.operand);
+  if (!mask) return std::nullopt;
+  std::vector<Edit> edits = {*mask};
+  if (auto data = own_stub_from_float(facts, *use.consumer, 1 - use.operand)) edits.push_back(*data);
+  return safe_fix(edits.size() == 2
+                      ? "take the mask and the data from the float input of the stub, each with a QuantStub of its own"
+                      : "take the mask from the float input of the stub and give it a QuantStub of its own",
+                  edits);
 }
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
@@ -323,11 +339,17 @@ const Rule& shared_stub_mask_rule() {
         "    data = self.quant(x)\n"
         "    out = data * self.quant_mask(mask)[:, :, :, None]\n"
         "A threshold the same way: `keep = x[:, :, -1] > 0.5` on the float `x`, before the stub. "
-        "`--fix` compares the stub's float input instead when the compared part reaches the stub "
-        "through views (slices, selects, reshapes).";
+        "`--fix` compares the compared part's float shadow instead: the same computation from the "
+        "stub's float input, also inside child modules and helper functions (passed down as an "
+        "extra argument). Where a part is used as a float mask of another part (S5), both parts "
+        "are taken from the float tensor, each with a stub of its own, so that tiny data no "
+        "longer shares its scale with the mask's 1s:\n"
+        "    data = self.data_quant(x_float[:, :, :, :-1])\n"
+        "    mask = self.mask_quant(x_float[:, :, :, -1])";
     r.doc.fix_safety =
         "Safe: in float the mask computed before the stub is the same, and stubs are the "
-        "identity; only the quantized model changes, for the better.";
+        "identity; only the quantized model changes, for the better (the new stubs calibrate "
+        "on purpose to their own ranges).";
     return r;
   }();
   return rule;

@@ -446,12 +446,23 @@ class FactsSolver {
            type.kind == K::Other;
   }
 
+  // A fake quantize op with a Python float as its scale: not a FakeQuantize module's (which
+  // passes its scale buffer, a tensor, also once frozen into a constant) but one written into a
+  // graph, as `--fix` does in traced QAT models.
+  static bool inline_fake_quant(const ir::Node& n) {
+    const QuantOpOperands* operands = quant_op_operands(n.kind);
+    if (operands == nullptr || !operands->fake || operands->scale < 0) return false;
+    const auto scale = static_cast<size_t>(operands->scale);
+    return scale < n.inputs.size() && n.inputs[scale]->type.kind == ir::Type::Kind::Float;
+  }
+
   // Names the quant point of an in-graph quantize op: the module holding it when it sits in
-  // a module's method (a FakeQuantize), else the function and value.
+  // a module's method (a FakeQuantize), else the function and value (also for an inline fake
+  // quant, which is one of several in the method of a module that quantizes nothing itself).
   std::string in_graph_quant_point(const ir::Node& n) {
     const ir::Function* fn = facts_.function_of(n);
     // A traced module called more than once gets forward, forward1, ...: each is its forward.
-    bool in_module = fn && !fn->module_path.empty() && fn->method.rfind("forward", 0) == 0;
+    bool in_module = fn && !fn->module_path.empty() && fn->method.rfind("forward", 0) == 0 && !inline_fake_quant(n);
     std::string id = in_module ? fn->module_path : (fn ? fn->name : "?") + ":%" + n.outputs[0]->name;
     auto [it, added] = facts_.quant_points_.try_emplace(id);
     if (!added) return id;

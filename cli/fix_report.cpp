@@ -54,6 +54,31 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
     out << "  comparison results flipped: " << b_diff << " of " << b_all << " -> " << a_diff << " of " << a_all << "\n";
 }
 
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.8g", v);
+  return buf;
+}
+
+// "new fake quant on `mask`: scale 1, zero point 0, range -32768..32767 (exact for a 0/1 mask)"
+std::string scale_text(const rewriter::NewScale& s) {
+  return "new fake quant on `" + s.value + "`: scale " + number(s.scale) + ", zero point " +
+         std::to_string(s.zero_point) + ", range " + std::to_string(s.quant_min) + ".." + std::to_string(s.quant_max) +
+         " (" + s.source + ")";
+}
+
+nlohmann::json scales_json(const std::vector<rewriter::NewScale>& scales) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : scales)
+    out.push_back({{"value", s.value},
+                   {"scale", s.scale},
+                   {"zero_point", s.zero_point},
+                   {"quant_min", s.quant_min},
+                   {"quant_max", s.quant_max},
+                   {"source", s.source}});
+  return out;
+}
+
 nlohmann::json loc_json(const ir::SourceLoc& loc) {
   if (!loc.known()) return nullptr;
   return {{"file", ir::display_path(loc.file)}, {"line", loc.line}, {"column", loc.column}};
@@ -110,8 +135,14 @@ void applied_text(std::ostream& out, const std::string& model, const rewriter::F
   else
     out << (diff_only ? "Would apply " : "Applied ") << rewrites << " in " << ir::display_path(model) << " for "
         << problems << " found statically:\n";
-  for (const auto& f : r.applied)
+  for (const auto& f : r.applied) {
     out << "  " << ir::display_location(f.loc) << ": " << f.rule << ": " << f.description << "\n";
+    for (const auto& s : f.scales) out << "    " << scale_text(s) << "\n";
+  }
+}
+
+bool any_new_scale(const rewriter::FixResult& r) {
+  return std::any_of(r.applied.begin(), r.applied.end(), [](const auto& f) { return !f.scales.empty(); });
 }
 
 }  // namespace
@@ -128,9 +159,10 @@ std::string render_fix_text(const std::string& model, const rewriter::FixResult&
     verification_text(out, r);
   }
   if (r.stored_scales && !r.applied.empty())
-    out << "This traced QAT model keeps the FakeQuantize scales calibrated on the graph before the fix; re-run QAT "
-           "calibration on the fixed Python model (or simulate with `qlint sim --recalibrate`) to get scales that fit "
-           "it.\n";
+    out << "This traced QAT model keeps the FakeQuantize scales calibrated on the graph before the fix"
+        << (any_new_scale(r) ? " (new fake quants have the scales listed above)" : "")
+        << "; re-run QAT calibration on the fixed Python model (or simulate with `qlint sim --recalibrate`) to get "
+           "scales that fit it.\n";
   for (const auto& s : r.skipped) out << "Not fixed: " << s << "\n";
   if (r.unsafe_held_back > 0)
     out << r.unsafe_held_back << (r.unsafe_held_back == 1 ? " unsafe fix was" : " unsafe fixes were")
@@ -145,8 +177,11 @@ std::string render_fix_text(const std::string& model, const rewriter::FixResult&
 nlohmann::json render_fix_json(const std::string& model, const rewriter::FixResult& r) {
   nlohmann::json applied = nlohmann::json::array();
   for (const auto& f : r.applied)
-    applied.push_back(
-        {{"rule", f.rule}, {"description", f.description}, {"location", loc_json(f.loc)}, {"function", f.function}});
+    applied.push_back({{"rule", f.rule},
+                       {"description", f.description},
+                       {"location", loc_json(f.loc)},
+                       {"function", f.function},
+                       {"scales", scales_json(f.scales)}});
   nlohmann::json verification = {{"simulated", r.verification.ran},
                                  {"float_identical", r.verification.float_identical},
                                  {"parameters_identical", r.verification.parameters_identical}};

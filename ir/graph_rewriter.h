@@ -27,15 +27,21 @@ struct GraphValue {
   const void* handle = nullptr;
 };
 
-// An operator argument: a graph value or an integer constant.
+// An operator argument: a graph value, an integer constant or a float constant (a scale).
 struct OpArg {
   GraphValue value;
   std::optional<int64_t> integer;
+  std::optional<double> real;
 
   OpArg(GraphValue v) : value(v) {}  // NOLINT(google-explicit-constructor): reads as a call
   static OpArg of_int(int64_t i) {
     OpArg a{GraphValue{}};
     a.integer = i;
+    return a;
+  }
+  static OpArg of_float(double d) {
+    OpArg a{GraphValue{}};
+    a.real = d;
     return a;
   }
 };

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 
+#include "ir/source_text.h"
 #include "ir/torchscript/graph_rewriter.h"
 #include "ir/torchscript/module_import.h"
 #include "rewriter/edits/edit_kind.h"
@@ -34,7 +35,7 @@ std::string signature(const Diagnostic& d) {
 
 struct Planned {
   const Diagnostic* diagnostic;
-  const Fix* fix;
+  Fix fix;  // a copy: calibration fills in the scales of new fake quants
 };
 
 // One fix per diagnostic; edits touching a node another planned fix edits wait for the next
@@ -50,7 +51,7 @@ std::vector<Planned> plan(const std::vector<Diagnostic>& diagnostics, bool unsaf
     if (conflict) continue;
     for (const auto& e : fix->edits) touched.insert(e.node);
     done.insert(signature(d));
-    planned.push_back({&d, fix});
+    planned.push_back({&d, *fix});
   }
   return planned;
 }
@@ -168,6 +169,75 @@ std::string where(const Diagnostic& d, const std::function<std::string(const std
   return d.rule + " at " + display(d.loc.file) + ":" + std::to_string(d.loc.line);
 }
 
+// ---- Calibrating new fake quants --------------------------------------------------------------
+
+// The value a new fake quant quantizes, as the IR (and the simulator) name it.
+const ir::Value* quantized_value(const Edit& e) { return e.node->inputs.at(static_cast<size_t>(e.operand)); }
+
+std::string value_id(const ir::Model& model, const Edit& e) {
+  const ir::Function* fn = model.function_of(*e.node);
+  return (fn ? fn->name : "?") + ":%" + quantized_value(e)->name;
+}
+
+bool needs_calibration(const Edit& e) { return e.kind == Edit::Kind::NewFakeQuant && !e.fake_quant.scale; }
+
+std::optional<NewScale> new_scale(const Edit& e) {
+  if (e.kind != Edit::Kind::NewFakeQuant || !e.fake_quant.scale) return std::nullopt;
+  const Edit::FakeQuant& q = e.fake_quant;
+  std::string name = ir::display_name(quantized_value(e));
+  return NewScale{name.empty() ? "operand" : name, *q.scale, q.zero_point, q.quant_min, q.quant_max, q.scale_source};
+}
+
+std::string batches_text(const sim::Report& report) {
+  return std::to_string(report.batches) + (report.random_inputs ? " seeded random" : "") +
+         (report.batches == 1 ? " input batch" : " input batches");
+}
+
+// Gives every new fake quant of the planned fixes that needs one a scale measured on the
+// inputs: the float model runs once with those values observed, and each gets the symmetric
+// scale MinMaxObserver computes for its range. A fix whose value cannot be measured (no inputs,
+// or the inputs never reach it) is skipped, with the reason.
+void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& planned, Original& original,
+                               const sim::Options& sim_options, FixResult& result,
+                               const std::function<std::string(const std::string&)>& display) {
+  sim::Options options = sim_options;
+  for (const auto& p : planned)
+    for (const Edit& e : p.fix.edits)
+      if (needs_calibration(e))
+        options.calibrate_values.push_back({value_id(model, e), e.fake_quant.quant_min, e.fake_quant.quant_max});
+  if (options.calibrate_values.empty()) return;
+  std::map<std::string, sim::QuantPointResult> measured;
+  std::string runs;
+  if (!original.batches.empty()) {
+    sim::Run run = sim::simulate_loaded(original.module, original.path, original.batches, options);
+    run.report.random_inputs = original.before->report.random_inputs;
+    for (const auto& value : run.report.calibrated_values) measured[value.path] = value;
+    runs = batches_text(run.report);
+  }
+  auto calibrate = [&](Edit& e) -> std::string {
+    if (!needs_calibration(e)) return "";
+    if (original.batches.empty())
+      return "the new fake quant's scale is calibrated on the inputs: give --input FILE or --random-input SHAPES";
+    auto it = measured.find(value_id(model, e));
+    if (it == measured.end()) return "the inputs never reach the value the new fake quant would calibrate on";
+    e.fake_quant.scale = it->second.scale;
+    e.fake_quant.zero_point = it->second.zero_point;
+    e.fake_quant.scale_source = "calibrated on " + runs;
+    return "";
+  };
+  std::vector<Planned> kept;
+  for (auto& p : planned) {
+    std::string refused;
+    for (Edit& e : p.fix.edits)
+      if (refused.empty()) refused = calibrate(e);
+    if (refused.empty())
+      kept.push_back(std::move(p));
+    else
+      result.skipped.push_back(where(*p.diagnostic, display) + ": " + refused);
+  }
+  planned = std::move(kept);
+}
+
 // Applies one round's planned fixes to the module through one graph rewriter; a fix whose edit
 // is refused is skipped whole (its earlier edits stay: each keeps float results on its own).
 void apply(const ir::Model& model, const std::vector<Planned>& planned, jit::Module& module,
@@ -176,15 +246,18 @@ void apply(const ir::Model& model, const std::vector<Planned>& planned, jit::Mod
   torchscript::GraphRewriter graph(module);
   for (const auto& [d, fix] : planned) {
     try {
-      for (const Edit& e : fix->edits) {
+      std::vector<NewScale> scales;
+      for (const Edit& e : fix.edits) {
         edit_kind(e.kind).apply(model, e, graph);
         suggestions.add(model, e);
         if (const ir::Function* fn = model.function_of(*e.node)) result.rewritten_functions.insert(fn->name);
         // A float shadow passed down calls also changes each caller on the way.
         for (const ir::Node* call : e.shadow.calls)
           if (const ir::Function* fn = model.function_of(*call)) result.rewritten_functions.insert(fn->name);
+        if (auto scale = new_scale(e)) scales.push_back(*scale);
       }
-      result.applied.push_back({d->rule, fix->description, d->loc, d->function ? d->function->name : ""});
+      result.applied.push_back(
+          {d->rule, fix.description, d->loc, d->function ? d->function->name : "", std::move(scales)});
     } catch (const ir::RewriteRefused& e) {
       result.skipped.push_back(where(*d, display) + ": " + e.what());
     } catch (const c10::Error& e) {
@@ -196,8 +269,8 @@ void apply(const ir::Model& model, const std::vector<Planned>& planned, jit::Mod
 
 // Plans and applies fixes round by round, re-running the rules on the rewritten module, until
 // nothing applicable is left or the round cap is reached.
-void rewrite_to_fixpoint(Original& original, const FixOptions& options, FixResult& result,
-                         const std::function<std::string(const std::string&)>& display) {
+void rewrite_to_fixpoint(Original& original, const FixOptions& options, const sim::Options& sim_options,
+                         FixResult& result, const std::function<std::string(const std::string&)>& display) {
   analysis::SimulationEvidence evidence;
   if (original.before) evidence = sim::evidence_from(original.before->report);  // lets unsafe fixes see the data
   SourceSuggestions suggestions;
@@ -210,6 +283,7 @@ void rewrite_to_fixpoint(Original& original, const FixOptions& options, FixResul
     if (round == 0) result.found = static_cast<int>(diagnostics.size());
     std::vector<Planned> planned =
         round < options.max_rounds ? plan(diagnostics, options.unsafe, done) : std::vector<Planned>{};
+    calibrate_new_fake_quants(*model, planned, original, sim_options, result, display);
     if (planned.empty()) {
       // Quant points inside the graph with a scale from module state: a traced QAT model.
       for (const auto& call : facts.quant_calls())
@@ -272,7 +346,7 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
   Original original = load_original(path, options, sim_options);
   FixResult result;
   if (original.before) result.verification.before = original.before->report;
-  rewrite_to_fixpoint(original, options, result, display);
+  rewrite_to_fixpoint(original, options, sim_options, result, display);
   if (result.applied.empty()) {
     judge_final_model(result, options);
     return result;

@@ -36,11 +36,23 @@ struct FixOptions {
   std::function<std::vector<Diagnostic>(const ir::Model&, std::vector<Diagnostic>)> filter;
 };
 
+// A quant point a fix created with a scale of its own (a new fake quant in a traced QAT
+// model), and where the scale came from.
+struct NewScale {
+  std::string value;  // the quantized value's name in the graph, e.g. "mask", "heading"
+  double scale = 0;
+  int64_t zero_point = 0;
+  int64_t quant_min = 0;
+  int64_t quant_max = 0;
+  std::string source;  // "exact for a 0/1 mask", "calibrated on 1 input batch"
+};
+
 struct AppliedFix {
   std::string rule;
   std::string description;
   ir::SourceLoc loc;
   std::string function;  // where the graph changed, e.g. "forward", "head.forward"
+  std::vector<NewScale> scales;
 };
 
 struct Verification {

@@ -30,6 +30,8 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
         if (auto edit = quantize_operand_edit(facts, node, side, true))
           d.fixes.push_back(
               safe_fix("cast the mask to float and quantize it with a new QuantStub `self.{stub}`", {*edit}));
+        else if (auto fake = fake_quantize_operand_edit(facts, node, side, true))
+          d.fixes.push_back(safe_fix("cast the mask to float and fake-quantize it with a new fake quant", {*fake}));
         out.push_back(d);
         return true;
       });
@@ -60,7 +62,10 @@ const Rule& bool_arith_rule() {
         "Cast the mask to float and give it a QuantStub of its own, so both operands are "
         "quantized and the whole graph stays on the accelerator:\n"
         "    mask = self.quant_mask(mask.to(torch.float))\n"
-        "    out = x * mask[:, :, :, None]";
+        "    out = x * mask[:, :, :, None]\n"
+        "In a traced QAT model, whose stubs are calibrated FakeQuantize modules, `--fix` casts the "
+        "mask and passes it through a new `fake_quantize_per_tensor_affine` of the model's range "
+        "at scale 1 and zero point 0, where 0 and 1 are exact.";
     r.doc.fix_safety =
         "Safe: a 0/1 float mask multiplies exactly like the bool mask in float, and a "
         "dedicated stub quantizes 0 and 1 exactly.";

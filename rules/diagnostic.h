@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,12 @@ struct Edit {
     // Replace `x == c` by `logical_not(x == 0)` (`x != c` by `x == 0`), `operand` being x.
     // Equal only while x holds nothing but 0 and c.
     CompareWithZero,
+    // A traced QAT model has no plain QuantStub to clone (its stubs are calibrated FakeQuantize
+    // modules): pass `node`'s input `operand` (cast to float first when `cast_to_float`)
+    // through a new in-graph fake quantize op, `fake_quant` says with which parameters; for a
+    // quant call (`fake_quant.replaces_call`), its input goes through the new op instead of the
+    // call. Float results are unchanged: a fake quant is the identity in the model's float mode.
+    NewFakeQuant,
   };
   Kind kind = Kind::Reroot;
   const ir::Node* node = nullptr;
@@ -45,6 +53,20 @@ struct Edit {
   std::string template_stub;
 
   bool creates_stub() const { return !new_stub.empty(); }
+
+  // NewFakeQuant: the new op's range is the model's own (that of the fake quant the value
+  // meets); its scale is exact for a 0/1 mask, or unset until --fix measures the value on the
+  // inputs (symmetric, as the simulator's MinMaxObserver).
+  struct FakeQuant {
+    int64_t quant_min = -32768;
+    int64_t quant_max = 32767;
+    bool mask = false;  // a 0/1 mask: scale 1 and zero point 0 keep 0 and 1 exact
+    std::optional<double> scale;
+    int64_t zero_point = 0;
+    bool replaces_call = false;
+    std::string scale_source;  // for the summary: "exact for a 0/1 mask", "calibrated on 1 input batch"
+  };
+  FakeQuant fake_quant;
 };
 
 // In a fix's description, replaced by the new stub's final name (`self.{stub}`).

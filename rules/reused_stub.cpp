@@ -45,6 +45,8 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
         call.point.rfind('.') == std::string::npos ? "" : call.point.substr(0, call.point.rfind('.'));
     if (facts.is_plain_stub(call.point))
       d.fixes.push_back(safe_fix("give this call a clone of the stub of its own, `self.{stub}`", {clone}));
+    else if (auto fake = fake_quantize_call_edit(facts, call))
+      d.fixes.push_back(safe_fix("give this tensor a new fake quant of its own", {*fake}));
     out.push_back(d);
   }
   return out;
@@ -72,8 +74,13 @@ const Rule& reused_stub_rule() {
     r.doc.fix =
         "Create one stub per tensor:\n"
         "    a = self.quant_a(a)\n"
-        "    b = self.quant_b(b)";
-    r.doc.fix_safety = "Safe: stubs are the identity in float; each new stub calibrates its own range.";
+        "    b = self.quant_b(b)\n"
+        "In a traced QAT model `--fix` gives the second tensor a new "
+        "`fake_quantize_per_tensor_affine` of the stub's range in place of the shared FakeQuantize, "
+        "with a symmetric scale it calibrates on `--input` (refused without inputs).";
+    r.doc.fix_safety =
+        "Safe: stubs, and fake quants in the model's float mode, are the identity in float; each new stub "
+        "calibrates its own range.";
     return r;
   }();
   return rule;

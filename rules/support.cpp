@@ -1,5 +1,6 @@
 #include "rules/support.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -49,8 +50,27 @@ ir::SourceLoc best_location(const ir::Node& node) {
   return node.loc;
 }
 
+namespace {
+
+// The location of the quantize op in the method a call runs: a traced module called twice has
+// a method per call (forward, forward1), each op with the stack of its own call.
+std::optional<ir::SourceLoc> callee_quantize_location(const analysis::Facts& facts, const ir::Node& call) {
+  const ir::Attr* callee = call.attr("callee");
+  const ir::Function* fn =
+      callee && callee->kind == ir::Attr::Kind::Str ? facts.model().find_function(callee->s) : nullptr;
+  if (fn == nullptr) return std::nullopt;
+  std::optional<ir::SourceLoc> loc;
+  ir::for_each_node(fn->body, [&](const ir::Node& n) {
+    if (!loc && n.loc.known() && analysis::quant_op_operands(n.kind)) loc = n.loc;
+  });
+  return loc;
+}
+
+}  // namespace
+
 ir::SourceLoc quant_call_location(const analysis::Facts& facts, const analysis::QuantCall& call) {
   if (call.call->loc.known()) return call.call->loc;
+  if (auto loc = callee_quantize_location(facts, *call.call)) return *loc;
   const analysis::QuantPoint* point = facts.quant_point(call.point);
   if (point && point->node && point->node->loc.known()) return point->node->loc;
   return best_location(*call.call);
@@ -147,6 +167,56 @@ std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir
   e.template_stub = stub;
   e.new_stub = operand_name_hint(facts.model(), consumer, static_cast<size_t>(operand)) + "_quant";
   e.new_stub_owner = ir::python_self_module(facts.model(), consumer).value_or("");
+  return e;
+}
+
+namespace {
+
+// An in-graph fake quant (a traced FakeQuantize): a new one of its kind can stand beside it.
+const analysis::QuantPoint* in_graph_fake_quant(const analysis::Facts& facts, const std::string& id) {
+  const analysis::QuantPoint* p = facts.quant_point(id);
+  return p != nullptr && p->node != nullptr && p->identity_in_float ? p : nullptr;
+}
+
+Edit new_fake_quant(const analysis::QuantPoint& like, const ir::Node& node, int operand) {
+  Edit e;
+  e.kind = Edit::Kind::NewFakeQuant;
+  e.node = &node;
+  e.operand = operand;
+  e.fake_quant.quant_min = like.quant_min;
+  e.fake_quant.quant_max = like.quant_max;
+  return e;
+}
+
+}  // namespace
+
+std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
+                                               bool mask) {
+  if (operand < 0 || operand > 1 || consumer.inputs.size() < 2) return std::nullopt;
+  const analysis::QuantPoint* like = nullptr;
+  for (const auto& source : facts.quant_sources(consumer.inputs[static_cast<size_t>(1 - operand)]))
+    if ((like = in_graph_fake_quant(facts, source))) break;
+  if (like == nullptr) return std::nullopt;
+  Edit e = new_fake_quant(*like, consumer, operand);
+  e.cast_to_float = mask;
+  if (mask) {
+    // Zero point 0 and scale 1: q = x for x in {0, 1}, which every range of a real model holds.
+    if (like->quant_min > 0 || like->quant_max < 1) return std::nullopt;
+    e.fake_quant.mask = true;
+    e.fake_quant.scale = 1.0;
+    e.fake_quant.scale_source = "exact for a 0/1 mask";
+  }
+  return e;
+}
+
+std::optional<Edit> fake_quantize_call_edit(const analysis::Facts& facts, const analysis::QuantCall& call) {
+  const analysis::QuantPoint* like = in_graph_fake_quant(facts, call.point);
+  if (like == nullptr || call.input == nullptr) return std::nullopt;
+  const auto& inputs = call.call->inputs;
+  auto it = std::find(inputs.begin(), inputs.end(), call.input);
+  if (it == inputs.end()) return std::nullopt;
+  Edit e = new_fake_quant(*like, *call.call, static_cast<int>(it - inputs.begin()));
+  e.fake_quant.replaces_call = true;
   return e;
 }
 

@@ -72,6 +72,15 @@ std::string reroot_refusal(const analysis::Facts& facts, const ir::Node& consume
 // QuantStub (the consumer must sit in a module's method, where `self` can hold the stub).
 std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
                                           bool cast_to_float);
+// In a model whose quant points are in-graph fake quants (traced QAT), where no plain stub
+// can be cloned: pass operand `operand` of `consumer` through a new fake quantize op of the
+// range of the fake quant its other operand carries. A `mask` (a bool cast to float) gets
+// scale 1, exact for 0 and 1; other values a scale --fix calibrates on the inputs.
+std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
+                                               bool mask);
+// The same for a traced FakeQuantize's call that quantizes a second tensor (reused-stub): its
+// input gets a new fake quant of the same range, with a scale of its own.
+std::optional<Edit> fake_quantize_call_edit(const analysis::Facts& facts, const analysis::QuantCall& call);
 Fix safe_fix(std::string description, std::vector<Edit> edits);
 
 Diagnostic make_diagnostic(const Rule& rule, const ir::Function& fn, const ir::Node& node, std::string message);

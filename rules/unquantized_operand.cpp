@@ -61,6 +61,8 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
         Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side));
         if (auto edit = quantize_operand_edit(facts, node, side, false))
           d.fixes.push_back(safe_fix("quantize the operand with a new QuantStub `self.{stub}`", {*edit}));
+        else if (auto fake = fake_quantize_operand_edit(facts, node, side, false))
+          d.fixes.push_back(safe_fix("fake-quantize the operand with a new fake quant", {*fake}));
         out.push_back(d);
         return true;
       });
@@ -93,8 +95,13 @@ const Rule& unquantized_operand_rule() {
     r.doc.fix =
         "Give the operand a QuantStub of its own, so it is calibrated with its own range:\n"
         "        bias = self.quant_bias(bias)\n"
-        "        return self.dequant(x + bias)";
-    r.doc.fix_safety = "Safe: a QuantStub is the identity in float, so float results do not change.";
+        "        return self.dequant(x + bias)\n"
+        "In a traced QAT model `--fix` passes the operand through a new "
+        "`fake_quantize_per_tensor_affine` of the model's range, with a symmetric scale it "
+        "calibrates on `--input` (refused without inputs).";
+    r.doc.fix_safety =
+        "Safe: a QuantStub, like a fake quant in the model's float mode, is the identity in float, so float "
+        "results do not change.";
     return r;
   }();
   return rule;

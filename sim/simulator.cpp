@@ -65,6 +65,12 @@ struct Observer {
     scale = at::max(scale, at::full({}, std::numeric_limits<float>::epsilon()));
     return scale.item<double>();
   }
+
+  // Symmetric around zero: 0 for a signed range, its middle for an unsigned one (quint8's
+  // 0..255 gives 128, as MinMaxObserver's default quint8 range does).
+  static int64_t symmetric_zero_point(int64_t quant_min, int64_t quant_max) {
+    return quant_min < 0 ? 0 : (quant_min + quant_max + 1) / 2;
+  }
 };
 
 struct PointState {
@@ -96,11 +102,13 @@ struct Session {
   std::map<const void*, std::string> module_paths;  // module object -> instance path
   std::map<std::string, PointState> points;
   std::vector<ProbeState> probes;
+  std::map<std::string, Observer> observed;  // Options::calibrate_values, by value name
 };
 
 thread_local Session* g_session = nullptr;
 
 std::string path_of(const IValue& module) {
+  if (module.isString()) return module.toStringRef();  // an inline fake quant, named by its value
   if (!module.isObject()) return "?";
   auto it = g_session->module_paths.find(module.toObject().get());
   return it == g_session->module_paths.end() ? "?" : it->second;
@@ -191,6 +199,15 @@ void probe_op(jit::Stack& stack) {
   jit::push(stack, x);
 }
 
+// qlint::observe(Tensor x, str value) -> Tensor: after a value that is to get a new quant
+// point; the float run observes its range.
+void observe_op(jit::Stack& stack) {
+  std::string value = jit::pop(stack).toStringRef();
+  at::Tensor x = jit::pop(stack).toTensor();
+  if (g_session->mode == Mode::Float) g_session->observed[value].observe(x);
+  jit::push(stack, x);
+}
+
 jit::RegisterOperators g_ops({
     jit::Operator("qlint::quant_point(Tensor x, Any stub) -> Tensor", quant_point_op,
                   c10::AliasAnalysisKind::CONSERVATIVE),
@@ -199,6 +216,7 @@ jit::RegisterOperators g_ops({
                   stored_quant_point_op, c10::AliasAnalysisKind::CONSERVATIVE),
     jit::Operator("qlint::probe(Tensor x, int id, Any operand) -> Tensor", probe_op,
                   c10::AliasAnalysisKind::CONSERVATIVE),
+    jit::Operator("qlint::observe(Tensor x, str value) -> Tensor", observe_op, c10::AliasAnalysisKind::CONSERVATIVE),
 });
 
 // ---- Instrumenting the graphs ---------------------------------------------------------------
@@ -220,19 +238,38 @@ class Instrumenter {
   // the probes the first copy registered, in the same order.
   void reuse_probes() { reused_probes_ = 0; }
 
+  // Values to observe for Options::calibrate_values, by their IR names.
+  void observe(const std::vector<ValueToCalibrate>& values) {
+    for (const auto& v : values) observe_.insert(v.value);
+  }
+
   void module(const jit::Module& root) {
     for (const auto& m : root.named_modules()) {
       session_.module_paths[m.value._ivalue().get()] = m.name;
-      for (const auto& method : m.value.get_methods()) graph(method.graph());
+      for (const auto& method : m.value.get_methods())
+        graph(method.graph(), ir::qualified_function_name(m.name, method.name()));
     }
   }
 
  private:
-  void graph(const std::shared_ptr<jit::Graph>& g) {
+  // `function`: the graph's name in qlint's IR, which names values as "function:%value".
+  void graph(const std::shared_ptr<jit::Graph>& g, const std::string& function) {
     if (!visited_.insert(g.get()).second) return;
     std::vector<jit::Node*> nodes;
     collect(g->block(), nodes);
+    function_ = function;
+    // Before the nodes are instrumented, which replaces some of them (and their values' names).
+    observe_values(*g, nodes);
     for (jit::Node* n : nodes) instrument(*g, n);
+  }
+
+  void observe_values(jit::Graph& g, const std::vector<jit::Node*>& nodes) {
+    if (observe_.empty()) return;
+    std::vector<jit::Value*> values(g.inputs().begin(), g.inputs().end());
+    for (jit::Node* n : nodes) values.insert(values.end(), n->outputs().begin(), n->outputs().end());
+    for (jit::Value* v : values)
+      if (v->type()->cast<c10::TensorType>() && observe_.count(function_ + ":%" + v->debugName()))
+        rewriter_.insert_after_value(v, "qlint::observe", {IValue(function_ + ":%" + v->debugName())});
   }
 
   void collect(jit::Block* block, std::vector<jit::Node*>& out) {
@@ -247,7 +284,11 @@ class Instrumenter {
     if (kind == "prim::CallFunction") {
       // The model is a clone that shares its free functions with the original: instrument a
       // copy of each, so the original stays as it was.
-      if (auto callee = rewriter_.own_copy_of_callee(n)) graph(callee);
+      auto type = n->input(0)->type()->cast<c10::FunctionType>();
+      std::string name = type ? type->function()->qualname().qualifiedName() : "";
+      std::string caller = function_;
+      if (auto callee = rewriter_.own_copy_of_callee(n)) graph(callee, name);
+      function_ = caller;
     } else if (kind == "prim::CallMethod" && is_quant_stub(n->input(0)) && n->inputs().size() == 2 &&
                n->output()->type()->cast<c10::TensorType>()) {
       rewriter_.insert_after(n, "qlint::quant_point", {n->output(), n->input(0)});
@@ -303,12 +344,18 @@ class Instrumenter {
     return operands->per_tensor(axis) ? operands : nullptr;
   }
 
-  // The FakeQuantize's module (its method's `self`) names the quant point. Replacing the op
-  // also freezes the fused op's observer: qlint's runs never change the model's state.
+  // The FakeQuantize's module (its method's `self`) names the quant point; a fake quant with a
+  // Python float as its scale (a FakeQuantize passes a tensor), written into a graph by qlint
+  // --fix, is named by its value, as in the IR.
+  // Replacing the op also freezes the fused op's observer: qlint's runs never change the
+  // model's state.
   void replace_fake_quantize(jit::Graph& g, jit::Node* n, const analysis::QuantOpOperands& operands) {
-    jit::Value* self = g.inputs().empty() ? nullptr : g.inputs()[0];
-    if (self == nullptr || !self->type()->cast<c10::ClassType>()) self = rewriter_.insert_constant(n, IValue());
     auto operand = [n](int index) { return n->input(static_cast<size_t>(index)); };
+    jit::Value* self = g.inputs().empty() ? nullptr : g.inputs()[0];
+    if (operand(operands.scale)->type()->kind() == c10::TypeKind::FloatType)
+      self = rewriter_.insert_constant(n, IValue(function_ + ":%" + n->output()->debugName()));
+    else if (self == nullptr || !self->type()->cast<c10::ClassType>())
+      self = rewriter_.insert_constant(n, IValue());
     rewriter_.replace_with(n, "qlint::stored_quant_point",
                            {operand(0), self, operand(operands.scale), operand(operands.zero_point),
                             operand(operands.quant_min), operand(operands.quant_max)});
@@ -320,6 +367,8 @@ class Instrumenter {
   torchscript::GraphRewriter& rewriter_;
   std::set<const jit::Graph*> visited_;
   std::optional<size_t> reused_probes_;  // set: probes are reused, this is the next id
+  std::string function_;                 // the graph being instrumented, as the IR names it
+  std::set<std::string> observe_;
 };
 
 // ---- Running and comparing -----------------------------------------------------------------
@@ -445,6 +494,14 @@ Report build_report(const std::string& model_path, const Session& session, const
     if (probe.elements > 0)
       report.comparisons.push_back({probe.kind, probe.loc, probe.elements, probe.differing, probe.constant,
                                     probe.constant && probe.operand_only_zero_or_constant});
+  for (const auto& value : options.calibrate_values) {
+    auto it = session.observed.find(value.value);
+    if (it == session.observed.end() || !it->second.seen) continue;
+    const Observer& o = it->second;
+    report.calibrated_values.push_back({value.value, true, false, o.symmetric_scale(value.quant_min, value.quant_max),
+                                        Observer::symmetric_zero_point(value.quant_min, value.quant_max),
+                                        value.quant_min, value.quant_max, o.min.item<double>(), o.max.item<double>()});
+  }
   return report;
 }
 
@@ -480,6 +537,7 @@ std::string instrument_clone(Prepared& p, Session& session, const jit::Module& m
     if (std::string missing = make_float_reference(p.module, rewriter); !missing.empty()) return missing;
   Instrumenter instrumenter(session, options.stubs, p.lines, rewriter);
   if (reuse_probes) instrumenter.reuse_probes();
+  instrumenter.observe(options.calibrate_values);
   instrumenter.module(p.module);
   return "";
 }

@@ -30,6 +30,12 @@ struct Inputs {
   uint64_t seed = 0;
 };
 
+struct ValueToCalibrate {
+  std::string value;  // "FUNCTION:%NAME", the IR's function and value names
+  int64_t quant_min = -32768;
+  int64_t quant_max = 32767;
+};
+
 struct Options {
   int bits = 16;             // 16: -32768..32767, 8: -128..127
   bool recalibrate = false;  // traced QAT models: observe instead of using stored scales
@@ -39,6 +45,10 @@ struct Options {
   // the float run of a model with stubs or fake quants.
   std::string save_float_outputs;
   analysis::StubClasses stubs;
+  // Values that are to get a new quant point (`qlint --fix` in a traced QAT model), named as the
+  // IR names them ("forward:%heading.1"), with the range the new point will have: the float run
+  // observes each, and the report gives its symmetric scale (Report::calibrated_values).
+  std::vector<ValueToCalibrate> calibrate_values;
 };
 
 struct QuantPointResult {
@@ -88,6 +98,9 @@ struct Report {
   // The dtype of each forward input in the first batch (Unknown for non-tensors): what a
   // TorchScript archive does not record, and the rules want (a bool mask input).
   std::vector<ir::DType> input_dtypes;
+  // One per Options::calibrate_values (path: the value's name), when the float run reached it:
+  // its observed range and the symmetric scale and zero point MinMaxObserver gives it.
+  std::vector<QuantPointResult> calibrated_values;
 };
 
 // Throws SimError.

@@ -108,6 +108,36 @@ TEST(QuantDomain, DequantKeepsTheErrorButLeavesTheDomain) {
   EXPECT_EQ(f.facts().views_of(f.value("q")).at("quant"), false);
 }
 
+// A fake quant written into a module's method with a constant scale (qlint --fix in a traced QAT
+// model) is a quant point of its own, named by function and value as the simulator names it:
+// not the module, whose calls would then all count as quant calls.
+TEST(QuantDomain, AnInlineFakeQuantIsNamedByItsValue) {
+  ir::ParsedModel parsed = ir::parse_model(
+      "qlint-ir 1\n"
+      "module \"\" \"M\"\n"
+      "module \"head\" \"Head\"\n"
+      "func \"forward\" in \"head\" (%self : Module<head>, %x : Tensor, %y : Tensor) {\n"
+      "  %scale : float = prim::Constant[value=0.5]()\n"
+      "  %zp : int = prim::Constant[value=0]()\n"
+      "  %qmin : int = prim::Constant[value=-128]()\n"
+      "  %qmax : int = prim::Constant[value=127]()\n"
+      "  %a : Tensor = aten::fake_quantize_per_tensor_affine(%x, %scale, %zp, %qmin, %qmax)\n"
+      "  %b : Tensor = aten::fake_quantize_per_tensor_affine(%y, %scale, %zp, %qmin, %qmax)\n"
+      "  return (%a)\n}\n"
+      "func \"forward\" in \"\" (%self : Module<>, %x : Tensor, %y : Tensor) {\n"
+      "  %head : Module<head> = prim::GetAttr[name=\"head\"](%self)\n"
+      "  %h : Tensor = prim::CallMethod[name=\"forward\", callee=\"head.forward\"](%head, %x, %y)\n"
+      "  return (%h)\n}\n");
+  auto facts = analysis::Facts::compute(parsed.model);
+  const analysis::QuantPoint* a = facts.quant_point("head.forward:%a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->scale, 0.5);
+  EXPECT_EQ(a->quant_min, -128);
+  EXPECT_NE(facts.quant_point("head.forward:%b"), nullptr);
+  EXPECT_EQ(facts.quant_point("head"), nullptr);
+  EXPECT_TRUE(facts.quant_calls().empty());
+}
+
 TEST(FakeQuant, MatchesTheSeedNumbers) {
   // SPEC.md section 2, reproduced with PyTorch 1.13: int16 scale 60.5 / 32767.5.
   const float s1_scale = 0.0018463416f;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/facts.h"
+#include "analysis/fake_quant.h"
 #include "fixture_files.h"
 #include "ir/text.h"
 #include "ir/verifier.h"
@@ -210,6 +211,36 @@ TEST_P(FixFixture, ProposedEditsMatchInlineExpectations) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixFixture, ::testing::ValuesIn(testing::fixture_files("fixes")),
                          [](const auto& info) { return testing::fixture_test_name(info.param); });
+
+// In a traced QAT model new fake quants take the range of the model's own (int8 in the
+// fixture); a bool mask's is exact at scale 1, the others wait for --fix to calibrate them.
+TEST(NewFakeQuant, TakesTheModelsRangeAndAnExactScaleForMasks) {
+  ir::ParsedModel parsed =
+      ir::parse_model(testing::read_file(std::string(QLINT_FIXTURES_DIR) + "/fixes/traced_qat.qir"));
+  auto facts = analysis::Facts::compute(parsed.model);
+  int masks = 0, calibrated = 0;
+  for (const auto& d : rules::run_all(facts))
+    for (const auto& fix : d.fixes)
+      for (const auto& e : fix.edits) {
+        if (e.kind != Edit::Kind::NewFakeQuant) continue;
+        EXPECT_EQ(e.fake_quant.quant_min, -128) << d.rule;
+        EXPECT_EQ(e.fake_quant.quant_max, 127) << d.rule;
+        if (e.fake_quant.mask) {
+          ++masks;
+          EXPECT_EQ(e.fake_quant.scale, 1.0);
+          EXPECT_EQ(e.fake_quant.zero_point, 0);
+          // What PyTorch's fake_quantize_per_tensor_affine computes for 0 and 1 at these
+          // parameters: both exact (tests/fix/check_new_fake_quants.py checks it with PyTorch).
+          for (float v : {0.0f, 1.0f})
+            EXPECT_EQ(analysis::fake_quantize(v, 1.0f, 0, e.fake_quant.quant_min, e.fake_quant.quant_max), v);
+        } else {
+          ++calibrated;
+          EXPECT_FALSE(e.fake_quant.scale.has_value()) << d.rule;
+        }
+      }
+  EXPECT_EQ(masks, 1);
+  EXPECT_EQ(calibrated, 2);
+}
 
 TEST(RuleRegistry, IsSortedAndDocumented) {
   const auto& rules = rules::all_rules();

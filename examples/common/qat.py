@@ -8,17 +8,28 @@ INT16_FAKE_QUANT = FakeQuantize.with_args(
     observer=MinMaxObserver, quant_min=-32768, quant_max=32767, dtype=torch.qint32,
     qscheme=torch.per_tensor_symmetric)
 
+INT8_FAKE_QUANT = FakeQuantize.with_args(
+    observer=MinMaxObserver, quant_min=-128, quant_max=127, dtype=torch.qint8,
+    qscheme=torch.per_tensor_symmetric)
+
 
 def trace_int16_qat(model, example_input):
     """prepare_qat with int16 FakeQuantize, calibrate on the example input, trace."""
-    model.qconfig = QConfig(activation=INT16_FAKE_QUANT, weight=INT16_FAKE_QUANT)
+    return trace_qat(model, example_input, INT16_FAKE_QUANT)
+
+
+def trace_qat(model, example_input, fake_quant):
+    """prepare_qat with `fake_quant` for activations and weights, calibrate on the example input
+    (a tensor or a tuple of tensors), trace."""
+    args = tuple(example_input) if isinstance(example_input, (tuple, list)) else (example_input,)
+    model.qconfig = QConfig(activation=fake_quant, weight=fake_quant)
     model.train()
     torch.ao.quantization.prepare_qat(model, inplace=True)
     with torch.no_grad():
-        model(example_input)
+        model(*args)
     model.apply(torch.ao.quantization.disable_observer)
     model.eval()
-    return torch.jit.trace(model, example_input)
+    return torch.jit.trace(model, args)
 
 
 def seed_example(name):

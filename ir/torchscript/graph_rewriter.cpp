@@ -86,6 +86,8 @@ ir::GraphValue GraphRewriter::insert_op(const ir::Node& before, const std::strin
   for (const ir::OpArg& arg : args) {
     if (arg.integer) {
       inputs.emplace_back(c10::IValue(*arg.integer));
+    } else if (arg.real) {
+      inputs.emplace_back(c10::IValue(*arg.real));
     } else {
       inputs.emplace_back(jit_value(arg.value));
     }
@@ -251,6 +253,19 @@ jit::Node* GraphRewriter::insert_after(jit::Node* node, const std::string& op, c
   inserted->output()->setType(node->output()->type());
   inserted->insertAfter(node);
   node->output()->replaceAllUsesAfterNodeWith(inserted, inserted->output());
+  return inserted;
+}
+
+jit::Node* GraphRewriter::insert_after_value(jit::Value* value, const std::string& op,
+                                             const std::vector<c10::IValue>& constants) {
+  jit::Graph& g = *value->owningGraph();
+  // A parameter's node heads its block, so the node after it is the first one either way.
+  jit::WithInsertPoint guard(value->node()->next());
+  std::vector<jit::Value*> inputs = {value};
+  for (const c10::IValue& constant : constants) inputs.push_back(g.insertConstant(constant));
+  jit::Node* inserted = g.insertNode(g.create(c10::Symbol::fromQualString(op), inputs, 1));
+  inserted->output()->setType(value->type());
+  value->replaceAllUsesAfterNodeWith(inserted, inserted->output());
   return inserted;
 }
 

@@ -47,6 +47,11 @@ class GraphRewriter final : public ir::GraphRewriter {
   // that output reads the new node's instead.
   jit::Node* insert_after(jit::Node* node, const std::string& op, const std::vector<jit::Value*>& inputs);
 
+  // Inserts `op(value, constants...)` right where `value` is defined (after its node, or first
+  // in the graph for a parameter), typed like `value`; every later use of `value` reads the new
+  // node's output instead.
+  jit::Node* insert_after_value(jit::Value* value, const std::string& op, const std::vector<c10::IValue>& constants);
+
   // Replaces `node` by `op(inputs...)`, typed like its output.
   jit::Node* replace_with(jit::Node* node, const std::string& op, const std::vector<jit::Value*>& inputs);
 

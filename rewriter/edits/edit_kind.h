@@ -38,5 +38,6 @@ const EditKind& reroot_kind();
 const EditKind& quantize_operand_kind();
 const EditKind& clone_stub_kind();
 const EditKind& compare_with_zero_kind();
+const EditKind& new_fake_quant_kind();
 
 }  // namespace qlint::rewriter

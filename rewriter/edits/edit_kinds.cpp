@@ -12,6 +12,8 @@ const EditKind& edit_kind(Edit::Kind kind) {
       return clone_stub_kind();
     case Edit::Kind::CompareWithZero:
       return compare_with_zero_kind();
+    case Edit::Kind::NewFakeQuant:
+      return new_fake_quant_kind();
   }
   return reroot_kind();  // unreachable: every kind is listed above, and -Wswitch says so
 }

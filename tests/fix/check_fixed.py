@@ -1,11 +1,13 @@
 """Checks the guarantees of `qlint --fix` with PyTorch itself.
 
-    check_fixed.py ORIGINAL.pt FIXED.pt INPUT.pt [--no-float] [--rewritten FN ...]
+    check_fixed.py ORIGINAL.pt FIXED.pt INPUT.pt [--no-float | --fake-quant-off] [--rewritten FN ...]
 
 - the fixed model loads with torch.jit.load;
 - its float outputs are bit-identical to the original's on INPUT and on three seeded random
-  inputs of the same shapes (skipped with --no-float: a traced QAT model's forward is
-  fake-quantized, and qlint checks its float mode itself);
+  inputs of the same shapes (skipped with --no-float). A traced QAT model's forward is
+  fake-quantized: with --fake-quant-off both models are compared in their float mode, every
+  fake quantize op of every method (the model's own and any qlint added) taken out of the
+  graphs by PyTorch's own graph API, so the check does not rest on qlint's simulator;
 - every parameter and buffer of the original is there, bit-identical;
 - every module's forward that qlint did not list as rewritten (FN: "forward",
   "head.forward") has the same code as before.
@@ -16,17 +18,46 @@ import sys
 
 import torch
 
+FAKE_QUANTIZE_OPS = ("aten::fake_quantize_per_tensor_affine", "aten::fused_moving_avg_obs_fake_quant",
+                     "aten::fake_quantize_per_channel_affine")
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sim"))
 from reference import tensors  # noqa: E402  tests/sim/reference.py
+
+
+def fake_quant_off(module):
+    """Takes every fake quantize op out of every method's graph: what a traced QAT model computes
+    with fake quantization disabled (a trace keeps no switch for it). Returns how many."""
+    count = 0
+    for _, submodule in module.named_modules():
+        for name in submodule._c._method_names():
+            graph = submodule._c._get_method(name).graph
+            for kind in FAKE_QUANTIZE_OPS:
+                for node in graph.findAllNodes(kind):
+                    node.output().replaceAllUsesWith(node.inputsAt(0))
+                    node.destroy()
+                    count += 1
+    return count
 
 
 def main():
     args = sys.argv[1:]
     original_path, fixed_path, input_path = args[:3]
     no_float = "--no-float" in args
+    fake_quant_off_ = "--fake-quant-off" in args
     rewritten = set(args[args.index("--rewritten") + 1:]) if "--rewritten" in args else set()
     original = torch.jit.load(original_path)
     fixed = torch.jit.load(fixed_path)
+    original_state = {name: value.clone() for name, value in original.state_dict().items()}
+    original_code = {name: module.code for name, module in original.named_modules() if hasattr(module, "code")}
+    if fake_quant_off_:
+        # Loaded again for the float runs: the surgery must not touch what is compared below.
+        original_float, fixed_float = torch.jit.load(original_path), torch.jit.load(fixed_path)
+        if fake_quant_off(original_float) == 0:
+            sys.exit("--fake-quant-off: the original model has no fake quantize op")
+        fake_quant_off(fixed_float)
+    else:
+        original_float, fixed_float = original, fixed
 
     example = torch.load(input_path)
     example = tuple(example) if isinstance(example, (tuple, list)) else (example,)
@@ -35,22 +66,22 @@ def main():
     if not no_float:
         with torch.no_grad():
             for b, batch in enumerate(batches):
-                expected, actual = tensors(original(*batch)), tensors(fixed(*batch))
+                expected, actual = tensors(original_float(*batch)), tensors(fixed_float(*batch))
                 if len(expected) != len(actual) or not all(
                         e.dtype == a.dtype and torch.equal(e, a) for e, a in zip(expected, actual)):
                     sys.exit(f"float outputs differ on batch {b}")
 
     fixed_state = fixed.state_dict()
-    for name, value in original.state_dict().items():
+    for name, value in original_state.items():
         if name not in fixed_state or not torch.equal(value, fixed_state[name]):
             sys.exit(f"state `{name}` changed")
 
     fixed_modules = dict(fixed.named_modules())
-    for name, module in original.named_modules():
+    for name, code in original_code.items():
         function = f"{name}.forward" if name else "forward"
-        if function in rewritten or not hasattr(module, "code"):
+        if function in rewritten:
             continue
-        if module.code != fixed_modules[name].code:
+        if code != fixed_modules[name].code:
             sys.exit(f"{function} changed but qlint did not say it rewrote it")
 
 

@@ -179,25 +179,25 @@ class FactsSolver {
       mine.dtype = ir::DType::Unknown;
       changed_ = true;
     }
-    if (can_carry_quantization(v->type, mine.dtype)) {
-      merge(mine.sources, in.sources);
-      merge(mine.domain, in.domain);
-    }
-    if (in.from_input && !mine.from_input) {
-      mine.from_input = true;
-      changed_ = true;
-    }
-    join_views(mine.views, in.views);
+    join_flow(mine, in, can_carry_quantization(v->type, mine.dtype));
     for (const auto& [key, element] : in.elements) join_element(mine.elements, key, element);
   }
 
   void join_element(std::map<std::string, ValueFacts::Element>& elements, const std::string& key,
                     const ValueFacts::Element& in) {
     auto [it, added] = elements.try_emplace(key);
-    ValueFacts::Element& mine = it->second;
     if (added) changed_ = true;
-    merge(mine.sources, in.sources);
-    merge(mine.domain, in.domain);
+    join_flow(it->second, in, true);
+  }
+
+  // What flows with a value, alike for a value and for a container's element: quantization
+  // (where the value can carry it), origin in the input, views.
+  template <typename Flow>
+  void join_flow(Flow& mine, const Flow& in, bool carries_quantization) {
+    if (carries_quantization) {
+      merge(mine.sources, in.sources);
+      merge(mine.domain, in.domain);
+    }
     if (in.from_input && !mine.from_input) {
       mine.from_input = true;
       changed_ = true;

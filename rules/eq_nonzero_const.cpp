@@ -7,6 +7,7 @@
 
 #include "analysis/comparisons.h"
 #include "analysis/fake_quant.h"
+#include "analysis/quant_domain.h"
 #include "rules/registry.h"
 #include "rules/support.h"
 
@@ -37,10 +38,22 @@ float quantized_value(const analysis::QuantPoint& p, double c) {
                                  p.quant_max);
 }
 
+// The scale says what a constant becomes only for the quant point's own output, seen through
+// views and dequantize; a value computed from it (a Linear's output) lies on no such grid.
+bool on_the_grid_of(const analysis::Facts& facts, const ir::Value* v, const analysis::QuantPoint& point) {
+  for (int depth = 0; v != nullptr && depth < 32; ++depth) {
+    if (facts.views_of(v).count(point.id)) return true;
+    const ir::Node* p = v->producer;
+    if (p == nullptr || p->inputs.empty() || !analysis::is_dequantize_op(p->kind)) return false;
+    v = p->inputs[0];
+  }
+  return false;
+}
+
 std::string what_it_becomes(const analysis::Facts& facts, const ir::Value* quantized,
                             const std::vector<double>& constant) {
   const analysis::QuantPoint* p = known_scale_point(facts, quantized);
-  if (p == nullptr || constant.size() != 1)
+  if (p == nullptr || constant.size() != 1 || !on_the_grid_of(facts, quantized, *p))
     return ", which quantization only approximates (1.0 may become 1.0007), so it is almost never ";
   return " (scale " + format_number(*p->scale) + "): " + format_number(constant[0]) + " becomes " +
          format_number(quantized_value(*p, constant[0])) + " after quantization, so it is never ";

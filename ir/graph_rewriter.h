@@ -72,8 +72,8 @@ class GraphRewriter {
                                                                  const std::vector<GraphValue>& extra) = 0;
 
   // Registers a clone of the module at `template_path` as the submodule `name` of the module at
-  // `owner_path` ("" for the root). Refuses when the owner's class has other instances, which
-  // would then miss the submodule, or when `name` is taken.
+  // `owner_path` ("" for the root), and of every other instance of the owner's class, which
+  // runs the same edited methods. Refuses when `name` is taken.
   virtual void add_submodule_clone(const std::string& owner_path, const std::string& name,
                                    const std::string& template_path) = 0;
 

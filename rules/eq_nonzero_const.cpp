@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <set>
 
 #include "analysis/comparisons.h"
 #include "analysis/fake_quant.h"
@@ -38,13 +39,22 @@ float quantized_value(const analysis::QuantPoint& p, double c) {
                                  p.quant_max);
 }
 
+// Ops whose result keeps its operand's quantization grid: they pick or bound values without
+// computing new ones (clamp's bounds are quantized too on an int8 tensor).
+bool keeps_the_grid(const std::string& kind) {
+  static const std::set<std::string> ops = {
+      "aten::clamp",    "aten::clamp_",     "aten::clamp_min",  "aten::clamp_max",  "aten::relu",      "aten::relu_",
+      "aten::hardtanh", "aten::max_pool1d", "aten::max_pool2d", "aten::contiguous", "aten::dequantize"};
+  return ops.count(kind) > 0 || analysis::is_dequantize_op(kind) || ir::is_view_op(kind);
+}
+
 // The scale says what a constant becomes only for the quant point's own output, seen through
-// views and dequantize; a value computed from it (a Linear's output) lies on no such grid.
+// ops that keep its grid; a value computed from it (a Linear's output) lies on no such grid.
 bool on_the_grid_of(const analysis::Facts& facts, const ir::Value* v, const analysis::QuantPoint& point) {
   for (int depth = 0; v != nullptr && depth < 32; ++depth) {
     if (facts.views_of(v).count(point.id)) return true;
     const ir::Node* p = v->producer;
-    if (p == nullptr || p->inputs.empty() || !analysis::is_dequantize_op(p->kind)) return false;
+    if (p == nullptr || p->inputs.empty() || !keeps_the_grid(p->kind)) return false;
     v = p->inputs[0];
   }
   return false;

@@ -171,11 +171,17 @@ jit::Graph& GraphRewriter::retarget_to_copy(jit::Node* call, size_t extra, jit::
 
 void GraphRewriter::add_submodule_clone(const std::string& owner_path, const std::string& name,
                                         const std::string& template_path) {
-  jit::Module owner = module_at(owner_path);
-  require_own_class(owner, owner_path);
-  if (owner.hasattr(name))
-    throw ir::RewriteRefused("`" + self_or_path(owner_path) + "` already has an attribute `" + name + "`");
-  owner.register_module(name, module_at(template_path).clone());
+  // The owner's methods are its class's: every instance of the class runs the edited graph, so
+  // every instance gets a stub of its own (one clone, deep-copied: one type, separate state).
+  const std::vector<jit::Module> instances = instances_of_class(module_at(owner_path));
+  for (const jit::Module& instance : instances)
+    if (instance.hasattr(name))
+      throw ir::RewriteRefused("`" + self_or_path(owner_path) + "` already has an attribute `" + name + "`");
+  jit::Module stub = module_at(template_path).clone();
+  for (size_t i = 0; i < instances.size(); ++i) {
+    jit::Module instance = instances[i];
+    instance.register_module(name, i == 0 ? stub : stub.deepcopy());
+  }
 }
 
 ir::GraphValue GraphRewriter::insert_get_attr(const ir::Node& before, ir::GraphValue object, const std::string& name) {
@@ -347,15 +353,11 @@ jit::Module GraphRewriter::module_at(const std::string& path) {
   throw ir::RewriteRefused("the module `" + self_or_path(path) + "` is not in the model");
 }
 
-// Adding a submodule changes the module's class; with several instances of one class, the
-// others would miss it.
-void GraphRewriter::require_own_class(const jit::Module& module, const std::string& path) {
-  int instances = 0;
+std::vector<jit::Module> GraphRewriter::instances_of_class(const jit::Module& module) {
+  std::vector<jit::Module> instances;
   for (const auto& other : root_.named_modules())
-    if (other.value.type() == module.type()) ++instances;
-  if (instances > 1)
-    throw ir::RewriteRefused("the class of `" + self_or_path(path) +
-                             "` is shared by several module instances, so a stub cannot be added to one of them");
+    if (other.value.type() == module.type()) instances.push_back(other.value);
+  return instances;
 }
 
 }  // namespace qlint::torchscript

@@ -81,7 +81,8 @@ class GraphRewriter final : public ir::GraphRewriter {
 
  private:
   jit::Module module_at(const std::string& path);
-  void require_own_class(const jit::Module& module, const std::string& path);
+  // Every module instance of `module`'s class (the class holds the methods a fix edits).
+  std::vector<jit::Module> instances_of_class(const jit::Module& module);
   // The LibTorch node or value an IR node or value stands for now: its origin, or its
   // counterpart in a callee copy made by call_copy_with_extra_arguments.
   jit::Node* node_for(const ir::Node& node) const;

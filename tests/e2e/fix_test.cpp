@@ -468,6 +468,24 @@ TEST_F(Fix, FloatShadowCrossesIntoAFreeFunction) {
   EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again.dump(2);
 }
 
+// A class with two instances: the edited method is the class's, so each instance gets a stub
+// of its own (checked in PyTorch by check_fixed.py: floats, state, and both stubs there).
+TEST_F(Fix, NewStubsOnASharedClassGoOnEveryInstance) {
+  const std::string name = "zoo/shared_gate_class";
+  json doc = fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)});
+  const json& fix = doc["fixes"][0];
+  ASSERT_EQ(fix["applied"].size(), 1u) << fix.dump(2);
+  EXPECT_TRUE(doc["diagnostics"].empty()) << doc.dump(2);
+  EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());
+  auto py = run_program({QLINT_PYTHON, "-c",
+                         "import sys, torch; m = torch.jit.load(sys.argv[1]); "
+                         "sys.exit(0 if all(hasattr(g, 'keep_quant') for g in (m.gate_pos, m.gate_neg)) else 1)",
+                         tmp("fixed.pt")});
+  EXPECT_EQ(py.exit_code, 0) << py.err;
+  json again = fix_json({"--fix", "-o", tmp("again.pt"), "--input", example_input(name), tmp("fixed.pt")});
+  EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again.dump(2);
+}
+
 TEST_F(Fix, OptionsMayComeInAnyOrder) {
   // Regression: `--input X model.pt` once read model.pt as a second input.
   auto r = run_qlint({"check", "--input", example_input("seed/s1_eq_one"), example_model("seed/s1_eq_one")});

@@ -108,7 +108,7 @@ class Planner {
   void parameter(const ir::Value* v) {
     const ir::Function* fn = function_with_parameter(v);
     if (fn == nullptr) return refuse("the value is carried by a loop or a branch, which qlint does not rewrite yet");
-    std::vector<const ir::Node*> sites = call_sites(*fn);
+    const std::vector<const ir::Node*>& sites = call_sites(*fn);
     if (sites.size() != 1)
       return refuse("`" + fn->name + "` is called from " + std::to_string(sites.size()) +
                     " places, and its parameter comes from each");
@@ -127,13 +127,18 @@ class Planner {
     return nullptr;
   }
 
-  std::vector<const ir::Node*> call_sites(const ir::Function& callee) const {
-    std::vector<const ir::Node*> sites;
-    for (const auto& f : facts_.model().functions)
-      ir::for_each_node(f->body, [&](const ir::Node& n) {
-        if (ir::callee_of(facts_.model(), n) == &callee) sites.push_back(&n);
-      });
-    return sites;
+  // Every call of `callee` in the model; the model's calls are indexed once per plan.
+  const std::vector<const ir::Node*>& call_sites(const ir::Function& callee) {
+    if (!sites_indexed_) {
+      for (const auto& f : facts_.model().functions)
+        ir::for_each_node(f->body, [&](const ir::Node& n) {
+          if (const ir::Function* called = ir::callee_of(facts_.model(), n)) sites_[called].push_back(&n);
+        });
+      sites_indexed_ = true;
+    }
+    static const std::vector<const ir::Node*> none;
+    auto it = sites_.find(&callee);
+    return it == sites_.end() ? none : it->second;
   }
 
   std::string why_not_copyable(const ir::Node& n) const {
@@ -156,6 +161,8 @@ class Planner {
   const ir::Node* nearest_ = nullptr;  // the first call of the quant point on the way back
   std::map<const ir::Function*, const ir::Node*> call_into_;
   std::set<const ir::Value*> seen_;
+  std::map<const ir::Function*, std::vector<const ir::Node*>> sites_;
+  bool sites_indexed_ = false;
   std::string refusal_;
 };
 

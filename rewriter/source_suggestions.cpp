@@ -70,16 +70,17 @@ void SourceSuggestions::insert(std::map<int, std::vector<std::string>>& where_to
   if (std::find(lines.begin(), lines.end(), text) == lines.end()) lines.push_back(text);
 }
 
-std::string SourceSuggestions::float_name_for(const ir::Model& model, const ir::Node& stub_call) {
+std::optional<SourceSuggestions::StubNames> SourceSuggestions::stub_names(const ir::Model& model,
+                                                                          const ir::Node& stub_call) {
   static const std::regex assignment(R"(^(\s*)([A-Za-z_]\w*)\s*=\s*self\.[\w.]+\(\s*([A-Za-z_]\w*)\s*\)\s*(#.*)?$)");
   const ir::SourceLoc& loc = stub_call.loc;
   const std::string* line = loc.known() ? model.source_line(loc.file, loc.line) : nullptr;
   std::smatch m;
-  if (line == nullptr || !std::regex_match(*line, m, assignment)) return "";
+  if (line == nullptr || !std::regex_match(*line, m, assignment)) return std::nullopt;
   std::string out = m[2], in = m[3];
-  if (out != in) return in;
+  if (out != in) return StubNames{out, in};
   if (FileEdits* f = file(loc.file)) insert(f->insert_before, loc.line, std::string(m[1]) + in + "_float = " + in);
-  return in + "_float";
+  return StubNames{out, in + "_float"};
 }
 
 void SourceSuggestions::add_stub_to_init(const std::string& near_file, const std::string& template_stub,

@@ -72,10 +72,13 @@ class SourceSuggestions {
   const std::vector<std::string>* lines(const std::string& path) { return sources_->lines(path); }
   // Says why (part of) the suggestion is missing.
   void note(std::string text) { notes_.push_back(std::move(text)); }
-  // The name the float input of a stub call has in Python. For `x = self.quant(x)` the name is
-  // rebound to the quantized value, so this adds a float alias line, `x_float = x`, and returns
-  // its name. "" when the call is not a plain `name = self.stub(name)`.
-  std::string float_name_for(const ir::Model& model, const ir::Node& stub_call);
+  // The Python names of a stub call's output and of its float input. For `x = self.quant(x)`
+  // the name is rebound to the quantized value, so this adds a float alias line, `x_float =
+  // x`: {"x", "x_float"}. Nullopt when the call is not a plain `name = self.stub(name)`.
+  struct StubNames {
+    std::string quantized, floating;
+  };
+  std::optional<StubNames> stub_names(const ir::Model& model, const ir::Node& stub_call);
   // Adds `self.NAME = QuantStub()` next to the template stub's line in __init__, when the new
   // stub lives on the same module as the template; else a note saying where to add it.
   void add_stub_to_init(const std::string& near_file, const std::string& template_stub, const std::string& stub_name,

@@ -42,9 +42,9 @@ float quantized_value(const analysis::QuantPoint& p, double c) {
 // Ops whose result keeps its operand's quantization grid: they pick or bound values without
 // computing new ones (clamp's bounds are quantized too on an int8 tensor).
 bool keeps_the_grid(const std::string& kind) {
-  static const std::set<std::string> ops = {
-      "aten::clamp",    "aten::clamp_",     "aten::clamp_min",  "aten::clamp_max",  "aten::relu",      "aten::relu_",
-      "aten::hardtanh", "aten::max_pool1d", "aten::max_pool2d", "aten::contiguous", "aten::dequantize"};
+  static const std::set<std::string> ops = {"aten::clamp",     "aten::clamp_",     "aten::clamp_min",
+                                            "aten::clamp_max", "aten::relu",       "aten::relu_",
+                                            "aten::hardtanh",  "aten::max_pool1d", "aten::max_pool2d"};
   return ops.count(kind) > 0 || analysis::is_dequantize_op(kind) || ir::is_view_op(kind);
 }
 
@@ -116,8 +116,9 @@ std::optional<Edit> compare_with_zero_edit(const analysis::Facts& facts, const i
 
 // Safe when the comparison can read the stub's float input; otherwise unsafe, and only when
 // the simulation saw nothing but 0 and the constant.
-std::optional<Fix> fix_for(const analysis::Facts& facts, const ir::Node& node, int side, double constant) {
-  if (auto edit = reroot_edit(facts, node, side))
+std::optional<Fix> fix_for(const analysis::Facts& facts, const ir::Node& node, int side, double constant,
+                           std::string& refusal) {
+  if (auto edit = reroot_edit(facts, node, side, &refusal))
     return safe_fix("compare the float input of " + describe_stubs(facts, node.inputs[side]) +
                         " instead, where the comparison is exact",
                     {*edit});
@@ -159,9 +160,10 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     if (!facts.quantized(operand) || !constant || !any_nonzero(*constant)) return false;
     if (survives_quantization(facts, operand, *constant)) return true;
     Diagnostic d = make_diagnostic(eq_nonzero_const_rule(), fn, node, message(facts, node, side, *constant));
-    if (auto fix = fix_for(facts, node, side, (*constant)[0]))
+    std::string refusal;
+    if (auto fix = fix_for(facts, node, side, (*constant)[0], refusal))
       d.fixes.push_back(*fix);
-    else if (std::string refusal = reroot_refusal(facts, node, side); !refusal.empty())
+    else if (!refusal.empty())
       d.notes.push_back(refusal);
     out.push_back(d);
     return true;

@@ -248,8 +248,9 @@ std::string how_it_becomes_a_mask(const MaskUse& use) {
 // input; a part used as a float mask is recomputed there and given a stub of its own.
 // Recomputes operand `operand` of the consumer from the stub's float input and gives it a new
 // stub of its own.
-std::optional<Edit> own_stub_from_float(const analysis::Facts& facts, const ir::Node& consumer, int operand) {
-  auto edit = reroot_edit(facts, consumer, operand);
+std::optional<Edit> own_stub_from_float(const analysis::Facts& facts, const ir::Node& consumer, int operand,
+                                        std::string* refusal = nullptr) {
+  auto edit = reroot_edit(facts, consumer, operand, refusal);
   auto stub = edit ? quantize_operand_edit(facts, consumer, operand, false) : std::nullopt;
   if (!stub) return std::nullopt;
   edit->quantize_after_reroot = true;
@@ -262,13 +263,13 @@ std::optional<Edit> own_stub_from_float(const analysis::Facts& facts, const ir::
 // A compared part: compare its float shadow. A part used as a float mask (S5): both parts
 // get their own stub from the float tensor, so neither sets the other's scale (tiny data
 // keeps its precision, and the mask's 1s stay exact).
-std::optional<Fix> mask_path_fix(const analysis::Facts& facts, const MaskUse& use) {
+std::optional<Fix> mask_path_fix(const analysis::Facts& facts, const MaskUse& use, std::string& refusal) {
   if (use.comparison) {
-    auto edit = reroot_edit(facts, *use.consumer, use.operand);
+    auto edit = reroot_edit(facts, *use.consumer, use.operand, &refusal);
     if (!edit) return std::nullopt;
     return safe_fix("take the mask from the float input of the stub", {*edit});
   }
-  auto mask = own_stub_from_float(facts, *use.consumer, use.operand);
+  auto mask = own_stub_from_float(facts, *use.consumer, use.operand, &refusal);
   if (!mask) return std::nullopt;
   std::vector<Edit> edits = {*mask};
   if (auto data = own_stub_from_float(facts, *use.consumer, 1 - use.operand)) edits.push_back(*data);
@@ -294,9 +295,10 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call,
                                          message(facts, call, how_it_becomes_a_mask(*mask_use), mask_use->threshold));
     d.evidence_node = mask_use->node;
-    if (auto fix = mask_path_fix(facts, *mask_use))
+    std::string refusal;
+    if (auto fix = mask_path_fix(facts, *mask_use, refusal))
       d.fixes.push_back(*fix);
-    else if (std::string refusal = reroot_refusal(facts, *mask_use->consumer, mask_use->operand); !refusal.empty())
+    else if (!refusal.empty())
       d.notes.push_back(refusal);
     out.push_back(d);
   }

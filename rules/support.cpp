@@ -116,23 +116,20 @@ Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts,
   return d;
 }
 
-std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand) {
+std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
+                                std::string* refusal) {
   auto plan = analysis::plan_float_shadow(facts, consumer, operand);
-  const auto* shadow = std::get_if<analysis::FloatShadowPlan>(&plan);
-  if (shadow == nullptr) return std::nullopt;
+  if (const auto* why = std::get_if<std::string>(&plan)) {
+    if (refusal != nullptr) *refusal = "no automatic fix: " + *why;
+    return std::nullopt;
+  }
   Edit e;
   e.kind = Edit::Kind::Reroot;
   e.node = &consumer;
   e.operand = operand;
-  e.stub_call = shadow->stub_call;
-  e.shadow = *shadow;
+  e.shadow = std::get<analysis::FloatShadowPlan>(std::move(plan));
+  e.stub_call = e.shadow.stub_call;
   return e;
-}
-
-std::string reroot_refusal(const analysis::Facts& facts, const ir::Node& consumer, int operand) {
-  auto plan = analysis::plan_float_shadow(facts, consumer, operand);
-  const auto* why = std::get_if<std::string>(&plan);
-  return why ? "no automatic fix: " + *why : "";
 }
 
 namespace {

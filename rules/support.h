@@ -62,12 +62,10 @@ Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts,
 // Fix builders. Each returns nothing when the rewrite does not apply here.
 // Recompute operand `operand` of `consumer` from the float input of the quant call its view
 // chain starts at (same function only: a value cannot be fetched from the caller).
-std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand);
-// Why no rewrite may read a float value in place of operand `operand`: it comes (through views
-// and dequantize) from a quant point that is not the identity in float, a quantize op or an
-// int8 kernel, whose input is not what the float model computes there. "" when that is not
-// the reason. Rules add it as a note to a finding they cannot fix, so --fix says why.
-std::string reroot_refusal(const analysis::Facts& facts, const ir::Node& consumer, int operand);
+// When there is none, `refusal` (if given) says why, as "no automatic fix: ...": rules add it as
+// a note to a finding they cannot fix, so --fix says why.
+std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
+                                std::string* refusal = nullptr);
 // Quantize operand `operand` of `consumer` with a new stub cloned from the model's plain
 // QuantStub (the consumer must sit in a module's method, where `self` can hold the stub).
 std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,

@@ -94,31 +94,18 @@ bool starts_with_name(const std::string& text, const std::string& name) {
   return !(std::isalnum(static_cast<unsigned char>(next)) || next == '_');
 }
 
-// How the Python source names the stub's output and its float input: `x` and `x_float` for
-// `x = self.quant(x)` (adding the alias line). Nullopt, with a note, when it cannot.
-struct StubNames {
-  std::string quantized, floating;
-};
+using StubNames = SourceSuggestions::StubNames;
 
+// How the Python source names the stub's output and its float input; nullopt, with a note,
+// when it cannot.
 std::optional<StubNames> stub_names(const ir::Model& model, const Edit& edit, SourceSuggestions& python,
                                     const std::string& here) {
-  static const std::regex assignment(R"(^\s*([A-Za-z_]\w*)\s*=\s*self\.)");
-  const ir::Node& stub_call = *edit.stub_call;
-  if (!stub_call.loc.known()) {
+  if (!edit.stub_call->loc.known()) {
     python.note(here + ": the model was traced, and traces record source lines but not expressions");
     return std::nullopt;
   }
-  const std::string* stub_line = model.source_line(stub_call.loc.file, stub_call.loc.line);
-  std::smatch m;
-  if (stub_line == nullptr || !std::regex_search(*stub_line, m, assignment)) {
-    python.note(here + ": the stub call is not a plain `name = self.stub(name)`");
-    return std::nullopt;
-  }
-  StubNames names{m[1], python.float_name_for(model, stub_call)};
-  if (names.floating.empty()) {
-    python.note(here + ": the stub call is not a plain `name = self.stub(name)`");
-    return std::nullopt;
-  }
+  auto names = python.stub_names(model, *edit.stub_call);
+  if (!names) python.note(here + ": the stub call is not a plain `name = self.stub(name)`");
   return names;
 }
 

@@ -214,14 +214,18 @@ std::optional<StubNames> pass_down_calls(const ir::Model& model, const Edit& edi
                                          const std::string& here) {
   for (const ir::Node* call : edit.shadow.calls) {
     const ir::Function* callee = ir::callee_of(model, *call);
+    if (callee == nullptr || !call->loc.known()) {
+      python.note(here + ": the archive records no source range for a call on the way");
+      return std::nullopt;
+    }
     std::vector<size_t> needed;
-    for (size_t i = 0; callee && i < callee->body.params.size(); ++i)
+    for (size_t i = 0; i < callee->body.params.size(); ++i)
       if (edit.shadow.params.count(callee->body.params[i])) needed.push_back(i);
-    const std::string* text = call->loc.known() ? model.source_line(call->loc.file, call->loc.line) : nullptr;
+    const std::string* text = model.source_line(call->loc.file, call->loc.line);
     auto list = text ? argument_list(*text, static_cast<size_t>(call->loc.end_column - 1)) : std::nullopt;
     const size_t position = needed.empty() ? 0 : needed[0] - (call->kind == "prim::CallMethod" ? 1 : 0);
     if (needed.size() != 1 || !list || !list->positional_only || position + 1 != list->arguments.size()) {
-      python.note(here + ": the call on line " + std::to_string(call->loc.line) +
+      python.note(here + ": the call at " + note_place(call->loc) +
                   " does not pass the value as its last plain argument");
       return std::nullopt;
     }
@@ -235,8 +239,8 @@ std::optional<StubNames> pass_down_calls(const ir::Model& model, const Edit& edi
     const std::string param = ir::display_name(callee->body.params[needed[0]]);
     if (!starts_with_name(argument, names.quantized) || !params || !params->positional_only || param.empty() ||
         shared_python_code(model, *callee)) {
-      python.note(here + ": the value passes through a call qlint cannot rewrite in Python (line " +
-                  std::to_string(call->loc.line) + ")");
+      python.note(here + ": the value passes through a call qlint cannot rewrite in Python (at " +
+                  note_place(call->loc) + ")");
       return std::nullopt;
     }
     const std::string file = call->loc.file;

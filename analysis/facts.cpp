@@ -77,6 +77,7 @@ class FactsSolver {
   void run() {
     classify_stub_modules();
     map_blocks();
+    find_written_attributes();
     seed_model_inputs();
     // Each pass settles at least one more call level; the cap only guards against bugs.
     for (int pass = 0; pass < 100; ++pass) {
@@ -105,6 +106,14 @@ class FactsSolver {
         facts_.stub_modules_[m.path] = StubKind::DeQuant;
       }
     }
+  }
+
+  void find_written_attributes() {
+    for (const auto& f : facts_.model_->functions)
+      ir::for_each_node(f->body, [&](const ir::Node& n) {
+        if (n.kind != "prim::SetAttr") return;
+        if (auto key = attribute_key(n)) written_.insert(*key);
+      });
   }
 
   // Measured parameters replace what the model states: they are what the deployed model gets.
@@ -301,12 +310,64 @@ class FactsSolver {
     }
   }
 
+  // A callee's parameters join every call site's arguments, so its returns carry what any
+  // caller brings. When the callee adds no quantization of its own (see transparent), a call's
+  // outputs keep only the quant points its own arguments bring: `self.refine(x_float)` beside
+  // `self.refine(q)` stays float.
   void call_node(const ir::Node& n, const ir::Function& callee) {
     std::vector<ir::Value*> args = ir::call_arguments(n);
     for (size_t i = 0; i < args.size() && i < callee.body.params.size(); ++i)
       join_value(callee.body.params[i], args[i]);
-    for (size_t i = 0; i < n.outputs.size() && i < callee.body.returns.size(); ++i)
-      join_value(n.outputs[i], callee.body.returns[i]);
+    const bool own_arguments_only = transparent(callee);
+    std::set<std::string> brought;
+    for (const ir::Value* arg : args) add_points(get(arg), brought);
+    for (size_t i = 0; i < n.outputs.size() && i < callee.body.returns.size(); ++i) {
+      ValueFacts out = get(callee.body.returns[i]);
+      if (own_arguments_only) keep_points(out, brought);
+      join(n.outputs[i], out);
+    }
+  }
+
+  // Whether nothing in `fn`, or in what it calls, quantizes or reads module state that forward
+  // writes: its outputs can then carry only the quantization its arguments bring.
+  bool transparent(const ir::Function& fn, int depth = 0) {
+    if (auto it = transparent_.find(&fn); it != transparent_.end()) return it->second;
+    bool clear = depth < 32;
+    ir::for_each_node(fn.body, [&](const ir::Node& n) {
+      if (!clear) return;
+      const auto key = n.kind == "prim::GetAttr" ? attribute_key(n) : std::nullopt;
+      if (facts_.stub_call(n) == StubKind::Quant || quantizes_activations(n) || (key && written_.count(*key)))
+        clear = false;
+      else if (const ir::Function* inner = ir::callee_of(*facts_.model_, n))
+        clear = transparent(*inner, depth + 1);
+    });
+    return transparent_[&fn] = clear;
+  }
+
+  static void add_points(const ValueFacts& f, std::set<std::string>& points) {
+    auto add = [&](const auto& flow) {
+      points.insert(flow.sources.begin(), flow.sources.end());
+      points.insert(flow.domain.begin(), flow.domain.end());
+      for (const auto& [point, part] : flow.views) points.insert(point);
+    };
+    add(f);
+    for (const auto& [key, element] : f.elements) add(element);
+  }
+
+  template <typename Flow>
+  static void keep_flow(Flow& f, const std::set<std::string>& points) {
+    auto drop = [&](std::set<std::string>& set) {
+      for (auto it = set.begin(); it != set.end();) it = points.count(*it) ? std::next(it) : set.erase(it);
+    };
+    drop(f.sources);
+    drop(f.domain);
+    for (auto it = f.views.begin(); it != f.views.end();)
+      it = points.count(it->first) ? std::next(it) : f.views.erase(it);
+  }
+
+  static void keep_points(ValueFacts& f, const std::set<std::string>& points) {
+    keep_flow(f, points);
+    for (auto& [key, element] : f.elements) keep_flow(element, points);
   }
 
   void stub_node(const ir::Node& n, StubKind stub, const std::string& path, const ir::Value* input) {
@@ -528,6 +589,8 @@ class FactsSolver {
 
   Facts& facts_;
   std::map<std::string, ValueFacts> attributes_;  // "module.path.attribute" -> what forward wrote
+  std::set<std::string> written_;                 // the attributes some prim::SetAttr writes
+  std::map<const ir::Function*, bool> transparent_;
   const StubClasses& stubs_;
   const Calibration& calibration_;
   const std::vector<ir::DType>& input_dtypes_;

@@ -38,7 +38,7 @@ bool callee_is_pure(const Facts& facts, const ir::Function& callee, int depth = 
 
 class Planner {
  public:
-  Planner(const Facts& facts, std::string point) : facts_(facts), point_(std::move(point)) {}
+  Planner(const Facts& facts, std::set<std::string> points) : facts_(facts), points_(std::move(points)) {}
 
   void visit(const ir::Value* v) {
     if (!refusal_.empty() || !seen_.insert(v).second || !tainted(v)) return;
@@ -51,27 +51,35 @@ class Planner {
       plan_.identity_calls.insert(&n);
       return visit(n.inputs[1]);
     }
+    if (n.kind == "prim::Loop" || n.kind == "prim::If") return block_output(n, v);
+    if (const ir::Function* callee = ir::callee_of(facts_.model(), n); callee && !callee_is_pure(facts_, *callee))
+      return returned(n, *callee, v);
     if (std::string why = why_not_copyable(n); !why.empty()) return refuse(why);
     plan_.nodes.insert(&n);
     for (const ir::Value* in : n.inputs) visit(in);
   }
 
-  // The calls from the stub's function down to `consumer`'s, once the walk is done.
+  // The calls from the stub's function up to the function the value comes back to, and from
+  // there down to `consumer`'s, once the walk is done.
   void finish(const ir::Node& consumer) {
     if (!refusal_.empty()) return;
-    if (stubs_.empty()) {
+    if (nearest_ == nullptr) {
       refuse("the value does not come from a stub call qlint can follow");
       return;
     }
     plan_.stub_call = nearest_;
-    const ir::Function* stub_fn = facts_.function_of(*plan_.stub_call);
+    const ir::Function* top = facts_.function_of(*plan_.stub_call);
+    std::set<const ir::Function*> up;
+    for (; top != nullptr && returning_.count(top); top = facts_.function_of(*returning_[top]))
+      if (!up.insert(top).second) return refuse("the value comes back through a recursive call");
+    if (up.size() != returning_.size()) return refuse("the value comes back through calls qlint cannot follow");
+    for (const auto& [callee, call] : returning_)
+      if (call_into_.count(callee))
+        return refuse("the value passes into `" + callee->name + "` and back out, which qlint does not rewrite");
     std::set<const ir::Function*> on_path;
-    for (const ir::Function* fn = facts_.function_of(consumer); fn != stub_fn;
-         fn = facts_.function_of(*call_into_[fn])) {
-      if (fn == nullptr || !call_into_.count(fn) || !on_path.insert(fn).second) {
-        refuse("the stub call is not in a caller of the function that compares");
-        return;
-      }
+    for (const ir::Function* fn = facts_.function_of(consumer); fn != top; fn = facts_.function_of(*call_into_[fn])) {
+      if (fn == nullptr || !call_into_.count(fn) || !on_path.insert(fn).second)
+        return refuse("the stub call is not in a caller of the function that compares");
       plan_.calls.insert(plan_.calls.begin(), call_into_[fn]);
     }
     if (on_path.size() != call_into_.size())
@@ -82,7 +90,11 @@ class Planner {
   const std::string& refusal() const { return refusal_; }
 
  private:
-  bool tainted(const ir::Value* v) const { return facts_.quant_sources(v).count(point_) > 0; }
+  bool tainted(const ir::Value* v) const {
+    for (const std::string& point : facts_.quant_sources(v))
+      if (points_.count(point)) return true;
+    return false;
+  }
 
   void refuse(std::string why) {
     if (refusal_.empty()) refusal_ = std::move(why);
@@ -94,20 +106,64 @@ class Planner {
       return refuse("the value is quantized by " + (p ? describe(*p) : "`" + call.point + "`") +
                     ", which changes it (a quantize op or an int8 kernel is not the identity in float), so no rewrite "
                     "can read a float value in its place; change the float model before it is converted");
-    // FX QAT shares one FakeQuantize between an op and the clamp after it: the value may pass
-    // the same quant point more than once, and the shadow skips every pass.
-    if (call.point == point_) {
-      if (stubs_.empty()) nearest_ = call.call;
-      stubs_.insert(call.call);
-    }
+    // Every other pass through a quant point is skipped too: another stub, or the same
+    // FakeQuantize that FX QAT shares between an op and the clamp after it.
+    if (nearest_ == nullptr) nearest_ = call.call;
     if (call.call != nearest_) plan_.identity_calls.insert(call.call);  // the identity in float
     visit(call.input);
   }
 
+  // An output of a loop or a branch: its twin is a new output, made from the twin of what each
+  // block returns for it (a loop's output is its body parameter's last value).
+  void block_output(const ir::Node& n, const ir::Value* v) {
+    const auto index = static_cast<size_t>(std::find(n.outputs.begin(), n.outputs.end(), v) - n.outputs.begin());
+    plan_.block_outputs.insert(v);
+    if (n.kind == "prim::Loop") {
+      if (n.blocks.size() != 1 || index + 1 >= n.blocks[0]->params.size())
+        return refuse("a loop" + on_line(n) + " does not carry its outputs the way TorchScript does");
+      return visit(n.blocks[0]->params[index + 1]);
+    }
+    for (const auto& block : n.blocks) {
+      if (index >= block->returns.size()) return refuse("a branch" + on_line(n) + " does not return all its outputs");
+      visit(block->returns[index]);
+    }
+  }
+
+  // The output of a call into a callee that quantizes (a backbone holding the stub): the
+  // callee's copy returns the twin of what it returns, beside it.
+  void returned(const ir::Node& call, const ir::Function& callee, const ir::Value* v) {
+    const auto index =
+        static_cast<size_t>(std::find(call.outputs.begin(), call.outputs.end(), v) - call.outputs.begin());
+    if (call.outputs.size() != 1 || index >= callee.body.returns.size())
+      return refuse("the value comes out of `" + callee.name + "`, which returns it in a way qlint cannot follow");
+    if (auto [it, added] = returning_.try_emplace(&callee, &call); !added && it->second != &call)
+      return refuse("the value comes out of `" + callee.name + "`, which is called from several places");
+    plan_.returned.insert(v);
+    visit(callee.body.returns[index]);
+  }
+
+  // A value a loop carries (a parameter of its body, after the iteration number): its twin
+  // starts from the twin of the value the loop starts with and goes on with the twin of what
+  // the body returns for the next iteration.
+  void loop_carried(const ir::Node& loop, const ir::Value* v) {
+    const std::vector<ir::Value*>& params = loop.blocks[0]->params;
+    const auto index = static_cast<size_t>(std::find(params.begin(), params.end(), v) - params.begin());
+    if (index == 0 || index + 1 >= loop.inputs.size() || index >= loop.blocks[0]->returns.size())
+      return refuse("a loop" + on_line(loop) + " does not carry the value the way TorchScript does");
+    plan_.params.insert(v);
+    visit(loop.inputs[index + 1]);  // the inputs are the trip count, the condition, then the carried values
+    visit(loop.blocks[0]->returns[index]);
+  }
+
   // A parameter of a callee: its shadow comes from the one call site's argument.
   void parameter(const ir::Value* v) {
+    if (const ir::Node* owner = v->param_of ? v->param_of->owner : nullptr) {
+      if (owner->kind == "prim::Loop" && owner->blocks.size() == 1) return loop_carried(*owner, v);
+      return refuse("the value is a parameter of a `" + owner->kind + "` block" + on_line(*owner) +
+                    ", which qlint does not rewrite");
+    }
     const ir::Function* fn = function_with_parameter(v);
-    if (fn == nullptr) return refuse("the value is carried by a loop or a branch, which qlint does not rewrite yet");
+    if (fn == nullptr) return refuse("the value is a parameter qlint cannot find the function of");
     const std::vector<const ir::Node*>& sites = call_sites(*fn);
     if (sites.size() != 1)
       return refuse("`" + fn->name + "` is called from " + std::to_string(sites.size()) +
@@ -143,8 +199,7 @@ class Planner {
 
   std::string why_not_copyable(const ir::Node& n) const {
     const std::string what = "`" + n.kind + "`" + on_line(n);
-    if (!n.blocks.empty())
-      return "the value comes out of a loop or a branch (" + what + "), which qlint does not rewrite yet";
+    if (!n.blocks.empty()) return "the value comes out of " + what + ", which qlint does not rewrite";
     if (mutates(n)) return "the value is made by " + what + ", which changes its operand in place";
     if (n.kind == "prim::GetAttr") return "the value is read from module state written in forward (" + what + ")";
     if (const ir::Function* callee = ir::callee_of(facts_.model(), n); callee && !callee_is_pure(facts_, *callee))
@@ -155,11 +210,11 @@ class Planner {
   }
 
   const Facts& facts_;
-  std::string point_;
+  std::set<std::string> points_;  // the quant points the value passed, all the identity in float
   FloatShadowPlan plan_;
-  std::set<const ir::Node*> stubs_;
-  const ir::Node* nearest_ = nullptr;  // the first call of the quant point on the way back
-  std::map<const ir::Function*, const ir::Node*> call_into_;
+  const ir::Node* nearest_ = nullptr;                         // the first quant call on the way back
+  std::map<const ir::Function*, const ir::Node*> call_into_;  // callee -> the call passing a twin in
+  std::map<const ir::Function*, const ir::Node*> returning_;  // callee -> the call getting a twin back
   std::set<const ir::Value*> seen_;
   std::map<const ir::Function*, std::vector<const ir::Node*>> sites_;
   bool sites_indexed_ = false;
@@ -170,16 +225,22 @@ class Planner {
 
 bool FloatShadowPlan::shadowed(const ir::Value* v) const {
   if (stub_call != nullptr && v == stub_call->output()) return true;
-  return params.count(v) > 0 ||
+  return params.count(v) > 0 || block_outputs.count(v) > 0 || returned.count(v) > 0 ||
          (v->producer != nullptr && (nodes.count(v->producer) > 0 || identity_calls.count(v->producer) > 0));
+}
+
+bool FloatShadowPlan::crosses_blocks() const {
+  if (!block_outputs.empty()) return true;
+  return std::any_of(params.begin(), params.end(),
+                     [](const ir::Value* p) { return p->param_of != nullptr && p->param_of->owner != nullptr; });
 }
 
 std::variant<FloatShadowPlan, std::string> plan_float_shadow(const Facts& facts, const ir::Node& consumer,
                                                              int operand) {
   const ir::Value* v = consumer.inputs.at(static_cast<size_t>(operand));
   const auto& sources = facts.quant_sources(v);
-  if (sources.size() != 1) return std::string("the value is quantized by several quant points");
-  Planner planner(facts, *sources.begin());
+  if (sources.empty()) return std::string("the value is not quantized");
+  Planner planner(facts, {sources.begin(), sources.end()});
   planner.visit(v);
   planner.finish(consumer);
   if (!planner.refusal().empty()) return planner.refusal();

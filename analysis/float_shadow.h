@@ -5,8 +5,9 @@
 // The shadow starts at the stub call's float input and follows the value's computation through
 // any op, through other stubs (the identity in float), and into child modules and free
 // functions: a parameter's shadow is the caller's argument's, passed in as an extra argument
-// of a copy of the callee. This planner finds which values to recompute, or says why it cannot;
-// rewriter/edits/reroot.cpp carries the plan out.
+// of a copy of the callee. A value a loop carries gets a float twin carried beside it, and a
+// value out of a branch a float twin out of each block. This planner finds which values to
+// recompute, or says why it cannot; rewriter/edits/reroot.cpp carries the plan out.
 #pragma once
 
 #include <set>
@@ -21,21 +22,32 @@ namespace qlint::analysis {
 
 struct FloatShadowPlan {
   const ir::Node* stub_call = nullptr;  // the nearest call of the quant point; its input stands in for its output
-  // The calls from the stub call's function down to the consumer's, outermost first: each
-  // callee gets a copy that takes the float values it needs as extra parameters.
+  // The calls from the function the value comes back to (the stub call's, or a caller of the
+  // callees in `returned`) down to the consumer's, outermost first: each callee gets a copy
+  // that takes the float values it needs as extra parameters.
   std::vector<const ir::Node*> calls;
   // What is recomputed: nodes copied with float operands, stub and DeQuantStub calls on the way
-  // (skipped: the identity in float), and callee parameters that become extra ones.
+  // (skipped: the identity in float), callee parameters that become extra ones, loop body
+  // parameters (loop-carried values) that get a carried twin, and outputs of loops and
+  // branches that get a twin output.
   std::set<const ir::Node*> nodes;
   std::set<const ir::Node*> identity_calls;
   std::set<const ir::Value*> params;
+  std::set<const ir::Value*> block_outputs;
+  // Outputs of calls into callees that quantize (the stub is inside): the callee's copy returns
+  // their twins beside them.
+  std::set<const ir::Value*> returned;
 
   bool crosses_calls() const { return !calls.empty(); }
+  // Whether the shadow passes through a loop or a branch.
+  bool crosses_blocks() const;
   // Whether the shadow of `v` differs from `v` itself (it depends on the stub's output).
   bool shadowed(const ir::Value* v) const;
 };
 
-// The plan for operand `operand` of `consumer`, or why that value has no float shadow.
+// The plan for operand `operand` of `consumer`, or why that value has no float shadow. Every
+// stub the value passed is taken out (each is the identity in float), so the shadow is the
+// float model's own value.
 std::variant<FloatShadowPlan, std::string> plan_float_shadow(const Facts& facts, const ir::Node& consumer, int operand);
 
 }  // namespace qlint::analysis

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -59,10 +60,23 @@ class GraphRewriter {
   // Inserts `kind(args...)` before `before`, with `before`'s source range; returns its output.
   virtual GraphValue insert_op(const Node& before, const std::string& kind, const std::vector<OpArg>& args) = 0;
 
-  // Inserts a copy of `original` before `before` that reads `inputs[i]` instead of its input i
+  // Inserts a copy of `original` right after it that reads `inputs[i]` instead of its input i
   // where one is given; returns the copy's outputs. The copy keeps `original`'s source range.
-  virtual std::vector<GraphValue> insert_copy(const Node& before, const Node& original,
-                                              const std::vector<std::optional<GraphValue>>& inputs) = 0;
+  // (Right after the original, every value the original can read is defined, in its block.)
+  virtual std::vector<GraphValue> insert_copy_after(const Node& original,
+                                                    const std::vector<std::optional<GraphValue>>& inputs) = 0;
+
+  // Makes `loop` (a prim::Loop) carry more values: the i-th starts as `initial[i]`; `next` gets
+  // their values in an iteration (new parameters of the body) and returns their values for the
+  // next one. Returns the values after the loop (new outputs). When `next` throws, the new
+  // values are carried unchanged, so the graph stays whole, and the exception goes on.
+  using NextIteration = std::function<std::vector<GraphValue>(const std::vector<GraphValue>& in_iteration)>;
+  virtual std::vector<GraphValue> add_loop_carried(const Node& loop, const std::vector<GraphValue>& initial,
+                                                   const NextIteration& next) = 0;
+
+  // Gives `branch` (a prim::If) more outputs: the i-th is `per_block[b][i]` when block b runs.
+  virtual std::vector<GraphValue> add_branch_outputs(const Node& branch,
+                                                     const std::vector<std::vector<GraphValue>>& per_block) = 0;
 
   // Makes `call` (a prim::CallMethod or prim::CallFunction of `callee`) call a copy of its
   // callee that takes `extra` as further arguments, leaving the callee for its other callers;
@@ -70,6 +84,13 @@ class GraphRewriter {
   // the copy's.
   virtual std::vector<GraphValue> call_copy_with_extra_arguments(const Node& call, const Function& callee,
                                                                  const std::vector<GraphValue>& extra) = 0;
+
+  // Makes `call` call a copy of its callee that returns more values beside its own: `more` runs
+  // once the copy exists (the callee's IR nodes and values standing for the copy's from then
+  // on) and gives those values, inside the copy. Returns them as the caller receives them.
+  using MoreReturns = std::function<std::vector<GraphValue>()>;
+  virtual std::vector<GraphValue> call_copy_returning_more(const Node& call, const Function& callee,
+                                                           const MoreReturns& more) = 0;
 
   // Registers a clone of the module at `template_path` as the submodule `name` of the module at
   // `owner_path` ("" for the root), and of every other instance of the owner's class, which

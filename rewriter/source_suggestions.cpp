@@ -5,6 +5,7 @@
 #include <optional>
 #include <regex>
 
+#include "analysis/facts.h"
 #include "ir/source_text.h"
 #include "rewriter/edits/edit_kind.h"
 #include "rewriter/unified_diff.h"
@@ -83,10 +84,29 @@ std::optional<SourceSuggestions::StubNames> SourceSuggestions::stub_names(const 
   return StubNames{out, in + "_float"};
 }
 
-void SourceSuggestions::add_stub_to_init(const std::string& near_file, const std::string& template_stub,
-                                         const std::string& stub_name, const std::string& owner_path) {
+namespace {
+
+// "the module `head`", or "class `GateHead` (modules `gate_pos`, `gate_neg`)" when instances
+// share the class whose __init__ gets the stub.
+std::string init_owner(const ir::Model& model, const std::string& owner_path) {
+  const ir::ModuleInfo* owner = model.find_module(owner_path);
+  std::vector<std::string> instances;
+  for (const ir::ModuleInfo& m : model.modules)
+    if (owner != nullptr && m.class_name == owner->class_name) instances.push_back("`" + m.path + "`");
+  if (instances.size() < 2) return "the module `" + owner_path + "`";
+  std::string cls = analysis::normalize_class_name(owner->class_name);
+  std::string list;
+  for (const std::string& instance : instances) list += (list.empty() ? "" : ", ") + instance;
+  return "class `" + cls.substr(cls.rfind('.') + 1) + "` (modules " + list + ")";
+}
+
+}  // namespace
+
+void SourceSuggestions::add_stub_to_init(const ir::Model& model, const std::string& near_file,
+                                         const std::string& template_stub, const std::string& stub_name,
+                                         const std::string& owner_path) {
   if (parent_path(template_stub) != owner_path) {
-    notes_.push_back("add `self." + stub_name + " = QuantStub()` to the __init__ of the module `" + owner_path + "`");
+    notes_.push_back("add `self." + stub_name + " = QuantStub()` to the __init__ of " + init_owner(model, owner_path));
     return;
   }
   FileEdits* f = file(near_file);

@@ -80,9 +80,10 @@ class SourceSuggestions {
   };
   std::optional<StubNames> stub_names(const ir::Model& model, const ir::Node& stub_call);
   // Adds `self.NAME = QuantStub()` next to the template stub's line in __init__, when the new
-  // stub lives on the same module as the template; else a note saying where to add it.
-  void add_stub_to_init(const std::string& near_file, const std::string& template_stub, const std::string& stub_name,
-                        const std::string& owner_path);
+  // stub lives on the same module as the template; else a note saying where to add it (the
+  // class's __init__ when several instances share it: each of them gets the stub).
+  void add_stub_to_init(const ir::Model& model, const std::string& near_file, const std::string& template_stub,
+                        const std::string& stub_name, const std::string& owner_path);
 
  private:
   struct Replace {

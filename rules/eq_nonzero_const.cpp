@@ -66,7 +66,7 @@ std::string what_it_becomes(const analysis::Facts& facts, const ir::Value* quant
   if (p == nullptr || constant.size() != 1 || !on_the_grid_of(facts, quantized, *p))
     return ", which quantization only approximates (1.0 may become 1.0007), so it is almost never ";
   return " (scale " + format_number(*p->scale) + "): " + format_number(constant[0]) + " becomes " +
-         format_number(quantized_value(*p, constant[0])) + " after quantization, so it is never ";
+         format_number_unlike(quantized_value(*p, constant[0]), constant[0]) + " after quantization, so it is never ";
 }
 
 // Where the exact value is, in the terms of the model's quantization flow.

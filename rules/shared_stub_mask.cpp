@@ -212,7 +212,8 @@ std::string consequence(const analysis::Facts& facts, const std::string& point) 
   if (p == nullptr || !p->scale)
     return "large data rounds the mask's 1s to 0, and tiny data loses its precision to the 1s";
   float one = analysis::fake_quantize(1.0f, static_cast<float>(*p->scale), p->zero_point, p->quant_min, p->quant_max);
-  return "at its scale " + format_number(*p->scale) + " the mask value 1.0 quantizes to " + format_number(one);
+  return "at its scale " + format_number(*p->scale) + " the mask value 1.0 quantizes to " +
+         format_number_unlike(one, 1.0);
 }
 
 // What the shared scale does to a mask made by a threshold: the data's range sets the step, and
@@ -343,7 +344,9 @@ const Rule& shared_stub_mask_rule() {
         "A threshold the same way: `keep = x[:, :, -1] > 0.5` on the float `x`, before the stub. "
         "`--fix` compares the compared part's float shadow instead: the same computation from the "
         "stub's float input, also inside child modules and helper functions (passed down as an "
-        "extra argument). Where a part is used as a float mask of another part (S5), both parts "
+        "extra argument), loops (a loop-carried twin), branches (a twin out of each block) and "
+        "calls of the module holding the stub (a twin returned beside its result). "
+        "Where a part is used as a float mask of another part (S5), both parts "
         "are taken from the float tensor, each with a stub of its own, so that tiny data no "
         "longer shares its scale with the mask's 1s:\n"
         "    data = self.data_quant(x_float[:, :, :, :-1])\n"

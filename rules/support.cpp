@@ -42,6 +42,17 @@ std::string format_number(double v) {
   return buf;
 }
 
+std::string format_number_unlike(double v, double other) {
+  if (v == other) return format_number(v);
+  char mine[32], theirs[32];
+  for (int digits = 5; digits < 17; ++digits) {
+    std::snprintf(mine, sizeof mine, "%.*g", digits, v);
+    std::snprintf(theirs, sizeof theirs, "%.*g", digits, other);
+    if (std::string(mine) != theirs) break;
+  }
+  return mine;
+}
+
 ir::SourceLoc best_location(const ir::Node& node) {
   if (node.loc.known()) return node.loc;
   for (const ir::Value* out : node.outputs)

@@ -42,6 +42,8 @@ bool is_binary_arithmetic(const std::string& kind);
 
 // A number as people write it: 1, 0.5, 1.0007, 2.1363 (five significant digits at most).
 std::string format_number(double v);
+// `v` with as many digits as it takes to tell it from `other` (0.99998 beside 1, not "1").
+std::string format_number_unlike(double v, double other);
 
 // The node's own source location, or, for nodes without one (calls in traced graphs), the
 // location of the first user that has one.

@@ -44,11 +44,11 @@ std::string fresh_name(const std::string& base, Taken taken) {
   }
 }
 
-c10::FunctionSchema with_extra_tensor_arguments(const c10::FunctionSchema& schema, const std::string& name,
-                                                size_t extra) {
+c10::FunctionSchema with_extra_arguments(const c10::FunctionSchema& schema, const std::string& name,
+                                         const std::vector<c10::TypePtr>& extra) {
   std::vector<c10::Argument> arguments = schema.arguments();
-  for (size_t i = 0; i < extra; ++i)
-    arguments.emplace_back("qlint_float_" + std::to_string(arguments.size()), c10::TensorType::get());
+  for (const c10::TypePtr& type : extra)
+    arguments.emplace_back("qlint_float_" + std::to_string(arguments.size()), type);
   return c10::FunctionSchema(name, "", std::move(arguments), schema.returns());
 }
 
@@ -98,22 +98,64 @@ ir::GraphValue GraphRewriter::insert_op(const ir::Node& before, const std::strin
   return graph_value(out);
 }
 
-std::vector<ir::GraphValue> GraphRewriter::insert_copy(const ir::Node& before, const ir::Node& original_ir,
-                                                       const std::vector<std::optional<ir::GraphValue>>& inputs) {
-  jit::Node* at = node_for(before);
+std::vector<ir::GraphValue> GraphRewriter::insert_copy_after(const ir::Node& original_ir,
+                                                             const std::vector<std::optional<ir::GraphValue>>& inputs) {
   jit::Node* original = node_for(original_ir);
   std::map<jit::Value*, jit::Value*> replaced;
   for (size_t i = 0; i < inputs.size() && i < original->inputs().size(); ++i)
     if (inputs[i]) replaced[original->input(i)] = jit_value(*inputs[i]);
-  jit::Graph& g = *at->owningGraph();
-  jit::Node* copy = g.createClone(original, [&](jit::Value* in) {
+  jit::Node* copy = original->owningGraph()->createClone(original, [&](jit::Value* in) {
     auto it = replaced.find(in);
     return it == replaced.end() ? in : it->second;
   });
   copy->setSourceRange(original->sourceRange());
-  copy->insertBefore(at);
+  copy->insertAfter(original);
   std::vector<ir::GraphValue> outputs;
   for (jit::Value* out : copy->outputs()) outputs.push_back(graph_value(out));
+  return outputs;
+}
+
+std::vector<ir::GraphValue> GraphRewriter::add_loop_carried(const ir::Node& loop_ir,
+                                                            const std::vector<ir::GraphValue>& initial,
+                                                            const NextIteration& next) {
+  jit::Node* loop = node_for(loop_ir);
+  if (loop->kind() != c10::prim::Loop || loop->blocks().size() != 1)
+    throw ir::RewriteRefused("`" + loop_ir.kind + "` is not a loop TorchScript can carry more values in");
+  jit::Block* body = loop->blocks()[0];
+  std::vector<ir::GraphValue> in_iteration, after;
+  for (const ir::GraphValue& start : initial) {
+    jit::Value* value = jit_value(start);
+    c10::TypePtr type = c10::unshapedType(value->type());
+    loop->addInput(value);
+    in_iteration.push_back(graph_value(body->addInput()->setType(type)));
+    after.push_back(graph_value(loop->addOutput()->setType(type)));
+  }
+  std::vector<ir::GraphValue> next_values;
+  try {
+    next_values = next(in_iteration);
+    if (next_values.size() != in_iteration.size()) throw ir::RewriteRefused("a loop-carried value has no next value");
+    for (const ir::GraphValue& v : next_values) jit_value(v);  // each exists
+  } catch (...) {
+    for (const ir::GraphValue& v : in_iteration) body->registerOutput(jit_value(v));
+    throw;
+  }
+  for (const ir::GraphValue& v : next_values) body->registerOutput(jit_value(v));
+  return after;
+}
+
+std::vector<ir::GraphValue> GraphRewriter::add_branch_outputs(
+    const ir::Node& branch_ir, const std::vector<std::vector<ir::GraphValue>>& per_block) {
+  jit::Node* branch = node_for(branch_ir);
+  if (branch->kind() != c10::prim::If || branch->blocks().size() != per_block.size())
+    throw ir::RewriteRefused("`" + branch_ir.kind + "` is not a branch with one value per block");
+  for (const auto& values : per_block)
+    if (values.size() != per_block.front().size()) throw ir::RewriteRefused("a branch's blocks return unlike values");
+  std::vector<ir::GraphValue> outputs;
+  for (size_t i = 0; !per_block.empty() && i < per_block.front().size(); ++i) {
+    for (size_t b = 0; b < per_block.size(); ++b) branch->blocks()[b]->registerOutput(jit_value(per_block[b][i]));
+    outputs.push_back(
+        graph_value(branch->addOutput()->setType(c10::unshapedType(jit_value(per_block.front()[i])->type()))));
+  }
   return outputs;
 }
 
@@ -122,7 +164,10 @@ std::vector<ir::GraphValue> GraphRewriter::call_copy_with_extra_arguments(const 
                                                                           const std::vector<ir::GraphValue>& extra) {
   jit::Node* call = node_for(call_ir);
   jit::Graph* from = nullptr;
-  jit::Graph& copy = retarget_to_copy(call, extra.size(), from);
+  // Each extra parameter is typed like what is passed (a tensor, or a dict of them).
+  std::vector<c10::TypePtr> types;
+  for (const ir::GraphValue& argument : extra) types.push_back(c10::unshapedType(jit_value(argument)->type()));
+  jit::Graph& copy = *jit::toGraphFunction(retarget_to_copy(call, types, from)).graph();
   redirect_into(callee, *from, copy);
   for (const ir::GraphValue& argument : extra) call->addInput(jit_value(argument));
   std::vector<ir::GraphValue> params;
@@ -131,7 +176,40 @@ std::vector<ir::GraphValue> GraphRewriter::call_copy_with_extra_arguments(const 
   return params;
 }
 
-jit::Graph& GraphRewriter::retarget_to_copy(jit::Node* call, size_t extra, jit::Graph*& from) {
+// The copy returns a tuple of the callee's value and the more values; the call site unpacks it
+// right after the call, and the call's old uses read its first element.
+std::vector<ir::GraphValue> GraphRewriter::call_copy_returning_more(const ir::Node& call_ir, const ir::Function& callee,
+                                                                    const MoreReturns& more) {
+  jit::Node* call = node_for(call_ir);
+  if (call->outputs().size() != 1) throw ir::RewriteRefused("a call with several outputs cannot return more");
+  jit::Graph* from = nullptr;
+  jit::Function& made = retarget_to_copy(call, {}, from);
+  jit::Graph& copy = *jit::toGraphFunction(made).graph();
+  redirect_into(callee, *from, copy);
+  std::vector<jit::Value*> returned = {copy.outputs().at(0)};
+  for (const ir::GraphValue& v : more()) returned.push_back(jit_value(v));
+  jit::Node* tuple = copy.createTuple(returned);
+  tuple->insertBefore(copy.return_node());
+  copy.eraseOutput(0);
+  copy.registerOutput(tuple->output());
+  const c10::FunctionSchema& schema = made.getSchema();
+  made.setSchema(c10::FunctionSchema(schema.name(), schema.overload_name(), schema.arguments(),
+                                     {c10::Argument("", tuple->output()->type())}));
+
+  jit::Value* result = call->output();
+  result->setType(tuple->output()->type());
+  jit::Node* unpack = call->owningGraph()->createTupleUnpack(result);
+  unpack->insertAfter(call);
+  result->replaceAllUsesWith(unpack->output(0));
+  unpack->replaceInput(0, result);
+  value_redirects_[call_ir.outputs.at(0)] = unpack->output(0);
+  std::vector<ir::GraphValue> more_values;
+  for (size_t i = 1; i < unpack->outputs().size(); ++i) more_values.push_back(graph_value(unpack->output(i)));
+  return more_values;
+}
+
+jit::Function& GraphRewriter::retarget_to_copy(jit::Node* call, const std::vector<c10::TypePtr>& extra,
+                                               jit::Graph*& from) {
   jit::Function* original = nullptr;
   c10::ClassTypePtr cls;
   if (call->kind() == c10::prim::CallMethod) {
@@ -144,13 +222,13 @@ jit::Graph& GraphRewriter::retarget_to_copy(jit::Node* call, size_t extra, jit::
     throw ir::RewriteRefused("a call whose callee has no graph cannot pass a float value on");
   from = jit::toGraphFunction(*original).graph().get();
   std::shared_ptr<jit::Graph> graph = from->copy();
-  for (size_t i = 0; i < extra; ++i) graph->addInput()->setType(c10::TensorType::get());
+  for (const c10::TypePtr& type : extra) graph->addInput()->setType(type);
   jit::Function* made = nullptr;
   if (cls) {
     std::string name =
         fresh_name(original->name(), [&](const std::string& n) { return cls->findMethod(n) != nullptr; });
     made = cls->compilation_unit()->create_function(c10::QualifiedName(*cls->name(), name), graph);
-    made->setSchema(with_extra_tensor_arguments(original->getSchema(), name, extra));
+    made->setSchema(with_extra_arguments(original->getSchema(), name, extra));
     cls->addMethod(made);
     call->s_(c10::attr::name, name);
   } else {
@@ -159,14 +237,14 @@ jit::Graph& GraphRewriter::retarget_to_copy(jit::Node* call, size_t extra, jit::
       return unit->find_function(c10::QualifiedName(original->qualname().prefix(), n)) != nullptr;
     });
     made = unit->create_function(c10::QualifiedName(original->qualname().prefix(), name), graph);
-    made->setSchema(with_extra_tensor_arguments(original->getSchema(), name, extra));
+    made->setSchema(with_extra_arguments(original->getSchema(), name, extra));
     jit::Node* constant = call->owningGraph()->create(c10::prim::Constant);
     constant->s_(c10::attr::name, name);
     constant->output()->setType(c10::FunctionType::create(made));
     constant->insertBefore(call);
     call->replaceInput(0, constant->output());
   }
-  return *jit::toGraphFunction(*made).graph();
+  return *made;
 }
 
 void GraphRewriter::add_submodule_clone(const std::string& owner_path, const std::string& name,

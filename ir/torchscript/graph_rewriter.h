@@ -25,10 +25,16 @@ class GraphRewriter final : public ir::GraphRewriter {
   ir::GraphValue input_of(const ir::Node& node, size_t index) override;
   ir::GraphValue insert_op(const ir::Node& before, const std::string& kind,
                            const std::vector<ir::OpArg>& args) override;
-  std::vector<ir::GraphValue> insert_copy(const ir::Node& before, const ir::Node& original,
-                                          const std::vector<std::optional<ir::GraphValue>>& inputs) override;
+  std::vector<ir::GraphValue> insert_copy_after(const ir::Node& original,
+                                                const std::vector<std::optional<ir::GraphValue>>& inputs) override;
+  std::vector<ir::GraphValue> add_loop_carried(const ir::Node& loop, const std::vector<ir::GraphValue>& initial,
+                                               const NextIteration& next) override;
+  std::vector<ir::GraphValue> add_branch_outputs(const ir::Node& branch,
+                                                 const std::vector<std::vector<ir::GraphValue>>& per_block) override;
   std::vector<ir::GraphValue> call_copy_with_extra_arguments(const ir::Node& call, const ir::Function& callee,
                                                              const std::vector<ir::GraphValue>& extra) override;
+  std::vector<ir::GraphValue> call_copy_returning_more(const ir::Node& call, const ir::Function& callee,
+                                                       const MoreReturns& more) override;
   void add_submodule_clone(const std::string& owner_path, const std::string& name,
                            const std::string& template_path) override;
   ir::GraphValue insert_get_attr(const ir::Node& before, ir::GraphValue object, const std::string& name) override;
@@ -87,8 +93,8 @@ class GraphRewriter final : public ir::GraphRewriter {
   // counterpart in a callee copy made by call_copy_with_extra_arguments.
   jit::Node* node_for(const ir::Node& node) const;
   jit::Value* value_for(const ir::Value& value) const;
-  // A copy of `call`'s callee with `extra` more tensor parameters, which `call` now calls.
-  jit::Graph& retarget_to_copy(jit::Node* call, size_t extra, jit::Graph*& from);
+  // A copy of `call`'s callee with more parameters of the `extra` types, which `call` now calls.
+  jit::Function& retarget_to_copy(jit::Node* call, const std::vector<c10::TypePtr>& extra, jit::Graph*& from);
   void redirect_into(const ir::Function& callee, jit::Graph& from, jit::Graph& copy);
 
   jit::Module root_;

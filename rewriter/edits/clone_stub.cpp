@@ -34,7 +34,7 @@ class CloneStub final : public EditKind {
       return python.note("no Python suggestion for the cloned stub at " + note_place(loc));
     loc.end_column = loc.column + static_cast<int>(callee.size());
     python.replace(loc.file, loc, "self." + edit.new_stub);
-    python.add_stub_to_init(loc.file, edit.template_stub, edit.new_stub, edit.new_stub_owner);
+    python.add_stub_to_init(model, loc.file, edit.template_stub, edit.new_stub, edit.new_stub_owner);
   }
 };
 

@@ -46,7 +46,7 @@ class QuantizeOperand final : public EditKind {
     if (!loc) return python.note("no Python suggestion for the new stub at " + note_place(edit.node->loc));
     std::string text = ir::source_text(model, *loc);
     python.replace(loc->file, *loc, "self." + edit.new_stub + "(" + (edit.cast_to_float ? as_float(text) : text) + ")");
-    python.add_stub_to_init(loc->file, edit.template_stub, edit.new_stub, *owner);
+    python.add_stub_to_init(model, loc->file, edit.template_stub, edit.new_stub, *owner);
   }
 };
 

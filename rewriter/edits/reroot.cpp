@@ -19,8 +19,9 @@ namespace qlint::rewriter {
 
 namespace {
 
-// Builds the float shadow of the plan's values in the graph: copies of their nodes reading
-// float operands, inserted before `anchor` (the consumer, or the call into the next function).
+// Builds the float shadow of the plan's values in the graph: a copy of each node reading float
+// operands, right after the node it copies (so whatever it reads is defined there), extra
+// arguments of the callees' copies, and twins carried by loops and returned by branches.
 class ShadowBuilder {
  public:
   ShadowBuilder(const ir::Model& model, const Edit& edit, ir::GraphRewriter& graph)
@@ -31,7 +32,6 @@ class ShadowBuilder {
     for (const ir::Node* call : plan_.calls) {
       const ir::Function* callee = ir::callee_of(model_, *call);
       if (callee == nullptr) throw ir::RewriteRefused("a call on the way has no callee in the model");
-      anchor_ = call;
       std::vector<const ir::Value*> needed;
       std::vector<ir::GraphValue> extra;
       const std::vector<ir::Value*> args = ir::call_arguments(*call);
@@ -45,26 +45,87 @@ class ShadowBuilder {
     }
   }
 
-  ir::GraphValue shadow_at(const ir::Node& anchor, const ir::Value* v) {
-    anchor_ = &anchor;
-    return shadow(v);
-  }
-
- private:
   ir::GraphValue shadow(const ir::Value* v) {
     if (!plan_.shadowed(v)) return graph_.value_of(*v);
     if (auto it = shadows_.find(v); it != shadows_.end()) return it->second;
     if (v == plan_.stub_call->output()) return remember(v, shadow(plan_.stub_call->inputs.back()));
     const ir::Node* n = v->producer;
+    const ir::Node* loop = n == nullptr && v->param_of ? v->param_of->owner : n;
+    if (loop != nullptr && loop->kind == "prim::Loop") {
+      carry_twins(*loop);
+      return shadows_.at(v);
+    }
     if (n == nullptr) throw ir::RewriteRefused("a parameter on the way has no float value");
+    if (n->kind == "prim::If") {
+      return_twins(*n);
+      return shadows_.at(v);
+    }
+    if (plan_.returned.count(v)) {
+      twins_returned_by(*n);
+      return shadows_.at(v);
+    }
     if (plan_.identity_calls.count(n)) return remember(v, shadow(n->inputs.back()));  // the identity in float
     std::vector<std::optional<ir::GraphValue>> inputs;
     for (const ir::Value* in : n->inputs)
       inputs.push_back(plan_.shadowed(in) ? std::optional<ir::GraphValue>(shadow(in)) : std::nullopt);
-    std::vector<ir::GraphValue> outputs = graph_.insert_copy(*anchor_, *n, inputs);
+    // An operand's twin in a loop may need this very value's twin for the next iteration.
+    if (auto it = shadows_.find(v); it != shadows_.end()) return it->second;
+    std::vector<ir::GraphValue> outputs = graph_.insert_copy_after(*n, inputs);
     for (size_t i = 0; i < outputs.size() && i < n->outputs.size(); ++i) shadows_[n->outputs[i]] = outputs[i];
     graph_.erase_when_unused(*n);
     return shadows_.at(v);
+  }
+
+ private:
+  // The loop carries a twin of each value of the plan it carries: it starts as the twin of the
+  // value the loop starts with and goes on as the twin of what the body returns. (The body's
+  // parameters are the iteration number, then the carried values, returned in that order after
+  // the condition; the loop's inputs are the trip count and the condition, then their starts.)
+  void carry_twins(const ir::Node& loop) {
+    const ir::Block& body = *loop.blocks.at(0);
+    std::vector<size_t> carried;
+    std::vector<ir::GraphValue> starts;
+    for (size_t i = 1; i < body.params.size(); ++i) {
+      if (!plan_.params.count(body.params[i])) continue;
+      carried.push_back(i);
+      starts.push_back(shadow(loop.inputs.at(i + 1)));
+    }
+    std::vector<ir::GraphValue> after = graph_.add_loop_carried(loop, starts, [&](const auto& in_iteration) {
+      for (size_t k = 0; k < carried.size(); ++k) shadows_[body.params[carried[k]]] = in_iteration[k];
+      std::vector<ir::GraphValue> next;
+      for (size_t i : carried) next.push_back(shadow(body.returns.at(i)));
+      return next;
+    });
+    for (size_t k = 0; k < carried.size(); ++k) shadows_[loop.outputs.at(carried[k] - 1)] = after.at(k);
+  }
+
+  // The branch returns a twin of each of its outputs in the plan, from each block.
+  void return_twins(const ir::Node& branch) {
+    std::vector<size_t> twinned;
+    for (size_t i = 0; i < branch.outputs.size(); ++i)
+      if (plan_.block_outputs.count(branch.outputs[i])) twinned.push_back(i);
+    std::vector<std::vector<ir::GraphValue>> per_block;
+    for (const auto& block : branch.blocks) {
+      per_block.emplace_back();
+      for (size_t i : twinned) per_block.back().push_back(shadow(block->returns.at(i)));
+    }
+    std::vector<ir::GraphValue> outputs = graph_.add_branch_outputs(branch, per_block);
+    for (size_t k = 0; k < twinned.size(); ++k) shadows_[branch.outputs[twinned[k]]] = outputs.at(k);
+  }
+
+  // The call's callee (which holds the stub) gets a copy that also returns the twins.
+  void twins_returned_by(const ir::Node& call) {
+    const ir::Function* callee = ir::callee_of(model_, call);
+    if (callee == nullptr) throw ir::RewriteRefused("a call on the way has no callee in the model");
+    std::vector<size_t> twinned;
+    for (size_t i = 0; i < call.outputs.size(); ++i)
+      if (plan_.returned.count(call.outputs[i])) twinned.push_back(i);
+    std::vector<ir::GraphValue> twins = graph_.call_copy_returning_more(call, *callee, [&] {
+      std::vector<ir::GraphValue> more;
+      for (size_t i : twinned) more.push_back(shadow(callee->body.returns.at(i)));
+      return more;
+    });
+    for (size_t k = 0; k < twinned.size(); ++k) shadows_[call.outputs[twinned[k]]] = twins.at(k);
   }
 
   ir::GraphValue remember(const ir::Value* v, ir::GraphValue shadow) {
@@ -75,7 +136,6 @@ class ShadowBuilder {
   const ir::Model& model_;
   const analysis::FloatShadowPlan& plan_;
   ir::GraphRewriter& graph_;
-  const ir::Node* anchor_ = nullptr;
   std::map<const ir::Value*, ir::GraphValue> shadows_;
 };
 
@@ -274,7 +334,7 @@ class Reroot final : public EditKind {
     shadows.enter_calls();
     const ir::Node& consumer = *edit.node;
     const auto operand = static_cast<size_t>(edit.operand);
-    graph.replace_input(consumer, operand, shadows.shadow_at(consumer, consumer.inputs.at(operand)));
+    graph.replace_input(consumer, operand, shadows.shadow(consumer.inputs.at(operand)));
     if (edit.quantize_after_reroot) quantize_operand_kind().apply(model, quantize_part(edit), graph);
   }
 
@@ -282,6 +342,16 @@ class Reroot final : public EditKind {
     const std::string here = "no Python suggestion for the rewrite at " + note_place(edit.node->loc);
     if (!edit.shadow.crosses_calls() && !ir::same_python_function(*edit.stub_call, *edit.node)) {
       python.note(here + ": the stub call is in another Python function, whose float input this one cannot name");
+      return;
+    }
+    if (!edit.shadow.returned.empty()) {
+      python.note(here + ": the value comes back from a call into the module or function that holds the stub, " +
+                  "which would have to return its float twin too; the rewritten archive does");
+      return;
+    }
+    if (edit.shadow.crosses_blocks()) {
+      python.note(here + ": the value is carried by a loop or comes out of a branch, and the Python change would " +
+                  "have to repeat its computation in float beside it; the rewritten archive has that twin");
       return;
     }
     if (!edit.shadow.identity_calls.empty()) {

@@ -409,11 +409,11 @@ TEST_F(Fix, TracedQatFakeQuantsNeedInputsOnlyToCalibrate) {
 }
 
 TEST_F(Fix, UnsafeFixesWaitForTheFlag) {
-  // The compared mask comes out of the backbone's dict, whose method quantizes: no float shadow
-  // reaches it. The simulation shows the compared values are only 0 and 1, so `== 1` may become
+  // The comparison is in a helper called from two places: no float shadow reaches it. The
+  // simulation shows the compared values are only 0 and 1, so `== 1` may become
   // `logical_not(== 0)`, which changes float results for other values: unsafe.
-  std::string model = example_model("zoo/dict_plumbing");
-  std::string input = example_input("zoo/dict_plumbing");
+  std::string model = example_model("zoo/helper_called_twice");
+  std::string input = example_input("zoo/helper_called_twice");
   json held = fix_json({"--fix", "-o", tmp("safe.pt"), "--input", input, model});
   EXPECT_EQ(held["fixes"][0]["unsafe_held_back"], 1);
   auto text = run_qlint({"--diff", "--input", input, model});
@@ -427,7 +427,7 @@ TEST_F(Fix, UnsafeFixesWaitForTheFlag) {
     if (a["rule"] == "eq-nonzero-const") compared_with_zero = true;
   EXPECT_TRUE(compared_with_zero) << fix.dump(2);
   EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());  // on these inputs
-  EXPECT_NE(fix["python_diff"].get<std::string>().find("+        valid = torch.logical_not(feats[\"mask\"] == 0)"),
+  EXPECT_NE(fix["python_diff"].get<std::string>().find("+    return torch.logical_not(feats[..., -1] == 0)"),
             std::string::npos)
       << fix["python_diff"];
 }
@@ -468,6 +468,55 @@ TEST_F(Fix, FloatShadowCrossesIntoAFreeFunction) {
   EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again.dump(2);
 }
 
+// The comparison inside a `for` loop reads the loop-carried state (zoo/helpers_and_loops line
+// 44): the loop carries a float twin of the state beside it, recomputed from the stub's float
+// input each iteration. The Python suggestion says why it has no such change.
+TEST_F(Fix, FloatShadowIsCarriedByALoop) {
+  const std::string name = "zoo/helpers_and_loops";
+  json doc = fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)});
+  const json& fix = doc["fixes"][0];
+  EXPECT_TRUE(doc["diagnostics"].empty()) << doc.dump(2);
+  EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());
+  EXPECT_TRUE(fix["verification"]["parameters_identical"].get<bool>());
+  EXPECT_GE(sqnr(fix["verification"]["after"]), 60.0);
+  EXPECT_NE(doc.dump().find("carried by a loop"), std::string::npos) << doc.dump(2);
+  // The loop now also carries the stub's float input, `tracks`.
+  auto dump = run_qlint({"dump", tmp("fixed.pt")});
+  const size_t loop = dump.out.find("prim::Loop(");
+  ASSERT_NE(loop, std::string::npos) << dump.out;
+  const std::string loop_inputs = dump.out.substr(loop, dump.out.find(')', loop) - loop);
+  EXPECT_NE(loop_inputs.find("%tracks"), std::string::npos) << loop_inputs;
+}
+
+// The comparison reads the output of a branch that adds a missing batch dimension
+// (zoo/optional_batch_branch): the branch returns a float twin from each of its blocks.
+TEST_F(Fix, FloatShadowComesOutOfABranch) {
+  const std::string name = "zoo/optional_batch_branch";
+  json doc = fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)});
+  const json& fix = doc["fixes"][0];
+  EXPECT_TRUE(doc["diagnostics"].empty()) << doc.dump(2);
+  EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());
+  EXPECT_GE(sqnr(fix["verification"]["after"]), 60.0);
+  json again = fix_json({"--fix", "-o", tmp("again.pt"), "--input", example_input(name), tmp("fixed.pt")});
+  EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again.dump(2);
+}
+
+// The stub sits in a child (the backbone) that returns a dict; the head compares the dict's
+// mask with 1 (zoo/dict_plumbing). The backbone's copy returns the dict's float twin beside
+// the dict, and the head's copy takes it as an extra argument.
+TEST_F(Fix, FloatShadowComesBackFromTheModuleHoldingTheStub) {
+  const std::string name = "zoo/dict_plumbing";
+  json doc = fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)});
+  const json& fix = doc["fixes"][0];
+  EXPECT_TRUE(doc["diagnostics"].empty()) << doc.dump(2);
+  EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());
+  EXPECT_TRUE(fix["verification"]["parameters_identical"].get<bool>());
+  EXPECT_GE(sqnr(fix["verification"]["after"]), 60.0);
+  EXPECT_NE(doc.dump().find("would have to return its float twin too"), std::string::npos) << doc.dump(2);
+  json again = fix_json({"--fix", "-o", tmp("again.pt"), "--input", example_input(name), tmp("fixed.pt")});
+  EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again.dump(2);
+}
+
 // A class with two instances: the edited method is the class's, so each instance gets a stub
 // of its own (checked in PyTorch by check_fixed.py: floats, state, and both stubs there).
 TEST_F(Fix, NewStubsOnASharedClassGoOnEveryInstance) {
@@ -482,6 +531,9 @@ TEST_F(Fix, NewStubsOnASharedClassGoOnEveryInstance) {
                          "sys.exit(0 if all(hasattr(g, 'keep_quant') for g in (m.gate_pos, m.gate_neg)) else 1)",
                          tmp("fixed.pt")});
   EXPECT_EQ(py.exit_code, 0) << py.err;
+  // The Python suggestion names the class whose __init__ gets the stub, not one instance.
+  EXPECT_NE(doc.dump().find("to the __init__ of class `Gate` (modules `gate_pos`, `gate_neg`)"), std::string::npos)
+      << doc.dump(2);
   json again = fix_json({"--fix", "-o", tmp("again.pt"), "--input", example_input(name), tmp("fixed.pt")});
   EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again.dump(2);
 }

@@ -248,7 +248,7 @@ struct ServerCommand {
     options.command_line.operator_libraries = model.operator_libraries;
     options.docs_base = docs_url.empty() ? qlint::server::default_docs_base() : docs_url;
     options.check = [](const std::string& file, const cli::CheckOptions& o) { return cli::check_model(file, o); };
-    return qlint::server::serve_stdio(options);
+    qlint::server::serve_stdio(options);  // ends the process
   }
 };
 

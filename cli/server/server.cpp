@@ -201,17 +201,18 @@ class Server {
     trusted_ = options_.trusted;
   }
 
-  // Reads messages on this thread and serves them on another, until `exit`.
+  // Reads messages on a thread of its own (which may stay blocked in a read when `exit` comes)
+  // and serves them on this one, until `exit` or the end of the input.
   int run(std::istream& in) {
-    std::thread(&Server::dispatch_loop, this).detach();
-    read_loop(in);
-    inbox_.close();
-    std::unique_lock<std::mutex> lock(exit_mutex_);
-    exited_.wait(lock, [&] { return exit_code_.has_value(); });
+    std::thread([this, &in] {
+      read_loop(in);
+      inbox_.close();
+    }).detach();
+    dispatch_loop();
+    std::lock_guard<std::mutex> lock(exit_mutex_);
     return *exit_code_;
   }
 
- private:
   // ---- the message loop ----
 
   void read_loop(std::istream& in) {
@@ -279,7 +280,6 @@ class Server {
     runner_.kill_running();
     std::lock_guard<std::mutex> lock(exit_mutex_);
     exit_code_ = code;
-    exited_.notify_all();
   }
 
   void request(const json& id, const std::string& method, const json& params) {
@@ -599,7 +599,6 @@ class Server {
   std::set<std::string> untrusted_warned_;  // export thread only
 
   std::mutex exit_mutex_;
-  std::condition_variable exited_;
   std::optional<int> exit_code_;
 };
 
@@ -611,12 +610,16 @@ int serve(std::istream& in, int out_fd, const ServerOptions& options) {
   return server->run(in);
 }
 
-int serve_stdio(const ServerOptions& options) {
+void serve_stdio(const ServerOptions& options) {
   std::fflush(stdout);
   int protocol_fd = dup(STDOUT_FILENO);
   dup2(STDERR_FILENO, STDOUT_FILENO);
   std::ios::sync_with_stdio(false);
-  return serve(std::cin, protocol_fd, options);
+  int code = serve(std::cin, protocol_fd, options);
+  // Threads may still be reading stdin or checking a model; static destructors must not run
+  // under them.
+  std::fflush(nullptr);
+  std::_Exit(code);
 }
 
 std::string default_docs_base() {

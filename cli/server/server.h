@@ -30,13 +30,14 @@ struct ServerOptions {
   std::string docs_base;  // the rule pages' base URI; "" for none
 };
 
-// Serves the protocol on `in` and the file descriptor `out_fd` until `exit`; returns the exit
-// code LSP asks for (0 after shutdown, 1 otherwise).
+// Serves the protocol on `in` and the file descriptor `out_fd` until `exit` (or the end of `in`);
+// returns the exit code LSP asks for (0 after shutdown, 1 otherwise). Threads it started may
+// still run, and use `in`: end the process soon after.
 int serve(std::istream& in, int out_fd, const ServerOptions& options);
 
-// serve() on stdin and stdout. Whatever else writes to stdout (a library's warning) goes to
-// stderr instead, so it cannot corrupt the protocol.
-int serve_stdio(const ServerOptions& options);
+// serve() on stdin and stdout, then ends the process with its exit code. Whatever else writes
+// to stdout (a library's warning) goes to stderr instead, so it cannot corrupt the protocol.
+[[noreturn]] void serve_stdio(const ServerOptions& options);
 
 // The rule pages beside the binary: docs/rules in a build tree inside the checkout, or
 // share/doc/qlint/rules in an installation, as a file:// URI ending in `/`; "" when absent.

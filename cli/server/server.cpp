@@ -311,11 +311,8 @@ class Server {
     folders_ = workspace_folders(params);
     if (!folders_.empty()) finding_options_.root = folders_.front();
     const json init = params.value("initializationOptions", json::object());
-    if (init.is_object() && init.value("trusted", false)) trusted_ = true;
-    watch_registration_ = params.contains("capabilities") && params["capabilities"]
-                                                                 .value("workspace", json::object())
-                                                                 .value("didChangeWatchedFiles", json::object())
-                                                                 .value("dynamicRegistration", false);
+    if (init.is_object() && init.contains("trusted") && init["trusted"] == true) trusted_ = true;
+    watch_registration_ = supports_watch_registration(params.value("capabilities", json::object()));
     initialized_ = true;
     json capabilities = {{"positionEncoding", "utf-16"},
                          {"textDocumentSync", {{"openClose", true}, {"change", 0}, {"save", {{"includeText", false}}}}},
@@ -323,6 +320,17 @@ class Server {
                          {"hoverProvider", true},
                          {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}}};
     return {{"capabilities", capabilities}, {"serverInfo", {{"name", "qlint"}, {"version", QLINT_VERSION}}}};
+  }
+
+  // capabilities.workspace.didChangeWatchedFiles.dynamicRegistration, as tolerant of what is
+  // missing as LSP asks.
+  static bool supports_watch_registration(const json& capabilities) {
+    const json* node = &capabilities;
+    for (const char* key : {"workspace", "didChangeWatchedFiles", "dynamicRegistration"}) {
+      if (!node->is_object() || !node->contains(key)) return false;
+      node = &(*node)[key];
+    }
+    return node->is_boolean() && node->get<bool>();
   }
 
   static std::vector<std::string> workspace_folders(const json& params) {

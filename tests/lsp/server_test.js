@@ -151,6 +151,27 @@ async function mainServerTest() {
   assert.strictEqual(nothing, null);
   console.log('ok - hover');
 
+  // An unsafe fix (only the simulation on this model's inputs shows the compared values are 0
+  // and 1) is offered as such: quickfix.unsafe, and its title says so.
+  const zoo = path.join(ws, 'models/zoo');
+  fs.mkdirSync(zoo);
+  const zooInputs = path.join(buildDir, 'examples/inputs/zoo/helpers_and_loops.pt');
+  fs.writeFileSync(path.join(zoo, '.qlint.toml'), `inputs = [${JSON.stringify(zooInputs)}]\n`);
+  fs.copyFileSync(path.join(buildDir, 'examples/zoo/helpers_and_loops.pt'), path.join(zoo, 'helpers_and_loops.pt'));
+  const zooUri = uriOf(path.join(sourceDir, 'examples/zoo/helpers_and_loops.py'));
+  const zooFound = await server.waitFor(zooUri, (d) => d.some((x) => x.code === 'eq-nonzero-const'),
+                                        'eq-nonzero-const in helpers_and_loops');
+  const unsafe = [];
+  for (const d of zooFound) unsafe.push(...(await codeActionsFor(server, zooUri, d)).filter((a) => a.kind === 'quickfix.unsafe'));
+  assert.ok(unsafe.length > 0, 'no unsafe quick fix offered for helpers_and_loops');
+  for (const a of unsafe) {
+    assert.match(a.title, /unsafe/);
+    assert.ok(!a.isPreferred, 'an unsafe fix is never the preferred one');
+  }
+  fs.rmSync(zoo, {recursive: true});
+  await server.waitFor(zooUri, (d) => d.length === 0, 'the findings gone with the model');
+  console.log(`ok - ${unsafe.length} unsafe fix(es) offered as quickfix.unsafe`);
+
   // A model changes: the client says so.
   const s2Uri = uriOf(path.join(sourceDir, 'examples/seed/s2_logical_not.py'));
   fs.copyFileSync(path.join(buildDir, 'examples/seed/s2_logical_not.pt'), changing);

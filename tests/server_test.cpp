@@ -176,11 +176,19 @@ TEST_F(ServerTest, CancelledAndEarlyRequestsAreAnsweredWithErrors) {
   request(1, "textDocument/hover");
   EXPECT_EQ(response(1)["error"]["code"], error_code::kServerNotInitialized);
   initialize();
-  // A request cancelled before the server took it up is answered RequestCancelled (a cancel
-  // sent after the request races with the answer, which is also correct).
-  notify("$/cancelRequest", {{"id", 7}});
+  // A cancel that comes after the answer changes nothing.
+  request(6, "textDocument/hover",
+          {{"textDocument", {{"uri", file_uri(python_)}}}, {"position", {{"line", 0}, {"character", 0}}}});
+  EXPECT_TRUE(response(6)["result"].is_null());
+  notify("$/cancelRequest", {{"id", 6}});
+  // A request still waiting when its cancel comes is answered RequestCancelled. To keep it
+  // waiting, the dispatcher is kept busy: nobody reads its answers to many requests until their
+  // bytes fill the pipe (64 KiB), so it blocks writing one.
+  const int kBusy = 2000;
+  for (int id = 100; id < 100 + kBusy; ++id) request(id, "qlint/unknown");
   request(7, "textDocument/hover",
           {{"textDocument", {{"uri", file_uri(python_)}}}, {"position", {{"line", 0}, {"character", 0}}}});
+  notify("$/cancelRequest", {{"id", 7}});
   EXPECT_EQ(response(7)["error"]["code"], error_code::kRequestCancelled);
   request(8, "qlint/unknown");
   EXPECT_EQ(response(8)["error"]["code"], error_code::kMethodNotFound);

@@ -73,13 +73,19 @@ class Transport {
   int next_id_ = 0;
 };
 
-// Messages from the reader to the dispatcher. Cancellations are noted as they arrive, so a
-// request still waiting in the inbox is answered RequestCancelled instead of being served.
+// Messages from the reader to the dispatcher. A cancellation marks the request while it still
+// waits here, so it is answered RequestCancelled instead of being served; one that comes later
+// (the request is being served, or was answered) changes nothing, and nothing is kept of it.
 class Inbox {
  public:
+  struct Message {
+    json body;
+    bool cancelled = false;
+  };
+
   void push(json message) {
     std::lock_guard<std::mutex> lock(mutex_);
-    messages_.push_back(std::move(message));
+    messages_.push_back({std::move(message), false});
     ready_.notify_one();
   }
   void close() {
@@ -89,27 +95,23 @@ class Inbox {
   }
   void cancel(const json& id) {
     std::lock_guard<std::mutex> lock(mutex_);
-    cancelled_.insert(id.dump());
+    for (auto& m : messages_)
+      if (m.body.contains("id") && m.body["id"] == id && m.body.contains("method")) m.cancelled = true;
   }
   // The next message, or nullopt once the input has ended and everything was taken.
-  std::optional<json> pop() {
+  std::optional<Message> pop() {
     std::unique_lock<std::mutex> lock(mutex_);
     ready_.wait(lock, [&] { return !messages_.empty() || closed_; });
     if (messages_.empty()) return std::nullopt;
-    json message = std::move(messages_.front());
+    Message message = std::move(messages_.front());
     messages_.pop_front();
     return message;
-  }
-  bool take_cancelled(const json& id) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return cancelled_.erase(id.dump()) > 0;
   }
 
  private:
   std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<json> messages_;
-  std::set<std::string> cancelled_;
+  std::deque<Message> messages_;
   bool closed_ = false;
 };
 
@@ -231,7 +233,7 @@ class Server {
         out_.respond_error(nullptr, error_code::kParseError, "the message is not a JSON object");
         continue;
       }
-      if (message.value("method", "") == "$/cancelRequest") {
+      if (method_of(message) == "$/cancelRequest") {
         if (message.contains("params") && message["params"].contains("id")) inbox_.cancel(message["params"]["id"]);
         continue;
       }
@@ -240,23 +242,30 @@ class Server {
   }
 
   void dispatch_loop() {
-    while (std::optional<json> message = inbox_.pop()) {
-      if (!message->contains("method")) continue;  // a response to one of our requests
-      const std::string method = message->value("method", "");
+    while (std::optional<Inbox::Message> next = inbox_.pop()) {
+      const json& message = next->body;
+      const std::string method = method_of(message);
+      if (method.empty()) continue;  // a response to one of our requests, or no message at all
       if (method == "exit") return finish(shutdown_ ? 0 : 1);
-      if (!message->contains("id")) {
-        guarded(method, [&] { notification(method, message->value("params", json::object())); });
+      const json params = message.contains("params") ? message["params"] : json::object();
+      if (!message.contains("id")) {
+        guarded(method, [&] { notification(method, params); });
         continue;
       }
-      const json id = (*message)["id"];
-      if (inbox_.take_cancelled(id)) {
+      const json& id = message["id"];
+      if (next->cancelled) {
         out_.respond_error(id, error_code::kRequestCancelled, "cancelled");
         continue;
       }
       guarded(
-          method, [&] { request(id, method, message->value("params", json::object())); }, &id);
+          method, [&] { request(id, method, params); }, &id);
     }
     finish(shutdown_ ? 0 : 1);  // the client closed our input without `exit`
+  }
+
+  static std::string method_of(const json& message) {
+    auto method = message.find("method");
+    return method != message.end() && method->is_string() ? method->get<std::string>() : "";
   }
 
   // Whatever a handler throws (a malformed parameter, a bug) is answered or logged; the server

@@ -5,6 +5,7 @@
 
 #include "cli/server/findings.h"
 #include "cli/server/jsonrpc.h"
+#include "cli/server/workspace.h"
 
 namespace qlint::server {
 namespace {
@@ -74,6 +75,17 @@ TEST(ServerRanges, ACursorAtEitherEndTouchesTheRange) {
   EXPECT_TRUE(finding.intersects({0, 0, 20, 0}));
   EXPECT_FALSE(finding.intersects({15, 35, 15, 40}));
   EXPECT_FALSE(finding.intersects({14, 0, 14, 80}));
+}
+
+TEST(ServerWatcher, WatchesWhatIsUnderItsRoots) {
+  ModelWatcher watcher;
+  watcher.set_roots({"/ws/models", "/ws/extra/one.pt"});
+  EXPECT_TRUE(watcher.watches("/ws/models/a.pt"));
+  EXPECT_TRUE(watcher.watches("/ws/models/sub/../b.pt"));
+  EXPECT_TRUE(watcher.watches("/ws/extra/one.pt"));
+  EXPECT_FALSE(watcher.watches("/ws/models-old/a.pt"));
+  EXPECT_FALSE(watcher.watches("/ws/inputs/x.pt"));
+  EXPECT_FALSE(watcher.watches("/ws/models/../inputs/x.pt"));
 }
 
 }  // namespace

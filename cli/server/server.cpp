@@ -374,6 +374,7 @@ class Server {
   }
 
   void start() {
+    if (started_.exchange(true)) return;  // a second `initialized`
     watcher_.set_roots(watch_roots());
     if (watch_registration_) {
       json watchers = json::array();
@@ -442,7 +443,8 @@ class Server {
   void files_changed(const json& changes) {
     for (const auto& change : changes) {
       auto path = path_of_uri(change.at("uri").get<std::string>());
-      if (!path || !cli::is_model_file(*path)) continue;
+      // The client watches every model-like file; the configuration's `models` may say less.
+      if (!path || !cli::is_model_file(*path) || !watcher_.watches(*path)) continue;
       watcher_.mark_checked(*path);
       queue_.push(*path);
     }
@@ -604,7 +606,7 @@ class Server {
 
   // Touched by the dispatcher only, before the other threads start, or read as flags.
   std::vector<std::string> folders_;
-  std::atomic<bool> initialized_{false}, shutdown_{false}, trusted_{false}, exporting_{false};
+  std::atomic<bool> initialized_{false}, started_{false}, shutdown_{false}, trusted_{false}, exporting_{false};
   bool watch_registration_ = false;
 
   std::mutex state_mutex_;

@@ -93,6 +93,18 @@ ModelWatcher::Changes ModelWatcher::scan() {
   return changes;
 }
 
+bool ModelWatcher::watches(const std::string& file) const {
+  const std::string path = fs::path(file).lexically_normal().string();
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& root : roots_) {
+    std::string prefix = fs::path(root).lexically_normal().string();
+    if (path == prefix) return true;
+    if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+    if (path.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
 void ModelWatcher::settle() {
   std::lock_guard<std::mutex> lock(mutex_);
   settled_ = true;

@@ -28,6 +28,8 @@ class ModelWatcher {
   // Whatever writes the models has finished (the export command ended): the next scan reports
   // changed files at once.
   void settle();
+  // Whether `file` is under one of the roots (or is one).
+  bool watches(const std::string& file) const;
   // The client said `file` changed, and it is being checked: later scans report it only when
   // it changes again.
   void mark_checked(const std::string& file);

@@ -175,9 +175,14 @@ async function mainServerTest() {
   // A model changes: the client says so.
   const s2Uri = uriOf(path.join(sourceDir, 'examples/seed/s2_logical_not.py'));
   fs.copyFileSync(path.join(buildDir, 'examples/seed/s2_logical_not.pt'), changing);
-  server.connection.sendNotification(rpc.DidChangeWatchedFilesNotification.type,
-                                     {changes: [{uri: uriOf(changing), type: rpc.FileChangeType.Changed}]});
+  // The inputs (torch.save files, *.pt as well) lie outside the configured `models`: the
+  // client's event for them is no model's, and gets no check (it would come first).
+  const inputsUri = uriOf(path.join(ws, 'inputs/s1_eq_one.pt'));
+  server.connection.sendNotification(rpc.DidChangeWatchedFilesNotification.type, {
+    changes: [{uri: inputsUri, type: rpc.FileChangeType.Changed}, {uri: uriOf(changing), type: rpc.FileChangeType.Changed}],
+  });
   await server.waitFor(s2Uri, (d) => d.some((x) => x.code === 'bool-arith'), 'bool-arith after the model changed');
+  assert.ok(!server.diagnostics.has(inputsUri), 'a file outside `models` was checked');
   // ... and without a word from the client: the server's polling finds it.
   fs.copyFileSync(path.join(buildDir, 'examples/clean/compare_zero.pt'), changing);
   await server.waitFor(s2Uri, (d) => d.length === 0, 'the findings gone after the model changed back');

@@ -16,6 +16,7 @@
 #include "cli/fix_report.h"
 #include "cli/formats.h"
 #include "cli/fx_diff.h"
+#include "cli/model_files.h"
 #include "cli/render.h"
 #include "cli/torch_backend.h"
 #include "ir/fx/importer.h"
@@ -127,16 +128,6 @@ void print_reports(const std::vector<ModelReport>& reports, const std::vector<In
 
 namespace {
 
-// What a directory search picks up: TorchScript archives and FX exports.
-bool is_model_file(const std::filesystem::path& path) {
-  const std::string ext = path.extension().string();
-  const std::string name = path.filename().string();
-  const std::string fx_suffix = ".fx.json";
-  return ext == ".pt" || ext == ".pth" || ext == ".ptl" || ext == ".jit" || ext == ".torchscript" ||
-         (name.size() > fx_suffix.size() &&
-          name.compare(name.size() - fx_suffix.size(), fx_suffix.size(), fx_suffix) == 0);
-}
-
 // A model named twice (a file and its directory, say) is checked once, where it first
 // appears: twice would repeat its findings, and two parallel --fix runs would race on it.
 std::vector<std::string> without_repeats(const std::vector<std::string>& files) {
@@ -172,14 +163,10 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& paths) {
   return without_repeats(files);
 }
 
-struct Outcome {
-  std::optional<ModelReport> report;
-  std::optional<InputError> error;
-  std::string fix_summary;
-};
+}  // namespace
 
-Outcome process(const std::string& file, const CheckOptions& command_line) {
-  Outcome out;
+CheckOutcome check_model(const std::string& file, const CheckOptions& command_line) {
+  CheckOutcome out;
   try {
     CheckOptions options = options_for(file, command_line);
     out.report = options.fix || options.diff ? fix_one(file, options, out.fix_summary) : check_one(file, options);
@@ -201,15 +188,17 @@ Outcome process(const std::string& file, const CheckOptions& command_line) {
   return out;
 }
 
+namespace {
+
 // Models are independent, also when simulated or fixed (the simulator's state is per
 // thread). Outcomes keep the command line's order whatever finishes first.
-std::vector<Outcome> process_all(const std::vector<std::string>& files, const CheckOptions& options) {
-  std::vector<Outcome> outcomes(files.size());
+std::vector<CheckOutcome> process_all(const std::vector<std::string>& files, const CheckOptions& options) {
+  std::vector<CheckOutcome> outcomes(files.size());
   size_t jobs =
       options.jobs > 0 ? static_cast<size_t>(options.jobs) : std::max(1u, std::thread::hardware_concurrency());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i = next++; i < files.size(); i = next++) outcomes[i] = process(files[i], options);
+    for (size_t i = next++; i < files.size(); i = next++) outcomes[i] = check_model(files[i], options);
   };
   std::vector<std::thread> threads;
   for (size_t t = 1; t < std::min(jobs, files.size()); ++t) threads.emplace_back(worker);

@@ -6,6 +6,7 @@
 
 #include "analysis/facts.h"
 #include "cli/filter.h"
+#include "cli/render.h"
 #include "sim/simulator.h"
 
 namespace qlint::cli {
@@ -41,6 +42,15 @@ struct CheckOptions {
 };
 
 int run_check(const CheckOptions& options);
+
+// One model as `qlint check` (or --fix, --diff) handles it, its configuration file over
+// `command_line`: the report, or the one-line error that stopped it. Never throws.
+struct CheckOutcome {
+  std::optional<ModelReport> report;
+  std::optional<InputError> error;
+  std::string fix_summary;  // --fix / --diff
+};
+CheckOutcome check_model(const std::string& file, const CheckOptions& command_line);
 
 // The options for one model: the command line over its configuration file. Throws
 // ConfigError.

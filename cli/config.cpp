@@ -43,6 +43,13 @@ const toml::table& table_of(const toml::node& node, const std::string& file, con
   return *t;
 }
 
+// Paths as the config file names them: absolute, or relative to its directory.
+std::vector<std::string> paths_beside(const std::string& file, const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const auto& path : paths) out.push_back((fs::path(file).parent_path() / path).lexically_normal().string());
+  return out;
+}
+
 Config from_table(const toml::table& table, const std::string& file) {
   Config c;
   c.file = file;
@@ -64,8 +71,14 @@ Config from_table(const toml::table& table, const std::string& file) {
         c.per_file_ignores.emplace_back(std::string(glob.str()),
                                         string_list(rules, file, key + "." + std::string(glob.str())));
     } else if (key == "operator-libraries") {
-      for (const auto& library : string_list(node, file, key))
-        c.operator_libraries.push_back((fs::path(file).parent_path() / library).lexically_normal().string());
+      c.operator_libraries = paths_beside(file, string_list(node, file, key));
+    } else if (key == "export") {
+      c.export_command = node.value<std::string>();
+      if (!c.export_command || c.export_command->empty()) fail(file, "`export` must be a shell command (a string)");
+    } else if (key == "inputs") {
+      c.inputs = paths_beside(file, string_list(node, file, key));
+    } else if (key == "models") {
+      c.models = paths_beside(file, string_list(node, file, key));
     } else if (key == "bits") {
       auto bits = node.value<int64_t>();
       if (bits != 16 && bits != 8) fail(file, "`bits` must be 16 or 8");
@@ -77,7 +90,8 @@ Config from_table(const toml::table& table, const std::string& file) {
     } else {
       fail(file, "unknown key `" + key +
                      "` (known: select, ignore, severity, quant-stub-classes, "
-                     "dequant-stub-classes, per-file-ignores, bits, min-sqnr, operator-libraries)");
+                     "dequant-stub-classes, per-file-ignores, bits, min-sqnr, operator-libraries, "
+                     "export, inputs, models)");
     }
   }
   return c;

@@ -28,6 +28,12 @@ struct Config {
   std::optional<int> bits;
   std::optional<double> min_sqnr;               // dB; sim-divergence's output threshold
   std::vector<std::string> operator_libraries;  // absolute, or relative to the config file's directory
+  // `qlint server` only (docs/server.md): the shell command that re-exports the models when a
+  // Python file is saved (run in the config file's directory), the calibration inputs it
+  // simulates on, and the models it watches instead of the whole workspace; paths as above.
+  std::optional<std::string> export_command;
+  std::vector<std::string> inputs;
+  std::vector<std::string> models;
 
   // Rules that per-file-ignores switch off for a model or source file (paths matched
   // relative to the config file's directory).

@@ -60,30 +60,12 @@ std::string line_hash(const std::string& rule, const std::string& line_text) {
 nlohmann::json rule_descriptor(const rules::Rule& r) {
   std::string help = std::string("What it finds\n") + r.doc.what + "\n\nWhy it breaks\n" + r.doc.why + "\n\nExample\n" +
                      r.doc.example + "\n\nFix\n" + r.doc.fix + "\n\nFix safety\n" + r.doc.fix_safety;
-  std::string markdown = std::string("**What it finds.** ") + r.doc.what + "\n\n**Why it breaks.** " + r.doc.why +
-                         "\n\n**Example**\n\n```python\n" + r.doc.example + "\n```\n\n**Fix.** " + r.doc.fix +
-                         "\n\n**Fix safety.** " + r.doc.fix_safety;
   return {{"id", r.id},
           {"name", r.id},
           {"shortDescription", {{"text", r.summary}}},
           {"fullDescription", {{"text", r.doc.what}}},
-          {"help", {{"text", help}, {"markdown", markdown}}},
+          {"help", {{"text", help}, {"markdown", rule_help_markdown(r)}}},
           {"defaultConfiguration", {{"level", sarif_level(r.severity)}}}};
-}
-
-// qlint's columns count bytes (as TorchScript's and Python's positions do); the SARIF log
-// declares utf16CodeUnits, as GitHub and editors expect. The line's text converts them; where
-// qlint has no text, bytes are what there is.
-int utf16_column(const std::string* line, int byte_column) {
-  if (line == nullptr || byte_column < 1) return byte_column;
-  int units = 0;
-  size_t end = std::min(line->size(), static_cast<size_t>(byte_column - 1));
-  for (size_t i = 0; i < end; ++i) {
-    auto c = static_cast<unsigned char>((*line)[i]);
-    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: counted with its lead byte
-    units += c >= 0xF0 ? 2 : 1;        // 4-byte sequences are surrogate pairs in UTF-16
-  }
-  return units + 1 + (byte_column - 1 - static_cast<int>(end));  // past the text: bytes as given
 }
 
 nlohmann::json region(const ir::Model& model, const ir::SourceLoc& loc, const std::string& snippet) {
@@ -265,6 +247,24 @@ nlohmann::json invocation(const std::vector<InputError>& errors, const std::stri
 }
 
 }  // namespace
+
+std::string rule_help_markdown(const rules::Rule& r) {
+  return std::string("**What it finds.** ") + r.doc.what + "\n\n**Why it breaks.** " + r.doc.why +
+         "\n\n**Example**\n\n```python\n" + r.doc.example + "\n```\n\n**Fix.** " + r.doc.fix + "\n\n**Fix safety.** " +
+         r.doc.fix_safety;
+}
+
+int utf16_column(const std::string* line, int byte_column) {
+  if (line == nullptr || byte_column < 1) return byte_column;
+  int units = 0;
+  size_t end = std::min(line->size(), static_cast<size_t>(byte_column - 1));
+  for (size_t i = 0; i < end; ++i) {
+    auto c = static_cast<unsigned char>((*line)[i]);
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: counted with its lead byte
+    units += c >= 0xF0 ? 2 : 1;        // 4-byte sequences are surrogate pairs in UTF-16
+  }
+  return units + 1 + (byte_column - 1 - static_cast<int>(end));  // past the text: bytes as given
+}
 
 bool is_pseudo_file(const std::string& path) {
   if (path.empty()) return false;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/render.h"
+#include "rules/registry.h"
 
 namespace qlint::cli {
 
@@ -20,6 +21,14 @@ std::string render_github(const std::vector<ModelReport>& reports, const std::ve
 nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors);
 nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
                             const std::string& cwd);
+
+// A rule's documentation in Markdown (SARIF's help.markdown, the server's hover).
+std::string rule_help_markdown(const rules::Rule& rule);
+
+// qlint's columns count bytes (as TorchScript's and Python's positions do); SARIF logs and
+// editors count UTF-16 code units. The line's text converts them; where qlint has no text
+// (`line` null), bytes are what there is.
+int utf16_column(const std::string* line, int byte_column);
 
 // SARIF paths (docs/code-scanning.md). The base id of relative URIs: the run's
 // originalUriBaseIds maps it to the working directory's file URI.

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/config.h"
+#include "cli/server/server.h"
 #include "ir/display.h"
 
 namespace {
@@ -19,8 +20,8 @@ namespace cli = qlint::cli;
 
 // `qlint FILE...` means `qlint check FILE...`.
 std::vector<std::string> with_default_command(int argc, char** argv) {
-  static const std::set<std::string> commands = {"check", "dump", "sim",    "rules",    "explain",
-                                                 "docs",  "-h",   "--help", "--version"};
+  static const std::set<std::string> commands = {"check", "dump", "sim",    "rules",     "explain",
+                                                 "docs",  "-h",   "--help", "--version", "server"};
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && !commands.count(args[0])) args.insert(args.begin(), "check");
   std::reverse(args.begin(), args.end());  // CLI11 takes them in reverse order
@@ -222,6 +223,35 @@ struct DocsCommand {
   int run() { return cli::run_docs(directory); }
 };
 
+// `qlint server`: the Language Server (docs/server.md), on stdin and stdout until `exit`.
+struct ServerCommand {
+  CLI::App* cmd = nullptr;
+  qlint::server::ServerOptions options;
+  ModelOptions model;
+  std::string docs_url;
+
+  void define(CLI::App& app) {
+    cmd = app.add_subcommand("server", "Run the Language Server (LSP over stdio) for editors");
+    cmd->add_flag("--trusted", options.trusted,
+                  "The workspace's configuration may run its `export` command on save and simulate its models on "
+                  "its `inputs`");
+    cmd->add_option("--poll-interval", options.poll_milliseconds, "Milliseconds between scans of the model files")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    cmd->add_option("--docs-url", docs_url,
+                    "Base URL of the rule pages (<id>.md is appended); default: the docs installed with qlint");
+    model.define(cmd);
+  }
+
+  int run() {
+    options.command_line.stubs = model.stubs();
+    options.command_line.operator_libraries = model.operator_libraries;
+    options.docs_base = docs_url.empty() ? qlint::server::default_docs_base() : docs_url;
+    options.check = [](const std::string& file, const cli::CheckOptions& o) { return cli::check_model(file, o); };
+    qlint::server::serve_stdio(options);  // ends the process
+  }
+};
+
 // CLI11's help and version requests end the run with their own exit code; other parse
 // errors are usage errors.
 std::optional<int> parse(CLI::App& app, int argc, char** argv) {
@@ -252,12 +282,14 @@ int main(int argc, char** argv) {
   SimCommand sim;
   ExplainCommand explain;
   DocsCommand docs;
+  ServerCommand server;
   check.define(app);
   dump.define(app);
   sim.define(app);
   CLI::App* rules = app.add_subcommand("rules", "List the rules");
   explain.define(app);
   docs.define(app);
+  server.define(app);
 
   if (auto early_exit = parse(app, argc, argv)) return *early_exit;
   // Never std::terminate: whatever escapes a command is one line and exit 2.
@@ -268,6 +300,7 @@ int main(int argc, char** argv) {
     if (*rules) return cli::run_rules();
     if (*explain.cmd) return explain.run();
     if (*docs.cmd) return docs.run();
+    if (*server.cmd) return server.run();
     std::cout << app.help();
     return cli::kExitClean;
   } catch (const std::exception& e) {

@@ -91,6 +91,8 @@ TEST_F(Config, MistakesAreOneLineErrors) {
       {"bits = 12\n", "`bits` must be 16 or 8"},
       {"[severity]\nbool-arith = \"fatal\"\n", "severity of `bool-arith` must be"},
       {"select = [\n", "line "},
+      {"export = [\"make\"]\n", "`export` must be a shell command"},
+      {"models = \"build\"\n", "`models` must be a list of strings"},
   };
   for (const auto& [text, reason] : cases) {
     write(".qlint.toml", text);
@@ -103,6 +105,14 @@ TEST_F(Config, MistakesAreOneLineErrors) {
   auto missing = run_qlint_configured({"check", "--config", path("nope.toml"), path("models/s1.pt")});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("no such config file"), std::string::npos) << missing.err;
+}
+
+// The server's keys (docs/server.md) are part of the configuration, and `check` reads a file
+// that has them as any other: they change nothing it does.
+TEST_F(Config, ServerKeysLeaveCheckAlone) {
+  write(".qlint.toml",
+        "export = \"false\"\ninputs = [\"nope.pt\"]\nmodels = [\"models\"]\nselect = [\"bool-arith\"]\n");
+  EXPECT_EQ(findings({path("models/s1.pt")}), std::vector<std::string>{"bool-arith:warning"});
 }
 
 TEST_F(Config, ExplicitConfigFile) {

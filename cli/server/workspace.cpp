@@ -1,0 +1,184 @@
+#include "cli/server/workspace.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "cli/model_files.h"
+
+namespace qlint::server {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kMaxOutput = 64 * 1024;
+
+bool skipped_directory(const fs::path& dir) {
+  const std::string name = dir.filename().string();
+  return (name.size() > 1 && name[0] == '.') || name == "node_modules" || name == "__pycache__";
+}
+
+void add_models_under(const std::string& root, std::vector<std::string>& out) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    if (fs::is_regular_file(root, ec)) out.push_back(fs::path(root).lexically_normal().string());
+    return;
+  }
+  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::end(it); it.increment(ec)) {
+    if (it->is_directory(ec) && skipped_directory(it->path())) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file(ec) && cli::is_model_file(it->path()))
+      out.push_back(it->path().lexically_normal().string());
+  }
+}
+
+}  // namespace
+
+void ModelWatcher::set_roots(std::vector<std::string> roots) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  roots_ = std::move(roots);
+}
+
+std::map<std::string, ModelWatcher::Stamp> ModelWatcher::current_stamps() const {
+  std::vector<std::string> roots;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    roots = roots_;
+  }
+  std::vector<std::string> files;
+  for (const auto& root : roots) add_models_under(root, files);
+  std::map<std::string, Stamp> stamps;
+  for (const auto& file : files) {
+    std::error_code ec;
+    Stamp stamp{fs::last_write_time(file, ec), 0};
+    if (!ec) stamp.size = fs::file_size(file, ec);
+    if (!ec) stamps[file] = stamp;
+  }
+  return stamps;
+}
+
+ModelWatcher::Changes ModelWatcher::scan() {
+  std::map<std::string, Stamp> stamps = current_stamps();
+  std::lock_guard<std::mutex> lock(mutex_);
+  Changes changes;
+  for (auto it = seen_.begin(); it != seen_.end();) {
+    if (stamps.count(it->first)) {
+      ++it;
+      continue;
+    }
+    std::error_code ec;
+    if (it->second.reported && !fs::exists(it->first, ec)) changes.removed.push_back(it->first);
+    it = seen_.erase(it);
+  }
+  for (const auto& [file, stamp] : stamps) {
+    auto [it, inserted] = seen_.try_emplace(file, Seen{stamp, false});
+    Seen& seen = it->second;
+    const bool settled = first_scan_ || settled_;
+    if (!inserted && !(seen.stamp == stamp)) {
+      seen = {stamp, false};
+      if (!settled) continue;  // perhaps still being written: report it once it keeps its stamp
+    }
+    if (seen.reported || (inserted && !settled)) continue;
+    seen.reported = true;
+    changes.changed.push_back(file);
+  }
+  first_scan_ = settled_ = false;
+  return changes;
+}
+
+bool ModelWatcher::watches(const std::string& file) const {
+  const std::string path = fs::path(file).lexically_normal().string();
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& root : roots_) {
+    std::string prefix = fs::path(root).lexically_normal().string();
+    if (path == prefix) return true;
+    if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+    if (path.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+void ModelWatcher::settle() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  settled_ = true;
+}
+
+void ModelWatcher::mark_checked(const std::string& file) {
+  std::error_code ec;
+  Stamp stamp{fs::last_write_time(file, ec), 0};
+  if (!ec) stamp.size = fs::file_size(file, ec);
+  if (ec) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  seen_[file] = Seen{stamp, true};
+}
+
+std::vector<std::string> ModelWatcher::models() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> out;
+  for (const auto& entry : seen_) out.push_back(entry.first);
+  return out;
+}
+
+CommandResult CommandRunner::run(const std::string& command, const std::string& directory) {
+  CommandResult result;
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    result.output = "cannot create a pipe";
+    return result;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    // The child: only async-signal-safe calls until exec.
+    setpgid(0, 0);
+    int null_fd = open("/dev/null", O_RDONLY);
+    if (null_fd >= 0) dup2(null_fd, 0);
+    dup2(pipe_fds[1], 1);
+    dup2(pipe_fds[1], 2);
+    if (chdir(directory.c_str()) != 0) _exit(127);
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  if (pid < 0) {
+    close(pipe_fds[0]);
+    result.output = "cannot start /bin/sh";
+    return result;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    running_ = pid;
+  }
+  char buffer[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    result.output.append(buffer, static_cast<size_t>(n));
+    if (result.output.size() > kMaxOutput) result.output.erase(0, result.output.size() - kMaxOutput);
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    running_ = 0;
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+void CommandRunner::kill_running() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (running_ > 0) kill(-running_, SIGTERM);
+}
+
+}  // namespace qlint::server

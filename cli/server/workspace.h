@@ -1,0 +1,77 @@
+// What `qlint server` watches and runs in the user's workspace: the model files (polled by
+// modification time and size, so no inotify is needed) and the configured export command.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace qlint::server {
+
+// The models under some roots (files or directories searched recursively, skipping hidden
+// directories and node_modules), and what changed since the last scan.
+class ModelWatcher {
+ public:
+  struct Changes {
+    std::vector<std::string> changed;  // new, or written since the last scan and no longer being written
+    std::vector<std::string> removed;
+  };
+
+  void set_roots(std::vector<std::string> roots);
+  // A file written since the previous scan is reported once it has kept its time and size for
+  // one scan: an exporter writing the archive in pieces is not caught half way.
+  Changes scan();
+  // Whatever writes the models has finished (the export command ended): the next scan reports
+  // changed files at once.
+  void settle();
+  // Whether `file` is under one of the roots (or is one).
+  bool watches(const std::string& file) const;
+  // The client said `file` changed, and it is being checked: later scans report it only when
+  // it changes again.
+  void mark_checked(const std::string& file);
+  // The models under the roots, as the last scan saw them.
+  std::vector<std::string> models() const;
+
+ private:
+  struct Stamp {
+    std::filesystem::file_time_type time;
+    uintmax_t size = 0;
+    bool operator==(const Stamp& o) const { return time == o.time && size == o.size; }
+  };
+  struct Seen {
+    Stamp stamp;
+    bool reported = false;
+  };
+  std::map<std::string, Stamp> current_stamps() const;
+
+  mutable std::mutex mutex_;
+  std::vector<std::string> roots_;
+  std::map<std::string, Seen> seen_;
+  bool first_scan_ = true;
+  bool settled_ = false;
+};
+
+// The outcome of a shell command run for the user (the `export` key).
+struct CommandResult {
+  int exit_code = -1;  // -1: it could not be started or was killed
+  std::string output;  // stdout and stderr, interleaved, at most the last 64 KiB
+};
+
+// Runs `/bin/sh -c command` in `directory`, with stdin from /dev/null (the server's stdin is the
+// protocol), in a process group of its own so that `kill_running` stops whatever it started.
+// Blocks until it ends.
+class CommandRunner {
+ public:
+  CommandResult run(const std::string& command, const std::string& directory);
+  void kill_running();
+
+ private:
+  std::mutex mutex_;
+  pid_t running_ = 0;
+};
+
+}  // namespace qlint::server

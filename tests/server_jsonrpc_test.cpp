@@ -1,0 +1,92 @@
+// The Language Server's framing (LSP base protocol) and URI handling, without a server.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "cli/server/findings.h"
+#include "cli/server/jsonrpc.h"
+#include "cli/server/workspace.h"
+
+namespace qlint::server {
+namespace {
+
+TEST(JsonRpcFraming, ReadsMessagesBackToBack) {
+  std::istringstream in(frame_message(R"({"a":1})") + frame_message(R"({"b":"é"})"));
+  EXPECT_EQ(read_message(in), R"({"a":1})");
+  EXPECT_EQ(read_message(in), R"({"b":"é"})");  // the length counts bytes, not characters
+  EXPECT_EQ(read_message(in), std::nullopt);
+}
+
+TEST(JsonRpcFraming, AcceptsContentTypeAnyCaseAndBareLineFeeds) {
+  std::istringstream in(
+      "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\ncontent-length:  2\r\n\r\n{}"
+      "Content-Length: 4\n\n[1,2]");
+  EXPECT_EQ(read_message(in), "{}");
+  EXPECT_EQ(read_message(in), "[1,2");  // exactly Content-Length bytes, whatever follows
+}
+
+TEST(JsonRpcFraming, EndOfInputBeforeAMessageIsNoError) {
+  std::istringstream empty("");
+  EXPECT_EQ(read_message(empty), std::nullopt);
+  std::istringstream blank("\r\n\r\n");
+  EXPECT_EQ(read_message(blank), std::nullopt);
+}
+
+TEST(JsonRpcFraming, RejectsBadHeaders) {
+  for (const char* bad : {"Content-Length: -3\r\n\r\n", "Content-Length: 12abc\r\n\r\n", "Content-Length:\r\n\r\n",
+                          "Content-Length: 99999999999999\r\n\r\n", "Content-Type: text/plain\r\n\r\n",
+                          "this is no header\r\nContent-Length: 2\r\n\r\n{}"}) {
+    std::istringstream in(bad);
+    EXPECT_THROW(read_message(in), FramingError) << bad;
+  }
+}
+
+TEST(JsonRpcFraming, ATruncatedMessageIsAnError) {
+  std::istringstream in_body("Content-Length: 10\r\n\r\n{\"a\":");
+  EXPECT_THROW(read_message(in_body), FramingError);
+  std::istringstream in_header("Content-Length: 10\r\n");
+  EXPECT_THROW(read_message(in_header), FramingError);
+}
+
+TEST(JsonRpcFraming, ReadsOnAfterABadHeaderBlock) {
+  std::istringstream in("garbage\r\n\r\n" + frame_message("{}"));
+  EXPECT_THROW(read_message(in), FramingError);
+  EXPECT_EQ(read_message(in), "{}");
+}
+
+TEST(ServerUris, FileUrisRoundTrip) {
+  for (const std::string path : {"/work/a.py", "/tmp/my models #1/模型 100%.py"}) {
+    std::string uri = file_uri(path);
+    EXPECT_EQ(uri.rfind("file:///", 0), 0u) << uri;
+    EXPECT_EQ(path_of_uri(uri), path);
+  }
+  EXPECT_EQ(file_uri("/tmp/a b.py"), "file:///tmp/a%20b.py");
+  // As VS Code writes them, and other hosts' files, which are not ours.
+  EXPECT_EQ(path_of_uri("file:///tmp/a%20b/x.py"), "/tmp/a b/x.py");
+  EXPECT_EQ(path_of_uri("file://localhost/tmp/x.py"), "/tmp/x.py");
+  EXPECT_EQ(path_of_uri("file://server/share/x.py"), std::nullopt);
+  EXPECT_EQ(path_of_uri("untitled:Untitled-1"), std::nullopt);
+}
+
+TEST(ServerRanges, ACursorAtEitherEndTouchesTheRange) {
+  Range finding{15, 15, 15, 34};
+  EXPECT_TRUE(finding.intersects({15, 15, 15, 15}));
+  EXPECT_TRUE(finding.intersects({15, 34, 15, 34}));
+  EXPECT_TRUE(finding.intersects({0, 0, 20, 0}));
+  EXPECT_FALSE(finding.intersects({15, 35, 15, 40}));
+  EXPECT_FALSE(finding.intersects({14, 0, 14, 80}));
+}
+
+TEST(ServerWatcher, WatchesWhatIsUnderItsRoots) {
+  ModelWatcher watcher;
+  watcher.set_roots({"/ws/models", "/ws/extra/one.pt"});
+  EXPECT_TRUE(watcher.watches("/ws/models/a.pt"));
+  EXPECT_TRUE(watcher.watches("/ws/models/sub/../b.pt"));
+  EXPECT_TRUE(watcher.watches("/ws/extra/one.pt"));
+  EXPECT_FALSE(watcher.watches("/ws/models-old/a.pt"));
+  EXPECT_FALSE(watcher.watches("/ws/inputs/x.pt"));
+  EXPECT_FALSE(watcher.watches("/ws/models/../inputs/x.pt"));
+}
+
+}  // namespace
+}  // namespace qlint::server

@@ -155,15 +155,15 @@ async function mainServerTest() {
   // and 1) is offered as such: quickfix.unsafe, and its title says so.
   const zoo = path.join(ws, 'models/zoo');
   fs.mkdirSync(zoo);
-  const zooInputs = path.join(buildDir, 'examples/inputs/zoo/helpers_and_loops.pt');
+  const zooInputs = path.join(buildDir, 'examples/inputs/zoo/helper_called_twice.pt');
   fs.writeFileSync(path.join(zoo, '.qlint.toml'), `inputs = [${JSON.stringify(zooInputs)}]\n`);
-  fs.copyFileSync(path.join(buildDir, 'examples/zoo/helpers_and_loops.pt'), path.join(zoo, 'helpers_and_loops.pt'));
-  const zooUri = uriOf(path.join(sourceDir, 'examples/zoo/helpers_and_loops.py'));
+  fs.copyFileSync(path.join(buildDir, 'examples/zoo/helper_called_twice.pt'), path.join(zoo, 'helper_called_twice.pt'));
+  const zooUri = uriOf(path.join(sourceDir, 'examples/zoo/helper_called_twice.py'));
   const zooFound = await server.waitFor(zooUri, (d) => d.some((x) => x.code === 'eq-nonzero-const'),
-                                        'eq-nonzero-const in helpers_and_loops');
+                                        'eq-nonzero-const in helper_called_twice');
   const unsafe = [];
   for (const d of zooFound) unsafe.push(...(await codeActionsFor(server, zooUri, d)).filter((a) => a.kind === 'quickfix.unsafe'));
-  assert.ok(unsafe.length > 0, 'no unsafe quick fix offered for helpers_and_loops');
+  assert.ok(unsafe.length > 0, 'no unsafe quick fix offered for helper_called_twice');
   for (const a of unsafe) {
     assert.match(a.title, /unsafe/);
     assert.ok(!a.isPreferred, 'an unsafe fix is never the preferred one');

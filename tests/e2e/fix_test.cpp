@@ -49,6 +49,21 @@ class Fix : public testing::TempDirTest {
     EXPECT_NE(r.exit_code, 2) << r.err;
     return json::parse(r.out);
   }
+
+  // `--fix --input` on an example fixes it end to end: nothing is left, float outputs are
+  // bit-identical, parameters unchanged, the int16 simulation keeps 60 dB, and a second --fix
+  // finds nothing to do. Returns the first run's report.
+  json fix_completely(const std::string& name) {
+    json doc = fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)});
+    const json& fix = doc["fixes"][0];
+    EXPECT_TRUE(doc["diagnostics"].empty()) << doc.dump(2);
+    EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());
+    EXPECT_TRUE(fix["verification"]["parameters_identical"].get<bool>());
+    EXPECT_GE(fix["verification"]["after"]["outputs"][0]["sqnr_db"].get<double>(), 60.0);
+    json again = fix_json({"--fix", "-o", tmp("again.pt"), "--input", example_input(name), tmp("fixed.pt")});
+    EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again.dump(2);
+    return doc;
+  }
 };
 
 std::vector<std::string> example_models() {
@@ -454,31 +469,18 @@ TEST_F(Fix, FloatShadowCrossesIntoAChildModule) {
 // The same in a free helper function called from forward: the archive gets a copy of the
 // function with the float value as an extra argument, the Python an annotated parameter.
 TEST_F(Fix, FloatShadowCrossesIntoAFreeFunction) {
-  const std::string name = "zoo/helper_function_mask";
-  json doc = fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)});
-  const json& fix = doc["fixes"][0];
-  EXPECT_TRUE(doc["diagnostics"].empty()) << doc.dump(2);
-  EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());
-  EXPECT_GE(sqnr(fix["verification"]["after"]), 60.0);
-  const std::string diff = fix["python_diff"].get<std::string>();
+  json doc = fix_completely("zoo/helper_function_mask");
+  const std::string diff = doc["fixes"][0]["python_diff"].get<std::string>();
   for (const char* line : {"+def is_valid(feats: torch.Tensor, feats_float: torch.Tensor) -> torch.Tensor:",
                            "+    return feats_float[..., -1] == 1", "~is_valid(x, x_float)[..., None]"})
     EXPECT_NE(diff.find(line), std::string::npos) << line << "\n" << diff;
-  json again = fix_json({"--fix", "-o", tmp("again.pt"), "--input", example_input(name), tmp("fixed.pt")});
-  EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again.dump(2);
 }
 
 // The comparison inside a `for` loop reads the loop-carried state (zoo/helpers_and_loops line
 // 44): the loop carries a float twin of the state beside it, recomputed from the stub's float
 // input each iteration. The Python suggestion says why it has no such change.
 TEST_F(Fix, FloatShadowIsCarriedByALoop) {
-  const std::string name = "zoo/helpers_and_loops";
-  json doc = fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)});
-  const json& fix = doc["fixes"][0];
-  EXPECT_TRUE(doc["diagnostics"].empty()) << doc.dump(2);
-  EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());
-  EXPECT_TRUE(fix["verification"]["parameters_identical"].get<bool>());
-  EXPECT_GE(sqnr(fix["verification"]["after"]), 60.0);
+  json doc = fix_completely("zoo/helpers_and_loops");
   EXPECT_NE(doc.dump().find("carried by a loop"), std::string::npos) << doc.dump(2);
   // The loop now also carries the stub's float input, `tracks`.
   auto dump = run_qlint({"dump", tmp("fixed.pt")});
@@ -490,31 +492,14 @@ TEST_F(Fix, FloatShadowIsCarriedByALoop) {
 
 // The comparison reads the output of a branch that adds a missing batch dimension
 // (zoo/optional_batch_branch): the branch returns a float twin from each of its blocks.
-TEST_F(Fix, FloatShadowComesOutOfABranch) {
-  const std::string name = "zoo/optional_batch_branch";
-  json doc = fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)});
-  const json& fix = doc["fixes"][0];
-  EXPECT_TRUE(doc["diagnostics"].empty()) << doc.dump(2);
-  EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());
-  EXPECT_GE(sqnr(fix["verification"]["after"]), 60.0);
-  json again = fix_json({"--fix", "-o", tmp("again.pt"), "--input", example_input(name), tmp("fixed.pt")});
-  EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again.dump(2);
-}
+TEST_F(Fix, FloatShadowComesOutOfABranch) { fix_completely("zoo/optional_batch_branch"); }
 
 // The stub sits in a child (the backbone) that returns a dict; the head compares the dict's
 // mask with 1 (zoo/dict_plumbing). The backbone's copy returns the dict's float twin beside
 // the dict, and the head's copy takes it as an extra argument.
 TEST_F(Fix, FloatShadowComesBackFromTheModuleHoldingTheStub) {
-  const std::string name = "zoo/dict_plumbing";
-  json doc = fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)});
-  const json& fix = doc["fixes"][0];
-  EXPECT_TRUE(doc["diagnostics"].empty()) << doc.dump(2);
-  EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());
-  EXPECT_TRUE(fix["verification"]["parameters_identical"].get<bool>());
-  EXPECT_GE(sqnr(fix["verification"]["after"]), 60.0);
+  json doc = fix_completely("zoo/dict_plumbing");
   EXPECT_NE(doc.dump().find("would have to return its float twin too"), std::string::npos) << doc.dump(2);
-  json again = fix_json({"--fix", "-o", tmp("again.pt"), "--input", example_input(name), tmp("fixed.pt")});
-  EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again.dump(2);
 }
 
 // A class with two instances: the edited method is the class's, so each instance gets a stub

@@ -86,8 +86,8 @@ void check_limits(const ZipMember& m, uint64_t& total) {
                                   "compression-ratio", 0));
   total += m.size;
   if (total > l.archive_bytes)
-    throw ImportError(limit_error("its members inflate to more than " + std::to_string(total) + " bytes, which",
-                                  "archive-bytes", 0));
+    throw ImportError(
+        limit_error("its members inflate to more than " + std::to_string(total) + " bytes, which", "archive-bytes", 0));
 }
 
 ZipDirectory parse(const ReadAt& read, uint64_t file_size) {
@@ -201,21 +201,35 @@ struct StackEffect {
 
 std::optional<StackEffect> simple_effect(unsigned char op) {
   switch (op) {
-    case 'N': case 0x88: case 0x89: case '}': case ']': case ')': case 0x8f: case 0x97:
+    case 'N':
+    case 0x88:
+    case 0x89:
+    case '}':
+    case ']':
+    case ')':
+    case 0x8f:
+    case 0x97:
       return StackEffect{0, 1};
     case '0':
       return StackEffect{1, 0};
     case '2':
       return StackEffect{1, 2};
-    case 'Q': case 0x85: case 0x98:
+    case 'Q':
+    case 0x85:
+    case 0x98:
       return StackEffect{1, 1};
-    case 'R': case 0x86: case 0x81: case 0x93:
+    case 'R':
+    case 0x86:
+    case 0x81:
+    case 0x93:
       return StackEffect{2, 1};
-    case 'a': case 'b':
+    case 'a':
+    case 'b':
       return StackEffect{2, 1};
     case 's':
       return StackEffect{3, 1};
-    case 0x87: case 0x92:
+    case 0x87:
+    case 0x92:
       return StackEffect{3, 1};
     default:
       return std::nullopt;
@@ -225,11 +239,15 @@ std::optional<StackEffect> simple_effect(unsigned char op) {
 // The width of an opcode's fixed-size argument, or 0.
 int fixed_argument(unsigned char op) {
   switch (op) {
-    case 'K': case 0x82: case 0x80:
+    case 'K':
+    case 0x82:
+    case 0x80:
       return 1;
-    case 'M': case 0x83:
+    case 'M':
+    case 0x83:
       return 2;
-    case 'J': case 0x84:
+    case 'J':
+    case 0x84:
       return 4;
     case 'G':
       return 8;
@@ -241,11 +259,19 @@ int fixed_argument(unsigned char op) {
 // The width of the length field before an opcode's counted bytes, or 0.
 int length_field(unsigned char op) {
   switch (op) {
-    case 'U': case 0x8c: case 'C': case 0x8a:
+    case 'U':
+    case 0x8c:
+    case 'C':
+    case 0x8a:
       return 1;
-    case 'T': case 'X': case 'B': case 0x8b:
+    case 'T':
+    case 'X':
+    case 'B':
+    case 0x8b:
       return 4;
-    case 0x8d: case 0x8e: case 0x96:
+    case 0x8d:
+    case 0x8e:
+    case 0x96:
       return 8;
     default:
       return 0;
@@ -314,21 +340,28 @@ std::string pickle_problem(const std::string& p) {
         depth = marks.back();
         marks.pop_back();
         break;
-      case 'd': case 'l': case 't': case 0x91: case 'o': case 'i':  // pop to mark, push one
+      case 'd':
+      case 'l':
+      case 't':
+      case 0x91:
+      case 'o':
+      case 'i':  // pop to mark, push one
         if (marks.empty()) return stack;
         if (op == 'o' && above_mark() < 1) return stack;
         if (op == 'i' && !until_newline(2)) return cut;
         depth = marks.back() + 1;
         marks.pop_back();
         break;
-      case 'e': case 'u': case 0x90:  // pop to mark into the item below it
+      case 'e':
+      case 'u':
+      case 0x90:  // pop to mark into the item below it
         if (marks.empty() || marks.back() < 1) return stack;
         if (op == 'u' && above_mark() % 2 != 0) return stack;
         depth = marks.back();
         marks.pop_back();
         if (!marks.empty() && depth - marks.back() < 1) return stack;
         break;
-      case 'p':  // PUT with a decimal index
+      case 'p':    // PUT with a decimal index
       case 'g': {  // GET
         size_t nl = p.find('\n', i);
         if (nl == std::string::npos) return cut;
@@ -344,7 +377,8 @@ std::string pickle_problem(const std::string& p) {
         }
         break;
       }
-      case 'q': case 'r':  // BINPUT, LONG_BINPUT
+      case 'q':
+      case 'r':  // BINPUT, LONG_BINPUT
         if (!read_index(op == 'q' ? 1 : 4, index)) return cut;
         if (index > opcodes) return "a pickle memo index is out of range";
         if (above_mark() < 1) return stack;
@@ -354,7 +388,8 @@ std::string pickle_problem(const std::string& p) {
         if (above_mark() < 1) return stack;
         memo.insert(memo.size());
         break;
-      case 'h': case 'j':  // BINGET, LONG_BINGET
+      case 'h':
+      case 'j':  // BINGET, LONG_BINGET
         if (!read_index(op == 'h' ? 1 : 4, index)) return cut;
         if (!memo.count(index)) return "the pickle reads a memo slot it never wrote";
         ++depth;
@@ -363,7 +398,12 @@ std::string pickle_problem(const std::string& p) {
         if (!read_index(8, len)) return cut;
         if (!need(len)) return "a pickle frame length points past its end";
         break;
-      case 'I': case 'L': case 'S': case 'V': case 'F': case 'P':
+      case 'I':
+      case 'L':
+      case 'S':
+      case 'V':
+      case 'F':
+      case 'P':
         if (!until_newline(1)) return cut;
         if (op == 'P') break;  // PERSID pushes below
         ++depth;

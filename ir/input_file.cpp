@@ -4,11 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
-#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -140,9 +140,8 @@ void set_limit(Limits& l, const std::string& assignment) {
 
 std::string limit_error(const std::string& what, const std::string& limit, uint64_t value) {
   bool bytes = is_bytes_limit(limit);
-  return what + (value > 0 ? " (" + amount(value, false) + (bytes ? " bytes" : "") + ")" : "") +
-         " exceeds the limit " + limit + " (" + amount(limit_value(limit), bytes) + "); raise it with --limit " +
-         limit + "=N";
+  return what + (value > 0 ? " (" + amount(value, false) + (bytes ? " bytes" : "") + ")" : "") + " exceeds the limit " +
+         limit + " (" + amount(limit_value(limit), bytes) + "); raise it with --limit " + limit + "=N";
 }
 
 void check_regular_file(const std::string& path, uint64_t max_bytes, const std::string& limit_name) {

@@ -230,9 +230,16 @@ class Importer {
     for (const auto& [file, lines] : doc_["source_lines"].items()) {
       if (!lines.is_object()) continue;
       for (const auto& [number, text] : lines.items())
-        if (auto n = ir::parse_int(number, 1, max_line()); n && text.is_string())
-          model_.source_lines[file][static_cast<int>(*n)] = text.get<std::string>();
+        if (text.is_string())
+          model_.source_lines[file][static_cast<int>(source_line_number(number))] = text.get<std::string>();
     }
+  }
+
+  static int64_t source_line_number(const std::string& key) {
+    if (auto n = ir::parse_int(key, 1, max_line())) return *n;
+    if (!key.empty() && key.find_first_not_of("0123456789") == std::string::npos)
+      throw Malformed(ir::limit_error("the source line number " + ir::printable(key, 30), "line", 0));
+    throw Malformed("\"source_lines\" has the key \"" + ir::printable(key, 30) + "\", which is not a line number");
   }
 
   void import_node(const json& node) {

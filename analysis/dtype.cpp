@@ -71,7 +71,8 @@ DType cast_target(const ir::Node& node, const DTypeOf& dtype_of) {
     if (value == nullptr || value->kind != ir::Attr::Kind::Int) return DType::Unknown;
     return ir::dtype_from_scalar_type_code(value->i).value_or(DType::Unknown);
   }
-  return dtype_of(node.inputs[0]);  // a device-only move keeps the dtype
+  // A device-only move keeps the dtype; an FX export may call `x.to()` on nothing at all.
+  return node.inputs.empty() ? DType::Unknown : dtype_of(node.inputs[0]);
 }
 
 // The `dtype=` argument of a factory or reduction, where the importer found one in the op's

@@ -20,6 +20,7 @@
 #include "cli/render.h"
 #include "cli/torch_backend.h"
 #include "ir/fx/importer.h"
+#include "ir/input_file.h"
 #include "ir/text.h"
 #include "rewriter/rewriter.h"
 #include "rules/registry.h"
@@ -30,7 +31,29 @@ namespace qlint::cli {
 namespace {
 
 void print_input_error(const std::string& file, const std::string& message) {
-  std::cerr << "qlint: error: " << ir::display_path(file) << ": " << message << "\n";
+  std::cerr << "qlint: error: " << ir::printable(ir::display_path(file) + ": " + message, 1000) << "\n";
+}
+
+// The boundary of a command on one model: whatever escapes (a LibTorch or nlohmann exception,
+// bad_alloc, filesystem_error, anything) is one line and exit 2.
+template <typename F>
+int guarded(const std::string& file, F&& body) {
+  try {
+    return body();
+  } catch (const ir::ImportError& e) {
+    print_input_error(file, e.what());
+  } catch (const BackendError& e) {
+    print_input_error(file, e.what());
+  } catch (const sim::SimError& e) {
+    std::cerr << "qlint: error: " << ir::printable(e.what(), 1000) << "\n";
+  } catch (const std::bad_alloc&) {
+    print_input_error(file, "out of memory while reading it; see the --limit options");
+  } catch (const std::exception& e) {
+    print_input_error(file, "internal error: " + ir::first_line(e.what()));
+  } catch (...) {
+    print_input_error(file, "internal error: an unknown exception");
+  }
+  return kExitError;
 }
 
 std::string summary(const std::vector<ModelReport>& reports, bool after_fix) {
@@ -180,11 +203,17 @@ CheckOutcome check_model(const std::string& file, const CheckOptions& command_li
     out.error = InputError{file, e.what()};
   } catch (const BackendError& e) {
     out.error = InputError{file, ir::display_path(file) + ": " + e.what()};
+  } catch (const std::bad_alloc&) {
+    out.error = InputError{file, ir::display_path(file) + ": out of memory while reading it; see the --limit options"};
   } catch (const std::exception& e) {
     // A bug of qlint's, or a library exception nobody anticipated: this model fails alone,
     // with one line, and the others are still checked.
     out.error = InputError{file, ir::display_path(file) + ": internal error: " + ir::first_line(e.what())};
+  } catch (...) {
+    out.error = InputError{file, ir::display_path(file) + ": internal error: an unknown exception"};
   }
+  // One printable line, whatever the archive put into the message.
+  if (out.error) out.error->message = ir::printable(out.error->message, 1000);
   return out;
 }
 
@@ -218,6 +247,15 @@ std::string statistics(const std::vector<ModelReport>& reports) {
 
 }  // namespace
 
+// Like pre-commit's and direnv's trust: a configuration in the tree being scanned is someone
+// else's, and its libraries run code; the user says so on the command line or in the
+// environment.
+bool trusts_config_libraries(const CheckOptions& command_line) {
+  if (command_line.trust_config_libraries) return true;
+  const char* env = std::getenv("QLINT_TRUST_CONFIG_LIBRARIES");
+  return env != nullptr && std::string(env) == "1";
+}
+
 CheckOptions options_for(const std::string& model, const CheckOptions& command_line) {
   if (command_line.isolated) return command_line;
   std::optional<Config> config =
@@ -236,6 +274,11 @@ CheckOptions options_for(const std::string& model, const CheckOptions& command_l
                          config->dequant_stub_classes.end());
   if (!o.bits_given && config->bits) o.bits = *config->bits;
   if (!o.min_sqnr && config->min_sqnr) o.min_sqnr = config->min_sqnr;
+  if (!config->operator_libraries.empty() && !trusts_config_libraries(command_line))
+    throw ConfigError(ir::printable(config->file, 200) + " names operator libraries (" +
+                      ir::printable(config->operator_libraries.front(), 200) +
+                      "); loading a library runs its code, so qlint loads libraries a configuration names only "
+                      "when trusted: pass --trust-config-libraries (or set QLINT_TRUST_CONFIG_LIBRARIES=1)");
   o.operator_libraries.insert(o.operator_libraries.end(), config->operator_libraries.begin(),
                               config->operator_libraries.end());
   try {
@@ -256,7 +299,7 @@ int run_check(const CheckOptions& options) {
   for (auto& outcome : process_all(files, options)) {
     if (outcome.error) {
       if (options.format != "json" && options.format != "github")
-        std::cerr << "qlint: error: " << outcome.error->message << "\n";
+        std::cerr << "qlint: error: " << outcome.error->message << "\n";  // printable: see process()
       errors.push_back(*outcome.error);
       continue;
     }
@@ -306,9 +349,9 @@ void print_reports(const std::vector<ModelReport>& reports, const std::vector<In
                    const CheckOptions& options, const std::string& fix_summary) {
   const std::string& f = options.format;
   if (f == "json") {
-    std::cout << render_json(reports, errors).dump(2) << "\n";
+    std::cout << render_json(reports, errors).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (f == "sarif") {
-    std::cout << render_sarif(reports, errors).dump(2) << "\n";
+    std::cout << render_sarif(reports, errors).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (f == "github") {
     std::cout << render_github(reports, errors);
   } else if (options.statistics) {
@@ -323,40 +366,30 @@ void print_reports(const std::vector<ModelReport>& reports, const std::vector<In
 
 int run_dump(const std::string& file, bool with_facts, const analysis::StubClasses& stubs,
              const std::vector<std::string>& operator_libraries) {
-  try {
+  return guarded(file, [&] {
     ir::Model model = import_model(file, operator_libraries);
+    std::string text;
     if (!with_facts) {
-      std::cout << ir::print_model(model);
-      return kExitClean;
+      text = ir::print_model(model);
+    } else {
+      auto facts = analysis::Facts::compute(model, stubs);
+      text = ir::print_model(model, [&](const ir::Node& n) { return describe_facts(facts, n); });
     }
-    auto facts = analysis::Facts::compute(model, stubs);
-    std::cout << ir::print_model(model, [&](const ir::Node& n) { return describe_facts(facts, n); });
+    std::cout << text;
     return kExitClean;
-  } catch (const ir::ImportError& e) {
-    print_input_error(file, e.what());
-    return kExitError;
-  } catch (const BackendError& e) {
-    print_input_error(file, e.what());
-    return kExitError;
-  }
+  });
 }
 
 int run_sim(const SimOptions& options) {
-  try {
+  return guarded(options.model, [&] {
     load_operator_libraries(options.operator_libraries);
     sim::Report report = torch_backend().simulate(options.model, options.inputs, options.options);
     if (options.format == "json")
-      std::cout << sim::render_json(report).dump(2) << "\n";
+      std::cout << sim::render_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     else
       std::cout << sim::render_text(report);
     return kExitClean;
-  } catch (const sim::SimError& e) {
-    std::cerr << "qlint: error: " << e.what() << "\n";
-    return kExitError;
-  } catch (const BackendError& e) {
-    print_input_error(options.model, e.what());
-    return kExitError;
-  }
+  });
 }
 
 }  // namespace qlint::cli

@@ -39,6 +39,7 @@ struct CheckOptions {
   bool unsafe_fixes = false;
   std::string output;                           // -o: write the fixed model here instead of in place
   std::vector<std::string> operator_libraries;  // --load-library, then the config's
+  bool trust_config_libraries = false;          // load the libraries a config in the scanned tree names
 };
 
 int run_check(const CheckOptions& options);

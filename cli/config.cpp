@@ -3,9 +3,16 @@
 #include <fnmatch.h>
 #include <toml++/toml.h>
 
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
+
+#include "ir/import_error.h"
+#include "ir/input_file.h"
 
 namespace qlint::cli {
 
@@ -97,12 +104,110 @@ Config from_table(const toml::table& table, const std::string& file) {
   return c;
 }
 
+bool bare_key_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '"' || c == '\'';
+}
+
+// toml++ 3.x has two kinds of undefined behaviour on input (found by fuzz/config_fuzz.cpp, with
+// toml++ compiled into the fuzzer): it assumes (TOML_ASSERT_ASSUME) that a table header's '['
+// is followed by a key, which `[,` or a '[' ending its line break; and its whitespace test
+// reaches TOML_UNREACHABLE for U+00A1 to U+0499 and U+FCC6 to U+FEFE. So before toml++ sees a
+// configuration, its table headers are checked, those characters are refused outside comments
+// (TOML allows non-ASCII only in strings and comments), and non-ASCII bytes in comments become
+// '?'. Returns the text to parse; throws ConfigError.
+std::string guarded_toml(const std::string& text, const std::string& file) {
+  std::string out = text;
+  int line = 1, depth = 0;
+  bool line_start = true;
+  auto refuse_character = [&](size_t i) {
+    unsigned char b0 = static_cast<unsigned char>(text[i]);
+    char32_t c = 0;
+    if ((b0 >> 5) == 0x6 && i + 1 < text.size())
+      c = (static_cast<char32_t>(b0 & 0x1F) << 6) | (static_cast<char32_t>(text[i + 1]) & 0x3F);
+    else if ((b0 >> 4) == 0xE && i + 2 < text.size())
+      c = (static_cast<char32_t>(b0 & 0x0F) << 12) | ((static_cast<char32_t>(text[i + 1]) & 0x3F) << 6) |
+          (static_cast<char32_t>(text[i + 2]) & 0x3F);
+    if ((c >= 0xA1 && c <= 0x499) || (c >= 0xFCC6 && c <= 0xFEFE)) {
+      char code[16];
+      std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(c));
+      fail(file, "line " + std::to_string(line) + ": the character " + code +
+                     " is one qlint's TOML parser (toml++ 3) mishandles; use it only in comments");
+    }
+  };
+  const size_t bom = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;  // toml++ skips it
+  for (size_t i = bom; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      ++line;
+      line_start = true;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r') continue;
+    bool at_start = line_start;
+    line_start = false;
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      refuse_character(i);
+    } else if (c == '#') {
+      for (; i + 1 < text.size() && text[i + 1] != '\n'; ++i)
+        if (static_cast<unsigned char>(text[i + 1]) >= 0x80) out[i + 1] = '?';
+    } else if (c == '"' || c == '\'') {
+      bool multi = text.compare(i, 3, std::string(3, c)) == 0;
+      size_t j = i + (multi ? 3 : 1);
+      for (; j < text.size(); ++j) {
+        if (static_cast<unsigned char>(text[j]) >= 0x80) refuse_character(j);
+        if (c == '"' && text[j] == '\\') {
+          ++j;
+          if (j < text.size() && static_cast<unsigned char>(text[j]) >= 0x80) refuse_character(j);
+          continue;
+        }
+        if (text[j] == '\n') {
+          if (!multi) break;
+          ++line;
+        }
+        if (text[j] == c && (!multi || text.compare(j, 3, std::string(3, c)) == 0)) {
+          if (multi) j += 2;
+          break;
+        }
+      }
+      i = j < text.size() && text[j] == '\n' ? j - 1 : j;
+    } else if (c == '[' && at_start && depth == 0) {  // a table header
+      size_t j = i + 1;
+      if (j < text.size() && text[j] == '[') ++j;
+      while (j < text.size() && (text[j] == ' ' || text[j] == '\t')) ++j;
+      if (j >= text.size() || !bare_key_char(text[j]))
+        fail(file, "line " + std::to_string(line) + ": expected a table name after '['");
+      for (; i + 1 < text.size() && text[i + 1] != '\n'; ++i)
+        if (static_cast<unsigned char>(text[i + 1]) >= 0x80) refuse_character(i + 1);
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return out;
+}
+
+toml::table parse_text(const std::string& raw, const std::string& file) {
+  const std::string text = guarded_toml(raw, file);
+  try {
+    return toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    fail(file,
+         "line " + std::to_string(e.source().begin.line) + ": " + ir::printable(std::string(e.description()), 200));
+  }
+}
+
+// Only a regular file within the limit file-bytes (never a FIFO that would hang the read).
 toml::table parse(const std::string& file) {
   try {
-    return toml::parse_file(file);
-  } catch (const toml::parse_error& e) {
-    fail(file, "line " + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+    ir::check_regular_file(file, ir::limits().file_bytes, "file-bytes");
+  } catch (const ir::ImportError& e) {
+    fail(file, e.what());
   }
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_text(text.str(), file);
 }
 
 // The [tool.qlint] table of a pyproject.toml, if it has one.
@@ -122,6 +227,18 @@ std::vector<std::string> Config::ignored_for(const std::string& path) const {
   for (const auto& [glob, ignored] : per_file_ignores)
     if (fnmatch(glob.c_str(), relative.c_str(), 0) == 0) rules.insert(rules.end(), ignored.begin(), ignored.end());
   return rules;
+}
+
+Config parse_config(const std::string& text, const std::string& path) {
+  toml::table table = parse_text(text, path);
+  if (fs::path(path).filename() == "pyproject.toml") {
+    const toml::table* section = qlint_section(table);
+    if (section != nullptr) return from_table(*section, path);
+    Config empty;
+    empty.file = path;
+    return empty;
+  }
+  return from_table(table, path);
 }
 
 Config load_config(const std::string& path) {

@@ -42,6 +42,8 @@ struct Config {
 
 // Reads an explicit file: a `.qlint.toml`-style file, or a pyproject.toml with [tool.qlint].
 Config load_config(const std::string& path);
+// The same on a file's text (`path` names it in messages and decides pyproject.toml).
+Config parse_config(const std::string& text, const std::string& path);
 
 // The nearest config above `start` (a file or directory): a `.qlint.toml`, or a
 // `pyproject.toml` that has a [tool.qlint] table. nullopt when there is none.

@@ -13,6 +13,7 @@
 #include "cli/config.h"
 #include "cli/server/server.h"
 #include "ir/display.h"
+#include "ir/input_file.h"
 
 namespace {
 
@@ -34,11 +35,31 @@ bool color_wanted(bool no_color) {
   return isatty(STDOUT_FILENO) != 0;
 }
 
-// Options of every command that reads a model: stub classes, custom operator libraries.
+// Options of every command that reads a model: stub classes, custom operator libraries, the
+// limits on untrusted input (docs/reliability.md).
 struct ModelOptions {
-  std::vector<std::string> extra_quant_stubs, extra_dequant_stubs, operator_libraries;
+  std::vector<std::string> extra_quant_stubs, extra_dequant_stubs, operator_libraries, limits, source_roots;
+  bool no_exec = false;
 
-  void define(CLI::App* cmd) {
+  void define(CLI::App* cmd, bool runs_model) {
+    cmd->add_option("--limit", limits,
+                    "Raise (or lower) a limit on untrusted input, NAME=VALUE (K, M, G suffixes): archive-bytes, "
+                    "archive-member-bytes, archive-members, column, compression-ratio, file-bytes, graph-nodes, "
+                    "json-depth, line, pickle-bytes, snippet-chars, source-file-bytes; repeatable")
+        ->allow_extra_args(false);
+    cmd->add_option("--source-root", source_roots,
+                    "Also show source lines from files under this directory (by default only from the working "
+                    "directory, the model's directory and their git repositories); repeatable")
+        ->allow_extra_args(false);
+    if (runs_model)
+      cmd->add_flag("--no-exec", no_exec,
+                    "Refuse archives that define __setstate__, which LibTorch runs while loading (this command "
+                    "runs the model's forward anyway)");
+    else
+      cmd->add_flag("--no-exec", no_exec,
+                    "Never run archive code: loading a TorchScript archive runs the __setstate__ methods its "
+                    "code defines (LibTorch does this; --input, --random-input and --fix run forward too); "
+                    "--no-exec refuses archives that define one");
     cmd->add_option("--quant-stub-class", extra_quant_stubs,
                     "Another module class that quantizes like QuantStub (e.g. a toolchain's own "
                     "stub); a full or dotted-suffix name, repeatable")
@@ -52,6 +73,13 @@ struct ModelOptions {
         ->allow_extra_args(false);
   }
 
+  // The process's limits, before any model is read.
+  void apply() const {
+    for (const auto& assignment : limits) qlint::ir::set_limit(qlint::ir::limits(), assignment);
+    for (const auto& root : source_roots) qlint::ir::limits().source_roots.push_back(root);
+    qlint::ir::limits().no_exec = no_exec;
+  }
+
   qlint::analysis::StubClasses stubs() const {
     qlint::analysis::StubClasses stubs;
     stubs.quant.insert(stubs.quant.end(), extra_quant_stubs.begin(), extra_quant_stubs.end());
@@ -59,6 +87,16 @@ struct ModelOptions {
     return stubs;
   }
 };
+
+int apply_limits(const ModelOptions& model) {
+  try {
+    model.apply();
+    return 0;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "qlint: error: " << e.what() << "\n";
+    return cli::kExitError;
+  }
+}
 
 struct CheckCommand {
   CLI::App* cmd = nullptr;
@@ -94,7 +132,7 @@ struct CheckCommand {
     cmd->add_flag("--isolated", options.isolated, "Ignore all configuration files");
     cmd->add_flag("--no-color", no_color, "Never colour the output");
     cmd->add_option("--input", options.inputs.files,
-                    "Simulate on these inputs (torch.save files) and attach the evidence: "
+                    "Simulate on these inputs (torch.save files; runs the model's code) and attach the evidence: "
                     "scales, what constants become, flipped comparisons; repeatable")
         ->allow_extra_args(false);
     cmd->add_option("--random-input", options.inputs.random_shapes,
@@ -112,7 +150,11 @@ struct CheckCommand {
     cmd->add_flag("--diff", options.diff, "Show what --fix would change (Python suggestion), write nothing");
     cmd->add_flag("--unsafe-fixes", options.unsafe_fixes, "Also apply fixes that may change float results");
     cmd->add_option("-o,--output", options.output, "With --fix: write the fixed model here instead");
-    model.define(cmd);
+    cmd->add_flag("--trust-config-libraries", options.trust_config_libraries,
+                  "Load the operator libraries a configuration file in the scanned tree names "
+                  "(operator-libraries); without it such a configuration is refused, since loading a library "
+                  "runs its code (also QLINT_TRUST_CONFIG_LIBRARIES=1)");
+    model.define(cmd, false);
   }
 
   int run() {
@@ -120,6 +162,7 @@ struct CheckCommand {
     options.bits_given = bits->count() > 0;
     if (min_sqnr_option->count() > 0) options.min_sqnr = min_sqnr;
     try {
+      model.apply();
       cli::validate_selection(options.selection);
       if (!options.config_file.empty()) cli::load_config(options.config_file);
     } catch (const cli::ConfigError& e) {
@@ -150,10 +193,13 @@ struct DumpCommand {
     cmd = app.add_subcommand("dump", "Print a model's qlint IR");
     cmd->add_option("file", file, "TorchScript archive or FX export")->required();
     cmd->add_flag("--facts", facts, "Annotate values with what the analyses found (dtype, quant points, domain)");
-    model.define(cmd);
+    model.define(cmd, false);
   }
 
-  int run() { return cli::run_dump(file, facts, model.stubs(), model.operator_libraries); }
+  int run() {
+    if (int status = apply_limits(model); status != 0) return status;
+    return cli::run_dump(file, facts, model.stubs(), model.operator_libraries);
+  }
 };
 
 struct SimCommand {
@@ -163,7 +209,7 @@ struct SimCommand {
   bool no_color = false;
 
   void define(CLI::App& app) {
-    cmd = app.add_subcommand("sim", "Calibrate and simulate int16/int8 quantization");
+    cmd = app.add_subcommand("sim", "Calibrate and simulate int16/int8 quantization (runs the model's code)");
     cmd->add_option("file", options.model, "TorchScript archive")->required();
     cmd->add_option("--input", options.inputs.files,
                     "torch.save file of the model's inputs (a tensor, tuple, list or dict); "
@@ -188,10 +234,11 @@ struct SimCommand {
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();
     cmd->add_flag("--no-color", no_color, "Accepted for symmetry with check; the report has no colour");
-    model.define(cmd);
+    model.define(cmd, true);
   }
 
   int run() {
+    if (int status = apply_limits(model); status != 0) return status;
     options.options.stubs = model.stubs();
     options.operator_libraries = model.operator_libraries;
     options.options.progress = true;

@@ -1,10 +1,11 @@
 #include "cli/render.h"
 
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "cli/python_fixes.h"
+#include "ir/input_file.h"
 
 namespace qlint::cli {
 
@@ -23,24 +24,30 @@ struct Style {
   std::string reset() const { return on ? "\033[0m" : ""; }
 };
 
-// The source line from the debug info (what the model was compiled from), else from disk.
+// The source line from the debug info (what the model was compiled from), else from disk: only
+// a regular text file under the working directory or beside the model (ir::read_source_line).
 std::string source_line(const ir::Model& model, const ir::SourceLoc& loc) {
   if (const std::string* text = model.source_line(loc.file, loc.line)) return *text;
-  std::ifstream in(loc.file);
-  std::string line;
-  for (int i = 1; std::getline(in, line); ++i)
-    if (i == loc.line) return line;
-  return "";
+  return ir::read_source_line(loc.file, loc.line, model.file).value_or("");
 }
 
+// The line as shown: at most limits().snippet_chars characters, control characters and
+// invalid UTF-8 escaped.
+std::string shown_line(const std::string& text) {
+  return ir::printable(text, static_cast<size_t>(std::min<uint64_t>(ir::limits().snippet_chars, 1u << 20)));
+}
+
+// Carets under the range, in 64-bit arithmetic and never past the shown line (a column near
+// 2^31 in a crafted export is no reason to print gigabytes).
 std::string marker_line(const std::string& text, const ir::SourceLoc& loc) {
-  int start = std::max(loc.column, 1) - 1;
-  int end = loc.end_line == loc.line ? loc.end_column - 1 : static_cast<int>(text.size());
-  end = std::max(end, start + 1);
+  const int64_t width = static_cast<int64_t>(text.size());
+  int64_t start = std::min<int64_t>(std::max<int64_t>(loc.column, 1) - 1, width);
+  int64_t end = loc.end_line == loc.line ? static_cast<int64_t>(loc.end_column) - 1 : width;
+  end = std::min(std::max(end, start + 1), std::max(width, start + 1));
   std::string out;
-  for (int i = 0; i < start; ++i) out += i < static_cast<int>(text.size()) && text[i] == '\t' ? '\t' : ' ';
+  for (int64_t i = 0; i < start; ++i) out += text[static_cast<size_t>(i)] == '\t' ? '\t' : ' ';
   out += '^';
-  out += std::string(end - start - 1, '~');
+  out += std::string(static_cast<size_t>(end - start - 1), '~');
   return out;
 }
 
@@ -55,7 +62,7 @@ void render_one(std::ostream& out, const ModelReport& report, const Diagnostic& 
   out << s.bold() << location << ": " << s.reset() << s.severity(d.severity) << severity_name(d.severity) << ": "
       << s.reset() << s.bold() << d.message << " [" << d.rule << "]" << s.reset() << "\n";
   if (d.loc.known()) {
-    std::string text = source_line(*report.model, d.loc);
+    std::string text = shown_line(source_line(*report.model, d.loc));
     if (!text.empty()) {
       std::string gutter = std::to_string(d.loc.line);
       out << " " << gutter << " | " << text << "\n";
@@ -103,7 +110,7 @@ nlohmann::json diagnostic_json(const ModelReport& report, const Diagnostic& d, P
       {"column", optional_int(d.loc.column, known)},
       {"end_line", optional_int(d.loc.end_line, known)},
       {"end_column", optional_int(d.loc.end_column, known)},
-      {"source_line", known ? nlohmann::json(source_line(*report.model, d.loc)) : nlohmann::json()},
+      {"source_line", known ? nlohmann::json(shown_line(source_line(*report.model, d.loc))) : nlohmann::json()},
       {"model", ir::display_path(report.model_file)},
       {"method", d.function ? d.function->method : ""},
       {"module", d.function ? d.function->module_path : ""},

@@ -32,7 +32,9 @@ TorchBackend* load() {
     if (handle == nullptr) throw BackendError(std::string("cannot load LibTorch support: ") + dlerror());
     auto entry = reinterpret_cast<TorchBackend* (*)()>(dlsym(handle, "qlint_torch_backend"));
     if (entry == nullptr) throw BackendError(candidate.string() + " is not qlint's LibTorch plugin");
-    return entry();
+    TorchBackend* backend = entry();
+    backend->set_limits(ir::limits());
+    return backend;
   }
   throw BackendError("cannot find qlint's LibTorch support (" + std::string(kPluginName) + "; looked at " + tried +
                      "); reinstall qlint, or set QLINT_TORCH_PLUGIN");

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ir/input_file.h"
 #include "ir/ir.h"
 #include "rewriter/rewriter.h"
 #include "sim/simulator.h"
@@ -27,6 +28,9 @@ class TorchBackend {
   // torch.ops.load_library does), such as torchvision's or an accelerator toolchain's.
   // Loading one twice is harmless. Throws BackendError.
   virtual void load_library(const std::string& path) = 0;
+  // The plugin has its own copy of the LibTorch-free layers: the limits on untrusted input
+  // (ir::limits(), set from the command line) are copied over once, when it is loaded.
+  virtual void set_limits(const ir::Limits& limits) = 0;
 };
 
 // The plugin could not be loaded (missing, or built for another LibTorch).

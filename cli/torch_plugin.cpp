@@ -27,6 +27,8 @@ class LibTorchBackend final : public TorchBackend {
     if (dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr)
       throw BackendError("cannot load the operator library " + path + ": " + dlerror());
   }
+
+  void set_limits(const ir::Limits& limits) override { ir::limits() = limits; }
 };
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <unordered_map>
@@ -169,8 +170,26 @@ class Parser {
   int integer() {
     std::string n = number();
     if (n.find_first_of(".eE") != std::string::npos) fail("expected an integer");
-    return std::stoi(n);
+    int v = 0;
+    auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), v);
+    if (ec != std::errc() || end != n.data() + n.size()) fail("integer out of range");
+    return v;
   }
+
+  // A number as int64, without a float-to-int overflow.
+  int64_t to_int64(double value) {
+    if (!(value >= -9223372036854775808.0 && value < 9223372036854775808.0)) fail("integer out of range");
+    return static_cast<int64_t>(value);
+  }
+
+  // Blocks and types nest; the parser recurses on them, so nesting is bounded.
+  struct Nesting {
+    int& depth;
+    explicit Nesting(Parser& p) : depth(p.depth_) {
+      if (++depth > 200) p.fail("nested too deeply");
+    }
+    ~Nesting() { --depth; }
+  };
 
   void header() {
     Model& m = result_.model;
@@ -275,6 +294,7 @@ class Parser {
   }
 
   void node_blocks(Node& n) {
+    Nesting nesting(*this);
     take();
     while (at_word("block")) {
       take();
@@ -344,7 +364,7 @@ class Parser {
     if (at_word("tensor")) return tensor_attr();
     auto [is_float, value] = signed_number();
     if (is_float) return Attr::of_float(value);
-    return Attr::of_int(static_cast<int64_t>(value));
+    return Attr::of_int(to_int64(value));
   }
 
   Attr tensor_attr() {
@@ -388,7 +408,7 @@ class Parser {
     expect_punct("[");
     while (!at_punct("]")) {
       if (!out.empty()) expect_punct(",");
-      out.push_back(static_cast<int64_t>(signed_number().second));
+      out.push_back(to_int64(signed_number().second));
     }
     take();
     return out;
@@ -406,6 +426,7 @@ class Parser {
   }
 
   Type type() {
+    Nesting nesting(*this);
     if (peek().kind == Tok::ModuleType) return Type::module(take().text);
     if (peek().kind != Tok::Ident) fail("expected a type");
     std::string word = take().text;
@@ -454,6 +475,7 @@ class Parser {
   size_t pos_ = 0;
   ParsedModel result_;
   Function* fn_ = nullptr;
+  int depth_ = 0;
   std::unordered_map<std::string, Value*> values_;
 };
 

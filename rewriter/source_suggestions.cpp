@@ -1,11 +1,12 @@
 #include "rewriter/source_suggestions.h"
 
 #include <algorithm>
-#include <fstream>
 #include <optional>
 #include <regex>
+#include <sstream>
 
 #include "analysis/facts.h"
+#include "ir/input_file.h"
 #include "ir/source_text.h"
 #include "rewriter/edits/edit_kind.h"
 #include "rewriter/unified_diff.h"
@@ -30,9 +31,10 @@ std::string note_place(const ir::SourceLoc& loc) {
 const std::vector<std::string>* SourceFiles::lines(const std::string& path) {
   auto [it, added] = files_.try_emplace(path);
   if (added) {
-    std::ifstream in(path);
-    if (in) {
+    // Only what ir::read_source_file allows: an archive's debug info may name any path.
+    if (auto text = ir::read_source_file(path, "")) {
       it->second.emplace();
+      std::istringstream in(*text);
       for (std::string line; std::getline(in, line);) it->second->push_back(line);
     }
   }
@@ -77,7 +79,8 @@ std::optional<SourceSuggestions::StubNames> SourceSuggestions::stub_names(const 
   const ir::SourceLoc& loc = stub_call.loc;
   const std::string* line = loc.known() ? model.source_line(loc.file, loc.line) : nullptr;
   std::smatch m;
-  if (line == nullptr || !std::regex_match(*line, m, assignment)) return std::nullopt;
+  // Bounded: libstdc++'s regex recurses per matched character.
+  if (line == nullptr || line->size() > 4096 || !std::regex_match(*line, m, assignment)) return std::nullopt;
   std::string out = m[2], in = m[3];
   if (out != in) return StubNames{out, in};
   if (FileEdits* f = file(loc.file)) insert(f->insert_before, loc.line, std::string(m[1]) + in + "_float = " + in);
@@ -115,7 +118,7 @@ void SourceSuggestions::add_stub_to_init(const ir::Model& model, const std::stri
                                "\\s*=\\s*([\\w.]*QuantStub\\([^)]*\\))\\s*(#.*)?$");
   for (size_t i = 0; i < f->lines.size(); ++i) {
     std::smatch m;
-    if (!std::regex_match(f->lines[i], m, declaration)) continue;
+    if (f->lines[i].size() > 4096 || !std::regex_match(f->lines[i], m, declaration)) continue;
     insert(f->insert_after, static_cast<int>(i) + 1,
            std::string(m[1]) + "self." + stub_name + " = " + std::string(m[2]));
     return;

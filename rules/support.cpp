@@ -153,7 +153,9 @@ std::string operand_name_hint(const ir::Model& model, const ir::Node& consumer, 
   if (auto loc = ir::operand_location(model, consumer, operand)) {
     std::string text = ir::source_text(model, *loc);
     std::smatch m;
-    if (std::regex_search(text, m, leading_name) && m[1] != "self" && m[1] != "torch") return m[1];
+    // Bounded: libstdc++'s regex recurses per matched character.
+    if (text.size() <= 4096 && std::regex_search(text, m, leading_name) && m[1] != "self" && m[1] != "torch")
+      return m[1];
   }
   std::string name = ir::display_name(consumer.inputs.at(operand));
   return name.empty() ? "operand" : name;

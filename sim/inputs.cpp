@@ -6,6 +6,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "ir/archive_check.h"
+#include "ir/import_error.h"
+#include "ir/input_file.h"
 #include "sim/libtorch.h"
 
 namespace qlint::sim {
@@ -23,14 +26,23 @@ std::vector<std::string> forward_argument_names(jit::Module& module) {
 }
 
 IValue read_torch_save(const std::string& file) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec))
-    throw SimError(file + ": " + (std::filesystem::exists(file, ec) ? "is not a regular file" : "no such file"));
+  try {
+    // A regular file (never a FIFO), and for the zip format, a directory within the limits:
+    // LibTorch allocates what the zip directory and the pickle's length fields say.
+    ir::check_regular_file(file, ir::limits().archive_bytes, "archive-bytes");
+    std::string magic(4, '\0');
+    std::ifstream(file, std::ios::binary).read(magic.data(), 4);
+    if (magic == std::string("PK\x03\x04", 4)) ir::read_zip_directory_of(file);
+  } catch (const ir::ImportError& e) {
+    throw SimError(file + ": " + e.what());
+  }
   std::ifstream in(file, std::ios::binary);
   std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (bytes.empty()) throw SimError(file + ": is empty, not a torch.save file");
   try {
     return jit::pickle_load(bytes);
+  } catch (const std::bad_alloc&) {
+    throw SimError(file + ": is not a torch.save file qlint can read (it asks for more memory than there is)");
   } catch (const std::exception& e) {
     // Python pickles a one-entry dict with SETITEM, which LibTorch 1.13's unpickler lacks.
     if (std::string(e.what()).find("Unknown opcode for unpickling at 0x73") != std::string::npos)

@@ -458,13 +458,25 @@ void save_outputs(const std::string& file, const std::vector<IValue>& outputs) {
   if (outputs.size() != 1)
     for (const auto& o : outputs) value.toList().push_back(o);
   std::vector<char> bytes = jit::pickle_save(value);
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw SimError(file + ": is a directory; --save-outputs and --save-float-outputs take a file name");
   std::string tmp = file + ".qlint-tmp";
   {
     std::ofstream out(tmp, std::ios::binary);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw SimError(file + ": cannot be written");
+    out.flush();
+    if (!out) {
+      std::filesystem::remove(tmp, ec);
+      throw SimError(file + ": cannot be written");
+    }
   }
-  std::filesystem::rename(tmp, file);
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw SimError(file + ": cannot be written: " + ec.message());
+  }
 }
 
 Report build_report(const std::string& model_path, const Session& session, const Options& options,

@@ -1,6 +1,8 @@
 #include "ir/fx/importer.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -10,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "ir/input_file.h"
 #include "ir/ops.h"
 
 namespace qlint::fx {
@@ -88,6 +91,25 @@ std::string function_kind(const std::string& target) {
   return "python::" + target;  // unknown to qlint: values flow through it unchanged
 }
 
+// An integer field in [lo, hi], or `fallback` when absent; anything else (a float, 1e999, a
+// number past the limit) is a Malformed naming the field, never a float-to-int overflow.
+int64_t int_field(const json& object, const char* key, int64_t fallback, int64_t lo, int64_t hi,
+                  const char* limit = nullptr) {
+  if (!object.is_object() || !object.contains(key)) return fallback;
+  const json& v = object[key];
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+    throw Malformed(limit ? ir::limit_error(std::string("\"") + key + "\"", limit, 0)
+                          : std::string("\"") + key + "\" is out of range");
+  if (!v.is_number_integer()) throw Malformed(std::string("\"") + key + "\" is not an integer");
+  int64_t n = v.get<int64_t>();
+  if (n > hi && limit) throw Malformed(ir::limit_error(std::string("\"") + key + "\" " + std::to_string(n), limit, 0));
+  if (n < lo || n > hi) throw Malformed(std::string("\"") + key + "\" is out of range: " + std::to_string(n));
+  return n;
+}
+
+int64_t max_line() { return static_cast<int64_t>(std::min<uint64_t>(ir::limits().line, INT32_MAX / 2)); }
+int64_t max_column() { return static_cast<int64_t>(std::min<uint64_t>(ir::limits().column, INT32_MAX / 2)); }
+
 DType dtype_named(const json& name) {
   if (!name.is_string()) return DType::Unknown;
   return ir::dtype_from_name(name.get<std::string>()).value_or(DType::Unknown);
@@ -96,10 +118,18 @@ DType dtype_named(const json& name) {
 // The type ShapeProp recorded for a node ("type", "dtype", "shape"); a tensor of unknown
 // dtype when the export had no example inputs (most FX values are tensors).
 ir::Type declared_type(const json& node) {
-  std::string type = node.value("type", "Tensor");
+  std::string type = node.contains("type") && node["type"].is_string() ? node["type"].get<std::string>() : "Tensor";
   if (type == "Tensor" || type == "Parameter") {
     ir::Type t = ir::Type::tensor(dtype_named(node.value("dtype", json())));
-    if (node.contains("shape") && node["shape"].is_array()) t.sizes = node["shape"].get<std::vector<int64_t>>();
+    if (node.contains("shape") && node["shape"].is_array()) {
+      std::vector<int64_t> sizes;
+      for (const json& d : node["shape"]) {
+        if (!d.is_number_integer() || (d.is_number_unsigned() && d.get<uint64_t>() > INT64_MAX))
+          throw Malformed("a \"shape\" holds " + ir::printable(d.dump(), 40) + ", not a size");
+        sizes.push_back(d.get<int64_t>());
+      }
+      t.sizes = std::move(sizes);
+    }
     return t;
   }
   if (type == "int") return ir::Type::simple(ir::Type::Kind::Int);
@@ -116,21 +146,30 @@ ir::SourceLoc location_of(const json& node) {
   ir::SourceLoc loc;
   if (!node.contains("location") || !node["location"].is_object()) return loc;
   const json& l = node["location"];
-  loc.file = l.value("file", "");
-  loc.line = l.value("line", 0);
-  loc.end_line = l.value("end_line", loc.line);
+  loc.file = l.contains("file") && l["file"].is_string() ? l["file"].get<std::string>() : "";
+  loc.line = static_cast<int>(int_field(l, "line", 0, 0, max_line(), "line"));
+  loc.end_line = static_cast<int>(int_field(l, "end_line", loc.line, 0, max_line(), "line"));
   // Without columns (a frame Python could not place), the range is the whole line, as for
   // traced TorchScript models; 0 marks it for the importer to fill from the source line.
-  loc.column = l.value("column", 0);
-  loc.end_column = l.value("end_column", 0);
+  loc.column = static_cast<int>(int_field(l, "column", 0, 0, max_column(), "column"));
+  loc.end_column = static_cast<int>(int_field(l, "end_column", 0, 0, max_column(), "column"));
+  if (loc.end_line < loc.line) loc.end_line = loc.line;
   return loc;
 }
 
 // "[json.exception.type_error.302] type must be string" -> "type must be string".
+// nlohmann's wording of a wrong type ("cannot use value() with array") as the user's.
 std::string without_json_prefix(const std::string& what) {
-  if (what.rfind("[json.exception.", 0) != 0) return what;
-  auto close = what.find("] ");
-  return close == std::string::npos ? what : what.substr(close + 2);
+  std::string text = what;
+  if (text.rfind("[json.exception.", 0) == 0) {
+    auto close = text.find("] ");
+    if (close != std::string::npos) text = text.substr(close + 2);
+  }
+  for (const char* internal : {"cannot use value() with ", "cannot use operator[] with a string argument with ",
+                               "cannot use at() with ", "cannot use push_back() with "})
+    if (text.rfind(internal, 0) == 0) return "expected an object, found " + text.substr(std::strlen(internal));
+  if (text.rfind("key '", 0) == 0) return "a required field is missing: " + text;
+  return ir::printable(text, 200);
 }
 
 class Importer {
@@ -144,8 +183,11 @@ class Importer {
     fn_ = &model_.add_function("", "forward");
     module_values_[""] = fn_->add_param(fn_->body, "self", ir::Type::module(""));
     const json& nodes = array_field(doc_, "nodes");
+    if (nodes.size() > ir::limits().graph_nodes)
+      throw ir::ImportError(ir::limit_error("its node count", "graph-nodes", nodes.size()));
     for (size_t i = 0; i < nodes.size(); ++i) {
       try {
+        if (!nodes[i].is_object()) throw Malformed("node " + std::to_string(i) + " is not an object");
         import_node(nodes[i]);
       } catch (const json::exception& e) {
         throw Malformed("node " + std::to_string(i) + ": " + without_json_prefix(e.what()));
@@ -164,7 +206,12 @@ class Importer {
   void check_header() {
     if (!doc_.is_object() || doc_.value("format", "") != "qlint-fx")
       throw ir::ImportError("is JSON but not an FX export from qlint-fx-export (no \"format\": \"qlint-fx\")");
-    int version = doc_.value("version", 0);
+    int64_t version = 0;
+    try {
+      version = int_field(doc_, "version", 0, INT64_MIN, INT64_MAX);
+    } catch (const Malformed&) {
+      throw ir::ImportError("is an FX export without a valid \"version\"");
+    }
     if (version > kFormatVersion)
       throw ir::ImportError("is an FX export of format version " + std::to_string(version) +
                             ", newer than this qlint reads (" + std::to_string(kFormatVersion) + "); update qlint");
@@ -172,8 +219,10 @@ class Importer {
   }
 
   void read_modules() {
-    for (const json& m : array_field(doc_, "modules"))
+    for (const json& m : array_field(doc_, "modules")) {
+      if (!m.is_object()) throw Malformed("a \"modules\" entry is not an object");
       model_.modules.push_back({m.value("path", ""), m.value("class", "")});
+    }
   }
 
   void read_source_lines() {
@@ -181,8 +230,16 @@ class Importer {
     for (const auto& [file, lines] : doc_["source_lines"].items()) {
       if (!lines.is_object()) continue;
       for (const auto& [number, text] : lines.items())
-        if (text.is_string()) model_.source_lines[file][std::stoi(number)] = text.get<std::string>();
+        if (text.is_string())
+          model_.source_lines[file][static_cast<int>(source_line_number(number))] = text.get<std::string>();
     }
+  }
+
+  static int64_t source_line_number(const std::string& key) {
+    if (auto n = ir::parse_int(key, 1, max_line())) return *n;
+    if (!key.empty() && key.find_first_not_of("0123456789") == std::string::npos)
+      throw Malformed(ir::limit_error("the source line number " + ir::printable(key, 30), "line", 0));
+    throw Malformed("\"source_lines\" has the key \"" + ir::printable(key, 30) + "\", which is not a line number");
   }
 
   void import_node(const json& node) {
@@ -191,7 +248,7 @@ class Importer {
     const std::string target = node.value("target", "");
     loc_ = location_of(node);
     complete_columns(loc_);
-    scope_ = node.contains("location") ? node["location"].value("scope", "") : "";
+    scope_ = node.contains("location") && node["location"].is_object() ? node["location"].value("scope", "") : "";
     module_.reset();
     if (node.contains("module") && node["module"].is_string()) module_ = node["module"].get<std::string>();
     if (op == "placeholder") {
@@ -212,7 +269,7 @@ class Importer {
       const json& args = node.value("args", json::array());
       if (!args.empty()) fn_->body.returns.push_back(value_of(args[0]));
     } else {
-      throw Malformed("node `" + name + "` has the unknown op \"" + op + "\"");
+      throw Malformed("node `" + ir::printable(name, 80) + "` has the unknown op \"" + ir::printable(op, 80) + "\"");
     }
     if (node.contains("type") && values_.count(name)) typed_.insert(values_.at(name));
   }
@@ -257,18 +314,28 @@ class Importer {
   ir::Value* none_constant() { return constant(ir::Attr::none(), ir::Type::simple(ir::Type::Kind::None)); }
 
   // `self.a.b` as TorchScript reads it: one prim::GetAttr per step, each a Module<path>.
+  // Iterative: a target is input, and "a.b.c..." may have any number of steps.
   ir::Value* module_value(const std::string& path) {
-    auto it = module_values_.find(path);
-    if (it != module_values_.end()) return it->second;
-    auto dot = path.rfind('.');
-    std::string parent = dot == std::string::npos ? "" : path.substr(0, dot);
-    ir::Value* owner = module_value(parent);
-    ir::Node* get = fn_->append_node(fn_->body, "prim::GetAttr");
-    get->set_attr("name", ir::Attr::of_str(path.substr(dot == std::string::npos ? 0 : dot + 1)));
-    fn_->add_input(*get, owner);
-    ir::Value* v = fn_->add_output(*get, "self." + path, ir::Type::module(path));
-    module_values_[path] = v;
-    return v;
+    if (std::count(path.begin(), path.end(), '.') > 1000)
+      throw Malformed("the module path `" + ir::printable(path, 60) + "` has more than 1000 steps");
+    std::vector<std::string> missing;  // innermost first
+    std::string known = path;
+    while (!module_values_.count(known)) {
+      missing.push_back(known);
+      auto dot = known.rfind('.');
+      known = dot == std::string::npos ? "" : known.substr(0, dot);
+    }
+    ir::Value* owner = module_values_.at(known);
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+      const std::string& step = *it;
+      auto dot = step.rfind('.');
+      ir::Node* get = fn_->append_node(fn_->body, "prim::GetAttr");
+      get->set_attr("name", ir::Attr::of_str(step.substr(dot == std::string::npos ? 0 : dot + 1)));
+      fn_->add_input(*get, owner);
+      owner = fn_->add_output(*get, "self." + step, ir::Type::module(step));
+      module_values_[step] = owner;
+    }
+    return owner;
   }
 
   // A parameter, buffer or plain attribute: small tensors and numbers keep their values, as
@@ -288,6 +355,8 @@ class Importer {
       if (type.sizes) value.ints = *type.sizes;
       get->set_attr("value", value);
     } else if (node.contains("value") && node["value"].is_number_integer()) {
+      if (node["value"].is_number_unsigned() && node["value"].get<uint64_t>() > INT64_MAX)
+        throw Malformed("node `" + ir::printable(node.value("name", ""), 80) + "` has an integer value out of range");
       get->set_attr("value", ir::Attr::of_int(node["value"].get<int64_t>()));
     } else if (node.contains("value") && node["value"].is_number()) {
       get->set_attr("value", ir::Attr::of_float(node["value"].get<double>()));
@@ -313,7 +382,7 @@ class Importer {
   ir::Value* call_method(const std::string& method, const json& node) {
     if (auto dtype = cast_method(method)) {
       const json& args = node.value("args", json::array());
-      if (args.empty()) throw Malformed("node `" + node.value("name", "") + "` casts nothing");
+      if (args.empty()) throw Malformed("node `" + ir::printable(node.value("name", ""), 80) + "` casts nothing");
       ir::Value* tensor = value_of(args[0]);
       ir::Value* code = int_constant(ir::scalar_type_code(*dtype).value_or(-1));
       return single("aten::to", {tensor, code}, node.value("name", ""), declared_type(node));
@@ -340,7 +409,8 @@ class Importer {
     const json& args = node.value("args", json::array());
     const std::string name = node.value("name", "");
     if (args.size() != 2)
-      throw Malformed("node `" + name + "` indexes with " + std::to_string(args.size()) + " arguments");
+      throw Malformed("node `" + ir::printable(name, 80) + "` indexes with " + std::to_string(args.size()) +
+                      " arguments");
     ir::Value* base = value_of(args[0]);
     ir::Type result = declared_type(node);
     if (!base->type.is_tensor() || indexes_untyped_tuple(*base, args[1])) {
@@ -425,15 +495,17 @@ class Importer {
     using K = ir::Type::Kind;
     if (arg.is_null()) return none_constant();
     if (arg.is_boolean()) return constant(ir::Attr::of_bool(arg.get<bool>()), ir::Type::simple(K::Bool));
+    if (arg.is_number_unsigned() && arg.get<uint64_t>() > INT64_MAX)
+      throw Malformed("an integer argument out of range");
     if (arg.is_number_integer()) return int_constant(arg.get<int64_t>());
     if (arg.is_number()) return constant(ir::Attr::of_float(arg.get<double>()), ir::Type::simple(K::Float));
     if (arg.is_string()) return constant(ir::Attr::of_str(arg.get<std::string>()), ir::Type::simple(K::Str));
     if (arg.is_array()) return construct("prim::ListConstruct", arg, ir::Type::simple(K::List));
-    if (!arg.is_object()) throw Malformed("an argument of an unknown kind: " + arg.dump());
+    if (!arg.is_object()) throw Malformed("an argument of an unknown kind: " + ir::printable(arg.dump(), 60));
     if (arg.contains("node")) {
       auto it = values_.find(arg["node"].get<std::string>());
       if (it == values_.end())
-        throw Malformed("a node uses `" + arg["node"].get<std::string>() + "` before it is defined");
+        throw Malformed("a node uses `" + ir::printable(arg["node"].get<std::string>(), 80) + "` before it is defined");
       return it->second;
     }
     if (arg.contains("tuple")) return construct("prim::TupleConstruct", arg["tuple"], ir::Type::simple(K::Tuple));
@@ -487,6 +559,40 @@ class Importer {
   int counter_ = 0;
 };
 
+// Parses with a bound on nesting (every walk of the document below recurses on it) and reads
+// the file only when it is a regular file within the size limit (never a FIFO or a device).
+template <typename Input>
+json parse_document(Input&& in) {
+  const uint64_t max_depth = ir::limits().json_depth;
+  auto bounded = [max_depth](int depth, json::parse_event_t, json&) {
+    if (static_cast<uint64_t>(depth) > max_depth)
+      throw ir::ImportError(ir::limit_error("its nesting", "json-depth", 0));
+    return true;
+  };
+  try {
+    return json::parse(in, bounded);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    auto colon = what.find("parse error");
+    throw ir::ImportError("is not valid JSON: " +
+                          ir::printable(colon == std::string::npos ? what : what.substr(colon), 200));
+  } catch (const json::exception& e) {  // out_of_range.406: a number such as 1e999
+    throw ir::ImportError("is not valid JSON: " + without_json_prefix(e.what()));
+  }
+}
+
+ir::Model import_document(const json& document, const std::string& path) {
+  try {
+    return Importer(document, path).run();
+  } catch (const Malformed& e) {
+    throw ir::ImportError(std::string("is a malformed FX export: ") + e.what());
+  } catch (const json::exception& e) {
+    throw ir::ImportError("is a malformed FX export: " + without_json_prefix(e.what()));
+  } catch (const std::logic_error& e) {
+    throw ir::ImportError("is a malformed FX export: " + ir::printable(e.what(), 200));
+  }
+}
+
 }  // namespace
 
 bool is_fx_export(const std::string& path) {
@@ -495,28 +601,16 @@ bool is_fx_export(const std::string& path) {
 }
 
 ir::Model import_fx(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw ir::ImportError("no such file");
-  if (std::filesystem::is_directory(path, ec)) throw ir::ImportError("is a directory, not an FX export");
-  std::ifstream in(path);
+  // Only a regular file within the size limit (never a FIFO or a device).
+  ir::check_regular_file(path, ir::limits().file_bytes, "file-bytes");
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw ir::ImportError("cannot be opened for reading");
-  json document;
-  try {
-    document = json::parse(in);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    auto colon = what.find("parse error");
-    throw ir::ImportError("is not valid JSON: " + (colon == std::string::npos ? what : what.substr(colon)));
-  }
-  try {
-    return Importer(document, path).run();
-  } catch (const Malformed& e) {
-    throw ir::ImportError(std::string("is a malformed FX export: ") + e.what());
-  } catch (const json::exception& e) {
-    throw ir::ImportError("is a malformed FX export: " + without_json_prefix(e.what()));
-  } catch (const std::logic_error& e) {  // std::stoi on a line number that is not one
-    throw ir::ImportError(std::string("is a malformed FX export: ") + e.what());
-  }
+  return import_document(parse_document(in), path);
+}
+
+ir::Model import_fx_text(const std::string& text, const std::string& path) {
+  if (text.size() > ir::limits().file_bytes) throw ir::ImportError(ir::limit_error("its size", "file-bytes", 0));
+  return import_document(parse_document(text), path);
 }
 
 }  // namespace qlint::fx

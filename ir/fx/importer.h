@@ -25,4 +25,7 @@ bool is_fx_export(const std::string& path);
 // that names an unknown node.
 ir::Model import_fx(const std::string& path);
 
+// The same on an export's text (`path` names it in the model); for the fuzzer.
+ir::Model import_fx_text(const std::string& text, const std::string& path);
+
 }  // namespace qlint::fx

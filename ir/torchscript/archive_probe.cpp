@@ -2,11 +2,15 @@
 // line instead of a LibTorch exception: torch.save(model) pickles, state_dicts, tensors,
 // legacy (pre-1.6) torch.save files, truncated archives and arbitrary bytes.
 #include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/pickle.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 
+#include "ir/archive_check.h"
+#include "ir/input_file.h"
 #include "ir/torchscript/importer.h"
 
 namespace qlint::torchscript {
@@ -85,30 +89,148 @@ bool is_torchscript(caffe2::serialize::PyTorchStreamReader& reader) {
 }
 
 void check_file(const std::string& path) {
+  try {
+    ir::check_regular_file(path, UINT64_MAX, "");
+  } catch (const ImportError& e) {
+    if (std::string(e.what()) == "is a directory")
+      throw ImportError("is a directory with no models (*.pt, *.pth, *.ptl, *.jit, *.torchscript, *.fx.json) in it");
+    throw;
+  }
   std::error_code ec;
-  auto status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) throw ImportError("no such file");
-  if (fs::is_directory(status))
-    throw ImportError("is a directory with no models (*.pt, *.pth, *.ptl, *.jit, *.torchscript, *.fx.json) in it");
-  if (!fs::is_regular_file(status)) throw ImportError("is not a regular file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImportError("cannot be opened for reading");
   if (fs::file_size(path, ec) == 0) throw ImportError("is empty, not a TorchScript archive");
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string record(caffe2::serialize::PyTorchStreamReader& reader, const std::string& name) {
+  auto [data, size] = reader.getRecord(name);
+  return std::string(static_cast<const char*>(data.get()), size);
+}
+
+bool is_int(const c10::IValue& v) { return v.isInt(); }
+
+constexpr int kMaxCodeNesting = 256;
+
+// The deepest bracket nesting, or indentation in levels of one space, of serialized code.
+int nesting_depth(const std::string& code) {
+  int deepest = 0, depth = 0, indent = 0;
+  bool line_start = true;
+  for (char c : code) {
+    if (line_start && c == ' ') {
+      deepest = std::max(deepest, ++indent / 2);
+      continue;
+    }
+    line_start = c == '\n';
+    if (line_start) indent = 0;
+    if (c == '(' || c == '[' || c == '{') deepest = std::max(deepest, ++depth);
+    if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+  }
+  return deepest;
+}
+
+// Whether a debug_pkl is what LibTorch 1.13's SourceRangeDeserializer reads without crashing:
+// ("FORMAT_WITH_STRING_TABLE", texts, entries) with entries (byte offset, ((text indices,
+// file index, first line), start, end), tag), every index inside the text table and every range
+// inside its text; or the older (byte offset, ((text, file, first line), start, end)) entries.
+// LibTorch unpickles it lazily, when a location is first asked for, and trusts every number.
+bool valid_debug_info(const std::string& bytes) {
+  if (!ir::pickle_problem(bytes).empty()) return false;
+  c10::IValue root = torch::jit::unpickle(bytes.data(), bytes.size());
+  if (!root.isTuple()) return false;
+  const auto& top = root.toTupleRef().elements();
+  std::vector<std::string> texts;
+  const c10::IValue* entries = &root;
+  bool table = top.size() == 3 && top[0].isString() && top[0].toStringRef() == "FORMAT_WITH_STRING_TABLE";
+  if (table) {
+    if (!top[1].isTuple() || !top[2].isTuple()) return false;
+    for (const auto& t : top[1].toTupleRef().elements()) {
+      if (!t.isString()) return false;
+      texts.push_back(t.toStringRef());
+    }
+    entries = &top[2];
+  }
+  int64_t previous = 0;
+  const int64_t max_line = static_cast<int64_t>(std::min<uint64_t>(ir::limits().line, INT32_MAX));
+  for (const auto& entry : entries->toTupleRef().elements()) {
+    if (!entry.isTuple()) return false;
+    const auto& e = entry.toTupleRef().elements();
+    if (e.size() < 2 || e.size() > 3 || !is_int(e[0]) || !e[1].isTuple() || (e.size() == 3 && !is_int(e[2])))
+      return false;
+    if (e[0].toInt() < previous) return false;  // looked up by binary search
+    previous = e[0].toInt();
+    const auto& range = e[1].toTupleRef().elements();
+    if (range.size() != 3 || !range[0].isTuple() || !is_int(range[1]) || !is_int(range[2])) return false;
+    const auto& source = range[0].toTupleRef().elements();
+    if (source.size() != 3 || !is_int(source[2]) || source[2].toInt() < 0 || source[2].toInt() > max_line) return false;
+    uint64_t length = 0;
+    if (table) {
+      if (!source[0].isIntList() || !is_int(source[1])) return false;
+      for (int64_t index : source[0].toIntVector()) {
+        if (index < 0 || static_cast<uint64_t>(index) >= texts.size()) return false;
+        length += texts[static_cast<size_t>(index)].size();
+      }
+      if (source[1].toInt() < 0 || static_cast<uint64_t>(source[1].toInt()) >= texts.size()) return false;
+    } else {
+      if (!source[0].isString() || !(source[1].isString() || source[1].isNone())) return false;
+      length = source[0].toStringRef().size();
+    }
+    int64_t start = range[1].toInt(), end = range[2].toInt();
+    // PyTorch itself writes (0, 1) on an empty text: one past the end is its own.
+    if (start < 0 || end < start || static_cast<uint64_t>(end) > length + 1) return false;
+  }
+  return true;
 }
 
 }  // namespace
 
-void probe_archive(const std::string& path) {
+ProbeResult probe_archive(const std::string& path) {
   check_file(path);
   std::string magic = read_prefix(path, 4);
   if (magic.size() >= 2 && static_cast<unsigned char>(magic[0]) == 0x80)
     throw ImportError("is a legacy (pre-1.6) torch.save file, not a TorchScript archive; " + std::string(kExportHint));
+  if (magic == std::string("PK\x05\x06", 4)) throw ImportError("is an empty zip archive, not a TorchScript archive");
   if (magic != std::string("PK\x03\x04", 4)) throw ImportError("is not a TorchScript archive (not a zip file)");
+  ProbeResult result;
+  // The directory first, against the limits: LibTorch allocates what it says.
+  result.directory = ir::read_zip_directory_of(path);
   std::string problem;
   try {
     caffe2::serialize::PyTorchStreamReader reader(path);
-    if (is_torchscript(reader)) return;
-    problem = describe_pickle(data_pickle(reader));
+    if (!is_torchscript(reader)) {
+      problem = describe_pickle(data_pickle(reader));
+    } else {
+      for (const char* name : {"data.pkl", "constants.pkl"}) {
+        if (!reader.hasRecord(name)) continue;
+        std::string why = ir::pickle_problem(record(reader, name));
+        if (!why.empty()) throw ImportError(std::string("is a corrupt TorchScript archive: ") + name + ": " + why);
+      }
+      for (const auto& name : reader.getAllRecords()) {
+        if (ends_with(name, ".debug_pkl")) {
+          bool valid = false;
+          try {
+            valid = valid_debug_info(record(reader, name));
+          } catch (const std::exception&) {  // c10::Error from the unpickler
+          }
+          if (!valid) result.debug_info_valid = false;
+        } else if (name.rfind("code/", 0) == 0 && ends_with(name, ".py")) {
+          std::string code = record(reader, name);
+          // LibTorch compiles code/ with a recursive-descent parser: nesting past any real
+          // model's would overflow its stack.
+          if (nesting_depth(code) > kMaxCodeNesting)
+            throw ImportError("its code (" + ir::printable(name, 120) + ") nests brackets or blocks deeper than " +
+                              std::to_string(kMaxCodeNesting) +
+                              " levels; refused, LibTorch could not compile it safely");
+          if (code.find("def __setstate__(") != std::string::npos) result.setstate_files.push_back(name);
+        } else if (name.rfind("extra/", 0) == 0) {
+          result.extra_files.push_back(name.substr(6));
+        }
+      }
+      return result;
+    }
+  } catch (const ImportError&) {
+    throw;
   } catch (const std::exception&) {
     problem = "is a truncated or corrupt zip archive";
   }

@@ -1,8 +1,10 @@
 #include "ir/torchscript/importer.h"
 
+#include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/print_handler.h>
 #include <torch/script.h>
 #include <torch/version.h>
 
@@ -10,12 +12,14 @@
 #include <deque>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <unordered_map>
 
 #include "ir/display.h"
+#include "ir/input_file.h"
 #include "ir/torchscript/module_import.h"
 #include "ir/torchscript/source_location.h"
 #include "ir/verifier.h"
@@ -375,11 +379,22 @@ std::string operator_library_hint(const std::string& ns) {
   return "";
 }
 
+// LibTorch's own failures on a damaged archive ("isTuple() INTERNAL ASSERT FAILED ... report a
+// bug to PyTorch", "Unknown opcode for unpickling") say nothing a user can act on.
+std::string cannot_load(const std::string& what) {
+  std::string line = first_line(what);
+  for (const char* internal : {"INTERNAL ASSERT", "report a bug", "opcode", "Expected", "expected", "unpickl",
+                               "vector::", "basic_string", "std::", "stoi", "stol", "bad_alloc", "_M_"})
+    if (line.find(internal) != std::string::npos)
+      return "is a corrupt TorchScript archive (LibTorch cannot read its code or data)";
+  return "cannot be loaded as TorchScript: " + ir::printable(line, 200);
+}
+
 // LibTorch's "Unknown builtin op: torchvision::nms." as what the user can do about it.
 std::string load_failure(const std::string& what) {
   static const std::regex unknown_op(R"(Unknown builtin op: ([\w:.]+?)\.?\n)");
   std::smatch m;
-  if (!std::regex_search(what, m, unknown_op)) return "cannot be loaded as TorchScript: " + first_line(what);
+  if (what.size() > (1u << 16) || !std::regex_search(what, m, unknown_op)) return cannot_load(what);
   std::string op = m[1];
   const std::string ns = op.substr(0, op.find("::"));
   // PyTorch's own namespaces: the archive was saved by a newer PyTorch than this LibTorch.
@@ -393,14 +408,55 @@ std::string load_failure(const std::string& what) {
          operator_library_hint(op.substr(0, op.find("::")));
 }
 
-jit::Module load_module(const std::string& path) {
+// The archive without its debug info, in memory: LibTorch reads debug info lazily and trusts
+// it, so debug info that failed probe_archive's checks is dropped (locations become unknown).
+std::string without_debug_info(const std::string& path) {
+  caffe2::serialize::PyTorchStreamReader reader(path);
+  std::string out;
+  {
+    caffe2::serialize::PyTorchStreamWriter writer([&out](const void* data, size_t size) {
+      out.append(static_cast<const char*>(data), size);
+      return size;
+    });
+    writer.setMinVersion(reader.version());
+    for (const auto& name : reader.getAllRecords()) {
+      if (name == "version" || name == ".data/version") continue;  // the writer writes its own
+      if (name.size() >= 10 && name.compare(name.size() - 10, 10, ".debug_pkl") == 0) continue;
+      auto [data, size] = reader.getRecord(name);
+      writer.writeRecord(name, data.get(), size);
+    }
+    writer.writeEndOfFile();
+  }
+  return out;
+}
+
+jit::Module load_module(const std::string& path, const ProbeResult& probe, jit::ExtraFilesMap& extra) {
   try {
-    return jit::load(path);
+    if (probe.debug_info_valid) return jit::load(path, c10::nullopt, extra);
+    std::istringstream in(without_debug_info(path));
+    return jit::load(in, c10::nullopt, extra);
   } catch (const c10::Error& e) {
     throw ImportError(load_failure(e.what_without_backtrace()));
-  } catch (const std::exception& e) {
+  } catch (const std::bad_alloc&) {
+    throw ImportError("cannot be loaded: out of memory");
+  } catch (const std::exception& e) {  // torch::jit::JITException, std::out_of_range, ...
     throw ImportError(load_failure(e.what()));
+  } catch (...) {
+    throw ImportError("cannot be loaded as TorchScript: an unknown error");
   }
+}
+
+// TorchScript's print() from archive code (a __setstate__ run by loading, or forward in `sim`)
+// goes to stderr, one line per print, so that JSON and SARIF on stdout stay valid.
+void print_to_stderr() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    jit::setPrintHandler([](const std::string& text) {
+      std::istringstream lines(text);
+      for (std::string line; std::getline(lines, line);)
+        std::cerr << "qlint: note: the model printed: " << ir::printable(line, 200) << "\n";
+    });
+  });
 }
 
 }  // namespace
@@ -414,6 +470,10 @@ ir::Model import_module(const jit::Module& module, const std::string& path) {
     Importer(module, model).run();
   } catch (const c10::Error& e) {
     throw ImportError("could not be imported: " + error_summary(e));
+  } catch (const ImportError&) {
+    throw;
+  } catch (const std::exception& e) {  // corrupt debug info or constants LibTorch trusted
+    throw ImportError("could not be imported: " + ir::printable(first_line(e.what()), 200));
   }
   auto problems = ir::verify(model);
   if (!problems.empty()) throw ImportError("internal error: the imported IR is malformed: " + problems.front());
@@ -422,11 +482,23 @@ ir::Model import_module(const jit::Module& module, const std::string& path) {
 
 // Every read of an archive goes through here. QLINT_DEBUG=load logs each on stderr, so the
 // tests can count them (`qlint --fix` reads the user's archive once).
-jit::Module load_torchscript(const std::string& path) {
+jit::Module load_torchscript(const std::string& path, LoadDetails* details) {
   if (const char* debug = std::getenv("QLINT_DEBUG"); debug && std::string(debug).find("load") != std::string::npos)
     std::cerr << "qlint: debug: loading " << path << "\n";
-  probe_archive(path);
-  return load_module(path);
+  ProbeResult probe = probe_archive(path);
+  if (ir::limits().no_exec && !probe.setstate_files.empty())
+    throw ImportError("defines __setstate__ (in " + ir::printable(probe.setstate_files.front(), 120) +
+                      "), which LibTorch runs while loading; refused because of --no-exec");
+  print_to_stderr();
+  jit::ExtraFilesMap extra;
+  for (const auto& name : probe.extra_files) extra[name] = "";
+  jit::Module module = load_module(path, probe, extra);
+  if (details != nullptr) {
+    details->extra_files = std::move(extra);
+    details->folder = probe.directory.folder;
+    details->debug_info_dropped = !probe.debug_info_valid;
+  }
+  return module;
 }
 
 ir::Model import_torchscript(const std::string& path) { return import_module(load_torchscript(path), path); }

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "ir/archive_check.h"
 #include "ir/import_error.h"
 #include "ir/ir.h"
 
@@ -16,7 +18,14 @@ ir::Model import_torchscript(const std::string& path);
 
 // Checks, before LibTorch sees the file, that it can be a TorchScript archive, and names what
 // it is otherwise (missing, a directory, empty, not a zip, a torch.save pickle, a state_dict).
-// Throws ImportError.
-void probe_archive(const std::string& path);
+// Reads the zip directory and the pickles' headers first (ir/archive_check.h), against the
+// limits. Throws ImportError.
+struct ProbeResult {
+  ir::ZipDirectory directory;
+  bool debug_info_valid = true;             // false: load without it (locations unknown)
+  std::vector<std::string> setstate_files;  // code/ files defining __setstate__ (run by loading)
+  std::vector<std::string> extra_files;     // names under extra/ (torch.jit.save's _extra_files)
+};
+ProbeResult probe_archive(const std::string& path);
 
 }  // namespace qlint::torchscript

@@ -2,11 +2,11 @@
 
 #include <torch/csrc/jit/ir/ir.h>
 
-#include <fstream>
+#include <algorithm>
 #include <optional>
-#include <regex>
 #include <sstream>
 
+#include "ir/input_file.h"
 #include "ir/source_text.h"
 
 namespace qlint::torchscript {
@@ -20,7 +20,14 @@ namespace jit = torch::jit;
 std::optional<jit::SourceRange> user_range(const jit::Node& n) {
   const jit::SourceRange& own = n.sourceRange();
   if (!own.source()) return std::nullopt;
-  jit::SourceRange range = own.findSourceRangeThatGenerated().value_or(own);
+  // The debug info is unpickled lazily, here: corrupt debug info means "location unknown".
+  // (probe_archive has already refused or stripped debug info that would crash LibTorch.)
+  jit::SourceRange range = own;
+  try {
+    range = own.findSourceRangeThatGenerated().value_or(own);
+  } catch (...) {
+    return std::nullopt;
+  }
   const auto& source = range.source();
   if (!source || !source->filename()) return std::nullopt;
   if (source->filename()->rfind("code/__torch__", 0) == 0) return std::nullopt;
@@ -29,16 +36,9 @@ std::optional<jit::SourceRange> user_range(const jit::Node& n) {
 
 bool is_pytorch_file(const std::string& file) { return file.find("-packages/torch/") != std::string::npos; }
 
-std::string read_source_line(const std::string& file, int wanted) {
-  std::ifstream in(file);
-  std::string line;
-  for (int i = 1; std::getline(in, line); ++i)
-    if (i == wanted) return line;
-  return "";
-}
-
 ir::SourceLoc with_statement_columns(ir::SourceLoc loc, SourceLines& lines) {
-  std::string line = read_source_line(loc.file, loc.line);
+  std::string line = ir::read_source_line(loc.file, loc.line, "").value_or("");
+  if (line.size() > ir::limits().column) return loc;
   size_t first = line.find_first_not_of(" \t");
   if (first == std::string::npos) return loc;
   loc.column = static_cast<int>(first) + 1;
@@ -51,17 +51,22 @@ ir::SourceLoc with_statement_columns(ir::SourceLoc loc, SourceLines& lines) {
 // innermost first, of lines like "/src/model.py(13): forward". The user's frame is the
 // first outside PyTorch's own package. Columns are unknown, so the location covers the
 // statement on that line, read from the file when it still exists.
-std::optional<ir::SourceLoc> traced_location(const jit::SourceRange& range, SourceLines& lines) {
-  static const std::regex frame(R"(^(.*)\((\d+)\): (\S+)$)");
+// `traced` says whether the range is a stack at all: one whose first frame is out of bounds (a
+// line number past the limit) has no location, rather than the stack's text as its source.
+std::optional<ir::SourceLoc> traced_location(const jit::SourceRange& range, SourceLines& lines, bool& traced) {
   std::istringstream stack(range.text().str());
   std::string entry;
   std::optional<ir::SourceLoc> first;
+  std::getline(stack, entry);
+  traced = ir::traced_frame(entry, true).has_value();
+  stack.clear();
+  stack.seekg(0);
   while (std::getline(stack, entry)) {
-    std::smatch m;
-    if (!std::regex_match(entry, m, frame)) break;
+    auto frame = ir::traced_frame(entry);
+    if (!frame) break;  // not a frame, or a line number no file has
     ir::SourceLoc loc;
-    loc.file = m[1];
-    loc.line = loc.end_line = std::stoi(m[2]);
+    loc.file = frame->first;
+    loc.line = loc.end_line = frame->second;
     loc.column = loc.end_column = 1;
     if (!first) first = loc;
     if (!is_pytorch_file(loc.file)) return with_statement_columns(loc, lines);
@@ -76,24 +81,43 @@ void remember_line(jit::Source& source, size_t line, SourceLines& lines) {
   lines[*source.filename()][static_cast<int>(source.lineno_to_source_lineno(line))] = text;
 }
 
+// The range's location, or nullopt when its numbers do not fit its source (debug info that
+// survived the probe but lies: offsets past the text, line numbers past the limit).
+std::optional<ir::SourceLoc> scripted_location(const jit::SourceRange& range, SourceLines& lines) {
+  const auto& source = range.source();
+  if (range.start() > range.end() || range.end() > source->size() + 1) return std::nullopt;
+  size_t first = source->lineno_for_offset(range.start());
+  size_t last = source->lineno_for_offset(range.end() > range.start() ? range.end() - 1 : range.start());
+  const uint64_t max_line = std::min<uint64_t>(ir::limits().line, INT32_MAX / 2);
+  const uint64_t max_column = std::min<uint64_t>(ir::limits().column, INT32_MAX / 2);
+  uint64_t line = source->lineno_to_source_lineno(first), end_line = source->lineno_to_source_lineno(last);
+  uint64_t column = range.start() - source->offset_for_line(first) + 1;
+  uint64_t end_column = range.end() - source->offset_for_line(last) + 1;
+  if (line > max_line || end_line > max_line || column > max_column || end_column > max_column) return std::nullopt;
+  ir::SourceLoc loc;
+  loc.file = *source->filename();
+  loc.line = static_cast<int>(line);
+  loc.column = static_cast<int>(column);
+  loc.end_line = static_cast<int>(end_line);
+  loc.end_column = static_cast<int>(end_column);
+  for (size_t l = first; l <= last && l < first + 1000; ++l) remember_line(*source, l, lines);
+  if (loc.line == loc.end_line) loc = ir::complete_range(lines[loc.file][loc.line], loc);
+  return loc;
+}
+
 }  // namespace
 
 ir::SourceLoc source_location(const jit::Node& node, SourceLines& lines) {
-  auto range = user_range(node);
-  if (!range) return {};
-  if (auto traced = traced_location(*range, lines)) return *traced;
-  const auto& source = range->source();
-  size_t first = source->lineno_for_offset(range->start());
-  size_t last = source->lineno_for_offset(range->end() > range->start() ? range->end() - 1 : range->start());
-  ir::SourceLoc loc;
-  loc.file = *source->filename();
-  loc.line = static_cast<int>(source->lineno_to_source_lineno(first));
-  loc.column = static_cast<int>(range->start() - source->offset_for_line(first)) + 1;
-  loc.end_line = static_cast<int>(source->lineno_to_source_lineno(last));
-  loc.end_column = static_cast<int>(range->end() - source->offset_for_line(last)) + 1;
-  for (size_t line = first; line <= last; ++line) remember_line(*source, line, lines);
-  if (loc.line == loc.end_line) loc = ir::complete_range(lines[loc.file][loc.line], loc);
-  return loc;
+  try {
+    auto range = user_range(node);
+    if (!range) return {};
+    bool traced = false;
+    if (auto loc = traced_location(*range, lines, traced)) return *loc;
+    if (traced) return {};
+    return scripted_location(*range, lines).value_or(ir::SourceLoc{});
+  } catch (const std::exception&) {  // c10::Error, std::out_of_range from corrupt debug info
+    return {};
+  }
 }
 
 }  // namespace qlint::torchscript

@@ -241,7 +241,7 @@ TEST_F(Fix, ReadsTheOriginalArchiveOnce) {
   std::istringstream lines(r.err);
   for (std::string line; std::getline(lines, line);) {
     if (line == "qlint: debug: loading " + model) ++original;
-    if (line.rfind("qlint: debug: loading ", 0) == 0 && line.find(".fixed.pt.qlint-") != std::string::npos) ++fixed;
+    if (line.rfind("qlint: debug: loading ", 0) == 0 && line.find("/.qlint-fix-") != std::string::npos) ++fixed;
   }
   EXPECT_EQ(original, 1) << r.err;
   EXPECT_EQ(fixed, 1) << r.err;

@@ -3,6 +3,7 @@
 // plugin is one line, not a crash. Custom operator libraries (--load-library) go into it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -112,9 +113,21 @@ TEST_F(OperatorLibrariesConfig, RelativePathsAreFromTheConfigFile) {
   fs::create_symlink(torchvision_ops_library(), dir_ / "ops" / "torchvision_ops.so");
   fs::copy_file(kNmsModel, dir_ / "model.pt");
   std::ofstream(dir_ / ".qlint.toml") << "operator-libraries = [\"ops/torchvision_ops.so\"]\n";
-  auto r = run_qlint_configured({"check", tmp("model.pt")});
+  auto r = run_qlint_configured({"check", "--trust-config-libraries", tmp("model.pt")});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.out.find("[eq-nonzero-const]"), std::string::npos) << r.out;
+}
+
+// A configuration in the scanned tree is someone else's: its libraries load only when trusted.
+TEST_F(OperatorLibrariesConfig, AreRefusedUnlessTrusted) {
+  fs::copy_file(kNmsModel, dir_ / "model.pt");
+  std::ofstream(dir_ / ".qlint.toml") << "operator-libraries = [\"evil.so\"]\n";
+  auto r = run_qlint_configured({"check", tmp("model.pt")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--trust-config-libraries"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  auto env = run_qlint_with_env({"QLINT_TRUST_CONFIG_LIBRARIES=1"}, {"check", tmp("model.pt")});
+  EXPECT_NE(env.err.find("cannot load the operator library"), std::string::npos) << env.err;
 }
 
 }  // namespace

@@ -1,0 +1,38 @@
+// Checks on a TorchScript archive that run before LibTorch reads it (LibTorch trusts the zip
+// directory's sizes and the pickles' length fields): the zip directory against the limits in
+// ir::Limits, and a pickle's opcodes and lengths. LibTorch-free, so that they can be fuzzed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace qlint::ir {
+
+struct ZipMember {
+  std::string name;
+  uint64_t compressed = 0, size = 0, local_offset = 0;
+  uint16_t method = 0;  // 0 stored, 8 deflated
+};
+
+struct ZipDirectory {
+  std::vector<ZipMember> members;
+  // The archive's inner folder ("model" of model/data.pkl), as PyTorchStreamReader takes it.
+  std::string folder;
+};
+
+// Reads the zip directory of `bytes` (the archive's tail is enough when `file_size` says where
+// it ends: `bytes` holds the file's last bytes.size() bytes). Throws ImportError with one line
+// when it is not a zip, is truncated or corrupt, or exceeds a limit (members, sizes,
+// compression ratio).
+ZipDirectory read_zip_directory(const std::string& tail, uint64_t file_size);
+
+// The same on a file: reads only its tail (the directory), never the members.
+ZipDirectory read_zip_directory_of(const std::string& path);
+
+// "" when `pickle` is a well-formed sequence of pickle opcodes up to STOP whose every length
+// field fits in the pickle and whose memo indices are sane; else what is wrong, in one line.
+// No allocation in proportion to a length field.
+std::string pickle_problem(const std::string& pickle);
+
+}  // namespace qlint::ir

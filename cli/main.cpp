@@ -287,12 +287,20 @@ struct ServerCommand {
         ->capture_default_str();
     cmd->add_option("--docs-url", docs_url,
                     "Base URL of the rule pages (<id>.md is appended); default: the docs installed with qlint");
-    model.define(cmd);
+    model.define(cmd, false);
   }
 
   int run() {
+    try {
+      model.apply();
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "qlint: error: " << e.what() << "\n";
+      return cli::kExitError;
+    }
     options.command_line.stubs = model.stubs();
     options.command_line.operator_libraries = model.operator_libraries;
+    // A trusted workspace may also load the operator libraries its configuration names.
+    options.command_line.trust_config_libraries = options.trusted;
     options.docs_base = docs_url.empty() ? qlint::server::default_docs_base() : docs_url;
     options.check = [](const std::string& file, const cli::CheckOptions& o) { return cli::check_model(file, o); };
     qlint::server::serve_stdio(options);  // ends the process

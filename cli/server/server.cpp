@@ -23,6 +23,7 @@
 #include "cli/server/jsonrpc.h"
 #include "cli/server/workspace.h"
 #include "ir/fx/importer.h"
+#include "ir/input_file.h"
 
 namespace qlint::server {
 
@@ -318,6 +319,9 @@ class Server {
   json initialize(const json& params) {
     if (initialized_) throw std::invalid_argument("initialize was already called");
     folders_ = workspace_folders(params);
+    // The folders the user opened hold their Python sources: findings show them and fixes edit
+    // them, wherever the server was started (checks start after initialize, on the worker).
+    for (const auto& folder : folders_) ir::limits().source_roots.push_back(folder);
     if (!folders_.empty()) finding_options_.root = folders_.front();
     const json init = params.value("initializationOptions", json::object());
     if (init.is_object() && init.contains("trusted") && init["trusted"] == true) trusted_ = true;

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 #include <vector>
 
 #include "ir/ops.h"
@@ -83,49 +84,53 @@ class ShadowBuilder {
   // the condition; the loop's inputs are the trip count and the condition, then their starts.)
   void carry_twins(const ir::Node& loop) {
     const ir::Block& body = *loop.blocks.at(0);
-    std::vector<size_t> carried;
+    const std::vector<size_t> carried = planned(body.params, plan_.params);
     std::vector<ir::GraphValue> starts;
-    for (size_t i = 1; i < body.params.size(); ++i) {
-      if (!plan_.params.count(body.params[i])) continue;
-      carried.push_back(i);
-      starts.push_back(shadow(loop.inputs.at(i + 1)));
-    }
+    for (size_t i : carried) starts.push_back(shadow(loop.inputs.at(i + 1)));
     std::vector<ir::GraphValue> after = graph_.add_loop_carried(loop, starts, [&](const auto& in_iteration) {
-      for (size_t k = 0; k < carried.size(); ++k) shadows_[body.params[carried[k]]] = in_iteration[k];
-      std::vector<ir::GraphValue> next;
-      for (size_t i : carried) next.push_back(shadow(body.returns.at(i)));
-      return next;
+      remember_all(body.params, carried, in_iteration, 0);
+      return shadows_of(body.returns, carried);
     });
-    for (size_t k = 0; k < carried.size(); ++k) shadows_[loop.outputs.at(carried[k] - 1)] = after.at(k);
+    remember_all(loop.outputs, carried, after, 1);
   }
 
   // The branch returns a twin of each of its outputs in the plan, from each block.
   void return_twins(const ir::Node& branch) {
-    std::vector<size_t> twinned;
-    for (size_t i = 0; i < branch.outputs.size(); ++i)
-      if (plan_.block_outputs.count(branch.outputs[i])) twinned.push_back(i);
+    const std::vector<size_t> twinned = planned(branch.outputs, plan_.block_outputs);
     std::vector<std::vector<ir::GraphValue>> per_block;
-    for (const auto& block : branch.blocks) {
-      per_block.emplace_back();
-      for (size_t i : twinned) per_block.back().push_back(shadow(block->returns.at(i)));
-    }
-    std::vector<ir::GraphValue> outputs = graph_.add_branch_outputs(branch, per_block);
-    for (size_t k = 0; k < twinned.size(); ++k) shadows_[branch.outputs[twinned[k]]] = outputs.at(k);
+    for (const auto& block : branch.blocks) per_block.push_back(shadows_of(block->returns, twinned));
+    remember_all(branch.outputs, twinned, graph_.add_branch_outputs(branch, per_block), 0);
   }
 
   // The call's callee (which holds the stub) gets a copy that also returns the twins.
   void twins_returned_by(const ir::Node& call) {
     const ir::Function* callee = ir::callee_of(model_, call);
     if (callee == nullptr) throw ir::RewriteRefused("a call on the way has no callee in the model");
-    std::vector<size_t> twinned;
-    for (size_t i = 0; i < call.outputs.size(); ++i)
-      if (plan_.returned.count(call.outputs[i])) twinned.push_back(i);
-    std::vector<ir::GraphValue> twins = graph_.call_copy_returning_more(call, *callee, [&] {
-      std::vector<ir::GraphValue> more;
-      for (size_t i : twinned) more.push_back(shadow(callee->body.returns.at(i)));
-      return more;
-    });
-    for (size_t k = 0; k < twinned.size(); ++k) shadows_[call.outputs[twinned[k]]] = twins.at(k);
+    const std::vector<size_t> twinned = planned(call.outputs, plan_.returned);
+    std::vector<ir::GraphValue> twins =
+        graph_.call_copy_returning_more(call, *callee, [&] { return shadows_of(callee->body.returns, twinned); });
+    remember_all(call.outputs, twinned, twins, 0);
+  }
+
+  // The positions of `values` that the plan twins (in `twinned`).
+  static std::vector<size_t> planned(const std::vector<ir::Value*>& values, const std::set<const ir::Value*>& twinned) {
+    std::vector<size_t> positions;
+    for (size_t i = 0; i < values.size(); ++i)
+      if (twinned.count(values[i])) positions.push_back(i);
+    return positions;
+  }
+
+  std::vector<ir::GraphValue> shadows_of(const std::vector<ir::Value*>& values, const std::vector<size_t>& positions) {
+    std::vector<ir::GraphValue> twins;
+    for (size_t i : positions) twins.push_back(shadow(values.at(i)));
+    return twins;
+  }
+
+  // The value at each of `positions` (less `offset`: a loop's outputs come one before its body's
+  // parameters, which start with the iteration number) has the matching twin.
+  void remember_all(const std::vector<ir::Value*>& values, const std::vector<size_t>& positions,
+                    const std::vector<ir::GraphValue>& twins, size_t offset) {
+    for (size_t k = 0; k < positions.size(); ++k) shadows_[values.at(positions[k] - offset)] = twins.at(k);
   }
 
   ir::GraphValue remember(const ir::Value* v, ir::GraphValue shadow) {

@@ -120,13 +120,6 @@ ModelReport fix_one(const std::string& file, const CheckOptions& options, std::s
 
 namespace {
 
-void print_reports(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
-                   const CheckOptions& options, const std::string& fix_summary);
-
-}  // namespace
-
-namespace {
-
 // What a directory search picks up: TorchScript archives and FX exports.
 bool is_model_file(const std::filesystem::path& path) {
   const std::string ext = path.extension().string();
@@ -229,35 +222,6 @@ std::string statistics(const std::vector<ModelReport>& reports) {
 
 }  // namespace
 
-CheckOptions options_for(const std::string& model, const CheckOptions& command_line) {
-  if (command_line.isolated) return command_line;
-  std::optional<Config> config =
-      command_line.config_file.empty() ? find_config(model) : load_config(command_line.config_file);
-  if (!config) return command_line;
-  CheckOptions o = command_line;
-  Selection& s = o.selection;
-  if (s.select.empty() && config->select) s.select = *config->select;
-  s.ignore.insert(s.ignore.end(), config->ignore.begin(), config->ignore.end());
-  auto for_model = config->ignored_for(model);
-  s.ignore.insert(s.ignore.end(), for_model.begin(), for_model.end());
-  for (const auto& [rule, severity] : config->severity) s.severity.emplace(rule, severity);
-  s.ignored_for = [config](const std::string& path) { return config->ignored_for(path); };
-  o.stubs.quant.insert(o.stubs.quant.end(), config->quant_stub_classes.begin(), config->quant_stub_classes.end());
-  o.stubs.dequant.insert(o.stubs.dequant.end(), config->dequant_stub_classes.begin(),
-                         config->dequant_stub_classes.end());
-  if (!o.bits_given && config->bits) o.bits = *config->bits;
-  if (!o.min_sqnr && config->min_sqnr) o.min_sqnr = config->min_sqnr;
-  o.operator_libraries.insert(o.operator_libraries.end(), config->operator_libraries.begin(),
-                              config->operator_libraries.end());
-  try {
-    validate_selection(s);
-    for (const auto& [glob, rules] : config->per_file_ignores) validate_selection({rules, {}, {}, {}});
-  } catch (const std::invalid_argument& e) {
-    throw ConfigError(config->file + ": " + e.what());
-  }
-  return o;
-}
-
 int run_check(const CheckOptions& options) {
   std::vector<std::string> files = expand_inputs(options.files);
   if (files.empty()) return kExitClean;  // pre-commit passes no files when none changed
@@ -311,8 +275,6 @@ std::string describe_facts(const analysis::Facts& facts, const ir::Node& node) {
 
 }  // namespace
 
-namespace {
-
 void print_reports(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
                    const CheckOptions& options, const std::string& fix_summary) {
   const std::string& f = options.format;
@@ -329,8 +291,6 @@ void print_reports(const std::vector<ModelReport>& reports, const std::vector<In
     if (!reports.empty()) std::cout << summary(reports, options.fix || options.diff);
   }
 }
-
-}  // namespace
 
 int run_dump(const std::string& file, bool with_facts, const analysis::StubClasses& stubs,
              const std::vector<std::string>& operator_libraries) {

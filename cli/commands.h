@@ -6,6 +6,7 @@
 
 #include "analysis/facts.h"
 #include "cli/filter.h"
+#include "cli/render.h"
 #include "sim/simulator.h"
 
 namespace qlint::cli {
@@ -41,6 +42,10 @@ struct CheckOptions {
 };
 
 int run_check(const CheckOptions& options);
+
+// The reports in the chosen format on stdout (text and concise end with a summary).
+void print_reports(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
+                   const CheckOptions& options, const std::string& fix_summary);
 
 // The options for one model: the command line over its configuration file. Throws
 // ConfigError.

@@ -66,6 +66,8 @@ Config from_table(const toml::table& table, const std::string& file) {
     } else if (key == "operator-libraries") {
       for (const auto& library : string_list(node, file, key))
         c.operator_libraries.push_back((fs::path(file).parent_path() / library).lexically_normal().string());
+    } else if (key == "quant-functions") {
+      c.quant_functions = string_list(node, file, key);
     } else if (key == "bits") {
       auto bits = node.value<int64_t>();
       if (bits != 16 && bits != 8) fail(file, "`bits` must be 16 or 8");
@@ -77,7 +79,7 @@ Config from_table(const toml::table& table, const std::string& file) {
     } else {
       fail(file, "unknown key `" + key +
                      "` (known: select, ignore, severity, quant-stub-classes, "
-                     "dequant-stub-classes, per-file-ignores, bits, min-sqnr, operator-libraries)");
+                     "dequant-stub-classes, per-file-ignores, bits, min-sqnr, operator-libraries, quant-functions)");
     }
   }
   return c;

@@ -28,6 +28,7 @@ struct Config {
   std::optional<int> bits;
   std::optional<double> min_sqnr;               // dB; sim-divergence's output threshold
   std::vector<std::string> operator_libraries;  // absolute, or relative to the config file's directory
+  std::vector<std::string> quant_functions;     // C++: a toolchain's own quantize functions
 
   // Rules that per-file-ignores switch off for a model or source file (paths matched
   // relative to the config file's directory).

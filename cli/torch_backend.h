@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cli/plugin_loader.h"
 #include "ir/ir.h"
 #include "rewriter/rewriter.h"
 #include "sim/simulator.h"
@@ -27,11 +28,6 @@ class TorchBackend {
   // torch.ops.load_library does), such as torchvision's or an accelerator toolchain's.
   // Loading one twice is harmless. Throws BackendError.
   virtual void load_library(const std::string& path) = 0;
-};
-
-// The plugin could not be loaded (missing, or built for another LibTorch).
-struct BackendError : std::runtime_error {
-  using std::runtime_error::runtime_error;
 };
 
 // Loads the plugin on first use, once, from $QLINT_TORCH_PLUGIN, or else beside the binary

@@ -173,7 +173,7 @@ class Importer {
 
   void read_modules() {
     for (const json& m : array_field(doc_, "modules"))
-      model_.modules.push_back({m.value("path", ""), m.value("class", "")});
+      model_.modules.push_back({m.value("path", ""), m.value("class", ""), "", 0});
   }
 
   void read_source_lines() {

@@ -5,9 +5,10 @@
 namespace qlint::ir {
 
 const Spelling& spelling(const Model& model) {
-  static const Spelling python{"`.to(torch.float)`", "QuantStub", "a QuantStub of its own", "torch.", "the QuantStub"};
-  static const Spelling cxx{"`.to(torch::kFloat)`", "quantize call", "a quantize call of its own",
-                            "torch::", "the quantize call"};
+  static const Spelling python{"`.to(torch.float)`", "QuantStub", "a QuantStub of its own",
+                               "its own QuantStub",  "torch.",    "the QuantStub"};
+  static const Spelling cxx{"`.to(torch::kFloat)`",  "quantize call", "a quantize call of its own",
+                            "its own quantize call", "torch::",       "the quantize call"};
   return model.language == Language::Cxx ? cxx : python;
 }
 

@@ -9,10 +9,11 @@
 namespace qlint::ir {
 
 struct Spelling {
-  std::string float_cast;  // "`.to(torch.float)`"
-  std::string stub;        // what quantizes a tensor: "QuantStub"
-  std::string own_stub;    // "a QuantStub of its own"
-  std::string op_prefix;   // "torch." before an ATen function's name
+  std::string float_cast;    // "`.to(torch.float)`"
+  std::string stub;          // what quantizes a tensor: "QuantStub"
+  std::string own_stub;      // "a QuantStub of its own"
+  std::string its_own_stub;  // "its own QuantStub"
+  std::string op_prefix;     // "torch." before an ATen function's name
   // A quant point of this language's own (not a QuantStub module): before its float input.
   std::string before_quant_point;
 };

@@ -19,7 +19,7 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int side
   return "`" + ir::operator_spelling(node.kind) + "` mixes a quantized tensor with " + subject +
          "; accelerator toolchains insert a bool-to-float cast for it that runs on the CPU and "
          "splits the graph; cast it with " +
-         ir::spelling(facts.model()).float_cast + " and give it " + ir::spelling(facts.model()).own_stub;
+         ir::spelling(facts.model()).float_cast + " and give it " + ir::spelling(facts.model()).its_own_stub;
 }
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {

@@ -101,7 +101,8 @@ class FactsSolver {
         facts_.stub_modules_[m.path] = StubKind::Quant;
         QuantPoint& p = facts_.quant_points_[m.path];
         p.id = m.path;
-        p.display = module_quant_point_display(m.path);
+        p.display = m.display.empty() ? module_quant_point_display(m.path) : m.display;
+        p.line = m.line;
       } else if (matches(stubs_.dequant)) {
         facts_.stub_modules_[m.path] = StubKind::DeQuant;
       }
@@ -138,15 +139,21 @@ class FactsSolver {
   }
 
   void seed_model_inputs() {
+    for (const auto& f : facts_.model_->functions)
+      if (f->entry) seed_inputs(*f, {});
     const ir::Function* forward = facts_.model_->find_function("forward");
-    if (forward == nullptr) return;
+    if (forward != nullptr) seed_inputs(*forward, input_dtypes_);
+  }
+
+  void seed_inputs(const ir::Function& fn, const std::vector<ir::DType>& input_dtypes) {
+    const ir::Function* forward = &fn;
     size_t input = 0;
     for (const ir::Value* p : forward->body.params) {
       if (p->type.kind == ir::Type::Kind::Module) continue;
       ValueFacts seed;
       seed.dtype = p->type.dtype;
-      if (seed.dtype == ir::DType::Unknown && p->type.is_tensor() && input < input_dtypes_.size())
-        seed.dtype = input_dtypes_[input];
+      if (seed.dtype == ir::DType::Unknown && p->type.is_tensor() && input < input_dtypes.size())
+        seed.dtype = input_dtypes[input];
       ++input;
       seed.from_input = true;
       join(p, seed);

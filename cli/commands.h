@@ -53,6 +53,10 @@ struct CheckOutcome {
 };
 CheckOutcome check_model(const std::string& file, const CheckOptions& command_line);
 
+// The reports in the chosen format on stdout (text and concise end with a summary).
+void print_reports(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
+                   const CheckOptions& options, const std::string& fix_summary);
+
 // The options for one model: the command line over its configuration file. Throws
 // ConfigError.
 CheckOptions options_for(const std::string& model, const CheckOptions& command_line);

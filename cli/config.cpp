@@ -86,6 +86,8 @@ Config from_table(const toml::table& table, const std::string& file) {
       c.inputs = paths_beside(file, string_list(node, file, key));
     } else if (key == "models") {
       c.models = paths_beside(file, string_list(node, file, key));
+    } else if (key == "quant-functions") {
+      c.quant_functions = string_list(node, file, key);
     } else if (key == "bits") {
       auto bits = node.value<int64_t>();
       if (bits != 16 && bits != 8) fail(file, "`bits` must be 16 or 8");
@@ -98,7 +100,7 @@ Config from_table(const toml::table& table, const std::string& file) {
       fail(file, "unknown key `" + key +
                      "` (known: select, ignore, severity, quant-stub-classes, "
                      "dequant-stub-classes, per-file-ignores, bits, min-sqnr, operator-libraries, "
-                     "export, inputs, models)");
+                     "export, inputs, models, quant-functions)");
     }
   }
   return c;

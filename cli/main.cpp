@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/config.h"
+#include "cli/cxx_command.h"
 #include "cli/server/server.h"
 #include "ir/display.h"
 #include "ir/input_file.h"
@@ -21,8 +22,8 @@ namespace cli = qlint::cli;
 
 // `qlint FILE...` means `qlint check FILE...`.
 std::vector<std::string> with_default_command(int argc, char** argv) {
-  static const std::set<std::string> commands = {"check", "dump", "sim",    "rules",     "explain",
-                                                 "docs",  "-h",   "--help", "--version", "server"};
+  static const std::set<std::string> commands = {"check", "dump", "sim",    "rules",     "explain", "docs",
+                                                 "cxx",   "-h",   "--help", "--version", "server"};
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && !commands.count(args[0])) args.insert(args.begin(), "check");
   std::reverse(args.begin(), args.end());  // CLI11 takes them in reverse order
@@ -98,6 +99,39 @@ int apply_limits(const ModelOptions& model) {
   }
 }
 
+// Options of every command that reports findings: output format, rule selection, configuration.
+void define_report_options(CLI::App* cmd, cli::CheckOptions& o, bool& no_color) {
+  cmd->add_option("--format", o.format, "Output format")
+      ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github"}))
+      ->capture_default_str();
+  cmd->add_option("--select", o.selection.select,
+                  "Only these rules (comma-separated ids, or ALL; opt-in rules only by name)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  cmd->add_option("--ignore", o.selection.ignore, "Skip these rules (comma-separated ids)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  cmd->add_flag("--exit-zero", o.exit_zero, "Exit 0 even when there are findings");
+  cmd->add_option("--config", o.config_file,
+                  "Use this configuration file (.qlint.toml, or pyproject.toml with [tool.qlint])");
+  cmd->add_flag("--isolated", o.isolated, "Ignore all configuration files");
+  cmd->add_flag("--no-color", no_color, "Never colour the output");
+}
+
+// Unknown rule ids and an unreadable --config file are usage errors: one line, exit 2.
+bool valid_selection_and_config(const cli::CheckOptions& o) {
+  try {
+    cli::validate_selection(o.selection);
+    if (!o.config_file.empty()) cli::load_config(o.config_file);
+    return true;
+  } catch (const cli::ConfigError& e) {
+    std::cerr << "qlint: error: " << e.what() << "\n";
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "qlint: error: " << e.what() << "\n";
+  }
+  return false;
+}
+
 struct CheckCommand {
   CLI::App* cmd = nullptr;
   CLI::Option* bits = nullptr;
@@ -113,24 +147,10 @@ struct CheckCommand {
                     "TorchScript archives, FX exports (*.json), or directories to search for *.pt, *.pth, *.ptl, "
                     "*.jit, *.torchscript, "
                     "*.fx.json; none: nothing to do");
-    cmd->add_option("--format", options.format, "Output format")
-        ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github"}))
-        ->capture_default_str();
-    cmd->add_option("--select", options.selection.select,
-                    "Only these rules (comma-separated ids, or ALL; opt-in rules only by name)")
-        ->delimiter(',')
-        ->allow_extra_args(false);
-    cmd->add_option("--ignore", options.selection.ignore, "Skip these rules (comma-separated ids)")
-        ->delimiter(',')
-        ->allow_extra_args(false);
-    cmd->add_flag("--exit-zero", options.exit_zero, "Exit 0 even when there are findings");
+    define_report_options(cmd, options, no_color);
     cmd->add_flag("--statistics", options.statistics, "Print how many findings each rule has");
     cmd->add_option("-j,--jobs", options.jobs, "Models checked in parallel (default: one per core)")
         ->check(CLI::NonNegativeNumber);
-    cmd->add_option("--config", options.config_file,
-                    "Use this configuration file (.qlint.toml, or pyproject.toml with [tool.qlint])");
-    cmd->add_flag("--isolated", options.isolated, "Ignore all configuration files");
-    cmd->add_flag("--no-color", no_color, "Never colour the output");
     cmd->add_option("--input", options.inputs.files,
                     "Simulate on these inputs (torch.save files; runs the model's code) and attach the evidence: "
                     "scales, what constants become, flipped comparisons; repeatable")
@@ -161,17 +181,7 @@ struct CheckCommand {
     options.stubs = model.stubs();
     options.bits_given = bits->count() > 0;
     if (min_sqnr_option->count() > 0) options.min_sqnr = min_sqnr;
-    try {
-      model.apply();
-      cli::validate_selection(options.selection);
-      if (!options.config_file.empty()) cli::load_config(options.config_file);
-    } catch (const cli::ConfigError& e) {
-      std::cerr << "qlint: error: " << e.what() << "\n";
-      return cli::kExitError;
-    } catch (const std::invalid_argument& e) {
-      std::cerr << "qlint: error: " << e.what() << "\n";
-      return cli::kExitError;
-    }
+    if (apply_limits(model) != 0 || !valid_selection_and_config(options)) return cli::kExitError;
     if (!options.output.empty() && options.files.size() != 1) {
       std::cerr << "qlint: error: -o/--output takes one model file\n";
       return cli::kExitError;
@@ -180,6 +190,51 @@ struct CheckCommand {
     options.color = color_wanted(no_color);
     options.operator_libraries = model.operator_libraries;
     return cli::run_check(options);
+  }
+};
+
+struct CxxCommand {
+  CLI::App* cmd = nullptr;
+  cli::CxxOptions options;
+  ModelOptions model;
+  bool no_color = false;
+
+  void define(CLI::App& app) {
+    cmd = app.add_subcommand("cxx", "Lint C++ sources that use LibTorch (Clang front end; docs/cxx.md)");
+    cli::CheckOptions& o = options.check;
+    cmd->add_option("files", o.files, "C++ source files; compiler flags after `--` replace -p");
+    cmd->add_option("-p,--build-dir", options.build_dir,
+                    "Build directory with compile_commands.json (CMake: -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)");
+    cmd->add_option("--extra-arg", options.extra_args, "A compiler argument added to every file's command; repeatable")
+        ->allow_extra_args(false);
+    cmd->add_option("--quant-function", options.quant_functions,
+                    "A function that quantizes its first argument (a toolchain's own), by qualified name or "
+                    "`::` suffix; repeatable")
+        ->allow_extra_args(false);
+    cmd->add_option("--archive", options.archives,
+                    "VAR=PATH: the TorchScript archive a torch::jit::load(VAR) loads, when VAR is no string "
+                    "literal; repeatable")
+        ->allow_extra_args(false);
+    cmd->add_flag("--fix", options.fix, "Apply the fixes to the sources (safe ones; see --unsafe-fixes)");
+    cmd->add_option("--export-fixes", options.export_fixes,
+                    "Write the fixes as Clang replacements (YAML) for clang-apply-replacements");
+    cmd->add_flag("--unsafe-fixes", options.unsafe_fixes, "Also fixes that may change float results");
+    define_report_options(cmd, o, no_color);
+    model.define(cmd);
+  }
+
+  int run(std::vector<std::string> fixed_args, bool use_fixed_args) {
+    options.check.stubs = model.stubs();
+    options.check.color = color_wanted(no_color);
+    options.fixed_args = std::move(fixed_args);
+    options.use_fixed_args = use_fixed_args;
+    if (!valid_selection_and_config(options.check)) return cli::kExitError;
+    if (options.build_dir.empty() && !use_fixed_args) {
+      std::cerr << "qlint: error: qlint cxx needs -p BUILD_DIR (with compile_commands.json) or compiler flags "
+                   "after `--`\n";
+      return cli::kExitError;
+    }
+    return cli::run_cxx(options);
   }
 };
 
@@ -333,12 +388,14 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
 
   CheckCommand check;
+  CxxCommand cxx;
   DumpCommand dump;
   SimCommand sim;
   ExplainCommand explain;
   DocsCommand docs;
   ServerCommand server;
   check.define(app);
+  cxx.define(app);
   dump.define(app);
   sim.define(app);
   CLI::App* rules = app.add_subcommand("rules", "List the rules");
@@ -346,10 +403,21 @@ int main(int argc, char** argv) {
   docs.define(app);
   server.define(app);
 
+  // `qlint cxx FILE -- FLAGS...`: the flags after `--` are the compiler's, as for clang-tidy.
+  std::vector<std::string> fixed_args;
+  bool use_fixed_args = false;
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--" && argc > 1 && std::string(argv[1]) == "cxx") {
+      fixed_args.assign(argv + i + 1, argv + argc);
+      use_fixed_args = true;
+      argc = i;
+      break;
+    }
   if (auto early_exit = parse(app, argc, argv)) return *early_exit;
   // Never std::terminate: whatever escapes a command is one line and exit 2.
   try {
     if (*check.cmd) return check.run();
+    if (*cxx.cmd) return cxx.run(fixed_args, use_fixed_args);
     if (*dump.cmd) return dump.run();
     if (*sim.cmd) return sim.run();
     if (*rules) return cli::run_rules();

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cli/plugin_loader.h"
 #include "ir/input_file.h"
 #include "ir/ir.h"
 #include "rewriter/rewriter.h"
@@ -31,11 +32,6 @@ class TorchBackend {
   // The plugin has its own copy of the LibTorch-free layers: the limits on untrusted input
   // (ir::limits(), set from the command line) are copied over once, when it is loaded.
   virtual void set_limits(const ir::Limits& limits) = 0;
-};
-
-// The plugin could not be loaded (missing, or built for another LibTorch).
-struct BackendError : std::runtime_error {
-  using std::runtime_error::runtime_error;
 };
 
 // Loads the plugin on first use, once, from $QLINT_TORCH_PLUGIN, or else beside the binary

@@ -144,6 +144,9 @@ struct Function {
   std::string name;         // qualified: "forward", "head.forward", "head.mask.compute"
   std::string module_path;  // instance path of `self`, "" for the root module
   std::string method;       // "forward"
+  // Its parameters are the program's inputs, as forward's are: every C++ function, since any
+  // may be called from outside the translation unit.
+  bool entry = false;
   Block body;
   std::vector<std::unique_ptr<Value>> values;
 
@@ -157,13 +160,22 @@ struct Function {
 struct ModuleInfo {
   std::string path;  // "" for the root, "head.mask" for nested instances
   std::string class_name;
+  // How messages name the instance when it is not `self.<path>`: the C++ front end makes one
+  // quant point per quantizing call (`at::quantize_per_tensor`, on `line`).
+  std::string display;
+  int line = 0;
 };
+
+// The source language the front end read: messages spell casts and quant points in it
+// (ir/spelling.h).
+enum class Language { Python, Cxx };
 
 // The model as qlint sees it: module instances, the functions reachable from forward, and
 // the lines of Python source the debug info carried (so diagnostics can show them even when
 // the .py file is gone).
 struct Model {
   std::string file;
+  Language language = Language::Python;
   std::vector<ModuleInfo> modules;
   std::vector<std::unique_ptr<Function>> functions;
   std::map<std::string, std::map<int, std::string>> source_lines;  // file -> line -> text

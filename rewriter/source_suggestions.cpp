@@ -128,6 +128,7 @@ void SourceSuggestions::add_stub_to_init(const ir::Model& model, const std::stri
 }
 
 void SourceSuggestions::add(const ir::Model& model, const Edit& edit) {
+  if (model.language == ir::Language::Cxx) return edit_kind(edit.kind).render_cxx(model, edit, *this);
   edit_kind(edit.kind).render_python(model, edit, *this);
 }
 

@@ -1,6 +1,7 @@
 // bool-arith: a bool tensor as an operand of mul/add/sub/div next to a quantized operand.
 // Accelerator toolchains cannot quantize a bool tensor; they insert a bool-to-float cast that
 // runs on the CPU and splits the accelerator graph (SPEC S2).
+#include "ir/spelling.h"
 #include "rules/registry.h"
 #include "rules/support.h"
 
@@ -17,7 +18,8 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int side
   std::string subject = text.empty() ? "a bool tensor" : "the bool tensor " + text;
   return "`" + ir::operator_spelling(node.kind) + "` mixes a quantized tensor with " + subject +
          "; accelerator toolchains insert a bool-to-float cast for it that runs on the CPU and "
-         "splits the graph; cast it with `.to(torch.float)` and give it its own QuantStub";
+         "splits the graph; cast it with " +
+         ir::spelling(facts.model()).float_cast + " and give it " + ir::spelling(facts.model()).its_own_stub;
 }
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {

@@ -9,6 +9,7 @@
 #include "analysis/comparisons.h"
 #include "analysis/fake_quant.h"
 #include "analysis/quant_domain.h"
+#include "ir/spelling.h"
 #include "rules/registry.h"
 #include "rules/support.h"
 
@@ -73,7 +74,8 @@ std::string what_it_becomes(const analysis::Facts& facts, const ir::Value* quant
 std::string advice(const analysis::Facts& facts, const ir::Value* quantized) {
   const auto& sources = facts.quant_sources(quantized);
   const analysis::QuantPoint* point = sources.empty() ? nullptr : facts.quant_point(*sources.begin());
-  if (point == nullptr || point->node == nullptr) return "compare the float tensor before the QuantStub";
+  if (point == nullptr || point->node == nullptr)
+    return "compare the float tensor before " + ir::spelling(facts.model()).before_quant_point;
   if (point->identity_in_float)
     return "compare the float tensor before it is fake-quantized (before the QuantStub, or the op whose output is "
            "observed, in the model's Python)";

@@ -3,6 +3,7 @@
 // rounds to 0).
 #include <map>
 
+#include "ir/spelling.h"
 #include "rules/registry.h"
 #include "rules/support.h"
 
@@ -34,7 +35,8 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     std::string name = point ? analysis::describe(*point) : "`" + call.point + "`";
     std::string message = name + " is applied to a second tensor" + first_use(facts, *it->second) +
                           "; both share one scale calibrated over both ranges, so the one with the "
-                          "smaller range loses precision; give each tensor its own QuantStub";
+                          "smaller range loses precision; give each tensor " +
+                          ir::spelling(facts.model()).its_own_stub;
     Diagnostic d = quant_call_diagnostic(reused_stub_rule(), facts, call, message);
     Edit clone;
     clone.kind = Edit::Kind::CloneStub;

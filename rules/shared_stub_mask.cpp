@@ -9,6 +9,7 @@
 #include "analysis/comparisons.h"
 #include "analysis/fake_quant.h"
 #include "analysis/quant_domain.h"
+#include "ir/spelling.h"
 #include "rules/registry.h"
 #include "rules/support.h"
 
@@ -231,7 +232,7 @@ std::string message(const analysis::Facts& facts, const analysis::QuantCall& cal
                                : " quantizes a 0/1 mask together with other data (";
   return (p ? analysis::describe(*p) : "`" + call.point + "`") + what + how + "), so both share one scale: " +
          (threshold ? threshold_consequence(facts, call.point) : consequence(facts, call.point)) +
-         "; compute the mask from the float tensor and give it its own QuantStub";
+         "; compute the mask from the float tensor and give it " + ir::spelling(facts.model()).its_own_stub;
 }
 
 // Where the message says the mask is made: "is used as a mask on line 17", or for a threshold

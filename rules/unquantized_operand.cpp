@@ -1,6 +1,7 @@
 // unquantized-operand: a float tensor computed from the model's input without ever passing
 // a quant point, combined in arithmetic with a quantized tensor. The accelerator has no
 // scale for it: the toolchain guesses one on the fly or runs the op on the CPU.
+#include "ir/spelling.h"
 #include "rules/registry.h"
 #include "rules/support.h"
 
@@ -22,9 +23,10 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int plai
   std::string q_text = ir::operand_text(facts.model(), node, 1 - plain_side);
   return "`" + ir::operator_spelling(node.kind) + "` combines " +
          (q_text.empty() ? "a quantized tensor" : q_text + ", quantized by " + describe_stubs(facts, quantized) + ",") +
-         " with " + (plain_text.empty() ? "a float tensor" : plain_text) +
-         ", which never passed a QuantStub; the toolchain has no scale for it and must guess one "
-         "or run the op on the CPU; pass it through a QuantStub of its own";
+         " with " + (plain_text.empty() ? "a float tensor" : plain_text) + ", which never passed a " +
+         ir::spelling(facts.model()).stub +
+         "; the toolchain has no scale for it and must guess one or run the op on the CPU; pass it through " +
+         ir::spelling(facts.model()).own_stub;
 }
 
 // `torch.cat([q, mask.to(torch.float)])` after the stub: the joined tensor has one scale, set
@@ -44,10 +46,12 @@ void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>&
     const std::string name = ir::display_name(plain);
     out.push_back(make_diagnostic(
         unquantized_operand_rule(), fn, node,
-        "`torch." + ir::base_op(node.kind) + "` joins a tensor quantized by " + describe_stubs(facts, quantized) +
-            " with " + (name.empty() ? "a float tensor" : "`" + name + "`") +
-            ", which never passed a QuantStub; the joined tensor gets one scale, so that part (often a 0/1 mask) "
-            "is rounded at a scale that was never calibrated for it; pass it through a QuantStub of its own"));
+        "`" + ir::op_spelling(facts.model(), node.kind) + "` joins a tensor quantized by " +
+            describe_stubs(facts, quantized) + " with " + (name.empty() ? "a float tensor" : "`" + name + "`") +
+            ", which never passed a " + ir::spelling(facts.model()).stub +
+            "; the joined tensor gets one scale, so that part (often a 0/1 mask) is rounded at a scale that was "
+            "never calibrated for it; pass it through " +
+            ir::spelling(facts.model()).own_stub));
   });
 }
 

@@ -12,18 +12,18 @@ namespace qlint::rules {
 
 namespace {
 
-// `# qlint: ignore` or `# qlint: ignore[a, b]` anywhere in a line's comment.
+// `# qlint: ignore` or `# qlint: ignore[a, b]` anywhere in a line's comment (`// qlint: ignore[...]` in C++).
 std::optional<Suppression> parse_suppression(const std::string& file, int line, const std::string& text) {
-  static const std::regex comment(R"(#\s*qlint:\s*ignore(\[([^\]]*)\])?)");
+  static const std::regex comment(R"((#|//)\s*qlint:\s*ignore(\[([^\]]*)\])?)");
   std::smatch m;
   // libstdc++'s regex recurses per matched character: no line of real source is this long,
   // and a crafted one would overflow the stack.
   if (text.size() > 4096 || !std::regex_search(text, m, comment)) return std::nullopt;
   Suppression s{
       file,          line, static_cast<int>(m.position(0)) + 1, static_cast<int>(m.position(0) + m.length(0)) + 1,
-      !m[1].matched, {}};
+      !m[2].matched, {}};
   static const std::regex id(R"([a-z0-9-]+)");
-  std::string ids = m[2];
+  std::string ids = m[3];
   for (std::sregex_iterator it(ids.begin(), ids.end(), id), end; it != end; ++it) s.rules.insert(it->str());
   return s;
 }

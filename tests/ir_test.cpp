@@ -102,7 +102,7 @@ TEST(IrText, RejectsMalformedText) {
 
 TEST(Verifier, FindsUseBeforeDefinitionAndUnknownCallees) {
   ir::Model m;
-  m.modules.push_back({"", "M"});
+  m.modules.push_back({"", "M", "", 0});
   ir::Function& f = m.add_function("", "forward");
   ir::Value* x = f.add_param(f.body, "x", ir::Type::tensor());
   ir::Node* relu = f.append_node(f.body, "aten::relu");

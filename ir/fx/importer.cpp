@@ -221,7 +221,7 @@ class Importer {
   void read_modules() {
     for (const json& m : array_field(doc_, "modules")) {
       if (!m.is_object()) throw Malformed("a \"modules\" entry is not an object");
-      model_.modules.push_back({m.value("path", ""), m.value("class", "")});
+      model_.modules.push_back({m.value("path", ""), m.value("class", ""), "", 0});
     }
   }
 

@@ -163,11 +163,11 @@ class Importer {
   };
 
   void register_modules() {
-    model_.modules.push_back({"", root_.type()->name()->qualifiedName()});
+    model_.modules.push_back({"", root_.type()->name()->qualifiedName(), "", 0});
     modules_.emplace("", root_);
     for (const auto& child : root_.named_modules()) {
       if (child.name.empty()) continue;
-      model_.modules.push_back({child.name, child.value.type()->name()->qualifiedName()});
+      model_.modules.push_back({child.name, child.value.type()->name()->qualifiedName(), "", 0});
       modules_.emplace(child.name, child.value);
     }
   }

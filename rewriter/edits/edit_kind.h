@@ -28,6 +28,10 @@ class EditKind {
   // Adds the matching change of the user's Python source to `python`, or a note saying why
   // there is none.
   virtual void render_python(const ir::Model& model, const Edit& edit, SourceSuggestions& python) const = 0;
+
+  // The same for C++ source read by the C++ front end (`qlint cxx --fix`, Clang replacements).
+  // By default there is none, with a note saying so.
+  virtual void render_cxx(const ir::Model& model, const Edit& edit, SourceSuggestions& cxx) const;
 };
 
 // The implementation of an edit's kind.

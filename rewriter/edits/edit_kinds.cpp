@@ -1,6 +1,11 @@
 #include "rewriter/edits/edit_kind.h"
+#include "rewriter/source_suggestions.h"
 
 namespace qlint::rewriter {
+
+void EditKind::render_cxx(const ir::Model&, const Edit& edit, SourceSuggestions& cxx) const {
+  cxx.note("no C++ fix for the " + test_name(edit) + " rewrite at " + note_place(edit.node->loc) + " yet");
+}
 
 const EditKind& edit_kind(Edit::Kind kind) {
   switch (kind) {

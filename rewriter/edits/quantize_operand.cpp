@@ -48,6 +48,24 @@ class QuantizeOperand final : public EditKind {
     python.replace(loc->file, *loc, "self." + edit.new_stub + "(" + (edit.cast_to_float ? as_float(text) : text) + ")");
     python.add_stub_to_init(model, loc->file, edit.template_stub, edit.new_stub, *owner);
   }
+
+  // C++ has no stub modules to clone: the operand goes through a call of the same one-argument
+  // quantize function the model uses (`seed::quantize_int16(mask.to(torch::kFloat))`).
+  void render_cxx(const ir::Model& model, const Edit& edit, SourceSuggestions& cxx) const override {
+    const std::string here = "no C++ fix for the new quantize call at " + note_place(edit.node->loc);
+    const ir::Attr* quantize = nullptr;
+    for (const auto& fn : model.functions)
+      ir::for_each_node(fn->body, [&](const ir::Node& n) {
+        if (quantize == nullptr && n.kind == "prim::CallMethod" && !n.inputs.empty() &&
+            n.inputs[0]->type.name == edit.template_stub)
+          quantize = n.attr("quantize_call");
+      });
+    auto loc = ir::operand_location(model, *edit.node, static_cast<size_t>(edit.operand));
+    if (quantize == nullptr || !loc)
+      return cxx.note(here + ": the model's quantize call takes more than the tensor (give it its own by hand)");
+    std::string text = ir::source_text(model, *loc);
+    cxx.replace(loc->file, *loc, quantize->s + "(" + (edit.cast_to_float ? text + ".to(torch::kFloat)" : text) + ")");
+  }
 };
 
 }  // namespace

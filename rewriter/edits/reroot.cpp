@@ -371,6 +371,23 @@ class Reroot final : public EditKind {
     for (const auto& make : pending) make();
     if (edit.quantize_after_reroot) quantize_operand_kind().render_python(model, quantize_part(edit), python);
   }
+
+  // C++: the operand names the quantized variable (`x.index(...) == 1`); it reads the variable
+  // the quantize call took instead (`input.index(...) == 1`), which the C++ front end recorded
+  // when that variable keeps its value through the function.
+  void render_cxx(const ir::Model& model, const Edit& edit, SourceSuggestions& cxx) const override {
+    const std::string here = "no C++ fix for the rewrite at " + note_place(edit.node->loc);
+    const ir::Attr* input = edit.stub_call->attr("input_name");
+    if (edit.shadow.crosses_calls() || !edit.shadow.identity_calls.empty() ||
+        model.function_of(*edit.stub_call) != model.function_of(*edit.node) || input == nullptr ||
+        edit.stub_call->outputs.empty())
+      return cxx.note(here + ": the quantize call's input is not a variable this code can name");
+    const std::string quantized = ir::display_name(edit.stub_call->outputs[0]);
+    std::vector<std::function<void()>> pending;
+    if (quantized.empty() || !rename_operand_root(model, edit, quantized, input->s, pending, cxx, here)) return;
+    for (const auto& make : pending) make();
+    if (edit.quantize_after_reroot) quantize_operand_kind().render_cxx(model, quantize_part(edit), cxx);
+  }
 };
 
 }  // namespace

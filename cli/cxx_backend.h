@@ -1,0 +1,25 @@
+// The Clang front end behind one interface: the plugin libqlint_cxx.so implements it
+// (cli/cxx_plugin.cpp), so the qlint binary does not load Clang's libraries unless
+// `qlint cxx` runs.
+#pragma once
+
+#include <vector>
+
+#include "cli/plugin_loader.h"
+#include "ir/cxx/importer.h"
+
+namespace qlint::cli {
+
+class CxxBackend {
+ public:
+  virtual ~CxxBackend() = default;
+  virtual std::vector<cxx::ImportedFile> import_cxx(const cxx::ImportRequest& request, const cxx::Options& options) = 0;
+};
+
+// Loads the plugin on first use, from $QLINT_CXX_PLUGIN or beside the binary or in ../lib/qlint.
+// Throws BackendError.
+CxxBackend& cxx_backend();
+
+}  // namespace qlint::cli
+
+extern "C" qlint::cli::CxxBackend* qlint_cxx_backend();

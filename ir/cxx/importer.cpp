@@ -1,0 +1,146 @@
+#include "ir/cxx/importer.h"
+
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Tooling/ArgumentsAdjusters.h>
+#include <clang/Tooling/CompilationDatabase.h>
+#include <clang/Tooling/Tooling.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <filesystem>
+#include <map>
+
+#include "ir/cxx/lowering.h"
+#include "ir/import_error.h"
+
+namespace qlint::cxx {
+
+namespace {
+
+// Lowers each parsed file once Clang has its AST.
+class LoweringConsumer : public clang::ASTConsumer {
+ public:
+  LoweringConsumer(const Options& options, std::map<std::string, ImportedFile>& results, std::string file)
+      : options_(options), results_(results), file_(std::move(file)) {}
+
+  void HandleTranslationUnit(clang::ASTContext& context) override {
+    ImportedFile& result = results_[file_];
+    result.file = file_;
+    if (context.getDiagnostics().hasErrorOccurred()) return;  // the error is recorded by the caller
+    try {
+      result.model = lower_translation_unit(context, options_);
+    } catch (const ir::ImportError& e) {
+      result.error = e.what();
+    }
+  }
+
+ private:
+  const Options& options_;
+  std::map<std::string, ImportedFile>& results_;
+  std::string file_;
+};
+
+class LoweringAction : public clang::ASTFrontendAction {
+ public:
+  LoweringAction(const Options& options, std::map<std::string, ImportedFile>& results)
+      : options_(options), results_(results) {}
+
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance&, llvm::StringRef file) override {
+    return std::make_unique<LoweringConsumer>(options_, results_, file.str());
+  }
+
+ private:
+  const Options& options_;
+  std::map<std::string, ImportedFile>& results_;
+};
+
+class LoweringFactory : public clang::tooling::FrontendActionFactory {
+ public:
+  LoweringFactory(const Options& options, std::map<std::string, ImportedFile>& results)
+      : options_(options), results_(results) {}
+  std::unique_ptr<clang::FrontendAction> create() override {
+    return std::make_unique<LoweringAction>(options_, results_);
+  }
+
+ private:
+  const Options& options_;
+  std::map<std::string, ImportedFile>& results_;
+};
+
+// Collects Clang's errors per file instead of printing them: a file that does not compile is
+// an input error of its own, named in one line.
+class ErrorCollector : public clang::DiagnosticConsumer {
+ public:
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
+    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < clang::DiagnosticsEngine::Error || !first_error.empty()) return;
+    llvm::SmallString<256> text;
+    info.FormatDiagnostic(text);
+    first_error = text.str().str();
+    if (info.hasSourceManager() && info.getLocation().isValid()) {
+      clang::PresumedLoc where = info.getSourceManager().getPresumedLoc(info.getLocation());
+      if (where.isValid())
+        first_error = std::string(where.getFilename()) + ":" + std::to_string(where.getLine()) + ":" +
+                      std::to_string(where.getColumn()) + ": " + first_error;
+    }
+  }
+  std::string first_error;
+};
+
+std::unique_ptr<clang::tooling::CompilationDatabase> database(const ImportRequest& request) {
+  std::string error;
+  if (request.use_fixed_args)
+    return std::make_unique<clang::tooling::FixedCompilationDatabase>(
+        request.build_dir.empty() ? std::string(".") : request.build_dir, request.fixed_args);
+  auto db = clang::tooling::CompilationDatabase::loadFromDirectory(request.build_dir, error);
+  if (!db)
+    throw ir::ImportError("no compilation database in " + request.build_dir +
+                          " (configure the project with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON): " + error);
+  return db;
+}
+
+}  // namespace
+
+std::vector<ImportedFile> import_cxx(const ImportRequest& request, const Options& options) {
+  auto db = database(request);
+  std::vector<ImportedFile> out;
+  for (const std::string& file : request.files) {
+    std::error_code ec;
+    std::string absolute = std::filesystem::absolute(file, ec).lexically_normal().string();
+    ImportedFile result;
+    result.file = file;
+    if (!std::filesystem::is_regular_file(absolute, ec)) {
+      result.error = "no such file";
+      out.push_back(std::move(result));
+      continue;
+    }
+    if (db->getCompileCommands(absolute).empty() && !request.use_fixed_args) {
+      result.error = "not in the compilation database of " + request.build_dir;
+      out.push_back(std::move(result));
+      continue;
+    }
+    clang::tooling::ClangTool tool(*db, {absolute});
+    // GCC's driver in compile_commands.json finds no Clang builtin headers: name Clang's own.
+    tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
+        {"-resource-dir=" QLINT_CLANG_RESOURCE_DIR, "-Wno-unknown-warning-option", "-Wno-everything"},
+        clang::tooling::ArgumentInsertPosition::END));
+    if (!request.extra_args.empty())
+      tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
+          clang::tooling::CommandLineArguments(request.extra_args.begin(), request.extra_args.end()),
+          clang::tooling::ArgumentInsertPosition::END));
+    ErrorCollector errors;
+    tool.setDiagnosticConsumer(&errors);
+    std::map<std::string, ImportedFile> results;
+    LoweringFactory factory(options, results);
+    int status = tool.run(&factory);
+    if (!results.empty()) result = std::move(results.begin()->second);
+    result.file = file;
+    if (status != 0 && result.error.empty())
+      result.error = "does not compile: " + (errors.first_error.empty() ? "Clang failed" : errors.first_error);
+    out.push_back(std::move(result));
+  }
+  return out;
+}
+
+}  // namespace qlint::cxx

@@ -1,0 +1,905 @@
+#include "ir/cxx/lowering.h"
+
+#include <clang/AST/Decl.h>
+#include <clang/AST/DeclCXX.h>
+#include <clang/AST/Expr.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/AST/Stmt.h>
+#include <clang/AST/StmtCXX.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Lex/Lexer.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "ir/import_error.h"
+#include "ir/verifier.h"
+
+namespace qlint::cxx {
+
+namespace {
+
+using namespace clang;
+
+// LibTorch's operator overloads as the aten:: ops TorchScript records for them.
+const char* operator_kind(OverloadedOperatorKind op, unsigned operands) {
+  switch (op) {
+    case OO_EqualEqual:
+      return "aten::eq";
+    case OO_ExclaimEqual:
+      return "aten::ne";
+    case OO_Less:
+      return "aten::lt";
+    case OO_LessEqual:
+      return "aten::le";
+    case OO_Greater:
+      return "aten::gt";
+    case OO_GreaterEqual:
+      return "aten::ge";
+    case OO_Star:
+      return "aten::mul";
+    case OO_Plus:
+      return operands == 2 ? "aten::add" : nullptr;
+    case OO_Minus:
+      return operands == 2 ? "aten::sub" : "aten::neg";
+    case OO_Slash:
+      return "aten::div";
+    case OO_Percent:
+      return "aten::remainder";
+    case OO_Amp:
+      return "aten::__and__";
+    case OO_Pipe:
+      return "aten::__or__";
+    case OO_Caret:
+      return "aten::__xor__";
+    case OO_Tilde:
+      return "aten::bitwise_not";
+    case OO_Exclaim:
+      return "aten::logical_not";
+    case OO_StarEqual:
+      return "aten::mul_";
+    case OO_PlusEqual:
+      return "aten::add_";
+    case OO_MinusEqual:
+      return "aten::sub_";
+    case OO_SlashEqual:
+      return "aten::div_";
+    case OO_AmpEqual:
+      return "aten::__iand__";
+    case OO_PipeEqual:
+      return "aten::__ior__";
+    default:
+      return nullptr;
+  }
+}
+
+const char* builtin_kind(BinaryOperatorKind op) {
+  switch (op) {
+    case BO_EQ:
+      return "aten::eq";
+    case BO_NE:
+      return "aten::ne";
+    case BO_LT:
+      return "aten::lt";
+    case BO_LE:
+      return "aten::le";
+    case BO_GT:
+      return "aten::gt";
+    case BO_GE:
+      return "aten::ge";
+    case BO_Mul:
+      return "aten::mul";
+    case BO_Add:
+      return "aten::add";
+    case BO_Sub:
+      return "aten::sub";
+    case BO_Div:
+      return "aten::div";
+    default:
+      return nullptr;
+  }
+}
+
+std::string record_name(QualType type) {
+  type = type.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  if (const auto* record = type->getAsCXXRecordDecl()) return record->getQualifiedNameAsString();
+  if (const auto* e = type->getAs<EnumType>()) return e->getDecl()->getQualifiedNameAsString();
+  return "";
+}
+
+bool is_tensor_type(QualType type) {
+  std::string name = record_name(type);
+  return name == "at::Tensor" || name == "at::TensorBase";
+}
+
+// The IR type of a C++ value, or nullopt when the value is nothing tensor code needs.
+std::optional<ir::Type> ir_type(QualType qt) {
+  using K = ir::Type::Kind;
+  QualType type = qt.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  if (is_tensor_type(type)) return ir::Type::tensor();
+  if (type->isBooleanType()) return ir::Type::simple(K::Bool);
+  if (type->isEnumeralType() || type->isIntegerType()) return ir::Type::simple(K::Int);
+  if (type->isRealFloatingType()) return ir::Type::simple(K::Float);
+  std::string name = record_name(type);
+  if (name == "c10::Scalar") return ir::Type::other("Scalar");
+  // What a TorchScript model returns: an IValue, a tuple of them; its elements are unknown.
+  if (name == "c10::IValue" || name == "c10::intrusive_ptr" || name == "c10::ivalue::Tuple" || name == "std::vector" ||
+      name == "c10::List" || name == "c10::ArrayRef" || name == "std::tuple")
+    return ir::Type::simple(K::Tuple);
+  if (name == "torch::jit::Module" || name == "torch::jit::script::Module") return ir::Type::other("ScriptModule");
+  return std::nullopt;
+}
+
+// Implicit conversions, temporaries and converting constructors: what the user wrote inside.
+const Expr* strip(const Expr* e) {
+  for (int depth = 0; e != nullptr && depth < 32; ++depth) {
+    if (const auto* c = dyn_cast<ExprWithCleanups>(e)) {
+      e = c->getSubExpr();
+    } else if (const auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) {
+      e = m->getSubExpr();
+    } else if (const auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) {
+      e = b->getSubExpr();
+    } else if (const auto* i = dyn_cast<ImplicitCastExpr>(e)) {
+      e = i->getSubExpr();
+    } else if (const auto* p = dyn_cast<ParenExpr>(e)) {
+      e = p->getSubExpr();
+    } else if (const auto* l = dyn_cast<CXXStdInitializerListExpr>(e)) {
+      e = l->getSubExpr();
+    } else if (const auto* f = dyn_cast<CXXFunctionalCastExpr>(e); f && !isa<InitListExpr>(f->getSubExpr())) {
+      e = f->getSubExpr();
+    } else if (const auto* c = dyn_cast<CXXConstructExpr>(e);
+               c && !isa<CXXTemporaryObjectExpr>(c) && c->getNumArgs() >= 1 &&
+               (c->getNumArgs() == 1 || isa<CXXDefaultArgExpr>(c->getArg(1)))) {
+      e = c->getArg(0);
+    } else {
+      return e;
+    }
+  }
+  return e;
+}
+
+class FunctionLowering;
+
+// State of one translation unit: the model, the functions by declaration.
+class UnitLowering {
+ public:
+  UnitLowering(ASTContext& context, const Options& options)
+      : ctx_(context), sm_(context.getSourceManager()), options_(options) {}
+
+  ir::Model run();
+
+  ASTContext& ctx_;
+  SourceManager& sm_;
+  const Options& options_;
+  ir::Model model_;
+  std::map<const FunctionDecl*, std::string> function_names_;
+  int quant_points_ = 0;
+
+  std::string file_name(SourceLocation loc) const {
+    FileID id = sm_.getFileID(sm_.getFileLoc(loc));
+    if (const FileEntry* entry = sm_.getFileEntryForID(id)) {
+      StringRef real = entry->tryGetRealPathName();
+      if (!real.empty()) return real.str();
+      return entry->getName().str();
+    }
+    return "";
+  }
+
+  ir::SourceLoc location(SourceRange range) const {
+    ir::SourceLoc loc;
+    SourceLocation begin = sm_.getFileLoc(range.getBegin());
+    SourceLocation last = sm_.getFileLoc(range.getEnd());
+    if (begin.isInvalid() || last.isInvalid()) return loc;
+    SourceLocation end = Lexer::getLocForEndOfToken(last, 0, sm_, ctx_.getLangOpts());
+    if (end.isInvalid()) end = last;
+    loc.file = file_name(begin);
+    loc.line = static_cast<int>(sm_.getSpellingLineNumber(begin));
+    loc.column = static_cast<int>(sm_.getSpellingColumnNumber(begin));
+    loc.end_line = static_cast<int>(sm_.getSpellingLineNumber(end));
+    loc.end_column = static_cast<int>(sm_.getSpellingColumnNumber(end));
+    return loc;
+  }
+
+  // The source text of a range within one line of the main file, as written.
+  std::string text(SourceRange range) const {
+    ir::SourceLoc loc = location(range);
+    if (!loc.known() || loc.end_line != loc.line) return "";
+    auto file = model_.source_lines.find(loc.file);
+    if (file == model_.source_lines.end()) return "";
+    auto line = file->second.find(loc.line);
+    if (line == file->second.end() || static_cast<size_t>(loc.end_column - 1) > line->second.size()) return "";
+    return line->second.substr(static_cast<size_t>(loc.column - 1), static_cast<size_t>(loc.end_column - loc.column));
+  }
+
+  bool is_quant_function(const FunctionDecl& fd) const {
+    std::string name = fd.getQualifiedNameAsString();
+    for (const auto& configured : options_.quant_functions) {
+      if (configured.empty() || configured.size() > name.size()) continue;
+      size_t start = name.size() - configured.size();
+      if (name.compare(start, configured.size(), configured) == 0 &&
+          (start == 0 || (start >= 2 && name.compare(start - 2, 2, "::") == 0)))
+        return true;
+    }
+    return false;
+  }
+
+  void read_source_lines() {
+    FileID main = sm_.getMainFileID();
+    const FileEntry* entry = sm_.getFileEntryForID(main);
+    if (entry == nullptr) return;
+    std::string file = file_name(sm_.getLocForStartOfFile(main));
+    std::istringstream in(sm_.getBufferData(main).str());
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      model_.source_lines[file][number] = line;
+    }
+    model_.file = file;
+  }
+};
+
+class FunctionLowering {
+ public:
+  FunctionLowering(UnitLowering& unit, ir::Function& fn) : unit_(unit), fn_(fn) {}
+
+  void run(const FunctionDecl& fd) {
+    for (const ParmVarDecl* p : fd.parameters()) {
+      ir::Type type = ir_type(p->getType()).value_or(ir::Type::other(p->getType().getAsString()));
+      ir::Value* v = fn_.add_param(fn_.body, unique_name(p->getNameAsString()), type);
+      vars_[p] = v;
+    }
+    collect_assigned(fd.getBody());
+    stmt(fd.getBody());
+  }
+
+ private:
+  // Statements: straight-line code in source order; both arms of an `if` and one pass of a
+  // loop body, joining what a variable may hold afterwards.
+  void stmt(const Stmt* s) {
+    if (s == nullptr) return;
+    if (const auto* compound = dyn_cast<CompoundStmt>(s)) {
+      for (const Stmt* child : compound->body()) stmt(child);
+    } else if (const auto* decl = dyn_cast<DeclStmt>(s)) {
+      for (const Decl* d : decl->decls())
+        if (const auto* var = dyn_cast<VarDecl>(d)) declare(*var);
+    } else if (const auto* ret = dyn_cast<ReturnStmt>(s)) {
+      if (ret->getRetValue() == nullptr) return;
+      ir::Value* v = expr(ret->getRetValue());
+      if (v == nullptr) return;
+      if (fn_.body.returns.empty()) {
+        fn_.body.returns.push_back(v);
+      } else {
+        fn_.body.returns[0] = join({fn_.body.returns[0], v}, ret->getRetValue());
+      }
+    } else if (const auto* branch = dyn_cast<IfStmt>(s)) {
+      if (branch->getInit()) stmt(branch->getInit());
+      if (branch->getConditionVariable()) declare(*branch->getConditionVariable());
+      if (branch->getCond()) expr(branch->getCond());
+      auto before = vars_;
+      stmt(branch->getThen());
+      auto after_then = vars_;
+      vars_ = before;
+      stmt(branch->getElse());
+      merge_branches(after_then, s);
+    } else if (const auto* loop = dyn_cast<ForStmt>(s)) {
+      stmt(loop->getInit());
+      if (loop->getCond()) expr(loop->getCond());
+      loop_body(loop->getBody(), s);
+      if (loop->getInc()) expr(loop->getInc());
+    } else if (const auto* range = dyn_cast<CXXForRangeStmt>(s)) {
+      if (range->getLoopVariable()) declare(*range->getLoopVariable());
+      loop_body(range->getBody(), s);
+    } else if (const auto* w = dyn_cast<WhileStmt>(s)) {
+      if (w->getCond()) expr(w->getCond());
+      loop_body(w->getBody(), s);
+    } else if (const auto* d = dyn_cast<DoStmt>(s)) {
+      loop_body(d->getBody(), s);
+    } else if (const auto* t = dyn_cast<CXXTryStmt>(s)) {
+      stmt(t->getTryBlock());
+    } else if (const auto* e = dyn_cast<Expr>(s)) {
+      expr(e);
+    }
+  }
+
+  // Variables the function assigns to after their declaration (`x = ...`, `x *= m`, `x.mul_(m)`):
+  // a fix may not name one of them in place of another value.
+  void collect_assigned(const Stmt* body) {
+    std::vector<const Stmt*> pending = {body};
+    for (size_t i = 0; i < pending.size(); ++i) {
+      const Stmt* s = pending[i];
+      if (const auto* bin = dyn_cast<BinaryOperator>(s); bin && bin->isAssignmentOp()) {
+        if (const ValueDecl* d = assigned(bin->getLHS())) assigned_.insert(d);
+      } else if (const auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && op->isAssignmentOp()) {
+        if (const ValueDecl* d = assigned(op->getArg(0))) assigned_.insert(d);
+      } else if (const auto* call = dyn_cast<CXXMemberCallExpr>(s)) {
+        const CXXMethodDecl* m = call->getMethodDecl();
+        std::string name = m ? m->getNameAsString() : "";
+        if (name.size() > 1 && name.back() == '_' && call->getImplicitObjectArgument())
+          if (const ValueDecl* d = assigned(call->getImplicitObjectArgument())) assigned_.insert(d);
+      }
+      for (const Stmt* child : s->children())
+        if (child != nullptr) pending.push_back(child);
+    }
+  }
+
+  void loop_body(const Stmt* body, const Stmt* loop) {
+    auto before = vars_;
+    stmt(body);
+    merge_branches(before, loop);
+  }
+
+  // After two paths, a variable holds either path's value.
+  void merge_branches(const std::map<const ValueDecl*, ir::Value*>& other, const Stmt* where) {
+    for (auto& [decl, value] : vars_) {
+      auto it = other.find(decl);
+      if (it != other.end() && it->second != value && it->second != nullptr && value != nullptr)
+        value = join({it->second, value}, where);
+    }
+  }
+
+  ir::Value* join(const std::vector<ir::Value*>& values, const Stmt* where) {
+    ir::Node* n = emit("prim::join", where);
+    for (ir::Value* v : values) fn_.add_input(*n, v);
+    return fn_.add_output(*n, fresh(), values[0]->type);
+  }
+
+  void declare(const VarDecl& var) {
+    if (!var.hasInit()) return;
+    ir::Value* v = expr(var.getInit());
+    if (v == nullptr) return;
+    bind(&var, v);
+  }
+
+  // A variable now holds `v`: the value takes the variable's name, as in TorchScript.
+  void bind(const ValueDecl* decl, ir::Value* v) {
+    vars_[decl] = v;
+    std::string name = decl->getNameAsString();
+    if (!name.empty() && (v->name.empty() || std::isdigit(static_cast<unsigned char>(v->name[0]))) &&
+        v->producer != nullptr && v->producer->kind != "prim::Constant")
+      v->name = unique_name(name);
+  }
+
+  std::string unique_name(const std::string& base) {
+    if (base.empty()) return fresh();
+    int& n = name_counts_[base];
+    std::string name = n == 0 ? base : base + "." + std::to_string(n);
+    ++n;
+    return name;
+  }
+
+  std::string fresh() { return std::to_string(++counter_); }
+
+  ir::Node* emit(const std::string& kind, const Stmt* where) {
+    ir::Node* n = fn_.append_node(fn_.body, kind);
+    if (where != nullptr) n->loc = unit_.location(where->getSourceRange());
+    return n;
+  }
+
+  ir::Value* single(const std::string& kind, const std::vector<ir::Value*>& inputs, ir::Type type, const Stmt* where) {
+    ir::Node* n = emit(kind, where);
+    for (ir::Value* v : inputs) fn_.add_input(*n, v);
+    return fn_.add_output(*n, fresh(), std::move(type));
+  }
+
+  ir::Value* constant(const ir::Attr& value, ir::Type type) {
+    ir::Node* n = fn_.append_node(fn_.body, "prim::Constant");
+    n->set_attr("value", value);
+    return fn_.add_output(*n, fresh(), std::move(type));
+  }
+  ir::Value* int_constant(int64_t v) { return constant(ir::Attr::of_int(v), ir::Type::simple(ir::Type::Kind::Int)); }
+  ir::Value* none() { return constant(ir::Attr::none(), ir::Type::simple(ir::Type::Kind::None)); }
+
+  // A literal, a constexpr (torch::kFloat is ScalarType 6) or a constant variable.
+  ir::Value* folded(const Expr* e) {
+    using K = ir::Type::Kind;
+    if (isa<CXXNullPtrLiteralExpr>(e) || record_name(e->getType()) == "c10::nullopt_t") return none();
+    if (const auto* s = dyn_cast<StringLiteral>(e))
+      return constant(ir::Attr::of_str(s->getString().str()), ir::Type::simple(K::Str));
+    QualType type = e->getType();
+    if (e->isValueDependent() || e->isTypeDependent()) return nullptr;
+    if (!type->isIntegralOrEnumerationType() && !type->isRealFloatingType() && !type->isBooleanType()) return nullptr;
+    Expr::EvalResult result;
+    if (!e->EvaluateAsRValue(result, unit_.ctx_) || result.HasSideEffects) return nullptr;
+    if (result.Val.isInt()) {
+      if (type->isBooleanType())
+        return constant(ir::Attr::of_bool(result.Val.getInt().getBoolValue()), ir::Type::simple(K::Bool));
+      return int_constant(result.Val.getInt().getSExtValue());
+    }
+    if (result.Val.isFloat())
+      return constant(ir::Attr::of_float(result.Val.getFloat().convertToDouble()), ir::Type::simple(K::Float));
+    return nullptr;
+  }
+
+  // An argument in its position: lowered, or an opaque placeholder for what tensor code does
+  // not need (a TensorOptions, a device).
+  ir::Value* argument(const Expr* e) {
+    if (isa<CXXDefaultArgExpr>(e)) return nullptr;
+    if (ir::Value* v = expr(e)) return v;
+    return constant(ir::Attr::none(), ir::Type::other(strip(e)->getType().getAsString()));
+  }
+
+ public:
+  ir::Value* expr(const Expr* raw) {
+    if (raw == nullptr) return nullptr;
+    const Expr* e = strip(raw);
+    if (ir::Value* c = folded(e)) return c;
+    if (const auto* ref = dyn_cast<DeclRefExpr>(e)) return variable(ref->getDecl(), e);
+    if (const auto* member = dyn_cast<MemberExpr>(e)) return field(*member);
+    if (const auto* op = dyn_cast<CXXOperatorCallExpr>(e)) return operator_call(*op);
+    if (const auto* call = dyn_cast<CXXMemberCallExpr>(e)) return member_call(*call);
+    if (const auto* call = dyn_cast<CallExpr>(e)) return free_call(*call);
+    if (const auto* bin = dyn_cast<BinaryOperator>(e)) return builtin_binary(*bin);
+    if (const auto* un = dyn_cast<UnaryOperator>(e)) return builtin_unary(*un);
+    if (const auto* cast = dyn_cast<ExplicitCastExpr>(e)) return explicit_cast(*cast);
+    if (const auto* list = dyn_cast<InitListExpr>(e)) return list_construct(*list);
+    if (isa<LambdaExpr>(e)) return nullptr;
+    return opaque(*e);
+  }
+
+ private:
+  ir::Value* variable(const ValueDecl* decl, const Expr* e) {
+    auto it = vars_.find(decl);
+    if (it != vars_.end()) return it->second;
+    // A global or static tensor: a value from outside, read where it is used.
+    auto type = ir_type(e->getType());
+    if (!type || !isa<VarDecl>(decl)) return nullptr;
+    ir::Value* v = single("prim::GetAttr", {}, *type, e);
+    v->producer->set_attr("name", ir::Attr::of_str(decl->getNameAsString()));
+    vars_[decl] = v;
+    return v;
+  }
+
+  // `this->mask_` or `self.weight`: one value per field, updated by assignments.
+  ir::Value* field(const MemberExpr& member) {
+    auto type = ir_type(member.getType());
+    if (!type) return nullptr;
+    const ValueDecl* decl = member.getMemberDecl();
+    auto it = vars_.find(decl);
+    if (it != vars_.end()) return it->second;
+    ir::Value* v = single("prim::GetAttr", {}, *type, &member);
+    v->producer->set_attr("name", ir::Attr::of_str(decl->getNameAsString()));
+    vars_[decl] = v;
+    return v;
+  }
+
+  // The declaration an assignment's left side names, if it is a variable or a field.
+  static const ValueDecl* assigned(const Expr* lhs) {
+    lhs = strip(lhs);
+    if (const auto* ref = dyn_cast<DeclRefExpr>(lhs)) return ref->getDecl();
+    if (const auto* member = dyn_cast<MemberExpr>(lhs)) return member->getMemberDecl();
+    return nullptr;
+  }
+
+  ir::Value* operator_call(const CXXOperatorCallExpr& op) {
+    OverloadedOperatorKind kind = op.getOperator();
+    unsigned n = op.getNumArgs();
+    if (kind == OO_Equal && n == 2) {
+      ir::Value* v = expr(op.getArg(1));
+      if (const ValueDecl* decl = assigned(op.getArg(0)); decl && v) bind(decl, v);
+      return v;
+    }
+    if (kind == OO_Arrow && n == 1) return expr(op.getArg(0));
+    if (kind == OO_Subscript && n == 2) return subscript(op);
+    const char* aten = operator_kind(kind, n);
+    auto type = ir_type(op.getType());
+    if (aten == nullptr || !type) return opaque(op);
+    std::vector<ir::Value*> inputs;
+    bool tensor = false;
+    for (unsigned i = 0; i < n; ++i) {
+      tensor = tensor || is_tensor_type(op.getArg(i)->getType());
+      inputs.push_back(argument(op.getArg(i)));
+    }
+    if (!tensor) return opaque(op);
+    ir::Value* out = single(aten, inputs, *type, &op);
+    // `x *= m` rebinds x to the op's result, as TorchScript's in-place ops do.
+    if (std::string(aten).back() == '_' || kind == OO_AmpEqual || kind == OO_PipeEqual)
+      if (const ValueDecl* decl = assigned(op.getArg(0))) vars_[decl] = out;
+    return out;
+  }
+
+  // `x[i]` selects along the first dimension; `x[mask]` indexes with a tensor; `v[i]` picks
+  // an element of a container (a model's output tuple).
+  ir::Value* subscript(const CXXOperatorCallExpr& op) {
+    ir::Value* base = expr(op.getArg(0));
+    auto type = ir_type(op.getType());
+    if (base == nullptr || !type) return opaque(op);
+    ir::Value* index = argument(op.getArg(1));
+    if (!base->type.is_tensor()) return single("prim::TupleIndex", {base, index}, *type, &op);
+    if (index->type.is_tensor()) {
+      ir::Value* list = single("prim::ListConstruct", {index}, ir::Type::simple(ir::Type::Kind::List), &op);
+      return single("aten::index", {base, list}, *type, &op);
+    }
+    return single("aten::select", {base, int_constant(0), index}, *type, &op);
+  }
+
+  ir::Value* member_call(const CXXMemberCallExpr& call) {
+    const CXXMethodDecl* method = call.getMethodDecl();
+    const Expr* object = call.getImplicitObjectArgument();
+    if (method == nullptr || object == nullptr) return opaque(call);
+    const std::string name = method->getNameAsString();
+    auto type = ir_type(call.getType());
+    if (is_tensor_type(object->getType())) return tensor_method(call, name, type);
+    if (record_name(object->getType()) == "torch::jit::Module" && name == "forward") return model_forward(call, type);
+    if (unit_.is_quant_function(*method)) return quant_call(call, *method, expr(object));
+    if (!type) {
+      opaque(call);
+      return nullptr;
+    }
+    // IValue::toTensor(), Tuple::elements(), Scalar::toFloat(): the same data in another form.
+    std::vector<ir::Value*> inputs;
+    if (ir::Value* self = expr(object)) inputs.push_back(self);
+    for (const Expr* arg : call.arguments())
+      if (ir::Value* v = expr(arg)) inputs.push_back(v);
+    ir::Value* out = single("cxx::" + name, inputs, *type, &call);
+    return out;
+  }
+
+  ir::Value* tensor_method(const CXXMemberCallExpr& call, const std::string& name, std::optional<ir::Type> type) {
+    ir::Value* self = expr(call.getImplicitObjectArgument());
+    if (self == nullptr) return nullptr;
+    if (name == "index" && call.getNumArgs() == 1) return tensor_index(call, self);
+    if (!type) {
+      for (const Expr* arg : call.arguments()) expr(arg);
+      return nullptr;
+    }
+    if (name == "fake_quantize_per_tensor_affine" || name == "quantize_per_tensor")
+      return quant_call(call, *call.getMethodDecl(), self, "at::" + name);
+    std::vector<ir::Value*> inputs = {self};
+    std::optional<int64_t> dtype_operand;
+    for (const Expr* arg : call.arguments()) {
+      if (ir::Value* v = argument(arg)) {
+        if (record_name(arg->getType()) == "c10::ScalarType" || record_name(arg->getType()) == "c10::optional")
+          dtype_operand = dtype_operand.value_or(static_cast<int64_t>(inputs.size()));
+        inputs.push_back(v);
+      }
+    }
+    // x.item<float>() is a float scalar; x.item() a Scalar.
+    ir::Value* out = single("aten::" + name, inputs, *type, &call);
+    if (dtype_operand && name != "to") out->producer->set_attr("dtype_operand", ir::Attr::of_int(*dtype_operand));
+    if (const ValueDecl* decl = assigned(call.getImplicitObjectArgument());
+        decl && name.size() > 1 && name.back() == '_' && name[name.size() - 2] != '_')
+      vars_[decl] = out;  // x.mul_(m)
+    return out;
+  }
+
+  // x.index({Slice(), Slice(), Slice(), -1}) as TorchScript's chain for x[:, :, :, -1]: slices
+  // and selects dimension by dimension, None as unsqueeze, indices after "..." counted from the
+  // end; tensor indices become aten::index.
+  ir::Value* tensor_index(const CXXMemberCallExpr& call, ir::Value* base) {
+    auto type = ir_type(call.getType()).value_or(ir::Type::tensor());
+    std::vector<const Expr*> items = list_items(call.getArg(0));
+    enum class Item { Slice, Select, None, Ellipsis, Tensor };
+    std::vector<Item> kinds;
+    bool plain = true;
+    for (const Expr* item : items) {
+      const Expr* e = strip(item);
+      std::string record = record_name(e->getType());
+      if (record == "at::indexing::Slice") {
+        kinds.push_back(Item::Slice);
+      } else if (record == "c10::nullopt_t") {
+        kinds.push_back(Item::None);
+      } else if (record == "at::indexing::EllipsisIndexType" || isa<StringLiteral>(e)) {
+        kinds.push_back(Item::Ellipsis);
+      } else if (e->getType()->isIntegerType() && !e->getType()->isBooleanType()) {
+        kinds.push_back(Item::Select);
+      } else {
+        kinds.push_back(Item::Tensor);
+        plain = false;
+      }
+    }
+    if (!plain) {
+      std::vector<ir::Value*> indices;
+      for (size_t i = 0; i < items.size(); ++i)
+        indices.push_back(kinds[i] == Item::Tensor ? argument(strip(items[i])) : none());
+      ir::Value* list = single("prim::ListConstruct", indices, ir::Type::simple(ir::Type::Kind::List), &call);
+      return single("aten::index", {base, list}, type, &call);
+    }
+    ir::Value* current = base;
+    int64_t dim = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+      const Expr* e = strip(items[i]);
+      if (kinds[i] == Item::Ellipsis) {
+        int64_t after = 0;
+        for (size_t j = i + 1; j < items.size(); ++j)
+          if (kinds[j] != Item::None) ++after;
+        dim = -after;
+        continue;
+      }
+      ir::Type t = i + 1 == items.size() ? type : ir::Type::tensor();
+      if (kinds[i] == Item::None) {
+        current = single("aten::unsqueeze", {current, int_constant(dim)}, t, &call);
+        ++dim;
+      } else if (kinds[i] == Item::Select) {
+        current = single("aten::select", {current, int_constant(dim), argument(e)}, t, &call);
+        if (dim < 0) ++dim;
+      } else {
+        std::vector<ir::Value*> bounds;
+        const auto* slice = dyn_cast<CXXConstructExpr>(e);
+        for (unsigned k = 0; k < 3; ++k) {
+          const Expr* bound = slice && k < slice->getNumArgs() ? slice->getArg(k) : nullptr;
+          ir::Value* v = bound && !isa<CXXDefaultArgExpr>(bound) ? expr(bound) : nullptr;
+          bounds.push_back(v ? v : (k == 2 ? int_constant(1) : none()));
+        }
+        current = single("aten::slice", {current, int_constant(dim), bounds[0], bounds[1], bounds[2]}, t, &call);
+        ++dim;
+      }
+    }
+    if (current == base) current = single("aten::alias", {base}, type, &call);
+    return current;
+  }
+
+  // The elements of a braced list argument ({a, b} as an ArrayRef or an initializer_list).
+  static std::vector<const Expr*> list_items(const Expr* arg) {
+    const Expr* e = strip(arg);
+    if (const auto* construct = dyn_cast<CXXConstructExpr>(e); construct && construct->getNumArgs() >= 1)
+      e = strip(construct->getArg(0));
+    std::vector<const Expr*> items;
+    if (const auto* list = dyn_cast<InitListExpr>(e)) {
+      for (const Expr* item : list->inits()) items.push_back(item);
+    } else {
+      items.push_back(arg);
+    }
+    return items;
+  }
+
+  ir::Value* list_construct(const InitListExpr& list) {
+    std::vector<ir::Value*> items;
+    for (const Expr* item : list.inits())
+      if (ir::Value* v = expr(item)) items.push_back(v);
+    ir::Type type = ir::Type::simple(ir::Type::Kind::List);
+    for (ir::Value* v : items) type.elements.push_back(v->type);
+    return single("prim::ListConstruct", items, type, &list);
+  }
+
+  ir::Value* free_call(const CallExpr& call) {
+    const FunctionDecl* callee = call.getDirectCallee();
+    auto type = ir_type(call.getType());
+    if (callee == nullptr) return opaque(call);
+    const std::string qualified = callee->getQualifiedNameAsString();
+    const std::string name = callee->getNameAsString();
+    if (unit_.is_quant_function(*callee) ||
+        ((qualified.rfind("at::", 0) == 0 || qualified.rfind("torch::", 0) == 0) &&
+         (name == "quantize_per_tensor" || name == "fake_quantize_per_tensor_affine")))
+      return quant_call(call, *callee, call.getNumArgs() > 0 ? expr(call.getArg(0)) : nullptr);
+    if (qualified == "torch::jit::load" || qualified == "torch::jit::import_ir_module") return load_model(call);
+    if (auto it = unit_.function_names_.find(callee->getFirstDecl()); it != unit_.function_names_.end())
+      return call_function(call, it->second, type);
+    bool aten = qualified.rfind("at::", 0) == 0 || qualified.rfind("torch::", 0) == 0;
+    if (!type) {
+      for (const Expr* arg : call.arguments()) expr(arg);
+      return nullptr;
+    }
+    std::vector<ir::Value*> inputs;
+    std::optional<int64_t> dtype_operand;
+    for (const Expr* arg : call.arguments()) {
+      ir::Value* v = aten ? argument(arg) : expr(arg);
+      if (v == nullptr) continue;
+      if (record_name(arg->getType()) == "c10::ScalarType") dtype_operand = static_cast<int64_t>(inputs.size());
+      if (record_name(arg->getType()) == "c10::TensorOptions") {
+        if (ir::Value* d = options_dtype(arg)) {
+          dtype_operand = static_cast<int64_t>(inputs.size()) + 1;
+          inputs.push_back(v);
+          v = d;
+        }
+      }
+      inputs.push_back(v);
+    }
+    ir::Value* out = single(aten ? "aten::" + name : "cxx::" + name, inputs, *type, &call);
+    if (dtype_operand) out->producer->set_attr("dtype_operand", ir::Attr::of_int(*dtype_operand));
+    return out;
+  }
+
+  // The dtype a TensorOptions argument sets (torch::dtype(torch::kLong),
+  // torch::TensorOptions().dtype(torch::kInt)), as a constant.
+  ir::Value* options_dtype(const Expr* e) {
+    std::vector<const Stmt*> pending = {e};
+    for (size_t i = 0; i < pending.size() && i < 256; ++i) {
+      const auto* sub = dyn_cast_or_null<Expr>(pending[i]);
+      if (sub != nullptr && record_name(sub->getType()) == "c10::ScalarType")
+        if (ir::Value* c = folded(strip(sub))) return c;
+      for (const Stmt* child : pending[i]->children())
+        if (child != nullptr) pending.push_back(child);
+    }
+    return nullptr;
+  }
+
+  ir::Value* call_function(const CallExpr& call, const std::string& callee, std::optional<ir::Type> type) {
+    std::vector<ir::Value*> inputs = {constant(ir::Attr::of_str(callee), ir::Type::other("Function"))};
+    for (const Expr* arg : call.arguments())
+      if (ir::Value* v = argument(arg)) inputs.push_back(v);
+    ir::Node* n = emit("prim::CallFunction", &call);
+    for (ir::Value* v : inputs) fn_.add_input(*n, v);
+    n->set_attr("callee", ir::Attr::of_str(callee));
+    return fn_.add_output(*n, fresh(), type.value_or(ir::Type::other(call.getType().getAsString())));
+  }
+
+  // A quantizing call becomes a quant point of its own: a stub-like instance called on the
+  // tensor, named in messages as the user wrote the call.
+  ir::Value* quant_call(const Expr& call, const FunctionDecl& callee, ir::Value* input, std::string display = "") {
+    // The scale, zero point and range arguments are lowered for their own comparisons.
+    if (const auto* c = dyn_cast<CallExpr>(&call))
+      for (unsigned i = isa<CXXMemberCallExpr>(c) ? 0 : 1; i < c->getNumArgs(); ++i) expr(c->getArg(i));
+    if (input == nullptr) return opaque(call);
+    // Named as the user wrote the callee (`torch::fake_quantize_per_tensor_affine`).
+    if (const auto* c = dyn_cast<CallExpr>(&call); display.empty() && c && !isa<CXXMemberCallExpr>(c))
+      display = unit_.text(c->getCallee()->getSourceRange());
+    if (display.empty()) display = callee.getQualifiedNameAsString();
+    ir::Value* out = stub_call(call, display, input, ir::Type::tensor());
+    // What a C++ fix needs: how to call the quantizer on another tensor (a one-argument call,
+    // as written), and the name of the variable it quantizes while that name keeps the value.
+    const auto* c = dyn_cast<CallExpr>(&call);
+    if (c != nullptr && !isa<CXXMemberCallExpr>(c) && c->getNumArgs() == 1) {
+      std::string callee_text = unit_.text(c->getCallee()->getSourceRange());
+      if (!callee_text.empty()) out->producer->set_attr("quantize_call", ir::Attr::of_str(callee_text));
+    }
+    if (c != nullptr && c->getNumArgs() >= 1 && !isa<CXXMemberCallExpr>(c))
+      if (const auto* ref = dyn_cast<DeclRefExpr>(strip(c->getArg(0)));
+          ref && isa<VarDecl>(ref->getDecl()) && !assigned_.count(ref->getDecl()))
+        out->producer->set_attr("input_name", ir::Attr::of_str(ref->getDecl()->getNameAsString()));
+    return out;
+  }
+
+  ir::Value* stub_call(const Expr& call, const std::string& display, ir::Value* input, ir::Type type) {
+    ir::SourceLoc loc = unit_.location(call.getSourceRange());
+    std::string base = display.substr(display.rfind(':') == std::string::npos ? 0 : display.rfind(':') + 1);
+    std::string path = "cxx_" + base + "_" + std::to_string(++unit_.quant_points_);
+    for (char& c : path)
+      if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    unit_.model_.modules.push_back({path, "torch.ao.quantization.stubs.QuantStub", display, loc.line});
+    ir::Node* get = emit("prim::GetAttr", &call);
+    get->set_attr("name", ir::Attr::of_str(path));
+    ir::Value* module = fn_.add_output(*get, fresh(), ir::Type::module(path));
+    ir::Value* out = single("prim::CallMethod", {module, input}, std::move(type), &call);
+    out->producer->set_attr("name", ir::Attr::of_str("forward"));
+    return out;
+  }
+
+  // torch::jit::load("model.pt"): the archive, when its path is known, says whether the
+  // model's outputs carry quantization.
+  ir::Value* load_model(const CallExpr& call) {
+    std::string archive;
+    if (call.getNumArgs() > 0) {
+      const Expr* path = strip(call.getArg(0));
+      if (const auto* literal = dyn_cast<StringLiteral>(path)) archive = literal->getString().str();
+      if (const auto* ref = dyn_cast<DeclRefExpr>(path))
+        for (const auto& entry : unit_.options_.archives) {
+          auto eq = entry.find('=');
+          if (eq != std::string::npos && entry.substr(0, eq) == ref->getDecl()->getNameAsString())
+            archive = entry.substr(eq + 1);
+        }
+    }
+    ir::Value* out = single("cxx::load", {}, ir::Type::other("ScriptModule"), &call);
+    if (!archive.empty()) out->producer->set_attr("archive", ir::Attr::of_str(archive));
+    return out;
+  }
+
+  ir::Value* model_forward(const CXXMemberCallExpr& call, std::optional<ir::Type> type) {
+    ir::Value* module = expr(call.getImplicitObjectArgument());
+    std::vector<ir::Value*> inputs;
+    for (const Expr* arg : call.arguments())
+      if (ir::Value* v = expr(arg)) inputs.push_back(v);
+    ir::Type out_type = type.value_or(ir::Type::simple(ir::Type::Kind::Tuple));
+    const ir::Attr* archive = module && module->producer ? module->producer->attr("archive") : nullptr;
+    if (archive != nullptr && unit_.options_.archive_quantized) {
+      std::optional<bool> quantized = unit_.options_.archive_quantized(archive->s);
+      if (quantized.value_or(false)) {
+        ir::Value* joined = inputs.empty()
+                                ? single("cxx::forward", {}, out_type, &call)
+                                : single("prim::ListConstruct", inputs, ir::Type::simple(ir::Type::Kind::List), &call);
+        return stub_call(call, "the TorchScript model " + archive->s, joined, out_type);
+      }
+    }
+    if (module) inputs.insert(inputs.begin(), module);
+    return single("cxx::forward", inputs, out_type, &call);
+  }
+
+  ir::Value* builtin_binary(const BinaryOperator& bin) {
+    if (bin.getOpcode() == BO_Assign) {
+      ir::Value* v = expr(bin.getRHS());
+      if (const ValueDecl* decl = assigned(bin.getLHS()); decl && v) bind(decl, v);
+      return v;
+    }
+    if (bin.getOpcode() == BO_Comma) {
+      expr(bin.getLHS());
+      return expr(bin.getRHS());
+    }
+    ir::Value* lhs = expr(bin.getLHS());
+    ir::Value* rhs = expr(bin.getRHS());
+    const char* kind = builtin_kind(bin.getOpcode());
+    auto type = ir_type(bin.getType());
+    if (kind == nullptr || lhs == nullptr || rhs == nullptr || !type) return nullptr;
+    return single(kind, {lhs, rhs}, *type, &bin);
+  }
+
+  ir::Value* builtin_unary(const UnaryOperator& un) {
+    ir::Value* v = expr(un.getSubExpr());
+    if (v == nullptr) return nullptr;
+    if (un.getOpcode() == UO_Minus) return single("aten::neg", {v}, v->type, &un);
+    if (un.getOpcode() == UO_LNot) return single("aten::__not__", {v}, ir::Type::simple(ir::Type::Kind::Bool), &un);
+    return v;
+  }
+
+  // static_cast<float>(s) keeps a value; a cast to an integer or bool makes it exact.
+  ir::Value* explicit_cast(const ExplicitCastExpr& cast) {
+    ir::Value* v = expr(cast.getSubExpr());
+    auto type = ir_type(cast.getType());
+    if (v == nullptr || !type || type->kind == v->type.kind) return v;
+    return single(type->kind == ir::Type::Kind::Int    ? "aten::Int"
+                  : type->kind == ir::Type::Kind::Bool ? "aten::Bool"
+                                                       : "aten::Float",
+                  {v}, *type, &cast);
+  }
+
+  // Anything else: its sub-expressions are lowered (their comparisons count), and a tensor it
+  // makes carries what flowed into it.
+  ir::Value* opaque(const Expr& e) {
+    std::vector<ir::Value*> inputs;
+    for (const Stmt* child : e.children())
+      if (const auto* sub = dyn_cast_or_null<Expr>(child))
+        if (ir::Value* v = expr(sub)) inputs.push_back(v);
+    auto type = ir_type(e.getType());
+    if (!type) return nullptr;
+    return single(std::string("cxx::") + e.getStmtClassName(), inputs, *type, &e);
+  }
+
+  UnitLowering& unit_;
+  ir::Function& fn_;
+  std::map<const ValueDecl*, ir::Value*> vars_;
+  std::map<std::string, int> name_counts_;
+  std::set<const ValueDecl*> assigned_;
+  int counter_ = 0;
+};
+
+// The functions with a body in the main file, in source order.
+class FunctionCollector : public RecursiveASTVisitor<FunctionCollector> {
+ public:
+  explicit FunctionCollector(SourceManager& sm) : sm_(sm) {}
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool shouldVisitLambdaExpressions() const { return false; }
+
+  bool VisitFunctionDecl(FunctionDecl* fd) {
+    if (!fd->doesThisDeclarationHaveABody() || fd->isDependentContext() || fd->isDeleted() ||
+        !sm_.isInMainFile(sm_.getExpansionLoc(fd->getLocation())))
+      return true;
+    functions.push_back(fd);
+    return true;
+  }
+
+  std::vector<const FunctionDecl*> functions;
+
+ private:
+  SourceManager& sm_;
+};
+
+ir::Model UnitLowering::run() {
+  model_.language = ir::Language::Cxx;
+  read_source_lines();
+  FunctionCollector collector(sm_);
+  collector.TraverseDecl(ctx_.getTranslationUnitDecl());
+  std::set<std::string> taken;
+  for (const FunctionDecl* fd : collector.functions) {
+    std::string name = fd->getQualifiedNameAsString();
+    for (int n = 2; taken.count(name); ++n) name = fd->getQualifiedNameAsString() + "#" + std::to_string(n);
+    taken.insert(name);
+    function_names_[fd->getFirstDecl()] = name;
+  }
+  for (const FunctionDecl* fd : collector.functions) {
+    ir::Function& fn = model_.add_function("", function_names_.at(fd->getFirstDecl()));
+    fn.entry = true;
+    FunctionLowering(*this, fn).run(*fd);
+  }
+  return std::move(model_);
+}
+
+}  // namespace
+
+ir::Model lower_translation_unit(ASTContext& context, const Options& options) {
+  ir::Model model = UnitLowering(context, options).run();
+  std::vector<std::string> problems = ir::verify(model);
+  if (!problems.empty()) throw ir::ImportError("lowers to an invalid IR (a bug of qlint's): " + problems[0]);
+  return model;
+}
+
+}  // namespace qlint::cxx

@@ -1,0 +1,26 @@
+// What the C++ front end needs besides the code: the project's own quantize functions and how to
+// learn whether a TorchScript model's outputs carry quantization. Clang-free, so that the
+// command line can fill it in without Clang's headers.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace qlint::cxx {
+
+struct Options {
+  // Functions that quantize their first argument (a toolchain's own quantize call), by
+  // qualified name or a `::`-separated suffix of it: "quantize" or "tc::quantize".
+  std::vector<std::string> quant_functions;
+  // Whether the outputs of the TorchScript archive at this path carry quantization (qlint's
+  // TorchScript analysis); nullopt when it cannot tell (no such archive, no LibTorch). Unset:
+  // model outputs are plain values.
+  std::function<std::optional<bool>(const std::string& archive)> archive_quantized;
+  // Archive paths for `torch::jit::load(path)` calls whose path is not a string literal, by
+  // the variable or parameter the path is in ("model_path=models/s1.pt").
+  std::vector<std::string> archives;
+};
+
+}  // namespace qlint::cxx

@@ -1,0 +1,25 @@
+// How messages spell what the user writes, per source language: the front end sets the
+// model's language, rules ask here instead of testing which front end ran.
+#pragma once
+
+#include <string>
+
+#include "ir/ir.h"
+
+namespace qlint::ir {
+
+struct Spelling {
+  std::string float_cast;    // "`.to(torch.float)`"
+  std::string stub;          // what quantizes a tensor: "QuantStub"
+  std::string own_stub;      // "a QuantStub of its own"
+  std::string its_own_stub;  // "its own QuantStub"
+  std::string op_prefix;     // "torch." before an ATen function's name
+  // A quant point of this language's own (not a QuantStub module): before its float input.
+  std::string before_quant_point;
+};
+
+const Spelling& spelling(const Model& model);
+// An ATen op as the user writes it: aten::cat is `torch.cat` in Python, `torch::cat` in C++.
+std::string op_spelling(const Model& model, const std::string& kind);
+
+}  // namespace qlint::ir

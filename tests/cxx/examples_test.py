@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the C++ front end on examples/cxx, against example_expectations.txt
+(one line per expected finding: example, rule, line:column; `-` for an example without any).
+
+    examples_test.py lint QLINT BUILD_DIR
+        `qlint cxx -p BUILD_DIR` on every example (the build's compile_commands.json), JSON and SARIF.
+    examples_test.py plugin CLANGXX PLUGIN -- FLAGS...
+        each example compiled with `-fplugin`: its warnings are the expected ones; S1 compiled to
+        an object with -Werror=qlint fails, with -Wno-qlint it builds silently.
+    examples_test.py fixes QLINT APPLY CLANGXX -- FLAGS...
+        S1 and S2 copied to a scratch directory: `qlint cxx --export-fixes`, clang-apply-replacements
+        on the YAML, a rebuild with clang++, and `qlint cxx` finds nothing.
+"""
+import shutil
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.dirname(os.path.dirname(HERE))
+EXAMPLES = os.path.join(SOURCE, "examples", "cxx")
+
+
+def expected():
+    found, examples = set(), []
+    with open(os.path.join(HERE, "example_expectations.txt"), encoding="utf-8") as f:
+        for line in f:
+            parts = line.split()
+            if not parts or parts[0].startswith("#"):
+                continue
+            if parts[0] not in examples:
+                examples.append(parts[0])
+            if parts[1] != "-":
+                found.add((parts[0], parts[1], parts[2]))
+    return examples, found
+
+
+def compare(got, want, what):
+    missing, extra = want - got, got - want
+    for m in sorted(missing):
+        print(f"{what}: missing {m}")
+    for e in sorted(extra):
+        print(f"{what}: unexpected {e}")
+    return 0 if not missing and not extra else 1
+
+
+def lint(qlint, build_dir):
+    examples, want = expected()
+    files = [os.path.join(EXAMPLES, e + ".cpp") for e in examples]
+    run = subprocess.run([qlint, "cxx", "-p", build_dir, "--format", "json"] + files, capture_output=True, text=True)
+    if run.returncode != 1:
+        print(f"qlint cxx exited {run.returncode}, expected 1 (findings):\n{run.stdout[-2000:]}{run.stderr}")
+        return 1
+    report = json.loads(run.stdout)
+    got = {(os.path.splitext(os.path.basename(d["file"]))[0], d["rule"], f'{d["line"]}:{d["column"]}')
+           for d in report["diagnostics"]}
+    status = compare(got, want, "qlint cxx")
+    # SARIF renders the same findings, at the C++ locations.
+    sarif = subprocess.run([qlint, "cxx", "-p", build_dir, "--format", "sarif"] + files, capture_output=True, text=True)
+    results = json.loads(sarif.stdout)["runs"][0]["results"]
+    got = set()
+    for r in results:
+        where = r["locations"][0]["physicalLocation"]
+        example = os.path.splitext(os.path.basename(where["artifactLocation"]["uri"]))[0]
+        got.add((example, r["ruleId"], f'{where["region"]["startLine"]}:{where["region"]["startColumn"]}'))
+    status |= compare(got, want, "qlint cxx --format sarif")
+    return status
+
+
+WARNING = re.compile(r"([\w./-]+\.cpp):(\d+):(\d+): (warning|error): .*\[([a-z-]+)\] \[(-Werror,)?-Wqlint\]$")
+
+
+def plugin(clangxx, library, flags):
+    examples, want = expected()
+    got, status = set(), 0
+    for example in examples:
+        source = os.path.join(EXAMPLES, example + ".cpp")
+        run = subprocess.run([clangxx, f"-fplugin={library}", "-fsyntax-only", source] + flags,
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            print(f"{example}: clang++ -fplugin failed:\n{run.stderr}")
+            status = 1
+        for line in run.stderr.splitlines():
+            m = WARNING.match(line)
+            if m:
+                got.add((example, m.group(5), f"{m.group(2)}:{m.group(3)}"))
+    status |= compare(got, want, "clang++ -fplugin")
+    with tempfile.TemporaryDirectory() as tmp:
+        source = os.path.join(EXAMPLES, "s1_eq_one.cpp")
+        obj = os.path.join(tmp, "s1.o")
+        strict = subprocess.run([clangxx, f"-fplugin={library}", "-Wno-unknown-warning-option", "-Werror=qlint", "-c",
+                                 source, "-o", obj] + flags, capture_output=True, text=True)
+        if strict.returncode == 0 or "[-Werror,-Wqlint]" not in strict.stderr:
+            print(f"-Werror=qlint did not fail the build of S1:\n{strict.stderr}")
+            status = 1
+        quiet = subprocess.run([clangxx, f"-fplugin={library}", "-Wno-unknown-warning-option", "-Wno-qlint", "-c",
+                                source, "-o", obj] + flags, capture_output=True, text=True)
+        if quiet.returncode != 0 or "qlint" in quiet.stderr or not os.path.exists(obj):
+            print(f"-Wno-qlint: S1 should build silently:\n{quiet.stderr}")
+            status = 1
+    return status
+
+
+def fixes(qlint, apply, clangxx, flags):
+    status = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("seed.h", ".qlint.toml", "s1_eq_one.cpp", "s2_logical_not.cpp"):
+            shutil.copy(os.path.join(EXAMPLES, name), tmp)
+        sources = [os.path.join(tmp, "s1_eq_one.cpp"), os.path.join(tmp, "s2_logical_not.cpp")]
+        fixes_dir = os.path.join(tmp, "fixes")
+        os.mkdir(fixes_dir)
+        export = subprocess.run([qlint, "cxx", "--export-fixes", os.path.join(fixes_dir, "qlint.yaml")] + sources +
+                                ["--"] + flags, capture_output=True, text=True)
+        if export.returncode != 1:
+            print(f"qlint cxx --export-fixes should report the findings (exit 1):\n{export.stdout}{export.stderr}")
+            return 1
+        applied = subprocess.run([apply, fixes_dir], capture_output=True, text=True)
+        if applied.returncode != 0:
+            print(f"clang-apply-replacements failed:\n{applied.stdout}{applied.stderr}")
+            return 1
+        with open(sources[0], encoding="utf-8") as f:
+            fixed = f.read()
+        if "seed::quantize_int16(mask.index({Slice(), Slice(), Slice(), None}).to(torch::kFloat))" not in fixed:
+            print(f"S1 after the fixes:\n{fixed}")
+            status = 1
+        for source in sources:
+            build = subprocess.run([clangxx, "-fsyntax-only", source] + flags, capture_output=True, text=True)
+            if build.returncode != 0:
+                print(f"{source} does not compile after the fixes:\n{build.stderr}")
+                status = 1
+        again = subprocess.run([qlint, "cxx"] + sources + ["--"] + flags, capture_output=True, text=True)
+        if again.returncode != 0:
+            print(f"qlint cxx still finds something after the fixes:\n{again.stdout}{again.stderr}")
+            status = 1
+    return status
+
+
+def main():
+    if sys.argv[1] == "lint":
+        return lint(sys.argv[2], sys.argv[3])
+    if sys.argv[1] == "fixes":
+        return fixes(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[sys.argv.index("--") + 1:])
+    if sys.argv[1] == "plugin":
+        return plugin(sys.argv[2], sys.argv[3], sys.argv[sys.argv.index("--") + 1:])
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

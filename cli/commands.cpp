@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <iomanip>
@@ -59,9 +60,14 @@ int guarded(const std::string& file, F&& body) {
 std::string summary(const std::vector<ModelReport>& reports, bool after_fix) {
   size_t count = 0;
   for (const auto& r : reports) count += r.diagnostics.size();
+  // `qlint cxx` reports on C++ source files.
+  bool sources = !reports.empty() && std::all_of(reports.begin(), reports.end(), [](const ModelReport& r) {
+    return r.model && r.model->language == ir::Language::Cxx;
+  });
+  std::string noun = sources ? " file" : " model";
   std::ostringstream out;
   out << (after_fix ? "Remaining: " : "Found ") << count << (count == 1 ? " problem" : " problems") << " in "
-      << reports.size() << (reports.size() == 1 ? " model" : " models") << (after_fix ? " after fixing" : "") << ".\n";
+      << reports.size() << noun << (reports.size() == 1 ? "" : "s") << (after_fix ? " after fixing" : "") << ".\n";
   return out.str();
 }
 

@@ -34,7 +34,7 @@ struct Config {
   std::optional<std::string> export_command;
   std::vector<std::string> inputs;
   std::vector<std::string> models;
-  std::vector<std::string> quant_functions;     // C++: a toolchain's own quantize functions
+  std::vector<std::string> quant_functions;  // C++: a toolchain's own quantize functions
 
   // Rules that per-file-ignores switch off for a model or source file (paths matched
   // relative to the config file's directory).

@@ -14,6 +14,7 @@
 #include "cli/torch_backend.h"
 #include "ir/display.h"
 #include "ir/import_error.h"
+#include "rewriter/file_output.h"
 #include "rewriter/source_suggestions.h"
 #include "rules/registry.h"
 
@@ -140,8 +141,10 @@ std::string export_yaml(const std::vector<ModelReport>& reports, const FileEdits
   return out.str();
 }
 
-// Applies the edits to the files in place; returns how many it made.
-size_t apply_edits(const FileEdits& edits) {
+// Applies the edits to the files in place, as --fix writes models (rewriter/file_output.h: a
+// failed write leaves the file as it was); returns how many it made. A file that cannot be
+// written is an error line, and the others are still fixed.
+size_t apply_edits(const FileEdits& edits, std::vector<InputError>& errors) {
   size_t applied = 0;
   for (const auto& [file, file_edits] : edits) {
     auto text = read_file(file);
@@ -149,8 +152,13 @@ size_t apply_edits(const FileEdits& edits) {
     auto rs = replacements(*text, file_edits);
     std::sort(rs.begin(), rs.end(), [](const Replacement& a, const Replacement& b) { return a.offset > b.offset; });
     for (const auto& r : rs) text->replace(r.offset, r.length, r.text);
-    std::ofstream(file, std::ios::binary | std::ios::trunc) << *text;
-    applied += rs.size();
+    try {
+      rewriter::write_text_file(file, *text);
+      applied += rs.size();
+    } catch (const rewriter::FixError& e) {
+      errors.push_back({file, e.what()});
+      std::cerr << "qlint: error: " << e.what() << "\n";
+    }
   }
   return applied;
 }
@@ -208,7 +216,15 @@ int run_cxx(const CxxOptions& options) {
       errors.push_back(error);
       continue;
     }
-    CheckOptions own = options_for(file.file, options.check);
+    CheckOptions own;
+    try {
+      own = options_for(file.file, options.check);
+    } catch (const ConfigError& e) {
+      errors.push_back({file.file, e.what()});
+      if (options.check.format != "json" && options.check.format != "github")
+        std::cerr << "qlint: error: " << e.what() << "\n";
+      continue;
+    }
     auto model = std::make_shared<ir::Model>(std::move(file.model));
     auto facts = analysis::Facts::compute(*model, own.stubs);
     reports.push_back({file.file, model, filter_diagnostics(*model, rules::run_all(facts), own.selection), nullptr});
@@ -226,7 +242,7 @@ int run_cxx(const CxxOptions& options) {
       }
     }
     if (options.fix) {
-      size_t applied = apply_edits(edits);
+      size_t applied = apply_edits(edits, errors);
       std::cerr << "qlint: applied " << applied << (applied == 1 ? " replacement" : " replacements") << "\n";
     }
   }

@@ -220,7 +220,7 @@ struct CxxCommand {
                     "Write the fixes as Clang replacements (YAML) for clang-apply-replacements");
     cmd->add_flag("--unsafe-fixes", options.unsafe_fixes, "Also fixes that may change float results");
     define_report_options(cmd, o, no_color);
-    model.define(cmd);
+    model.define(cmd, false);
   }
 
   int run(std::vector<std::string> fixed_args, bool use_fixed_args) {
@@ -228,7 +228,7 @@ struct CxxCommand {
     options.check.color = color_wanted(no_color);
     options.fixed_args = std::move(fixed_args);
     options.use_fixed_args = use_fixed_args;
-    if (!valid_selection_and_config(options.check)) return cli::kExitError;
+    if (apply_limits(model) != 0 || !valid_selection_and_config(options.check)) return cli::kExitError;
     if (options.build_dir.empty() && !use_fixed_args) {
       std::cerr << "qlint: error: qlint cxx needs -p BUILD_DIR (with compile_commands.json) or compiler flags "
                    "after `--`\n";

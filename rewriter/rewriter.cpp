@@ -1,13 +1,6 @@
 #include "rewriter/rewriter.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -24,6 +17,7 @@
 #include "ir/torchscript/graph_rewriter.h"
 #include "ir/torchscript/module_import.h"
 #include "rewriter/edits/edit_kind.h"
+#include "rewriter/file_output.h"
 #include "rewriter/source_suggestions.h"
 #include "rewriter/verdict.h"
 #include "rules/registry.h"
@@ -119,86 +113,6 @@ void apply_failpoint(jit::Module& module) {
 
 // ---- Writing ----------------------------------------------------------------------------------
 
-// fsync, reporting the error: a full disk may show only here.
-int sync_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno;
-  int err = ::fsync(fd) == 0 ? 0 : errno;
-  ::close(fd);
-  return err;
-}
-
-// Where --fix writes and what the written file must keep: the real file behind a symbolic
-// link (the link stays a link), and the mode and owner of the file it replaces.
-struct Target {
-  std::string path;  // the regular file to replace, or the new path
-  bool exists = false;
-  struct stat st {};  // of the existing file, or of the input for a new path
-};
-
-Target resolve_target(const std::string& output, const std::string& input, bool explicit_output) {
-  Target t;
-  struct stat link {};
-  if (::lstat(output.c_str(), &link) != 0) {
-    if (errno != ENOENT) throw FixError(output + ": cannot write there: " + std::strerror(errno));
-    t.path = output;
-    if (::stat(input.c_str(), &t.st) != 0) throw FixError(input + ": " + std::strerror(errno));
-    return t;
-  }
-  std::error_code ec;
-  std::string real = S_ISLNK(link.st_mode) ? fs::canonical(output, ec).string() : output;
-  if (ec) throw FixError(output + ": a symbolic link that leads nowhere (" + ec.message() + "); nothing was written");
-  if (::stat(real.c_str(), &t.st) != 0) throw FixError(output + ": " + std::strerror(errno));
-  if (!S_ISREG(t.st.st_mode))
-    throw FixError(output + ": " + (explicit_output ? "-o names " : "") +
-                   "something that is not a regular file; qlint writes only regular files or new paths; "
-                   "nothing was written");
-  t.path = real;
-  t.exists = true;
-  return t;
-}
-
-// A fresh directory beside the target for the temporary archive: LibTorch names an archive's
-// inner folder after the file, so the file inside is named after the original's folder.
-// ".qlint-fix-PID-N.tmp": unique per process and call (models are fixed on several threads).
-std::string temp_dir_beside(const std::string& target) {
-  fs::path out(target);
-  fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  static std::atomic<int> counter{0};
-  fs::path temp = dir / (".qlint-fix-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".tmp");
-  std::error_code ec;
-  fs::create_directory(temp, ec);
-  if (ec) throw FixError(target + ": cannot write beside it: " + ec.message() + "; nothing was written");
-  return temp.string();
-}
-
-struct TempFile {
-  std::string dir, path;
-  ~TempFile() {
-    std::error_code ec;
-    if (!dir.empty()) fs::remove_all(dir, ec);
-  }
-};
-
-// Temporary directories of --fix runs that were killed (their process is gone): named, and
-// removed, so that they do not pile up beside the user's models.
-void remove_stale_temps(const std::string& target) {
-  fs::path out(target);
-  fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (name.rfind(".qlint-fix-", 0) != 0 || name.size() < 16 || name.compare(name.size() - 4, 4, ".tmp") != 0)
-      continue;
-    auto pid = ir::parse_int(name.substr(11, name.find('-', 11) - 11), 1, INT32_MAX);
-    if (!pid || ::kill(static_cast<pid_t>(*pid), 0) == 0 || errno != ESRCH) continue;
-    std::error_code rm;
-    fs::remove_all(it->path(), rm);
-    std::cerr << "qlint: warning: removed " << ir::printable(it->path().string(), 300)
-              << ", left by an interrupted qlint --fix\n";
-  }
-}
-
 // The archive's inner folder name as a file name LibTorch will derive it from, when it is one.
 std::string archive_file_name(const std::string& folder, const std::string& target) {
   bool plain = !folder.empty() && folder != "." && folder != ".." && folder.size() <= 200 &&
@@ -207,11 +121,6 @@ std::string archive_file_name(const std::string& folder, const std::string& targ
                });
   if (plain) return folder + ".pt";
   return fs::path(target).stem().string() + ".pt";
-}
-
-bool no_space(const std::string& dir) {
-  struct statvfs vfs {};
-  return ::statvfs(dir.c_str(), &vfs) == 0 && static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize < (1u << 20);
 }
 
 // ---- The steps of --fix: plan, apply, verify, write ----------------------------------------
@@ -406,26 +315,6 @@ void verify(Verification& v, const Original& original, const std::string& fixed_
   v.after.random_inputs = original.before->report.random_inputs;
 }
 
-// Moves the verified temporary file over the target, durably, with the replaced file's mode
-// and (where the process may) owner.
-void write(TempFile& temp, const Target& target, FixResult& result) {
-  ::chmod(temp.path.c_str(), target.st.st_mode & 07777);
-  // Another user's file may not be given away: then the group at least, when we are in it.
-  if (target.exists && ::chown(temp.path.c_str(), target.st.st_uid, target.st.st_gid) != 0 &&
-      ::chown(temp.path.c_str(), static_cast<uid_t>(-1), target.st.st_gid) != 0) {
-  }
-  if (int err = sync_file(temp.path); err != 0)
-    throw FixError(target.path + ": cannot write the fixed model: " +
-                   (err == ENOSPC ? std::string("no space left on device") : std::strerror(err)) +
-                   "; nothing was written");
-  std::error_code ec;
-  fs::rename(temp.path, target.path, ec);
-  if (ec) throw FixError(target.path + ": cannot replace it: " + ec.message());
-  sync_file(fs::path(target.path).has_parent_path() ? fs::path(target.path).parent_path().string() : ".");
-  result.written = true;
-  result.written_to = target.path;
-}
-
 }  // namespace
 
 FixResult fix_model(const std::string& path, const FixOptions& options,
@@ -444,15 +333,16 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
 
   apply_failpoint(original.module);
   std::string output = options.output.empty() ? path : options.output;
-  Target target = resolve_target(output, path, !options.output.empty());
+  WriteTarget target = resolve_write_target(output, path, !options.output.empty());
   remove_stale_temps(target.path);
-  TempFile temp;
-  temp.dir = temp_dir_beside(target.path);
-  temp.path = (fs::path(temp.dir) / archive_file_name(original.details.folder, target.path)).string();
+  // LibTorch names an archive's inner folder after the file, so the file in the temporary
+  // directory is named after the original's folder.
+  TempDir temp_dir(target.path);
+  std::string temp = (fs::path(temp_dir.path) / archive_file_name(original.details.folder, target.path)).string();
   try {
-    original.module.save(temp.path, original.details.extra_files);
+    original.module.save(temp, original.details.extra_files);
   } catch (const std::exception& e) {
-    if (no_space(temp.dir))
+    if (no_space(temp_dir.path))
       throw FixError(target.path + ": cannot write the fixed model: no space left on device; nothing was written");
     throw FixError(target.path + ": cannot write the fixed model: " + ir::printable(ir::first_line(e.what()), 300) +
                    "; nothing was written");
@@ -461,15 +351,15 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
   // file), so the archive written is checked to be whole before it is verified.
   bool whole = true;
   try {
-    ir::read_zip_directory_of(temp.path);
+    ir::read_zip_directory_of(temp);
   } catch (const ir::ImportError&) {
     whole = false;
   }
-  if (sync_file(temp.path) == ENOSPC || (!whole && no_space(temp.dir)))
+  if (sync_file(temp) == ENOSPC || (!whole && no_space(temp_dir.path)))
     throw FixError(target.path + ": cannot write the fixed model: no space left on device; nothing was written");
   if (!whole) throw FixError(target.path + ": cannot write the fixed model: the archive written is incomplete");
   try {
-    verify(result.verification, original, temp.path, sim_options);
+    verify(result.verification, original, temp, sim_options);
   } catch (const sim::SimError& e) {
     throw FixError(std::string("cannot verify the fix: ") + e.what());
   }
@@ -477,7 +367,11 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
     throw FixError(path + ": the fixed model failed verification (" + result.verification.problem +
                    "); nothing was written");
   judge_final_model(result, options);
-  if (options.write) write(temp, target, result);
+  if (options.write) {
+    replace_with(temp, target, "the fixed model");
+    result.written = true;
+    result.written_to = target.path;
+  }
   return result;
 }
 

@@ -28,11 +28,11 @@ std::string note_place(const ir::SourceLoc& loc) {
   return loc.known() ? loc.file + ":" + std::to_string(loc.line) : "a node without source location";
 }
 
-const std::vector<std::string>* SourceFiles::lines(const std::string& path) {
-  auto [it, added] = files_.try_emplace(path);
+const std::vector<std::string>* SourceFiles::lines(const std::string& path, const std::string& model_file) {
+  auto [it, added] = files_.try_emplace(path + '\0' + model_file);
   if (added) {
     // Only what ir::read_source_file allows: an archive's debug info may name any path.
-    if (auto text = ir::read_source_file(path, "")) {
+    if (auto text = ir::read_source_file(path, model_file)) {
       it->second.emplace();
       std::istringstream in(*text);
       for (std::string line; std::getline(in, line);) it->second->push_back(line);
@@ -44,10 +44,12 @@ const std::vector<std::string>* SourceFiles::lines(const std::string& path) {
 SourceSuggestions::FileEdits* SourceSuggestions::file(const std::string& path) {
   auto it = files_.find(path);
   if (it != files_.end()) return &it->second;
-  const std::vector<std::string>* lines = sources_->lines(path);
+  const std::vector<std::string>* lines = sources_->lines(path, model_file_);
   if (lines == nullptr) {
     if (missing_.insert(path).second)
-      notes_.push_back(path + " is not on disk, so there is no Python suggestion for it");
+      notes_.push_back(path +
+                       " cannot be read (it is not on disk, or not under the directories qlint reads sources from; see "
+                       "--source-root), so there is no source edit for it");
     return nullptr;
   }
   FileEdits edits;
@@ -128,6 +130,7 @@ void SourceSuggestions::add_stub_to_init(const ir::Model& model, const std::stri
 }
 
 void SourceSuggestions::add(const ir::Model& model, const Edit& edit) {
+  model_file_ = model.file;
   if (model.language == ir::Language::Cxx) return edit_kind(edit.kind).render_cxx(model, edit, *this);
   edit_kind(edit.kind).render_python(model, edit, *this);
 }

@@ -29,8 +29,9 @@ struct TextEdit {
 // build one per fix of a model).
 class SourceFiles {
  public:
-  // The file's lines, or null when it is not on disk.
-  const std::vector<std::string>* lines(const std::string& path);
+  // The file's lines, or null when it is not on disk or ir::read_source_file does not allow it
+  // for `model_file` (a source file beside the model is allowed, one elsewhere may not be).
+  const std::vector<std::string>* lines(const std::string& path, const std::string& model_file = "");
 
  private:
   std::map<std::string, std::optional<std::vector<std::string>>> files_;
@@ -69,7 +70,7 @@ class SourceSuggestions {
   std::optional<std::string> self_module(const ir::Model& model, const ir::Node& node);
   // The lines of a source file as on disk (null when it is not there): for text the model's
   // debug info does not hold, such as a callee's `def` line.
-  const std::vector<std::string>* lines(const std::string& path) { return sources_->lines(path); }
+  const std::vector<std::string>* lines(const std::string& path) { return sources_->lines(path, model_file_); }
   // Says why (part of) the suggestion is missing.
   void note(std::string text) { notes_.push_back(std::move(text)); }
   // The Python names of a stub call's output and of its float input. For `x = self.quant(x)`
@@ -98,6 +99,7 @@ class SourceSuggestions {
   };
 
   FileEdits* file(const std::string& path);
+  std::string model_file_;  // the model of the edit being added: its directory's files may be read
   void insert(std::map<int, std::vector<std::string>>& where, int line, const std::string& text);
 
   SourceFiles own_sources_;

@@ -17,11 +17,6 @@ namespace qlint::rules {
 
 namespace {
 
-bool is_zero_or_one(const ir::Value* v) {
-  auto c = analysis::scalar_constant(v);
-  return c && (*c == 0 || *c == 1);
-}
-
 // A float tensor made by casting a bool tensor (a comparison result), seen through views.
 bool is_mask_cast(const analysis::Facts& facts, const ir::Value* v) {
   for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 16; ++depth) {

@@ -9,12 +9,21 @@ expected, and every expectation met; a fixture without expectations asserts sile
 
 A line `// QLINT-ARGS: ARGS` adds command-line arguments; @BUILD@ in them is the build directory.
 
+    // CHECK-FIXES: torch::Tensor keep = {{.*}}.to(torch::kFloat);
+
+Lines like this make the check run `qlint cxx --fix` (on a copy whose CHECK comments are blanked,
+as clang-tidy's check_clang_tidy.py does, so a pattern cannot match its own comment) and expect
+each pattern, in order, on a later line of the fixed file than the one before. A fixture with
+CHECK-FIXES lines must be changed by the fixes; one without is not fixed at all.
+
 usage: check_fixture.py QLINT BUILD_DIR FIXTURE -- COMPILER_FLAGS...
 """
 import json
+import os
 import re
 import subprocess
 import sys
+import tempfile
 
 EXPECT = re.compile(r"//\s*CHECK-MESSAGES:\s*:\[\[@LINE([+-]\d+)?\]\]:(\d+):\s*(warning|error|note):\s*(.*)$")
 
@@ -38,26 +47,74 @@ def expectations(path):
     return found
 
 
+def fix_expectations(text):
+    return [(number, m.group(1).strip()) for number, line in enumerate(text.splitlines(), start=1)
+            for m in [re.search(r"//\s*CHECK-FIXES:\s*(.*)$", line)] if m]
+
+
+def check_fixes(fixture, original, fixed, expected):
+    """Each CHECK-FIXES pattern on a line of `fixed` after the previous pattern's line."""
+    failures = []
+    if fixed == original:
+        failures.append(f"{fixture}: expected fixes, but qlint cxx --fix left the file as it was")
+    lines = fixed.splitlines()
+    position = 0
+    for written, text in expected:
+        regex = pattern(text)
+        hit = next((i for i in range(position, len(lines)) if regex.search(lines[i])), None)
+        if hit is None:
+            failures.append(f"{fixture}:{written}: CHECK-FIXES not found after line {position} of the fixed file: "
+                            f"{text}")
+        else:
+            position = hit + 1
+    if failures:
+        failures.append("the fixed file:\n" + fixed)
+    return failures
+
+
 def main():
     qlint, build, fixture = sys.argv[1], sys.argv[2], sys.argv[3]
     flags = sys.argv[sys.argv.index("--") + 1:]
     extra = []
     with open(fixture, encoding="utf-8") as f:
-        for line in f:
-            m = re.search(r"//\s*QLINT-ARGS:\s*(.*)$", line)
-            if m:
-                extra += m.group(1).replace("@BUILD@", build).split()
-    run = subprocess.run([qlint, "cxx", "--isolated", "--format", "json"] + extra + [fixture, "--"] + flags,
-                         capture_output=True, text=True)
-    if run.returncode not in (0, 1):
-        print(f"qlint cxx failed ({run.returncode}):\n{run.stdout}{run.stderr}")
-        return 1
+        source = f.read()
+    for line in source.splitlines():
+        m = re.search(r"//\s*QLINT-ARGS:\s*(.*)$", line)
+        if m:
+            extra += m.group(1).replace("@BUILD@", build).split()
+    expected_fixes = fix_expectations(source)
+    with tempfile.TemporaryDirectory() as tmp:
+        target = fixture
+        if expected_fixes:
+            # Same line numbers: each CHECK comment becomes an empty `//`.
+            blanked = re.sub(r"//\s*CHECK-[A-Z-]*:[^\n]*", "//", source)
+            # --fix writes as it writes models: through a symbolic link (which stays one) and
+            # keeping the file's mode.
+            real = os.path.join(tmp, "real.cpp")
+            with open(real, "w", encoding="utf-8") as f:
+                f.write(blanked)
+            os.chmod(real, 0o640)
+            target = os.path.join(tmp, os.path.basename(fixture))
+            os.symlink(real, target)
+            extra.append("--fix")
+        run = subprocess.run([qlint, "cxx", "--isolated", "--format", "json"] + extra + [target, "--"] + flags,
+                             capture_output=True, text=True)
+        if run.returncode not in (0, 1):
+            print(f"qlint cxx failed ({run.returncode}):\n{run.stdout}{run.stderr}")
+            return 1
+        failures = []
+        if expected_fixes:
+            with open(target, encoding="utf-8") as f:
+                failures += check_fixes(fixture, blanked, f.read(), expected_fixes)
+            if not os.path.islink(target) or os.stat(real).st_mode & 0o777 != 0o640:
+                failures.append(f"{fixture}: --fix replaced the symbolic link or changed the mode")
+            if sorted(os.listdir(tmp)) != sorted(["real.cpp", os.path.basename(fixture)]):
+                failures.append(f"{fixture}: --fix left files behind: {os.listdir(tmp)}")
     report = json.loads(run.stdout)
     if report.get("errors"):
         print("qlint cxx reported input errors:", report["errors"])
         return 1
     diagnostics = [(d["line"], d["column"], f'{d["message"]} [{d["rule"]}]') for d in report["diagnostics"]]
-    failures = []
     unmatched = list(diagnostics)
     for line, column, text, written in expectations(fixture):
         regex = pattern(text)

@@ -223,9 +223,14 @@ def fix_group(qlint, corpus, scratch):
         with zipfile.ZipFile(path) as z:
             return z.namelist()
 
-    # Extra files and the inner folder name survive; so does a 0600 mode.
+    # Extra files and the inner folder name survive; so do a 0600 mode and, where this process
+    # may give a file away (as root), another user's ownership.
     extra = fresh("extra.pt", os.path.join(corpus, "archives", "extra_files.pt"))
     os.chmod(extra, 0o600)
+    owner = (os.getuid(), os.getgid())
+    if os.geteuid() == 0:
+        owner = (4321, 4322)  # no such user needed: an id is enough
+        os.chown(extra, *owner)
     folder = names(extra)[0].split("/")[0]
     rc, out, err, args = fix(extra)
     if rc not in (0, 1):
@@ -238,6 +243,8 @@ def fix_group(qlint, corpus, scratch):
             fail("folder", args, f"inner folder {n[0].split('/')[0]!r}, was {folder!r}")
         if stat.S_IMODE(os.stat(extra).st_mode) != 0o600:
             fail("mode", args, oct(os.stat(extra).st_mode))
+        if (os.stat(extra).st_uid, os.stat(extra).st_gid) != owner:
+            fail("owner", args, f"{(os.stat(extra).st_uid, os.stat(extra).st_gid)}, was {owner}")
     if [f for f in os.listdir(d) if "qlint" in f]:
         fail("leak", args, str(os.listdir(d)))
 

@@ -129,6 +129,9 @@ DType infer_output_dtype(const ir::Node& node, size_t index, const DTypeOf& dtyp
   const std::string& k = node.kind;
   if (kBoolResultOps.count(k)) return DType::Bool;
   if (kIndexResultOps.count(k) || is_indices_of_values_and_indices_op(node, index)) return DType::Int64;
+  // A quantized tensor's stored integers (uint8, int8 or int32 by its quantized dtype, which
+  // is not tracked): integers either way, exact.
+  if (k == "aten::int_repr") return DType::Int32;
   if (k == "aten::to" || k == "aten::type_as") return cast_target(node, dtype_of);
   if (auto given = dtype_argument(node)) return *given;
   if (kTrueDivisionOps.count(k)) {

@@ -66,8 +66,8 @@ bool no_space(const std::string& dir) {
 
 TempDir::TempDir(const std::string& target) {
   static std::atomic<int> counter{0};
-  fs::path temp = directory_of(target) /
-                  (".qlint-fix-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".tmp");
+  fs::path temp =
+      directory_of(target) / (".qlint-fix-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".tmp");
   std::error_code ec;
   fs::create_directory(temp, ec);
   if (ec) throw FixError(target + ": cannot write beside it: " + ec.message() + "; nothing was written");

@@ -175,6 +175,26 @@ class UnitLowering {
   const Options& options_;
   ir::Model model_;
   std::map<const FunctionDecl*, std::string> function_names_;
+
+  // "ns::f", "Class::method"; a lambda "f::lambda@28", after the function around it and its line.
+  std::string ir_function_name(const FunctionDecl& fd) const {
+    const auto* method = dyn_cast<CXXMethodDecl>(&fd);
+    if (method == nullptr || !method->getParent()->isLambda()) return fd.getQualifiedNameAsString();
+    std::string outer = "lambda";
+    for (const DeclContext* dc = method->getParent()->getDeclContext(); dc != nullptr; dc = dc->getParent())
+      if (const auto* f = dyn_cast<FunctionDecl>(dc)) {
+        outer = ir_function_name(*f) + "::lambda";
+        break;
+      }
+    return outer + "@" + std::to_string(sm_.getExpansionLineNumber(fd.getLocation()));
+  }
+
+  // The IR name of a function, method or lambda of the file (with a body), or null.
+  const std::string* function_name(const FunctionDecl* fd) const {
+    if (fd == nullptr) return nullptr;
+    auto it = function_names_.find(fd->getFirstDecl());
+    return it == function_names_.end() ? nullptr : &it->second;
+  }
   int quant_points_ = 0;
 
   std::string file_name(SourceLocation loc) const {
@@ -482,6 +502,11 @@ class FunctionLowering {
     }
     if (kind == OO_Arrow && n == 1) return expr(op.getArg(0));
     if (kind == OO_Subscript && n == 2) return subscript(op);
+    if (kind == OO_Call && n >= 1)  // a lambda of the file: fq(x)
+      if (const std::string* name = unit_.function_name(op.getDirectCallee())) {
+        expr(op.getArg(0));
+        return call_function(op, {op.getArgs() + 1, n - 1}, *name, ir_type(op.getType()));
+      }
     const char* aten = operator_kind(kind, n);
     auto type = ir_type(op.getType());
     if (aten == nullptr || !type) return opaque(op);
@@ -523,6 +548,10 @@ class FunctionLowering {
     if (is_tensor_type(object->getType())) return tensor_method(call, name, type);
     if (record_name(object->getType()) == "torch::jit::Module" && name == "forward") return model_forward(call, type);
     if (unit_.is_quant_function(*method)) return quant_call(call, *method, expr(object));
+    if (const std::string* callee = unit_.function_name(method)) {  // a method of the file
+      expr(object);
+      return call_function(call, {call.getArgs(), call.getNumArgs()}, *callee, type);
+    }
     if (!type) {
       opaque(call);
       return nullptr;
@@ -664,8 +693,8 @@ class FunctionLowering {
          (name == "quantize_per_tensor" || name == "fake_quantize_per_tensor_affine")))
       return quant_call(call, *callee, call.getNumArgs() > 0 ? expr(call.getArg(0)) : nullptr);
     if (qualified == "torch::jit::load" || qualified == "torch::jit::import_ir_module") return load_model(call);
-    if (auto it = unit_.function_names_.find(callee->getFirstDecl()); it != unit_.function_names_.end())
-      return call_function(call, it->second, type);
+    if (const std::string* name = unit_.function_name(callee))
+      return call_function(call, {call.getArgs(), call.getNumArgs()}, *name, type);
     bool aten = qualified.rfind("at::", 0) == 0 || qualified.rfind("torch::", 0) == 0;
     if (!type) {
       for (const Expr* arg : call.arguments()) expr(arg);
@@ -705,9 +734,12 @@ class FunctionLowering {
     return nullptr;
   }
 
-  ir::Value* call_function(const CallExpr& call, const std::string& callee, std::optional<ir::Type> type) {
+  // A call of a function, method or lambda of the file, with `args` (without the object of a
+  // method or lambda call).
+  ir::Value* call_function(const CallExpr& call, llvm::ArrayRef<const Expr*> args, const std::string& callee,
+                           std::optional<ir::Type> type) {
     std::vector<ir::Value*> inputs = {constant(ir::Attr::of_str(callee), ir::Type::other("Function"))};
-    for (const Expr* arg : call.arguments())
+    for (const Expr* arg : args)
       if (ir::Value* v = argument(arg)) inputs.push_back(v);
     ir::Node* n = emit("prim::CallFunction", &call);
     for (ir::Value* v : inputs) fn_.add_input(*n, v);
@@ -857,19 +889,27 @@ class FunctionCollector : public RecursiveASTVisitor<FunctionCollector> {
  public:
   explicit FunctionCollector(SourceManager& sm) : sm_(sm) {}
   bool shouldVisitTemplateInstantiations() const { return false; }
-  bool shouldVisitLambdaExpressions() const { return false; }
 
   bool VisitFunctionDecl(FunctionDecl* fd) {
-    if (!fd->doesThisDeclarationHaveABody() || fd->isDependentContext() || fd->isDeleted() ||
-        !sm_.isInMainFile(sm_.getExpansionLoc(fd->getLocation())))
-      return true;
-    functions.push_back(fd);
+    if (wanted(*fd)) functions.push_back(fd);
+    return true;
+  }
+
+  // A lambda's call operator is a function of its own (a generic lambda's is a template: not
+  // lowered, as templates are not).
+  bool VisitLambdaExpr(LambdaExpr* lambda) {
+    if (const CXXMethodDecl* op = lambda->getCallOperator(); op != nullptr && wanted(*op)) functions.push_back(op);
     return true;
   }
 
   std::vector<const FunctionDecl*> functions;
 
  private:
+  bool wanted(const FunctionDecl& fd) const {
+    return fd.doesThisDeclarationHaveABody() && !fd.isDependentContext() && !fd.isDeleted() &&
+           sm_.isInMainFile(sm_.getExpansionLoc(fd.getLocation()));
+  }
+
   SourceManager& sm_;
 };
 
@@ -880,8 +920,9 @@ ir::Model UnitLowering::run() {
   collector.TraverseDecl(ctx_.getTranslationUnitDecl());
   std::set<std::string> taken;
   for (const FunctionDecl* fd : collector.functions) {
-    std::string name = fd->getQualifiedNameAsString();
-    for (int n = 2; taken.count(name); ++n) name = fd->getQualifiedNameAsString() + "#" + std::to_string(n);
+    std::string base = ir_function_name(*fd);
+    std::string name = base;
+    for (int n = 2; taken.count(name); ++n) name = base + "#" + std::to_string(n);
     taken.insert(name);
     function_names_[fd->getFirstDecl()] = name;
   }

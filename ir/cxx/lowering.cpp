@@ -546,7 +546,13 @@ class FunctionLowering {
     const std::string name = method->getNameAsString();
     auto type = ir_type(call.getType());
     if (is_tensor_type(object->getType())) return tensor_method(call, name, type);
-    if (record_name(object->getType()) == "torch::jit::Module" && name == "forward") return model_forward(call, type);
+    if (record_name(object->getType()) == "torch::jit::Module" && name == "forward")
+      return model_forward(call, call.arguments(), type);
+    // run_method is torch::jit::Object's: the object is cast to that base class.
+    if (record_name(strip(object)->getType()) == "torch::jit::Module" && name == "run_method" && call.getNumArgs() >= 1)
+      if (const auto* method = dyn_cast<StringLiteral>(strip(call.getArg(0)));
+          method != nullptr && method->getString() == "forward")  // module.run_method("forward", x)
+        return model_forward(call, llvm::ArrayRef<const Expr*>(call.getArgs() + 1, call.getNumArgs() - 1), type);
     if (unit_.is_quant_function(*method)) return quant_call(call, *method, expr(object));
     if (const std::string* callee = unit_.function_name(method)) {  // a method of the file
       expr(object);
@@ -807,10 +813,11 @@ class FunctionLowering {
     return out;
   }
 
-  ir::Value* model_forward(const CXXMemberCallExpr& call, std::optional<ir::Type> type) {
+  template <typename Args>
+  ir::Value* model_forward(const CXXMemberCallExpr& call, const Args& args, std::optional<ir::Type> type) {
     ir::Value* module = expr(call.getImplicitObjectArgument());
     std::vector<ir::Value*> inputs;
-    for (const Expr* arg : call.arguments())
+    for (const Expr* arg : args)
       if (ir::Value* v = expr(arg)) inputs.push_back(v);
     ir::Type out_type = type.value_or(ir::Type::simple(ir::Type::Kind::Tuple));
     const ir::Attr* archive = module && module->producer ? module->producer->attr("archive") : nullptr;

@@ -1,15 +1,19 @@
 #include "ir/cxx/importer.h"
 
+#include <clang/Driver/Options.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Tooling/ArgumentsAdjusters.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
+#include <llvm/Option/ArgList.h>
+#include <llvm/Option/OptTable.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "ir/cxx/lowering.h"
 #include "ir/import_error.h"
@@ -88,6 +92,27 @@ class ErrorCollector : public clang::DiagnosticConsumer {
   std::string first_error;
 };
 
+// A GCC project's compile commands may hold flags Clang's driver does not know (-fipa-pta,
+// -fconcepts-diagnostics-depth=3), each an error that stops the file: they are dropped, as
+// clangd drops them. They change code generation or GCC's own diagnostics, not what the
+// source means.
+clang::tooling::ArgumentsAdjuster drop_unknown_arguments() {
+  return [](const clang::tooling::CommandLineArguments& args, llvm::StringRef) {
+    if (args.size() < 2) return args;
+    std::vector<const char*> argv;
+    for (size_t i = 1; i < args.size(); ++i) argv.push_back(args[i].c_str());
+    unsigned missing_index = 0, missing_count = 0;
+    llvm::opt::InputArgList parsed = clang::driver::getDriverOptTable().ParseArgs(argv, missing_index, missing_count);
+    std::set<unsigned> unknown;
+    for (const llvm::opt::Arg* arg : parsed.filtered(clang::driver::options::OPT_UNKNOWN))
+      unknown.insert(arg->getIndex() + 1);
+    clang::tooling::CommandLineArguments kept;
+    for (size_t i = 0; i < args.size(); ++i)
+      if (!unknown.count(static_cast<unsigned>(i))) kept.push_back(args[i]);
+    return kept;
+  };
+}
+
 std::unique_ptr<clang::tooling::CompilationDatabase> database(const ImportRequest& request) {
   std::string error;
   if (request.use_fixed_args)
@@ -129,6 +154,7 @@ std::vector<ImportedFile> import_cxx(const ImportRequest& request, const Options
       tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
           clang::tooling::CommandLineArguments(request.extra_args.begin(), request.extra_args.end()),
           clang::tooling::ArgumentInsertPosition::END));
+    tool.appendArgumentsAdjuster(drop_unknown_arguments());
     ErrorCollector errors;
     tool.setDiagnosticConsumer(&errors);
     std::map<std::string, ImportedFile> results;

@@ -1,11 +1,13 @@
 #include "cli/cxx_command.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "analysis/facts.h"
@@ -141,26 +143,126 @@ std::string export_yaml(const std::vector<ModelReport>& reports, const FileEdits
   return out.str();
 }
 
-// Applies the edits to the files in place, as --fix writes models (rewriter/file_output.h: a
-// failed write leaves the file as it was); returns how many it made. A file that cannot be
-// written is an error line, and the others are still fixed.
-size_t apply_edits(const FileEdits& edits, std::vector<InputError>& errors) {
-  size_t applied = 0;
+// The text of each file with its edits applied, and how many replacements that took.
+struct FixedText {
+  std::string text;
+  size_t replacements = 0;
+};
+std::map<std::string, FixedText> fixed_texts(const FileEdits& edits) {
+  std::map<std::string, FixedText> out;
   for (const auto& [file, file_edits] : edits) {
     auto text = read_file(file);
     if (!text) continue;
     auto rs = replacements(*text, file_edits);
     std::sort(rs.begin(), rs.end(), [](const Replacement& a, const Replacement& b) { return a.offset > b.offset; });
     for (const auto& r : rs) text->replace(r.offset, r.length, r.text);
-    try {
-      rewriter::write_text_file(file, *text);
-      applied += rs.size();
-    } catch (const rewriter::FixError& e) {
-      errors.push_back({file, e.what()});
-      std::cerr << "qlint: error: " << e.what() << "\n";
+    // A failpoint for the tests: a fix that breaks the file is never written.
+    if (const char* failpoint = std::getenv("QLINT_FAILPOINT");
+        failpoint && std::string(failpoint) == "corrupt-fixed-source")
+      *text += "\n#error qlint failpoint corrupt-fixed-source\n";
+    out[file] = {*text, rs.size()};
+  }
+  return out;
+}
+
+// The path the front end parses a file by (its overlay's key).
+std::string absolute_path(const std::string& file) {
+  std::error_code ec;
+  return std::filesystem::absolute(file, ec).lexically_normal().string();
+}
+
+// The same file under any name: Clang names a linked file by its target.
+std::string canonical_path(const std::string& file) {
+  std::error_code ec;
+  return std::filesystem::weakly_canonical(std::filesystem::absolute(file, ec), ec).string();
+}
+
+void print_error(const CheckOptions& options, const InputError& error) {
+  if (options.format != "json" && options.format != "github") std::cerr << "qlint: error: " << error.message << "\n";
+}
+
+// Parses the files (or their overlays) and runs the rules, each file with its own
+// configuration; a file that does not parse or configure is an error of its own.
+class CxxLinter {
+ public:
+  CxxLinter(const CxxOptions& options, cxx::Options front_end) : options_(options), front_end_(std::move(front_end)) {}
+
+  // Throws ir::ImportError (no compilation database) or BackendError.
+  void lint(const std::vector<std::string>& files, const std::map<std::string, std::string>& overlays,
+            std::vector<ModelReport>& reports, std::vector<InputError>& errors) const {
+    cxx::ImportRequest request;
+    request.build_dir = options_.build_dir;
+    request.files = files;
+    request.extra_args = options_.extra_args;
+    request.fixed_args = options_.fixed_args;
+    request.use_fixed_args = options_.use_fixed_args;
+    request.overlays = overlays;
+    for (auto& file : cxx_backend().import_cxx(request, front_end_)) {
+      if (!file.error.empty()) {
+        errors.push_back({file.file, ir::display_path(file.file) + ": " + file.error});
+        continue;
+      }
+      CheckOptions own;
+      try {
+        own = options_for(file.file, options_.check);
+      } catch (const ConfigError& e) {
+        errors.push_back({file.file, e.what()});
+        continue;
+      }
+      auto model = std::make_shared<ir::Model>(std::move(file.model));
+      auto facts = analysis::Facts::compute(*model, own.stubs);
+      reports.push_back({file.file, model, filter_diagnostics(*model, rules::run_all(facts), own.selection), nullptr});
     }
   }
-  return applied;
+
+ private:
+  const CxxOptions& options_;
+  cxx::Options front_end_;
+};
+
+// --fix: each checked file's fixed text is parsed and checked again before it is written, so a
+// fix that would not compile is never written; the reports become those of the fixed files.
+// Returns the summary printed before the findings that remain.
+std::string fix_files(const CxxLinter& linter, const std::map<std::string, FixedText>& fixed,
+                      std::vector<ModelReport>& reports, std::vector<InputError>& errors) {
+  std::map<std::string, const FixedText*> by_file;
+  for (const auto& [file, text] : fixed) by_file[canonical_path(file)] = &text;
+  std::map<std::string, std::string> overlays;
+  std::vector<std::string> files;
+  std::set<std::string> checked_files;
+  for (const ModelReport& r : reports)
+    if (auto it = by_file.find(canonical_path(r.model_file)); it != by_file.end()) {
+      files.push_back(r.model_file);
+      overlays[absolute_path(r.model_file)] = it->second->text;
+      checked_files.insert(it->first);
+    }
+  for (const auto& [file, text] : by_file)  // a header, say: edited only when it is checked
+    if (!checked_files.count(file))
+      std::cerr << "qlint: note: " << ir::display_path(file) << " needs a fix too; name it among the files\n";
+  std::vector<ModelReport> after;
+  std::vector<InputError> failed;
+  linter.lint(files, overlays, after, failed);
+  for (const InputError& f : failed)
+    errors.push_back({f.file, f.message + " (with qlint's fixes; nothing was written)"});
+  std::ostringstream summary;
+  for (ModelReport& checked : after) {
+    auto before = std::find_if(reports.begin(), reports.end(),
+                               [&](const ModelReport& r) { return r.model_file == checked.model_file; });
+    const FixedText& text = *by_file.at(canonical_path(checked.model_file));
+    try {
+      rewriter::write_text_file(checked.model_file, text.text);
+    } catch (const rewriter::FixError& e) {
+      errors.push_back({checked.model_file, e.what()});
+      continue;
+    }
+    size_t was = before->diagnostics.size(), now = checked.diagnostics.size();
+    summary << "Fixed " << (was > now ? was - now : 0) << " of " << was << (was == 1 ? " problem" : " problems")
+            << " in " << ir::display_path(checked.model_file) << " with " << text.replacements
+            << (text.replacements == 1 ? " replacement" : " replacements")
+            << "; the fixed file parses and was checked again.\n";
+    *before = std::move(checked);
+  }
+  return summary.str();
 }
 
 }  // namespace
@@ -189,16 +291,26 @@ int run_cxx(const CxxOptions& options) {
   auto oracle = std::make_shared<ArchiveOracle>(options.check.files, first.stubs);
   front_end.archive_quantized = [oracle](const std::string& archive) { return (*oracle)(archive); };
 
-  cxx::ImportRequest request;
-  request.build_dir = options.build_dir;
-  request.files = options.check.files;
-  request.extra_args = options.extra_args;
-  request.fixed_args = options.fixed_args;
-  request.use_fixed_args = options.use_fixed_args;
-
-  std::vector<cxx::ImportedFile> imported;
+  CxxLinter linter(options, front_end);
+  std::vector<ModelReport> reports;
+  std::vector<InputError> errors;
+  std::string fix_summary;
   try {
-    imported = cxx_backend().import_cxx(request, front_end);
+    linter.lint(options.check.files, {}, reports, errors);
+    if (options.fix || !options.export_fixes.empty()) {
+      std::vector<std::string> notes;
+      FileEdits edits = fixes_of(reports, options.unsafe_fixes, notes);
+      for (const auto& note : notes) std::cerr << "qlint: note: " << note << "\n";
+      if (!options.export_fixes.empty()) {
+        std::ofstream out(options.export_fixes);
+        out << export_yaml(reports, edits);
+        if (!out) {
+          std::cerr << "qlint: error: cannot write " << options.export_fixes << "\n";
+          return kExitError;
+        }
+      }
+      if (options.fix) fix_summary = fix_files(linter, fixed_texts(edits), reports, errors);
+    }
   } catch (const ir::ImportError& e) {
     std::cerr << "qlint: error: " << e.what() << "\n";
     return kExitError;
@@ -206,47 +318,10 @@ int run_cxx(const CxxOptions& options) {
     std::cerr << "qlint: error: " << e.what() << "\n";
     return kExitError;
   }
-  std::vector<ModelReport> reports;
-  std::vector<InputError> errors;
-  for (auto& file : imported) {
-    if (!file.error.empty()) {
-      InputError error{file.file, ir::display_path(file.file) + ": " + file.error};
-      if (options.check.format != "json" && options.check.format != "github")
-        std::cerr << "qlint: error: " << error.message << "\n";
-      errors.push_back(error);
-      continue;
-    }
-    CheckOptions own;
-    try {
-      own = options_for(file.file, options.check);
-    } catch (const ConfigError& e) {
-      errors.push_back({file.file, e.what()});
-      if (options.check.format != "json" && options.check.format != "github")
-        std::cerr << "qlint: error: " << e.what() << "\n";
-      continue;
-    }
-    auto model = std::make_shared<ir::Model>(std::move(file.model));
-    auto facts = analysis::Facts::compute(*model, own.stubs);
-    reports.push_back({file.file, model, filter_diagnostics(*model, rules::run_all(facts), own.selection), nullptr});
-  }
-  if (options.fix || !options.export_fixes.empty()) {
-    std::vector<std::string> notes;
-    FileEdits edits = fixes_of(reports, options.unsafe_fixes, notes);
-    for (const auto& note : notes) std::cerr << "qlint: note: " << note << "\n";
-    if (!options.export_fixes.empty()) {
-      std::ofstream out(options.export_fixes);
-      out << export_yaml(reports, edits);
-      if (!out) {
-        std::cerr << "qlint: error: cannot write " << options.export_fixes << "\n";
-        return kExitError;
-      }
-    }
-    if (options.fix) {
-      size_t applied = apply_edits(edits, errors);
-      std::cerr << "qlint: applied " << applied << (applied == 1 ? " replacement" : " replacements") << "\n";
-    }
-  }
-  print_reports(reports, errors, options.check, "");
+  for (const InputError& error : errors) print_error(options.check, error);
+  CheckOptions shown = options.check;
+  shown.fix = options.fix;
+  print_reports(reports, errors, shown, fix_summary);
   if (!errors.empty()) return kExitError;
   if (options.check.exit_zero) return kExitClean;
   for (const auto& r : reports)

@@ -146,9 +146,13 @@ std::vector<ImportedFile> import_cxx(const ImportRequest& request, const Options
       continue;
     }
     clang::tooling::ClangTool tool(*db, {absolute});
+    if (auto overlay = request.overlays.find(absolute); overlay != request.overlays.end())
+      tool.mapVirtualFile(absolute, overlay->second);
     // GCC's driver in compile_commands.json finds no Clang builtin headers: name Clang's own.
     tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
-        {"-resource-dir=" QLINT_CLANG_RESOURCE_DIR, "-Wno-unknown-warning-option", "-Wno-everything"},
+        // -fno-caret-diagnostics: no "N errors generated." line; ErrorCollector says it in one.
+        {"-resource-dir=" QLINT_CLANG_RESOURCE_DIR, "-Wno-unknown-warning-option", "-Wno-everything",
+         "-fno-caret-diagnostics"},
         clang::tooling::ArgumentInsertPosition::END));
     if (!request.extra_args.empty())
       tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
@@ -157,6 +161,7 @@ std::vector<ImportedFile> import_cxx(const ImportRequest& request, const Options
     tool.appendArgumentsAdjuster(drop_unknown_arguments());
     ErrorCollector errors;
     tool.setDiagnosticConsumer(&errors);
+    tool.setPrintErrorMessage(false);  // "Error while processing FILE.": the error line says it
     std::map<std::string, ImportedFile> results;
     LoweringFactory factory(options, results);
     int status = tool.run(&factory);

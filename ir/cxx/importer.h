@@ -3,6 +3,7 @@
 // IR (ir/cxx/lowering.h).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct ImportRequest {
   // Without a build directory: these compiler arguments for every file (after `--`).
   std::vector<std::string> fixed_args;
   bool use_fixed_args = false;
+  // Parsed instead of the file on disk (by absolute path): `qlint cxx --fix` checks its fixed
+  // text before writing it.
+  std::map<std::string, std::string> overlays;
 };
 
 struct ImportedFile {

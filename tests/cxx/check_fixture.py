@@ -72,6 +72,49 @@ def check_fixes(fixture, original, fixed, expected):
     return failures
 
 
+def fixable_copy(tmp, fixture, source):
+    """A copy with the CHECK comments blanked (`//`, same line numbers), reached through a
+    symbolic link, mode 0640: --fix must write through the link (which stays one) and keep the
+    mode, as it does for models."""
+    blanked = re.sub(r"//\s*CHECK-[A-Z-]*:[^\n]*", "//", source)
+    real = os.path.join(tmp, "real.cpp")
+    with open(real, "w", encoding="utf-8") as f:
+        f.write(blanked)
+    os.chmod(real, 0o640)
+    target = os.path.join(tmp, os.path.basename(fixture))
+    os.symlink(real, target)
+    return blanked, real, target
+
+
+def fix_run(qlint, fixture, source, extra, flags, expected_fixes):
+    """`qlint cxx --fix` on a copy: the CHECK-FIXES hold, the file's link and mode stay, nothing
+    is left behind; and with a fix that breaks the file (a failpoint), nothing is written."""
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        blanked, real, target = fixable_copy(tmp, fixture, source)
+        run = subprocess.run([qlint, "cxx", "--isolated", "--fix"] + extra + [target, "--"] + flags,
+                             capture_output=True, text=True)
+        if run.returncode not in (0, 1) or "was checked again" not in run.stdout:
+            return [f"{fixture}: qlint cxx --fix failed ({run.returncode}):\n{run.stdout}{run.stderr}"]
+        with open(target, encoding="utf-8") as f:
+            failures += check_fixes(fixture, blanked, f.read(), expected_fixes)
+        if not os.path.islink(target) or os.stat(real).st_mode & 0o777 != 0o640:
+            failures.append(f"{fixture}: --fix replaced the symbolic link or changed the mode")
+        if sorted(os.listdir(tmp)) != sorted(["real.cpp", os.path.basename(fixture)]):
+            failures.append(f"{fixture}: --fix left files behind: {os.listdir(tmp)}")
+    with tempfile.TemporaryDirectory() as tmp:
+        blanked, real, target = fixable_copy(tmp, fixture, source)
+        env = dict(os.environ, QLINT_FAILPOINT="corrupt-fixed-source")
+        run = subprocess.run([qlint, "cxx", "--isolated", "--fix"] + extra + [target, "--"] + flags,
+                             capture_output=True, text=True, env=env)
+        with open(real, encoding="utf-8") as f:
+            unchanged = f.read() == blanked
+        if run.returncode != 2 or not unchanged or "nothing was written" not in run.stderr:
+            failures.append(f"{fixture}: a fixed source that does not compile must not be written (exit "
+                            f"{run.returncode}, file {'unchanged' if unchanged else 'CHANGED'}):\n{run.stderr}")
+    return failures
+
+
 def main():
     qlint, build, fixture = sys.argv[1], sys.argv[2], sys.argv[3]
     flags = sys.argv[sys.argv.index("--") + 1:]
@@ -82,34 +125,15 @@ def main():
         m = re.search(r"//\s*QLINT-ARGS:\s*(.*)$", line)
         if m:
             extra += m.group(1).replace("@BUILD@", build).split()
+    run = subprocess.run([qlint, "cxx", "--isolated", "--format", "json"] + extra + [fixture, "--"] + flags,
+                         capture_output=True, text=True)
+    if run.returncode not in (0, 1):
+        print(f"qlint cxx failed ({run.returncode}):\n{run.stdout}{run.stderr}")
+        return 1
+    failures = []
     expected_fixes = fix_expectations(source)
-    with tempfile.TemporaryDirectory() as tmp:
-        target = fixture
-        if expected_fixes:
-            # Same line numbers: each CHECK comment becomes an empty `//`.
-            blanked = re.sub(r"//\s*CHECK-[A-Z-]*:[^\n]*", "//", source)
-            # --fix writes as it writes models: through a symbolic link (which stays one) and
-            # keeping the file's mode.
-            real = os.path.join(tmp, "real.cpp")
-            with open(real, "w", encoding="utf-8") as f:
-                f.write(blanked)
-            os.chmod(real, 0o640)
-            target = os.path.join(tmp, os.path.basename(fixture))
-            os.symlink(real, target)
-            extra.append("--fix")
-        run = subprocess.run([qlint, "cxx", "--isolated", "--format", "json"] + extra + [target, "--"] + flags,
-                             capture_output=True, text=True)
-        if run.returncode not in (0, 1):
-            print(f"qlint cxx failed ({run.returncode}):\n{run.stdout}{run.stderr}")
-            return 1
-        failures = []
-        if expected_fixes:
-            with open(target, encoding="utf-8") as f:
-                failures += check_fixes(fixture, blanked, f.read(), expected_fixes)
-            if not os.path.islink(target) or os.stat(real).st_mode & 0o777 != 0o640:
-                failures.append(f"{fixture}: --fix replaced the symbolic link or changed the mode")
-            if sorted(os.listdir(tmp)) != sorted(["real.cpp", os.path.basename(fixture)]):
-                failures.append(f"{fixture}: --fix left files behind: {os.listdir(tmp)}")
+    if expected_fixes:
+        failures += fix_run(qlint, fixture, source, extra, flags, expected_fixes)
     report = json.loads(run.stdout)
     if report.get("errors"):
         print("qlint cxx reported input errors:", report["errors"])

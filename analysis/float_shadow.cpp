@@ -21,6 +21,106 @@ bool mutates(const ir::Node& n) {
   return op.size() > 1 && op.back() == '_' && op[op.size() - 2] != '_';
 }
 
+// Ops whose output may share storage with their first operand: views, and ops that return the
+// operand itself when there is nothing to change (`reshape`, `contiguous`, `to`, ...). Lists
+// and tuples hold their items. An in-place write through any of them changes the operand too.
+bool may_alias_operand(const ir::Node& n) {
+  static const std::set<std::string> kinds = {"aten::select",
+                                              "aten::slice",
+                                              "aten::view",
+                                              "aten::view_as",
+                                              "aten::reshape",
+                                              "aten::reshape_as",
+                                              "aten::unsqueeze",
+                                              "aten::squeeze",
+                                              "aten::transpose",
+                                              "aten::permute",
+                                              "aten::expand",
+                                              "aten::expand_as",
+                                              "aten::narrow",
+                                              "aten::t",
+                                              "aten::flatten",
+                                              "aten::unflatten",
+                                              "aten::diagonal",
+                                              "aten::as_strided",
+                                              "aten::unbind",
+                                              "aten::split",
+                                              "aten::chunk",
+                                              "aten::split_with_sizes",
+                                              "aten::tensor_split",
+                                              "aten::movedim",
+                                              "aten::swapaxes",
+                                              "aten::detach",
+                                              "aten::alias",
+                                              "aten::contiguous",
+                                              "aten::to",
+                                              "aten::type_as",
+                                              "aten::float",
+                                              "aten::real",
+                                              "aten::view_as_real",
+                                              "aten::numpy_T",
+                                              "aten::mT",
+                                              "aten::__getitem__",
+                                              "prim::ListConstruct",
+                                              "prim::ListUnpack",
+                                              "prim::TupleConstruct",
+                                              "prim::TupleUnpack",
+                                              "prim::TupleIndex",
+                                              "prim::DictConstruct",
+                                              "aten::dict",
+                                              "aten::list",
+                                              "prim::unchecked_cast",
+                                              "aten::values",
+                                              "aten::items"};
+  return kinds.count(n.kind) > 0;
+}
+
+// Whether `n` writes `operand` in place: an in-place op on its first operand (`y.add_(1)`,
+// `y[:, 0] = 0` as `fill_` of a view), or a store that keeps it in a container or in module state.
+bool writes(const ir::Node& n, const ir::Value* operand) {
+  static const std::set<std::string> stores = {"prim::SetAttr", "aten::append", "aten::_set_item", "aten::insert",
+                                               "aten::extend"};
+  if (stores.count(n.kind)) return std::count(n.inputs.begin(), n.inputs.end(), operand) > 0;
+  return mutates(n) && !n.inputs.empty() && n.inputs[0] == operand;
+}
+
+// A write in place through an alias of a value: `top` is the node in the value's own function
+// (the write, or the call inside which a callee writes its parameter), `write` the write itself.
+struct InPlaceWrite {
+  const ir::Node* top = nullptr;
+  const ir::Node* write = nullptr;
+};
+
+// The first write in place through any alias of `v` (a view of it, the tensor it is a view of,
+// a list holding it, a callee's parameter it is passed as); `top` null when there is none.
+InPlaceWrite written_in_place(const Facts& facts, const ir::Value* v, int depth = 0) {
+  const ir::Value* root = v;
+  for (int i = 0;
+       i < 256 && root->producer != nullptr && may_alias_operand(*root->producer) && !root->producer->inputs.empty();
+       ++i)
+    root = root->producer->inputs[0];
+  std::vector<const ir::Value*> pending = {root};
+  std::set<const ir::Value*> seen = {root};
+  while (!pending.empty()) {
+    const ir::Value* alias = pending.back();
+    pending.pop_back();
+    for (const ir::Node* user : alias->users) {
+      if (writes(*user, alias)) return {user, user};
+      if (const ir::Function* callee = ir::callee_of(facts.model(), *user); callee != nullptr && depth < 8) {
+        std::vector<ir::Value*> args = ir::call_arguments(*user);
+        for (size_t i = 0; i < args.size() && i < callee->body.params.size(); ++i)
+          if (args[i] == alias)
+            if (InPlaceWrite inner = written_in_place(facts, callee->body.params[i], depth + 1); inner.top != nullptr)
+              return {user, inner.write};
+      }
+      if (may_alias_operand(*user))
+        for (const ir::Value* out : user->outputs)
+          if (seen.size() < 100000 && seen.insert(out).second) pending.push_back(out);
+    }
+  }
+  return {};
+}
+
 // Whether a call's body (and the bodies it calls) writes module state or quantizes: copying the
 // call would then do it twice, or quantize the shadow again.
 bool callee_is_pure(const Facts& facts, const ir::Function& callee, int depth = 0) {
@@ -45,8 +145,7 @@ class Planner {
     if (const QuantCall* call = facts_.quant_call_producing(v)) return quant_call(*call);
     if (v->producer == nullptr) return parameter(v);
     const ir::Node& n = *v->producer;
-    for (const ir::Node* user : v->users)
-      if (mutates(*user)) return refuse("the value is changed in place by `" + user->kind + "`" + on_line(*user));
+    if (InPlaceWrite w = written_in_place(facts_, v); w.top != nullptr) writes_.push_back(w);
     if (facts_.stub_call(n) == StubKind::DeQuant && n.inputs.size() >= 2) {
       plan_.identity_calls.insert(&n);
       return visit(n.inputs[1]);
@@ -63,6 +162,13 @@ class Planner {
   // there down to `consumer`'s, once the walk is done.
   void finish(const ir::Node& consumer) {
     if (!refusal_.empty()) return;
+    // A twin copies how a value was computed: a write in place through an alias of it is in the
+    // twin only when the node that makes it is copied too (an in-place ReLU on the way is).
+    for (const InPlaceWrite& w : writes_)
+      if (!plan_.nodes.count(w.top))
+        return refuse("a value on the way (or a view of it) is changed in place by `" + w.write->kind + "`" +
+                      on_line(*w.write) + (w.top == w.write ? "" : " inside `" + w.top->kind + "`" + on_line(*w.top)) +
+                      ", which a float copy of it would miss");
     if (nearest_ == nullptr) {
       refuse("the value does not come from a stub call qlint can follow");
       return;
@@ -219,6 +325,7 @@ class Planner {
   std::map<const ir::Function*, std::vector<const ir::Node*>> sites_;
   bool sites_indexed_ = false;
   std::string refusal_;
+  std::vector<InPlaceWrite> writes_;  // through aliases of the values visited
 };
 
 }  // namespace

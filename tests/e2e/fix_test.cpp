@@ -494,6 +494,29 @@ TEST_F(Fix, FloatShadowIsCarriedByALoop) {
 // (zoo/optional_batch_branch): the branch returns a float twin from each of its blocks.
 TEST_F(Fix, FloatShadowComesOutOfABranch) { fix_completely("zoo/optional_batch_branch"); }
 
+// A float twin copies how a value was computed, not a later write through a view of it
+// (zoo/channel_zeroed_in_place: `feats[:, 0] = 0.0` before the flag is read). Without inputs
+// --fix claims float results by construction, so the comparison's fix must be refused there,
+// and what is written must compute what the original computes (checked in PyTorch).
+TEST_F(Fix, NoFloatTwinPastAWriteThroughAView) {
+  const std::string name = "zoo/channel_zeroed_in_place";
+  json doc = fix_json({"--fix", "-o", tmp("fixed.pt"), example_model(name)});
+  const json& fix = doc["fixes"][0];
+  for (const auto& a : fix["applied"]) EXPECT_NE(a["rule"], "eq-nonzero-const") << fix.dump(2);
+  ASSERT_EQ(doc["diagnostics"].size(), 1u) << doc.dump(2);
+  EXPECT_NE(doc["diagnostics"][0].dump().find("changed in place by `aten::copy_` on line 32"), std::string::npos)
+      << doc["diagnostics"][0].dump(2);
+  auto same = run_program({QLINT_PYTHON, "-c",
+                           "import sys, torch; a, b = torch.jit.load(sys.argv[1]), torch.jit.load(sys.argv[2]); "
+                           "x = torch.load(sys.argv[3]); sys.exit(0 if torch.equal(a(x), b(x)) else 1)",
+                           example_model(name), tmp("fixed.pt"), example_input(name)});
+  EXPECT_EQ(same.exit_code, 0) << "float results differ after --fix\n" << same.err;
+}
+
+// An in-place write on the way is in the twin when the node making it is copied too: the
+// in-place ReLU module between the stub and the comparison (zoo/inplace_relu_on_the_way).
+TEST_F(Fix, FloatTwinCopiesAnInPlaceActivationOnTheWay) { fix_completely("zoo/inplace_relu_on_the_way"); }
+
 // The stub sits in a child (the backbone) that returns a dict; the head compares the dict's
 // mask with 1 (zoo/dict_plumbing). The backbone's copy returns the dict's float twin beside
 // the dict, and the head's copy takes it as an extra argument.

@@ -91,34 +91,39 @@ struct InPlaceWrite {
   const ir::Node* write = nullptr;
 };
 
-// The first write in place through any alias of `v` (a view of it, the tensor it is a view of,
-// a list holding it, a callee's parameter it is passed as); `top` null when there is none.
-InPlaceWrite written_in_place(const Facts& facts, const ir::Value* v, int depth = 0) {
+// Every write in place through an alias of `v` (a view of it, the tensor it is a view of, a
+// list holding it, a callee's parameter it is passed as) that a float twin of `v` would not see.
+void in_place_writes(const Facts& facts, const ir::Value* v, std::vector<InPlaceWrite>& out, int depth = 0) {
   const ir::Value* root = v;
   for (int i = 0;
        i < 256 && root->producer != nullptr && may_alias_operand(*root->producer) && !root->producer->inputs.empty();
        ++i)
     root = root->producer->inputs[0];
+  // A stub returns its input itself in float: the twin of its output is that input, the same
+  // tensor, so a write through either is in both.
+  if (const QuantCall* call = facts.quant_call_producing(root))
+    if (const QuantPoint* p = facts.quant_point(call->point); p != nullptr && p->identity_in_float) return;
   std::vector<const ir::Value*> pending = {root};
   std::set<const ir::Value*> seen = {root};
-  while (!pending.empty()) {
+  while (!pending.empty() && out.size() < 1000) {
     const ir::Value* alias = pending.back();
     pending.pop_back();
     for (const ir::Node* user : alias->users) {
-      if (writes(*user, alias)) return {user, user};
+      if (writes(*user, alias)) out.push_back({user, user});
       if (const ir::Function* callee = ir::callee_of(facts.model(), *user); callee != nullptr && depth < 8) {
         std::vector<ir::Value*> args = ir::call_arguments(*user);
-        for (size_t i = 0; i < args.size() && i < callee->body.params.size(); ++i)
-          if (args[i] == alias)
-            if (InPlaceWrite inner = written_in_place(facts, callee->body.params[i], depth + 1); inner.top != nullptr)
-              return {user, inner.write};
+        for (size_t i = 0; i < args.size() && i < callee->body.params.size(); ++i) {
+          if (args[i] != alias) continue;
+          std::vector<InPlaceWrite> inner;
+          in_place_writes(facts, callee->body.params[i], inner, depth + 1);
+          for (const InPlaceWrite& w : inner) out.push_back({user, w.write});
+        }
       }
       if (may_alias_operand(*user))
-        for (const ir::Value* out : user->outputs)
-          if (seen.size() < 100000 && seen.insert(out).second) pending.push_back(out);
+        for (const ir::Value* out_value : user->outputs)
+          if (seen.size() < 100000 && seen.insert(out_value).second) pending.push_back(out_value);
     }
   }
-  return {};
 }
 
 // Whether a call's body (and the bodies it calls) writes module state or quantizes: copying the
@@ -145,7 +150,7 @@ class Planner {
     if (const QuantCall* call = facts_.quant_call_producing(v)) return quant_call(*call);
     if (v->producer == nullptr) return parameter(v);
     const ir::Node& n = *v->producer;
-    if (InPlaceWrite w = written_in_place(facts_, v); w.top != nullptr) writes_.push_back(w);
+    in_place_writes(facts_, v, writes_);
     if (facts_.stub_call(n) == StubKind::DeQuant && n.inputs.size() >= 2) {
       plan_.identity_calls.insert(&n);
       return visit(n.inputs[1]);

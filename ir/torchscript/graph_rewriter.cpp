@@ -292,7 +292,18 @@ void GraphRewriter::replace_uses(const ir::Node& node, ir::GraphValue value) {
   n->output()->replaceAllUsesWith(jit_value(value));
 }
 
-void GraphRewriter::erase_when_unused(const ir::Node& node) { erase_candidates_.push_back(node_for(node)); }
+// Several edits may ask for the same node (two comparisons reading one view): it is erased once.
+void GraphRewriter::erase_when_unused(const ir::Node& node) {
+  jit::Node* n = node_for(node);
+  if (std::find(erase_candidates_.begin(), erase_candidates_.end(), n) == erase_candidates_.end())
+    erase_candidates_.push_back(n);
+}
+
+void GraphRewriter::destroy(jit::Node* node) {
+  erase_candidates_.erase(std::remove(erase_candidates_.begin(), erase_candidates_.end(), node),
+                          erase_candidates_.end());
+  node->destroy();
+}
 
 void GraphRewriter::finish() {
   auto unused = [](const jit::Node* n) {
@@ -358,7 +369,7 @@ jit::Node* GraphRewriter::replace_with(jit::Node* node, const std::string& op, c
   replacement->output()->setType(node->output()->type());
   replacement->insertAfter(node);
   node->output()->replaceAllUsesWith(replacement->output());
-  node->destroy();
+  destroy(node);
   return replacement;
 }
 
@@ -378,7 +389,7 @@ std::vector<jit::Value*> GraphRewriter::unpack(jit::Node* before, jit::Value* tu
 
 void GraphRewriter::replace_and_erase(jit::Node* node, const std::vector<jit::Value*>& values) {
   for (size_t i = 0; i < values.size(); ++i) node->outputs()[i]->replaceAllUsesWith(values[i]);
-  node->destroy();
+  destroy(node);
 }
 
 jit::Value* GraphRewriter::insert_constant(jit::Node* before, const c10::IValue& value) {

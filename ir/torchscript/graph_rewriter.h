@@ -71,6 +71,8 @@ class GraphRewriter final : public ir::GraphRewriter {
   // Every use of each of `node`'s outputs reads the matching one of `values` (one per output)
   // instead, and `node` goes.
   void replace_and_erase(jit::Node* node, const std::vector<jit::Value*>& values);
+  // Destroys a node, and forgets it as a candidate for erasing.
+  void destroy(jit::Node* node);
 
   // Inserts a constant before `before`.
   jit::Value* insert_constant(jit::Node* before, const c10::IValue& value);

@@ -513,6 +513,15 @@ TEST_F(Fix, NoFloatTwinPastAWriteThroughAView) {
   EXPECT_EQ(same.exit_code, 0) << "float results differ after --fix\n" << same.err;
 }
 
+// Two comparisons read one quantized slice (zoo/two_labels_one_slice): both fixes read the
+// slice's float twin, and the slice's original is erased once (it was erased twice: a LibTorch
+// assertion in --fix and --diff).
+TEST_F(Fix, TwoComparisonsOnOneSlice) {
+  fix_completely("zoo/two_labels_one_slice");
+  auto diff = run_qlint({"--diff", example_model("zoo/two_labels_one_slice")});
+  EXPECT_EQ(diff.exit_code, 1) << diff.err;
+}
+
 // An in-place write on the way is in the twin when the node making it is copied too: the
 // in-place ReLU module between the stub and the comparison (zoo/inplace_relu_on_the_way).
 TEST_F(Fix, FloatTwinCopiesAnInPlaceActivationOnTheWay) { fix_completely("zoo/inplace_relu_on_the_way"); }

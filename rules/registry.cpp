@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 #include <tuple>
 
 #include "rules/stub_names.h"
@@ -75,10 +76,16 @@ std::vector<Diagnostic> run_all(const analysis::Facts& facts) {
   });
   // A front end that unrolls loops or inlines a helper called twice (FX) shows one line of the
   // user's source as several nodes: the user sees one finding there, not one per copy.
-  auto same_finding = [](const Diagnostic& a, const Diagnostic& b) {
-    return a.loc.known() && a.rule == b.rule && a.loc == b.loc && a.message == b.message;
-  };
-  out.erase(std::unique(out.begin(), out.end(), same_finding), out.end());
+  // Two findings at one place (`a * m + n` on one line) alternate in an unrolled loop, so the
+  // copies need not be neighbours: the first of each is kept.
+  std::set<std::tuple<std::string, std::string, int, int, int, int, std::string>> seen;
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [&](const Diagnostic& d) {
+                             return d.loc.known() && !seen.emplace(d.rule, d.loc.file, d.loc.line, d.loc.column,
+                                                                   d.loc.end_line, d.loc.end_column, d.message)
+                                                          .second;
+                           }),
+            out.end());
   note_generated_code(out);
   name_new_stubs(facts.model(), out);
   return out;

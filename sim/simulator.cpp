@@ -86,7 +86,11 @@ struct PointState {
 struct ProbeState {
   std::string kind;
   ir::SourceLoc loc;
-  std::vector<at::Tensor> float_results;  // one per batch, from the float run
+  // From the float run: per batch, the result of each time the comparison ran (a comparison in
+  // a loop runs once per iteration), in order; the simulated run's k-th time is judged against
+  // the float run's k-th.
+  std::vector<std::vector<at::Tensor>> float_results;
+  std::vector<size_t> simulated_runs;  // per batch, how often the simulated run reached it
   int64_t elements = 0;
   int64_t differing = 0;
   std::optional<double> constant;             // the scalar the operand is compared with, if constant
@@ -177,6 +181,8 @@ void stored_quant_point_op(jit::Stack& stack) {
   jit::push(stack, fake_quantize(x, p));
 }
 
+constexpr size_t kMaxRunsPerBatch = 4096;
+
 // qlint::probe(Tensor x, int id, Any operand) -> Tensor: inserted after each tensor
 // comparison; `operand` is the tensor compared with a constant (None otherwise).
 void probe_op(jit::Stack& stack) {
@@ -184,17 +190,30 @@ void probe_op(jit::Stack& stack) {
   int64_t id = jit::pop(stack).toInt();
   at::Tensor x = jit::pop(stack).toTensor();
   ProbeState& probe = g_session->probes.at(static_cast<size_t>(id));
+  const size_t batch = g_session->batch;
   if (g_session->mode == Mode::Float) {
-    probe.float_results.push_back(x.clone());
+    if (probe.float_results.size() <= batch) probe.float_results.resize(batch + 1);
+    // Bounded memory: a comparison in a very long loop is judged on its first runs.
+    if (probe.float_results[batch].size() < kMaxRunsPerBatch) probe.float_results[batch].push_back(x.clone());
     if (probe.constant && operand.isTensor()) {
       const at::Tensor& v = operand.toTensor();
       bool only = at::logical_or(at::eq(v, 0), at::eq(v, *probe.constant)).all().item<bool>();
       probe.operand_only_zero_or_constant = probe.operand_only_zero_or_constant && only;
     }
-  } else if (g_session->batch < probe.float_results.size()) {
-    const at::Tensor& expected = probe.float_results[g_session->batch];
-    probe.elements += x.numel();
-    probe.differing += expected.sizes() == x.sizes() ? at::ne(x, expected).sum().item<int64_t>() : x.numel();
+  } else if (batch < probe.float_results.size()) {
+    if (probe.simulated_runs.size() <= batch) probe.simulated_runs.resize(batch + 1);
+    const size_t run = probe.simulated_runs[batch]++;
+    const std::vector<at::Tensor>& expected = probe.float_results[batch];
+    if (run < expected.size()) {
+      probe.elements += x.numel();
+      probe.differing +=
+          expected[run].sizes() == x.sizes() ? at::ne(x, expected[run]).sum().item<int64_t>() : x.numel();
+    } else if (expected.size() < kMaxRunsPerBatch) {
+      // Reached more often than in float (a loop whose count depends on quantized values):
+      // every element of this run differs from what float did.
+      probe.elements += x.numel();
+      probe.differing += x.numel();
+    }
   }
   jit::push(stack, x);
 }
@@ -295,7 +314,7 @@ class Instrumenter {
     } else if (const analysis::QuantOpOperands* operands = per_tensor_fake_quantize(*n)) {
       replace_fake_quantize(g, n, *operands);
     } else if (is_comparison(*n)) {
-      ProbeState probe{kind, torchscript::source_location(*n, lines_), {}, 0, 0, std::nullopt, true};
+      ProbeState probe{kind, torchscript::source_location(*n, lines_), {}, {}, 0, 0, std::nullopt, true};
       jit::Value* operand = nullptr;
       for (size_t side = 0; side < 2 && n->inputs().size() >= 2; ++side) {
         auto constant = jit::toIValue(n->input(1 - side));

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <tuple>
 
@@ -98,6 +99,19 @@ TEST_F(Sim, SeedS1ScaleMaskAndZeroOutput) {
   EXPECT_EQ(r["comparisons"][0]["line"], 16);
   EXPECT_EQ(run_reference({"all-zeros", tmp("s1.pt")}).exit_code, 0);
   EXPECT_EQ(r["outputs"][0]["sqnr_db"].get<double>(), 0.0);
+}
+
+// Comparisons in a loop run once per iteration; each is judged against the same iteration of
+// the float run (examples/sim/loop_flags.py derives the counts from its input).
+TEST_F(Sim, ComparisonsInALoopAreJudgedPerIteration) {
+  json r = sim_json("sim/loop_flags", {"--input", example_input("sim/loop_flags")});
+  ASSERT_EQ(r["comparisons"].size(), 2u) << r.dump(2);
+  std::map<int, int64_t> differing;  // by line
+  for (const auto& c : r["comparisons"]) {
+    EXPECT_EQ(c["elements"], 3) << c.dump();
+    differing[c["line"].get<int>()] = c["differing"].get<int64_t>();
+  }
+  EXPECT_EQ(differing, (std::map<int, int64_t>{{26, 0}, {27, 2}})) << r.dump(2);
 }
 
 TEST_F(Sim, SeedS4SharedScaleZeroesTheMask) {

@@ -33,7 +33,8 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
           d.fixes.push_back(
               safe_fix("cast the mask to float and quantize it with a new QuantStub `self.{stub}`", {*edit}));
         else if (auto fake = fake_quantize_operand_edit(facts, node, side, true))
-          d.fixes.push_back(safe_fix("cast the mask to float and fake-quantize it with a new fake quant", {*fake}));
+          d.fixes.push_back(
+              new_fake_quant_fix("cast the mask to float and fake-quantize it with a new fake quant", *fake));
         out.push_back(d);
         return true;
       });

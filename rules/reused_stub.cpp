@@ -48,7 +48,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     if (facts.is_plain_stub(call.point))
       d.fixes.push_back(safe_fix("give this call a clone of the stub of its own, `self.{stub}`", {clone}));
     else if (auto fake = fake_quantize_call_edit(facts, call))
-      d.fixes.push_back(safe_fix("give this tensor a new fake quant of its own", {*fake}));
+      d.fixes.push_back(new_fake_quant_fix("give this tensor a new fake quant of its own", *fake));
     out.push_back(d);
   }
   return out;

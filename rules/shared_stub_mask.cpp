@@ -17,18 +17,6 @@ namespace qlint::rules {
 
 namespace {
 
-// A float tensor made by casting a bool tensor (a comparison result), seen through views.
-bool is_mask_cast(const analysis::Facts& facts, const ir::Value* v) {
-  for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 16; ++depth) {
-    const ir::Node& p = *v->producer;
-    if ((p.kind == "aten::to" || p.kind == "aten::type_as") && !p.inputs.empty())
-      return facts.dtype(p.inputs[0]) == ir::DType::Bool && facts.dtype(v) != ir::DType::Bool;
-    if (!ir::is_view_op(p.kind) || p.inputs.empty()) return false;
-    v = p.inputs[0];
-  }
-  return false;
-}
-
 // Form (a): the stub's input is a cat/stack of a 0/1 mask with other data.
 bool quantizes_cat_of_mask_and_data(const analysis::Facts& facts, const analysis::QuantCall& call) {
   const ir::Node* cat = call.input->producer;
@@ -36,7 +24,7 @@ bool quantizes_cat_of_mask_and_data(const analysis::Facts& facts, const analysis
   const ir::Node* list = cat->inputs[0]->producer;
   if (list == nullptr || list->kind != "prim::ListConstruct") return false;
   bool mask = false, data = false;
-  for (const ir::Value* part : list->inputs) (is_mask_cast(facts, part) ? mask : data) = true;
+  for (const ir::Value* part : list->inputs) (is_cast_of_bool(facts, part) ? mask : data) = true;
   return mask && data;
 }
 

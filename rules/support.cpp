@@ -209,7 +209,8 @@ std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, con
   if (like == nullptr) return std::nullopt;
   Edit e = new_fake_quant(*like, consumer, operand);
   e.cast_to_float = mask;
-  if (mask) {
+  // A float operand that is a cast bool is a 0/1 mask already: the same exact scale, no cast.
+  if (mask || is_cast_of_bool(facts, consumer.inputs[static_cast<size_t>(operand)])) {
     // Zero point 0 and scale 1: q = x for x in {0, 1}, which every range of a real model holds.
     if (like->quant_min > 0 || like->quant_max < 1) return std::nullopt;
     e.fake_quant.mask = true;
@@ -228,6 +229,26 @@ std::optional<Edit> fake_quantize_call_edit(const analysis::Facts& facts, const 
   Edit e = new_fake_quant(*like, *call.call, static_cast<int>(it - inputs.begin()));
   e.fake_quant.replaces_call = true;
   return e;
+}
+
+Fix new_fake_quant_fix(std::string description, const Edit& edit) {
+  Fix f = safe_fix(std::move(description), {edit});
+  if (!edit.fake_quant.mask) {
+    f.applicability = Applicability::Unsafe;
+    f.description += " (a graph op that disable_fake_quant does not turn off)";
+  }
+  return f;
+}
+
+bool is_cast_of_bool(const analysis::Facts& facts, const ir::Value* v) {
+  for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 16; ++depth) {
+    const ir::Node& p = *v->producer;
+    if ((p.kind == "aten::to" || p.kind == "aten::type_as") && !p.inputs.empty())
+      return facts.dtype(p.inputs[0]) == ir::DType::Bool && facts.dtype(v) != ir::DType::Bool;
+    if (!ir::is_view_op(p.kind) || p.inputs.empty()) return false;
+    v = p.inputs[0];
+  }
+  return false;
 }
 
 Fix safe_fix(std::string description, std::vector<Edit> edits) {

@@ -82,6 +82,13 @@ std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, con
 // input gets a new fake quant of the same range, with a scale of its own.
 std::optional<Edit> fake_quantize_call_edit(const analysis::Facts& facts, const analysis::QuantCall& call);
 Fix safe_fix(std::string description, std::vector<Edit> edits);
+// The fix that adds a new fake quant (traced QAT): safe at a 0/1 mask's exact scale, which
+// changes no value in any mode; unsafe at a calibrated scale, since the new op is a graph op
+// that the model's `disable_fake_quant` (its FakeQuantize modules' switch) does not turn off.
+Fix new_fake_quant_fix(std::string description, const Edit& edit);
+// A float tensor made by casting a bool tensor (a comparison result: 0 and 1 only), seen
+// through views.
+bool is_cast_of_bool(const analysis::Facts& facts, const ir::Value* v);
 
 Diagnostic make_diagnostic(const Rule& rule, const ir::Function& fn, const ir::Node& node, std::string message);
 

@@ -66,7 +66,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
         if (auto edit = quantize_operand_edit(facts, node, side, false))
           d.fixes.push_back(safe_fix("quantize the operand with a new QuantStub `self.{stub}`", {*edit}));
         else if (auto fake = fake_quantize_operand_edit(facts, node, side, false))
-          d.fixes.push_back(safe_fix("fake-quantize the operand with a new fake quant", {*fake}));
+          d.fixes.push_back(new_fake_quant_fix("fake-quantize the operand with a new fake quant", *fake));
         out.push_back(d);
         return true;
       });

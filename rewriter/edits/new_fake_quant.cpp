@@ -1,9 +1,10 @@
 // fake-quant / fake-quant+cast / fake-quant-call: a new quant point in a traced QAT model, whose
 // stubs are calibrated FakeQuantize modules and cannot be cloned as new ones. The value goes
 // through a new `aten::fake_quantize_per_tensor_affine` of the model's own range, with the
-// scale the edit carries (exact for a 0/1 mask, or calibrated by --fix on the inputs). Float
-// results are unchanged: in the model's float mode every fake quant is the identity, and a 0/1
-// float mask multiplies as the bool mask did.
+// scale the edit carries (exact for a 0/1 mask, or calibrated by --fix on the inputs). At the
+// exact scale nothing changes in any mode: a 0/1 float mask multiplies as the bool mask did.
+// A calibrated one is an unsafe fix (rules/support.h: new_fake_quant_fix): the model's
+// disable_fake_quant switches its FakeQuantize modules, not this op.
 #include "ir/ops.h"
 #include "ir/source_text.h"
 #include "rewriter/edits/edit_kind.h"

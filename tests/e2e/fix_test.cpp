@@ -354,7 +354,16 @@ TEST_F(Fix, TracedQatModelsGetNewFakeQuantsOfTheirOwnRange) {
     SCOPED_TRACE(c.model);
     const std::string fixed = tmp("fixed.pt"), input = example_input(c.model);
     fs::remove(fixed);
-    json doc = fix_json({"--fix", "-o", fixed, "--input", input, example_model(c.model)});
+    // A calibrated new fake quant is an unsafe fix: the model's disable_fake_quant does not
+    // turn it off. It waits for --unsafe-fixes; a mask's exact one does not.
+    if (c.masks == 0) {
+      json held = fix_json({"--fix", "-o", fixed, "--input", input, example_model(c.model)});
+      EXPECT_EQ(held["fixes"][0]["unsafe_held_back"], 1) << held["fixes"][0].dump(2);
+      fs::remove(fixed);
+    }
+    std::vector<std::string> args = {"--fix", "-o", fixed, "--input", input, example_model(c.model)};
+    if (c.masks == 0) args.insert(args.begin(), "--unsafe-fixes");
+    json doc = fix_json(args);
     const json& fix = doc["fixes"][0];
     const json* applied = nullptr;
     for (const auto& a : fix["applied"])
@@ -395,7 +404,7 @@ TEST_F(Fix, TracedQatModelsGetNewFakeQuantsOfTheirOwnRange) {
     EXPECT_EQ(fq.exit_code, 0) << fq.out << fq.err;
 
     // A second --fix finds nothing to do.
-    json second = fix_json({"--fix", "-o", tmp("again.pt"), "--input", input, fixed});
+    json second = fix_json({"--fix", "--unsafe-fixes", "-o", tmp("again.pt"), "--input", input, fixed});
     EXPECT_TRUE(second["fixes"][0]["applied"].empty()) << second["fixes"][0].dump(2);
   }
 }
@@ -403,7 +412,7 @@ TEST_F(Fix, TracedQatModelsGetNewFakeQuantsOfTheirOwnRange) {
 // A scale calibrated on the inputs needs inputs: without them the fix is refused, with the
 // reason, and nothing is written; a mask's exact scale needs none.
 TEST_F(Fix, TracedQatFakeQuantsNeedInputsOnlyToCalibrate) {
-  auto refused = run_qlint({"--fix", "-o", tmp("fixed.pt"), example_model("qat/qat_reused_stub")});
+  auto refused = run_qlint({"--fix", "--unsafe-fixes", "-o", tmp("fixed.pt"), example_model("qat/qat_reused_stub")});
   EXPECT_EQ(refused.exit_code, 1) << refused.err;
   EXPECT_NE(refused.out.find("Not fixed: reused-stub at "), std::string::npos) << refused.out;
   EXPECT_NE(refused.out.find("the new fake quant's scale is calibrated on the inputs: give --input FILE or "

@@ -50,8 +50,15 @@ namespace {
 // finding there, since the user cannot open that file. Archives and FX exports of a GraphModule
 // alike hold only the generated code, so the advice is about the model given to the export.
 void note_generated_code(std::vector<Diagnostic>& diagnostics) {
+  // TorchScript's builtins are compiled from strings and inlined without a record of the call:
+  // `1.0 == t` (a number on the left of a tensor operator) runs the builtin's `return b == a`.
+  for (auto& d : diagnostics)
+    if (d.loc.file == "<string>")
+      d.notes.push_back(
+          "<string> is TorchScript's own code for an operator with a number on the left of a tensor "
+          "(`1.0 == t`, `2 * x`), which keeps no line of your Python: look for such an expression");
   for (auto& d : diagnostics) {
-    if (d.loc.file.empty() || d.loc.file.front() != '<') continue;
+    if (d.loc.file.empty() || d.loc.file.front() != '<' || d.loc.file == "<string>") continue;
     d.notes.push_back(d.loc.file + " is code torch.fx generated; the model file does not record the line of your " +
                       "Python it came from (script the model, or export it with qlint-fx-export, before torch.fx " +
                       "transforms it to see that line)");

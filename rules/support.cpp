@@ -89,11 +89,12 @@ ir::SourceLoc quant_call_location(const analysis::Facts& facts, const analysis::
 
 namespace {
 
-// PyTorch's own Python (nn.Sequential.forward, nn.ModuleList loops): a line there is where a
-// hazard surfaced, not a line the user can change.
+// PyTorch's own Python (nn.Sequential.forward, nn.ModuleList loops), or TorchScript's builtins
+// compiled from a string (`1.0 == t` calls one whose body is `return b == a`, "<string>"): a
+// line there is where a hazard surfaced, not a line the user can change.
 bool in_library_code(const ir::SourceLoc& loc) {
   return loc.file.find("/dist-packages/torch/") != std::string::npos ||
-         loc.file.find("/site-packages/torch/") != std::string::npos;
+         loc.file.find("/site-packages/torch/") != std::string::npos || loc.file == "<string>";
 }
 
 // The call of `fn` from another function of the model, if there is one.

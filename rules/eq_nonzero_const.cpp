@@ -153,6 +153,17 @@ void check_disguised_comparisons(const analysis::Facts& facts, std::vector<Diagn
   });
 }
 
+// `x.round() == 3`: rounding puts the value back on whole numbers, so a whole constant is met
+// exactly unless the error reached half a step (truncating-cast is the hazard of `.long()`).
+bool rounded_to_whole_numbers(const ir::Value* operand, const std::vector<double>& constants) {
+  if (operand->producer == nullptr) return false;
+  const std::string op = ir::base_op(operand->producer->kind);
+  if (op != "round" && op != "floor" && op != "ceil") return false;
+  for (double c : constants)
+    if (c != std::floor(c)) return false;
+  return true;
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   check_disguised_comparisons(facts, out);
@@ -161,6 +172,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     auto constant = analysis::constant_values(node.inputs[1 - side]);
     if (!facts.quantized(operand) || !constant || !any_nonzero(*constant)) return false;
     if (survives_quantization(facts, operand, *constant)) return true;
+    if (rounded_to_whole_numbers(operand, *constant)) return true;
     Diagnostic d = make_diagnostic(eq_nonzero_const_rule(), fn, node, message(facts, node, side, *constant));
     std::string refusal;
     if (auto fix = fix_for(facts, node, side, (*constant)[0], refusal))

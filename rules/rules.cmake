@@ -9,6 +9,7 @@ set(QLINT_RULE_SOURCES
   rules/reused_stub.cpp
   rules/shared_stub_mask.cpp
   rules/sim_divergence.cpp
+  rules/truncating_cast.cpp
   rules/unquantized_operand.cpp
   rules/unused_suppression.cpp
 )

@@ -1,0 +1,74 @@
+// truncating-cast: a quantized float value cast to an integer (`.long()`, `int(x.item())`).
+// The cast truncates toward zero, so a whole number that quantization moved just below itself
+// (2.0 as 1.9997) loses one: class ids, counts and indices carried in a tensor come out wrong.
+#include "ir/spelling.h"
+#include "rules/registry.h"
+#include "rules/support.h"
+
+namespace qlint::rules {
+
+namespace {
+
+// Casts to an integer: a tensor to an integer dtype, or a number to int.
+bool is_integer_cast(const analysis::Facts& facts, const ir::Node& node) {
+  if (node.inputs.empty() || node.outputs.size() != 1) return false;
+  if (node.kind == "aten::Int") return true;
+  if (node.kind != "aten::to" && node.kind != "aten::type_as") return false;
+  return ir::is_integral(facts.dtype(node.output()));
+}
+
+std::string message(const analysis::Facts& facts, const ir::Node& node) {
+  std::string value = ir::operand_text(facts.model(), node, 0);  // "`x[:, -1]`", or ""
+  return (value.empty() ? std::string("a value") : value) + ", quantized by " + describe_stubs(facts, node.inputs[0]) +
+         ", is cast to integers, which truncates toward zero: a whole number that quantization moves just below "
+         "itself (2.0 as 1.9997) loses one; round before the cast (`torch.round(x).long()`), or cast the float "
+         "value before the " +
+         ir::spelling(facts.model()).stub;
+}
+
+std::vector<Diagnostic> check(const analysis::Facts& facts) {
+  std::vector<Diagnostic> out;
+  for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
+    if (!is_integer_cast(facts, node)) return;
+    const ir::Value* in = node.inputs[0];
+    if (ir::is_integral(facts.dtype(in)) || facts.dtype(in) == ir::DType::Bool || !facts.quantized(in)) return;
+    // Rounded first (`x.round().long()`): the error is gone unless it was half a step.
+    if (in->producer != nullptr && ir::base_op(in->producer->kind) == "round") return;
+    out.push_back(make_diagnostic(truncating_cast_rule(), fn, node, message(facts, node)));
+  });
+  return out;
+}
+
+}  // namespace
+
+const Rule& truncating_cast_rule() {
+  static const Rule rule = [] {
+    Rule r;
+    r.id = "truncating-cast";
+    r.summary = "a quantized value cast to an integer, which truncates";
+    r.severity = Severity::Warning;
+    r.check = check;
+    r.doc.what =
+        "A value that passed a QuantStub (or another quant point) cast to an integer: `x.long()`, "
+        "`x.to(torch.int64)`, `x.type_as(ids)` with an integer `ids`, `int(x.item())`.";
+    r.doc.why =
+        "Casting to an integer truncates toward zero. Quantization moves a whole number to the nearest "
+        "multiple of the scale, which is as often just below it: at int16 with values up to 7.3, 2.0 "
+        "becomes 1.99994 and `.long()` makes it 1. Class ids, counts or indices carried in a tensor then "
+        "select the wrong class or row, in some elements and not others, depending on the data's range.";
+    r.doc.example =
+        "    x = self.quant(x)\n"
+        "    ids = x[:, -1].long()          # 2.0 is 1.99994 here: id 1\n"
+        "    hit = ids == 2";
+    r.doc.fix =
+        "Round before the cast, so that an error smaller than half a step disappears:\n"
+        "    ids = torch.round(x[:, -1]).long()\n"
+        "or take the integers from the float input, before the QuantStub.";
+    r.doc.fix_safety =
+        "No automatic fix: rounding changes the float results for values that are not whole numbers.";
+    return r;
+  }();
+  return rule;
+}
+
+}  // namespace qlint::rules

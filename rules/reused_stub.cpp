@@ -24,11 +24,50 @@ bool inserted_by_fx(const std::string& point) {
   return name.rfind("activation_post_process_", 0) == 0;
 }
 
+// Whether `block` is `loop_body` or nested in it (an `if` inside the loop).
+bool within(const ir::Block* block, const ir::Block* loop_body) {
+  for (int depth = 0; block != nullptr && depth < 64; ++depth) {
+    if (block == loop_body) return true;
+    block = block->owner != nullptr ? block->owner->owner : nullptr;
+  }
+  return false;
+}
+
+// The `for` loop that runs the call on a tensor made in its body: a new tensor each iteration
+// (the loop's element, or something computed from it), all under the stub's one scale.
+const ir::Node* loop_applying_to_new_tensors(const analysis::QuantCall& call) {
+  if (call.input == nullptr) return nullptr;
+  for (const ir::Block* b = call.call->owner; b != nullptr && b->owner != nullptr; b = b->owner->owner) {
+    if (b->owner->kind != "prim::Loop") continue;
+    const ir::Block* defined_in = call.input->producer ? call.input->producer->owner : call.input->param_of;
+    return within(defined_in, b) ? b->owner : nullptr;
+  }
+  return nullptr;
+}
+
+void report_loop_reuse(const analysis::Facts& facts, const analysis::QuantCall& call, std::vector<Diagnostic>& out) {
+  const analysis::QuantPoint* point = facts.quant_point(call.point);
+  std::string name = point ? analysis::describe(*point) : "`" + call.point + "`";
+  Diagnostic d = quant_call_diagnostic(
+      reused_stub_rule(), facts, call,
+      name +
+          " is applied in a loop, to a new tensor each iteration; all of them share one scale calibrated "
+          "over all their ranges, so those with a smaller range lose precision; give each iteration " +
+          ir::spelling(facts.model()).its_own_stub + " (a list of stubs indexed like the loop)");
+  d.notes.push_back("no automatic fix: a stub per iteration needs a container of stubs in the model's __init__");
+  out.push_back(d);
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   std::map<std::string, const analysis::QuantCall*> first;
   for (const auto& call : facts.quant_calls()) {
     if (inserted_by_fx(call.point)) continue;
+    if (loop_applying_to_new_tensors(call) != nullptr && !first.count(call.point)) {
+      report_loop_reuse(facts, call, out);
+      first.emplace(call.point, &call);
+      continue;
+    }
     auto [it, is_first] = first.emplace(call.point, &call);
     if (is_first || it->second->input == call.input) continue;
     const analysis::QuantPoint* point = facts.quant_point(call.point);
@@ -65,7 +104,8 @@ const Rule& reused_stub_rule() {
     r.check = check;
     r.doc.what =
         "A QuantStub module (or, in a traced QAT model, its FakeQuantize) called on two "
-        "different tensors.";
+        "different tensors, or in a `for` loop on a new tensor each iteration (one stub for every "
+        "level of a feature pyramid).";
     r.doc.why =
         "A stub holds one scale, calibrated over everything it sees. Two tensors through one "
         "stub share it: the tensor with the smaller range keeps far fewer bits than it would "

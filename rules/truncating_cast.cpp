@@ -64,8 +64,7 @@ const Rule& truncating_cast_rule() {
         "Round before the cast, so that an error smaller than half a step disappears:\n"
         "    ids = torch.round(x[:, -1]).long()\n"
         "or take the integers from the float input, before the QuantStub.";
-    r.doc.fix_safety =
-        "No automatic fix: rounding changes the float results for values that are not whole numbers.";
+    r.doc.fix_safety = "No automatic fix: rounding changes the float results for values that are not whole numbers.";
     return r;
   }();
   return rule;

@@ -33,10 +33,24 @@ bool within(const ir::Block* block, const ir::Block* loop_body) {
   return false;
 }
 
-// The `for` loop that runs the call on a tensor made in its body: a new tensor each iteration
-// (the loop's element, or something computed from it), all under the stub's one scale.
+// An element of a list (`for f in feats`), seen through views: the tensors of a list are as a
+// rule different things (the levels of a feature pyramid). A time step of one tensor, or a
+// loop's recurrent state, keeps one distribution, and one stub for all steps is the usual way.
+bool list_element(const ir::Value* v) {
+  for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 16; ++depth) {
+    const ir::Node& p = *v->producer;
+    if (p.kind == "aten::__getitem__" && !p.inputs.empty() && p.inputs[0]->type.kind == ir::Type::Kind::List)
+      return true;
+    if (!ir::is_view_op(p.kind) || p.inputs.empty()) return false;
+    v = p.inputs[0];
+  }
+  return false;
+}
+
+// The `for` loop over a list that runs the call on the list's elements: a new tensor each
+// iteration, all under the stub's one scale.
 const ir::Node* loop_applying_to_new_tensors(const analysis::QuantCall& call) {
-  if (call.input == nullptr) return nullptr;
+  if (call.input == nullptr || !list_element(call.input)) return nullptr;
   for (const ir::Block* b = call.call->owner; b != nullptr && b->owner != nullptr; b = b->owner->owner) {
     if (b->owner->kind != "prim::Loop") continue;
     const ir::Block* defined_in = call.input->producer ? call.input->producer->owner : call.input->param_of;
@@ -51,8 +65,8 @@ void report_loop_reuse(const analysis::Facts& facts, const analysis::QuantCall& 
   Diagnostic d = quant_call_diagnostic(
       reused_stub_rule(), facts, call,
       name +
-          " is applied in a loop, to a new tensor each iteration; all of them share one scale calibrated "
-          "over all their ranges, so those with a smaller range lose precision; give each iteration " +
+          " is applied in a loop to each tensor of a list; all of them share one scale calibrated "
+          "over all their ranges, so those with a smaller range lose precision; give each tensor " +
           ir::spelling(facts.model()).its_own_stub + " (a list of stubs indexed like the loop)");
   d.notes.push_back("no automatic fix: a stub per iteration needs a container of stubs in the model's __init__");
   out.push_back(d);
@@ -104,8 +118,8 @@ const Rule& reused_stub_rule() {
     r.check = check;
     r.doc.what =
         "A QuantStub module (or, in a traced QAT model, its FakeQuantize) called on two "
-        "different tensors, or in a `for` loop on a new tensor each iteration (one stub for every "
-        "level of a feature pyramid).";
+        "different tensors, or in a `for` loop over a list of tensors (one stub for every level "
+        "of a feature pyramid).";
     r.doc.why =
         "A stub holds one scale, calibrated over everything it sees. Two tensors through one "
         "stub share it: the tensor with the smaller range keeps far fewer bits than it would "

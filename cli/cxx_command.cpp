@@ -311,10 +311,7 @@ int run_cxx(const CxxOptions& options) {
       }
       if (options.fix) fix_summary = fix_files(linter, fixed_texts(edits), reports, errors);
     }
-  } catch (const ir::ImportError& e) {
-    std::cerr << "qlint: error: " << e.what() << "\n";
-    return kExitError;
-  } catch (const BackendError& e) {
+  } catch (const std::runtime_error& e) {  // ir::ImportError (no compilation database), BackendError
     std::cerr << "qlint: error: " << e.what() << "\n";
     return kExitError;
   }

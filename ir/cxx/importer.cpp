@@ -119,6 +119,10 @@ std::unique_ptr<clang::tooling::CompilationDatabase> database(const ImportReques
     return std::make_unique<clang::tooling::FixedCompilationDatabase>(
         request.build_dir.empty() ? std::string(".") : request.build_dir, request.fixed_args);
   auto db = clang::tooling::CompilationDatabase::loadFromDirectory(request.build_dir, error);
+  // LibTooling says why per database kind, a line each: one line for the user.
+  for (char& c : error)
+    if (c == '\n') c = ';';
+  while (!error.empty() && (error.back() == ';' || error.back() == ' ')) error.pop_back();
   if (!db)
     throw ir::ImportError("no compilation database in " + request.build_dir +
                           " (configure the project with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON): " + error);

@@ -13,6 +13,7 @@
 #include "cli/config.h"
 #include "cli/cxx_command.h"
 #include "cli/server/server.h"
+#include "cli/torch_backend.h"
 #include "ir/display.h"
 #include "ir/input_file.h"
 
@@ -40,6 +41,7 @@ bool color_wanted(bool no_color) {
 // limits on untrusted input (docs/reliability.md).
 struct ModelOptions {
   std::vector<std::string> extra_quant_stubs, extra_dequant_stubs, operator_libraries, limits, source_roots;
+  std::string engine;
   bool no_exec = false;
 
   void define(CLI::App* cmd, bool runs_model) {
@@ -72,10 +74,15 @@ struct ModelOptions {
                     "A shared library that registers custom operators with LibTorch (as "
                     "torch.ops.load_library), loaded before TorchScript models; repeatable")
         ->allow_extra_args(false);
+    cmd->add_option("--engine", engine,
+                    "The quantized engine that runs converted int8 models' kernels (default qnnpack, whose "
+                    "results are the same on every x86-64 CPU; onednn's and fbgemm's depend on the CPU)")
+        ->check(CLI::IsMember({"qnnpack", "onednn", "fbgemm", "x86"}));
   }
 
   // The process's limits, before any model is read.
   void apply() const {
+    qlint::cli::request_quantized_engine(engine);
     for (const auto& assignment : limits) qlint::ir::set_limit(qlint::ir::limits(), assignment);
     for (const auto& root : source_roots) qlint::ir::limits().source_roots.push_back(root);
     qlint::ir::limits().no_exec = no_exec;

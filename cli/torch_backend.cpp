@@ -4,12 +4,26 @@
 
 namespace qlint::cli {
 
+namespace {
+
+std::string& requested_engine() {
+  static std::string name;
+  return name;
+}
+
+}  // namespace
+
+void request_quantized_engine(const std::string& name) { requested_engine() = name; }
+
 TorchBackend& torch_backend() {
   TorchBackend& backend = load_backend_once<TorchBackend>("libqlint_torch.so", "QLINT_TORCH_PLUGIN",
                                                           "qlint_torch_backend", "LibTorch support", "LibTorch plugin");
   // The plugin has its own copy of qlint_ir: it learns the limits the command line set.
   static std::once_flag limits_passed;
   std::call_once(limits_passed, [&] { backend.set_limits(ir::limits()); });
+  // Before the first archive is loaded: loading re-packs a converted model's weights for it.
+  static std::once_flag engine_selected;
+  std::call_once(engine_selected, [&] { backend.select_quantized_engine(requested_engine()); });
   return backend;
 }
 

@@ -32,7 +32,14 @@ class TorchBackend {
   // The plugin has its own copy of the LibTorch-free layers: the limits on untrusted input
   // (ir::limits(), set from the command line) are copied over once, when it is loaded.
   virtual void set_limits(const ir::Limits& limits) = 0;
+  // Sets LibTorch's quantized engine ("" for qlint's default, sim/engine.h) before any model is
+  // loaded. Throws BackendError when this LibTorch lacks it.
+  virtual void select_quantized_engine(const std::string& name) = 0;
 };
+
+// The quantized engine the command line asked for (--engine), given to the plugin when it is
+// loaded; "" for the default.
+void request_quantized_engine(const std::string& name);
 
 // Loads the plugin on first use, once, from $QLINT_TORCH_PLUGIN, or else beside the binary
 // (the build tree) or in ../lib/qlint (an installation). Throws BackendError.

@@ -4,6 +4,7 @@
 
 #include "cli/torch_backend.h"
 #include "ir/torchscript/importer.h"
+#include "sim/engine.h"
 
 namespace qlint::cli {
 namespace {
@@ -29,6 +30,14 @@ class LibTorchBackend final : public TorchBackend {
   }
 
   void set_limits(const ir::Limits& limits) override { ir::limits() = limits; }
+
+  void select_quantized_engine(const std::string& name) override {
+    try {
+      sim::select_quantized_engine(name);
+    } catch (const sim::SimError& e) {
+      throw BackendError(e.what());
+    }
+  }
 };
 
 }  // namespace

@@ -49,7 +49,8 @@ std::string render_text(const Report& r) {
   if (r.points.empty() && r.int8_ops.empty())
     out << "  none: the model has no QuantStub or FakeQuantize, so nothing is quantized\n";
   if (!r.int8_ops.empty()) {
-    out << "  a converted model: its int8 kernels ran as they are (" << join(r.int8_ops) << ")";
+    out << "  a converted model: its int8 kernels ran as they are on the " << r.engine << " engine ("
+        << join(r.int8_ops) << ")";
     if (r.no_float_reference.empty())
       out << ", against a float reference with its quantized ops replaced by float ones on the dequantized weights\n";
     else
@@ -113,6 +114,8 @@ nlohmann::json render_json(const Report& r) {
           {"bits", r.bits},
           {"batches", r.batches},
           {"random_inputs", r.random_inputs},
+          {"engine", r.engine},
+          {"cpu", r.cpu},
           {"quant_points", points},
           {"outputs", outputs},
           {"comparisons", comparisons},

@@ -24,6 +24,7 @@
 #include "ir/torchscript/graph_rewriter.h"
 #include "ir/torchscript/module_import.h"
 #include "ir/torchscript/source_location.h"
+#include "sim/engine.h"
 #include "sim/float_reference.h"
 #include "sim/libtorch.h"
 
@@ -503,6 +504,8 @@ Report build_report(const std::string& model_path, const Session& session, const
   Report report;
   report.model = model_path;
   report.bits = options.bits;
+  report.engine = quantized_engine();
+  report.cpu = cpu_features();
   report.batches = static_cast<int>(float_outputs.size());
   for (const auto& [path, p] : session.points) {
     QuantPointResult r{path, p.observer.seen, p.stored, p.scale, p.zero_point, p.quant_min, p.quant_max, 0, 0};

@@ -87,6 +87,10 @@ struct Report {
   int bits = 16;
   int batches = 0;
   bool random_inputs = false;
+  // The quantized engine that ran a converted model's int8 kernels, and the CPU's features that
+  // matter to another engine's results (sim/engine.h).
+  std::string engine;
+  std::string cpu;
   std::vector<QuantPointResult> points;
   std::vector<OutputResult> outputs;
   std::vector<ComparisonResult> comparisons;

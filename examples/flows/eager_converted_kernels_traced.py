@@ -12,8 +12,8 @@ kernels that mobile and audio models use besides conv2d and linear:
 
 Traced, not scripted: PyTorch 1.13's scripted quantized BatchNorm2d fails at run time (its
 output scale is a one-element tensor where the kernel wants a float). The transposed convs have
-no output padding: loading the archive repacks their weights for LibTorch's default engine,
-onednn, which refuses it.
+no output padding, so that the archive also loads with `--engine onednn`: loading repacks
+their weights for the engine, and onednn refuses output padding.
 
 qlint must stay silent. `qlint sim` runs the int8 kernels against its float reference, every
 kernel replaced by its float op on the dequantized weights; tests/sim/reference.py

@@ -98,6 +98,25 @@ class GraphRewriter {
   virtual void add_submodule_clone(const std::string& owner_path, const std::string& name,
                                    const std::string& template_path) = 0;
 
+  // The same for a clone of a FakeQuantize module (or FusedMovingAvgObsFakeQuantize) that starts
+  // at `start`: its scale and zero point, and its observer's running range, so observation
+  // re-enabled goes on from there. Its other state (the enabled flags) is the template's.
+  // A fused fake quant computes its scale from the running range on every call, in the
+  // model's own scheme (affine for PyTorch's default qconfig): its clone gets the range, and
+  // the scale and zero point that gives. A `mask` clone must keep 0 and 1 exact. Returns the
+  // clone's start as it is; refuses a clone that cannot start so.
+  struct FakeQuantStart {
+    double scale = 1;
+    int64_t zero_point = 0;
+    double min = 0;
+    double max = 1;
+    int64_t quant_min = 0;
+    int64_t quant_max = 255;
+    bool mask = false;
+  };
+  virtual FakeQuantStart add_fake_quant_clone(const std::string& owner_path, const std::string& name,
+                                              const std::string& template_path, const FakeQuantStart& start) = 0;
+
   // Inserts the attribute read `object.name` before `before`.
   virtual GraphValue insert_get_attr(const Node& before, GraphValue object, const std::string& name) = 0;
 

@@ -172,11 +172,18 @@ std::string value_id(const ir::Model& model, const Edit& e) {
 
 bool needs_calibration(const Edit& e) { return e.kind == Edit::Kind::NewFakeQuant && !e.fake_quant.scale; }
 
-std::optional<NewScale> new_scale(const Edit& e) {
+// The scale a new fake quant has: the edit's, or the one a cloned fused FakeQuantize computed
+// for itself from the range it was given.
+std::optional<NewScale> new_scale(const Edit& e, const torchscript::GraphRewriter& graph) {
   if (e.kind != Edit::Kind::NewFakeQuant || !e.fake_quant.scale) return std::nullopt;
   const Edit::FakeQuant& q = e.fake_quant;
   std::string name = ir::display_name(quantized_value(e));
-  return NewScale{name.empty() ? "operand" : name, *q.scale, q.zero_point, q.quant_min, q.quant_max, q.scale_source};
+  NewScale scale{name.empty() ? "operand" : name, *q.scale, q.zero_point, q.quant_min, q.quant_max, q.scale_source};
+  if (auto start = graph.fake_quant_clone_start(e.new_stub_owner, e.new_stub)) {
+    scale.scale = start->scale;
+    scale.zero_point = start->zero_point;
+  }
+  return scale;
 }
 
 std::string batches_text(const sim::Report& report) {
@@ -213,6 +220,8 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
     if (it == measured.end()) return "the inputs never reach the value the new fake quant would calibrate on";
     e.fake_quant.scale = it->second.scale;
     e.fake_quant.zero_point = it->second.zero_point;
+    e.fake_quant.observed_min = it->second.min;
+    e.fake_quant.observed_max = it->second.max;
     e.fake_quant.scale_source = "calibrated on " + runs;
     return "";
   };
@@ -245,7 +254,7 @@ void apply(const ir::Model& model, const std::vector<Planned>& planned, jit::Mod
         // A float shadow passed down calls also changes each caller on the way.
         for (const ir::Node* call : e.shadow.calls)
           if (const ir::Function* fn = model.function_of(*call)) result.rewritten_functions.insert(fn->name);
-        if (auto scale = new_scale(e)) scales.push_back(*scale);
+        if (auto scale = new_scale(e, graph)) scales.push_back(*scale);
       }
       result.applied.push_back(
           {d->rule, fix.description, d->loc, d->function ? d->function->name : "", std::move(scales)});

@@ -33,9 +33,13 @@ struct Edit {
     CompareWithZero,
     // A traced QAT model has no plain QuantStub to clone (its stubs are calibrated FakeQuantize
     // modules): pass `node`'s input `operand` (cast to float first when `cast_to_float`)
-    // through a new in-graph fake quantize op, `fake_quant` says with which parameters; for a
-    // quant call (`fake_quant.replaces_call`), its input goes through the new op instead of the
-    // call. Float results are unchanged: a fake quant is the identity in the model's float mode.
+    // through a new fake quant, `fake_quant` says with which parameters; for a quant call
+    // (`fake_quant.replaces_call`), its input goes through the new one instead of the call.
+    // The new fake quant is a clone of the model's own FakeQuantize module at `template_stub`,
+    // registered as `new_stub` on `new_stub_owner` and called like the others, so the model's
+    // disable_fake_quant, observers and re-calibration reach it; without such a module (or a
+    // module to own it), an in-graph fake quantize op, which they do not reach. Float results
+    // are unchanged: a fake quant is the identity in the model's float mode.
     NewFakeQuant,
   };
   Kind kind = Kind::Reroot;
@@ -63,6 +67,10 @@ struct Edit {
     bool mask = false;  // a 0/1 mask: scale 1 and zero point 0 keep 0 and 1 exact
     std::optional<double> scale;
     int64_t zero_point = 0;
+    // The range the scale was computed from (a mask's is [0, 1]): a cloned FakeQuantize's
+    // observer starts from it, so re-enabled observation goes on from this scale.
+    double observed_min = 0;
+    double observed_max = 1;
     bool replaces_call = false;
     std::string scale_source;  // for the summary: "exact for a 0/1 mask", "calibrated on 1 input batch"
   };

@@ -189,13 +189,32 @@ const analysis::QuantPoint* in_graph_fake_quant(const analysis::Facts& facts, co
   return p != nullptr && p->node != nullptr && p->identity_in_float ? p : nullptr;
 }
 
-Edit new_fake_quant(const analysis::QuantPoint& like, const ir::Node& node, int operand) {
+// The module a FakeQuantize clone can hang from: the module whose method `node` is in.
+std::optional<std::string> fake_quant_owner(const analysis::Facts& facts, const ir::Node& node) {
+  const ir::Function* fn = facts.function_of(node);
+  if (fn == nullptr || fn->method.empty() || fn->body.params.empty()) return std::nullopt;
+  const ir::Value& self = *fn->body.params[0];
+  if (self.type.kind != ir::Type::Kind::Module || self.type.name != fn->module_path) return std::nullopt;
+  return fn->module_path;
+}
+
+// `like` is a FakeQuantize module's when its id is a module path (a FakeQuantize's forward
+// holds the op) rather than "function:%value" (an op written into a graph).
+bool is_fake_quant_module(const analysis::QuantPoint& like) { return like.id.find(":%") == std::string::npos; }
+
+Edit new_fake_quant(const analysis::Facts& facts, const analysis::QuantPoint& like, const ir::Node& node, int operand) {
   Edit e;
   e.kind = Edit::Kind::NewFakeQuant;
   e.node = &node;
   e.operand = operand;
   e.fake_quant.quant_min = like.quant_min;
   e.fake_quant.quant_max = like.quant_max;
+  auto owner = fake_quant_owner(facts, node);
+  if (owner && is_fake_quant_module(like)) {
+    e.template_stub = like.id;
+    e.new_stub_owner = *owner;
+    e.new_stub = operand_name_hint(facts.model(), node, static_cast<size_t>(operand)) + "_fake_quant";
+  }
   return e;
 }
 
@@ -208,7 +227,7 @@ std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, con
   for (const auto& source : facts.quant_sources(consumer.inputs[static_cast<size_t>(1 - operand)]))
     if ((like = in_graph_fake_quant(facts, source))) break;
   if (like == nullptr) return std::nullopt;
-  Edit e = new_fake_quant(*like, consumer, operand);
+  Edit e = new_fake_quant(facts, *like, consumer, operand);
   e.cast_to_float = mask;
   // A float operand that is a cast bool is a 0/1 mask already: the same exact scale, no cast.
   if (mask || is_cast_of_bool(facts, consumer.inputs[static_cast<size_t>(operand)])) {
@@ -227,14 +246,17 @@ std::optional<Edit> fake_quantize_call_edit(const analysis::Facts& facts, const 
   const auto& inputs = call.call->inputs;
   auto it = std::find(inputs.begin(), inputs.end(), call.input);
   if (it == inputs.end()) return std::nullopt;
-  Edit e = new_fake_quant(*like, *call.call, static_cast<int>(it - inputs.begin()));
+  Edit e = new_fake_quant(facts, *like, *call.call, static_cast<int>(it - inputs.begin()));
   e.fake_quant.replaces_call = true;
   return e;
 }
 
 Fix new_fake_quant_fix(std::string description, const Edit& edit) {
   Fix f = safe_fix(std::move(description), {edit});
-  if (!edit.fake_quant.mask) {
+  if (edit.creates_stub()) {
+    f.description += " `self." + std::string(kNewStubPlaceholder) + "`, a clone of the model's FakeQuantize `" +
+                     edit.template_stub + "`";
+  } else if (!edit.fake_quant.mask) {
     f.applicability = Applicability::Unsafe;
     f.description += " (a graph op that disable_fake_quant does not turn off)";
   }

@@ -249,16 +249,91 @@ jit::Function& GraphRewriter::retarget_to_copy(jit::Node* call, const std::vecto
 
 void GraphRewriter::add_submodule_clone(const std::string& owner_path, const std::string& name,
                                         const std::string& template_path) {
+  register_clone(owner_path, name, module_at(template_path).clone());
+}
+
+namespace {
+
+// Sets a FakeQuantize's `scale` and `zero_point` buffers and its observer's `min_val` and
+// `max_val` (the running range). False when it has no scale buffer.
+bool set_fake_quant_state(jit::Module& fake_quant, double scale, int64_t zero_point, double min, double max) {
+  bool has_scale = false;
+  for (const auto& buffer : fake_quant.named_buffers(true)) {
+    const std::string leaf = buffer.name.substr(buffer.name.rfind('.') + 1);
+    at::Tensor value = buffer.value;
+    if (buffer.name == "scale") {
+      value.fill_(scale);
+      has_scale = true;
+    } else if (buffer.name == "zero_point") {
+      value.fill_(zero_point);
+    } else if (leaf == "min_val") {
+      value.fill_(min);
+    } else if (leaf == "max_val") {
+      value.fill_(max);
+    }
+  }
+  return has_scale;
+}
+
+bool is_fused_fake_quant(const jit::Module& fake_quant) {
+  if (!fake_quant.find_method("forward")) return false;
+  for (const jit::Node* node : fake_quant.get_method("forward").graph()->nodes())
+    if (node->kind() == c10::Symbol::fromQualString("aten::fused_moving_avg_obs_fake_quant")) return true;
+  return false;
+}
+
+at::Tensor run_forward(jit::Module& module, const at::Tensor& x) {
+  at::NoGradGuard no_grad;
+  return module.forward({x}).toTensor();
+}
+
+}  // namespace
+
+ir::GraphRewriter::FakeQuantStart GraphRewriter::add_fake_quant_clone(const std::string& owner_path,
+                                                                      const std::string& name,
+                                                                      const std::string& template_path,
+                                                                      const FakeQuantStart& start) {
+  jit::Module fake_quant = module_at(template_path).clone();
+  FakeQuantStart in_effect = start;
+  const bool fused = is_fused_fake_quant(fake_quant);
+  // A fused one's scale follows its running range: a mask's range is the one whose scale is 1
+  // (affine: the width of the integer range).
+  if (fused && start.mask) in_effect.max = static_cast<double>(start.quant_max - start.quant_min);
+  if (!set_fake_quant_state(fake_quant, start.scale, start.zero_point, in_effect.min, in_effect.max))
+    throw ir::RewriteRefused("`" + template_path + "` keeps no scale buffer to start a clone from");
+  if (fused) {
+    // One call computes the scale and zero point from the range, as the model's own do.
+    run_forward(fake_quant, at::tensor({in_effect.min, in_effect.max}, at::kFloat));
+    in_effect.scale = fake_quant.attr("scale").toTensor().item<double>();
+    in_effect.zero_point = fake_quant.attr("zero_point").toTensor().item<int64_t>();
+  }
+  if (start.mask) {
+    at::Tensor zero_one = at::tensor({0.0F, 1.0F});
+    if (!at::equal(run_forward(fake_quant, zero_one), zero_one))
+      throw ir::RewriteRefused("a clone of `" + template_path + "` does not keep a mask's 0 and 1 exact");
+  }
+  register_clone(owner_path, name, fake_quant);
+  clone_starts_[owner_path + "." + name] = in_effect;
+  return in_effect;
+}
+
+std::optional<ir::GraphRewriter::FakeQuantStart> GraphRewriter::fake_quant_clone_start(const std::string& owner_path,
+                                                                                       const std::string& name) const {
+  auto it = clone_starts_.find(owner_path + "." + name);
+  if (it == clone_starts_.end()) return std::nullopt;
+  return it->second;
+}
+
+void GraphRewriter::register_clone(const std::string& owner_path, const std::string& name, const jit::Module& clone) {
   // The owner's methods are its class's: every instance of the class runs the edited graph, so
-  // every instance gets a stub of its own (one clone, deep-copied: one type, separate state).
+  // every instance gets a module of its own (one clone, deep-copied: one type, separate state).
   const std::vector<jit::Module> instances = instances_of_class(module_at(owner_path));
   for (const jit::Module& instance : instances)
     if (instance.hasattr(name))
       throw ir::RewriteRefused("`" + self_or_path(owner_path) + "` already has an attribute `" + name + "`");
-  jit::Module stub = module_at(template_path).clone();
   for (size_t i = 0; i < instances.size(); ++i) {
     jit::Module instance = instances[i];
-    instance.register_module(name, i == 0 ? stub : stub.deepcopy());
+    instance.register_module(name, i == 0 ? clone : clone.deepcopy());
   }
 }
 

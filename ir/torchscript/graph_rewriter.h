@@ -6,6 +6,7 @@
 #include <torch/script.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,11 +38,17 @@ class GraphRewriter final : public ir::GraphRewriter {
                                                        const MoreReturns& more) override;
   void add_submodule_clone(const std::string& owner_path, const std::string& name,
                            const std::string& template_path) override;
+  FakeQuantStart add_fake_quant_clone(const std::string& owner_path, const std::string& name,
+                                      const std::string& template_path, const FakeQuantStart& start) override;
   ir::GraphValue insert_get_attr(const ir::Node& before, ir::GraphValue object, const std::string& name) override;
   ir::GraphValue insert_forward_call(const ir::Node& before, ir::GraphValue module, ir::GraphValue argument) override;
   void replace_input(const ir::Node& node, size_t index, ir::GraphValue value) override;
   void replace_uses(const ir::Node& node, ir::GraphValue value) override;
   void erase_when_unused(const ir::Node& node) override;
+
+  // How the FakeQuantize clone `name` on `owner_path` started (add_fake_quant_clone), if one was
+  // made: the scale a fused one computed for itself.
+  std::optional<FakeQuantStart> fake_quant_clone_start(const std::string& owner_path, const std::string& name) const;
 
   // Erases the nodes marked by erase_when_unused that nothing reads, repeatedly, so whole
   // chains that a rewrite bypassed go. Call once the edits of a round are applied.
@@ -91,6 +98,8 @@ class GraphRewriter final : public ir::GraphRewriter {
   jit::Module module_at(const std::string& path);
   // Every module instance of `module`'s class (the class holds the methods a fix edits).
   std::vector<jit::Module> instances_of_class(const jit::Module& module);
+  // Registers `clone` as the submodule `name` of every instance of the owner's class.
+  void register_clone(const std::string& owner_path, const std::string& name, const jit::Module& clone);
   // The LibTorch node or value an IR node or value stands for now: its origin, or its
   // counterpart in a callee copy made by call_copy_with_extra_arguments.
   jit::Node* node_for(const ir::Node& node) const;
@@ -104,6 +113,7 @@ class GraphRewriter final : public ir::GraphRewriter {
   std::map<const ir::Value*, jit::Value*> value_redirects_;
   std::vector<jit::Node*> erase_candidates_;
   std::map<const jit::Function*, jit::Function*> function_copies_;
+  std::map<std::string, FakeQuantStart> clone_starts_;  // "owner.name"
 };
 
 }  // namespace qlint::torchscript

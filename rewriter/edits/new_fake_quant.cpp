@@ -1,10 +1,14 @@
 // fake-quant / fake-quant+cast / fake-quant-call: a new quant point in a traced QAT model, whose
-// stubs are calibrated FakeQuantize modules and cannot be cloned as new ones. The value goes
-// through a new `aten::fake_quantize_per_tensor_affine` of the model's own range, with the
-// scale the edit carries (exact for a 0/1 mask, or calibrated by --fix on the inputs). At the
-// exact scale nothing changes in any mode: a 0/1 float mask multiplies as the bool mask did.
-// A calibrated one is an unsafe fix (rules/support.h: new_fake_quant_fix): the model's
-// disable_fake_quant switches its FakeQuantize modules, not this op.
+// stubs are calibrated FakeQuantize modules and cannot be cloned as new stubs. The value goes
+// through a clone of the model's own FakeQuantize module (registered on the module whose method
+// holds the value, and called like the model's), starting at the scale the edit carries: exact
+// for a 0/1 mask, or calibrated by --fix on the inputs. The model's disable_fake_quant,
+// observers and re-calibration reach it as they reach the others, so its float mode is
+// unchanged: the fix is safe (rules/support.h: new_fake_quant_fix).
+// fake-quant-op...: where no module can be cloned or own the clone, an in-graph
+// `aten::fake_quantize_per_tensor_affine` of the model's range instead. At the exact scale of
+// a mask that changes nothing in any mode; at a calibrated one it is unsafe, since
+// disable_fake_quant does not reach a graph op.
 #include "ir/ops.h"
 #include "ir/source_text.h"
 #include "rewriter/edits/edit_kind.h"
@@ -17,11 +21,12 @@ namespace {
 class NewFakeQuant final : public EditKind {
  public:
   std::string test_name(const Edit& edit) const override {
-    if (edit.fake_quant.replaces_call) return "fake-quant-call";
-    return edit.cast_to_float ? "fake-quant+cast" : "fake-quant";
+    const std::string name = edit.creates_stub() ? "fake-quant" : "fake-quant-op";
+    if (edit.fake_quant.replaces_call) return name + "-call";
+    return edit.cast_to_float ? name + "+cast" : name;
   }
 
-  void apply(const ir::Model&, const Edit& edit, ir::GraphRewriter& graph) const override {
+  void apply(const ir::Model& model, const Edit& edit, ir::GraphRewriter& graph) const override {
     const Edit::FakeQuant& q = edit.fake_quant;
     // The rewriter calibrates the scale before it applies the edit; none means no inputs.
     if (!q.scale) throw ir::RewriteRefused("the new fake quant has no scale");
@@ -30,12 +35,33 @@ class NewFakeQuant final : public EditKind {
     ir::GraphValue value = graph.input_of(node, operand);
     if (edit.cast_to_float)
       value = graph.insert_op(node, "aten::to", {value, ir::OpArg::of_int(*ir::scalar_type_code(ir::DType::Float32))});
-    ir::GraphValue quantized = graph.insert_op(node, "aten::fake_quantize_per_tensor_affine",
-                                               {value, ir::OpArg::of_float(*q.scale), ir::OpArg::of_int(q.zero_point),
-                                                ir::OpArg::of_int(q.quant_min), ir::OpArg::of_int(q.quant_max)});
+    ir::GraphValue quantized =
+        edit.creates_stub() ? call_new_module(model, edit, value, graph) : insert_op(edit, value, graph);
     if (!q.replaces_call) return graph.replace_input(node, operand, quantized);
     graph.replace_uses(node, quantized);
     graph.erase_when_unused(node);
+  }
+
+  // `self.<new>(value)`, `<new>` a clone of the model's FakeQuantize at the edit's scale.
+  static ir::GraphValue call_new_module(const ir::Model& model, const Edit& edit, ir::GraphValue value,
+                                        ir::GraphRewriter& graph) {
+    const ir::Node& node = *edit.node;
+    const ir::Function* fn = model.function_of(node);
+    if (fn == nullptr || fn->body.params.empty() || fn->module_path != edit.new_stub_owner)
+      throw ir::RewriteRefused("the operation is not in a method of the module that would hold the new fake quant");
+    const Edit::FakeQuant& q = edit.fake_quant;
+    graph.add_fake_quant_clone(
+        edit.new_stub_owner, edit.new_stub, edit.template_stub,
+        {*q.scale, q.zero_point, q.observed_min, q.observed_max, q.quant_min, q.quant_max, q.mask});
+    ir::GraphValue module = graph.insert_get_attr(node, graph.value_of(*fn->body.params[0]), edit.new_stub);
+    return graph.insert_forward_call(node, module, value);
+  }
+
+  static ir::GraphValue insert_op(const Edit& edit, ir::GraphValue value, ir::GraphRewriter& graph) {
+    const Edit::FakeQuant& q = edit.fake_quant;
+    return graph.insert_op(*edit.node, "aten::fake_quantize_per_tensor_affine",
+                           {value, ir::OpArg::of_float(*q.scale), ir::OpArg::of_int(q.zero_point),
+                            ir::OpArg::of_int(q.quant_min), ir::OpArg::of_int(q.quant_max)});
   }
 
   // A trace records lines, not expressions, and the Python model would get a QuantStub (which

@@ -318,12 +318,13 @@ TEST_F(Fix, TracedQatModelsSayTheirScalesPredateTheFix) {
   EXPECT_NE(r.out.find("re-run QAT calibration"), std::string::npos) << r.out;
 }
 
-// Traced QAT models (issue #12): their stubs are calibrated FakeQuantize modules, so a new quant
-// point is a new fake_quantize_per_tensor_affine of the model's own range. A 0/1 mask gets scale
-// 1 (exact), other values the symmetric scale calibrated on --input. Reference numbers come from
-// PyTorch (tests/fix/check_new_fake_quants.py: MinMaxObserver for the calibrated scales,
-// fake_quantize_per_tensor_affine for the mask, the fixed model's own forward for the simulation)
-// and from qlint's simulation of the original model, which --fix prints as "before".
+// Traced QAT models (issues #12, #20): their stubs are calibrated FakeQuantize modules, so a new
+// quant point is a clone of the model's own FakeQuantize module, registered on the model and
+// called in forward, so the model's disable_fake_quant reaches it: a safe fix. A 0/1 mask gets
+// scale 1 (exact), other values the symmetric scale calibrated on --input. Reference numbers
+// come from PyTorch (tests/fix/check_new_fake_quants.py: MinMaxObserver for the calibrated
+// scales, fake_quantize_per_tensor_affine for the mask, the fixed model's own forward for the
+// simulation) and from qlint's simulation of the original model, which --fix prints as "before".
 struct QatFixCase {
   std::string model;
   std::string rule;                    // the finding whose fix adds the fake quant
@@ -331,6 +332,9 @@ struct QatFixCase {
   std::vector<int> calibrated_inputs;  // model inputs quantized by a calibrated new fake quant
   double min_gain_db;                  // SQNR after minus before, at least
   double min_after_db;                 // SQNR after, at least
+  // The default qconfig's fused fake quants honour fake_quant_enabled at run time: with every
+  // flag zeroed, the fixed model computes exactly what the original does.
+  bool fused = false;
 };
 
 TEST_F(Fix, TracedQatModelsGetNewFakeQuantsOfTheirOwnRange) {
@@ -342,29 +346,26 @@ TEST_F(Fix, TracedQatModelsGetNewFakeQuantsOfTheirOwnRange) {
       // quantization of wide data, which stays as it was (35.5 dB) or improves with the
       // rerooted comparison (3.6 -> 4.3 dB).
       {"flows/eager_qat_fakequant_traced", "bool-arith", 1, {}, 0.0, 0.0},
-      {"flows/eager_qat_default_traced", "bool-arith", 1, {}, 0.0, 0.0},
+      {"flows/eager_qat_default_traced", "bool-arith", 1, {}, 0.0, 0.0, true},
       // The 0..1 gain no longer shares the +-250 features' scale: 49.6 dB before.
       {"qat/qat_reused_stub", "reused-stub", 0, {1}, 10.0, 60.0},
       // The offset was exact float before (the toolchain would have had to guess its scale);
       // now it is quantized at int8 too, which costs a little (45.9 -> 45.7 dB): at most 3 dB,
       // and it stays above the default SQNR threshold, 40 dB.
       {"qat/qat_unquantized_operand_int8", "unquantized-operand", 0, {1}, -3.0, 40.0},
+      // Two operands of ranges 0.01 and 100, each on a clone of the fused FakeQuantize with its
+      // own scale in the model's affine scheme (39.6 -> 39.8 dB); one operand's scale on the
+      // other would leave nothing of it.
+      {"qat/qat_default_two_operands", "unquantized-operand", 0, {1, 2}, -3.0, 35.0, true},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.model);
     const std::string fixed = tmp("fixed.pt"), input = example_input(c.model);
     fs::remove(fixed);
-    // A calibrated new fake quant is an unsafe fix: the model's disable_fake_quant does not
-    // turn it off. It waits for --unsafe-fixes; a mask's exact one does not.
-    if (c.masks == 0) {
-      json held = fix_json({"--fix", "-o", fixed, "--input", input, example_model(c.model)});
-      EXPECT_EQ(held["fixes"][0]["unsafe_held_back"], 1) << held["fixes"][0].dump(2);
-      fs::remove(fixed);
-    }
-    std::vector<std::string> args = {"--fix", "-o", fixed, "--input", input, example_model(c.model)};
-    if (c.masks == 0) args.insert(args.begin(), "--unsafe-fixes");
-    json doc = fix_json(args);
+    // A calibrated new fake quant is a safe fix too: the model's disable_fake_quant reaches it.
+    json doc = fix_json({"--fix", "-o", fixed, "--input", input, example_model(c.model)});
     const json& fix = doc["fixes"][0];
+    EXPECT_EQ(fix["unsafe_held_back"], 0) << fix.dump(2);
     const json* applied = nullptr;
     for (const auto& a : fix["applied"])
       if (a["rule"] == c.rule) applied = &a;
@@ -385,7 +386,7 @@ TEST_F(Fix, TracedQatModelsGetNewFakeQuantsOfTheirOwnRange) {
                                       example_model(c.model),
                                       fixed,
                                       input,
-                                      "--fake-quant-off",
+                                      c.fused ? "--flags-off" : "--fake-quant-off",
                                       "--rewritten"};
     for (const auto& fn : fix["rewritten_functions"]) check.push_back(fn.get<std::string>());
     auto py = run_program(check);
@@ -394,11 +395,13 @@ TEST_F(Fix, TracedQatModelsGetNewFakeQuantsOfTheirOwnRange) {
     ASSERT_EQ(sim.exit_code, 0) << sim.err;
     std::vector<std::string> points = {QLINT_PYTHON,
                                        std::string(QLINT_SOURCE_DIR) + "/tests/fix/check_new_fake_quants.py",
+                                       example_model(c.model),
                                        fixed,
                                        input,
                                        tmp("simulated.pt"),
                                        "--masks",
-                                       std::to_string(c.masks)};
+                                       std::to_string(c.masks),
+                                       "--modules"};
     for (int i : c.calibrated_inputs) points.insert(points.end(), {"--calibrated-on-input", std::to_string(i)});
     auto fq = run_program(points);
     EXPECT_EQ(fq.exit_code, 0) << fq.out << fq.err;
@@ -422,8 +425,9 @@ TEST_F(Fix, TracedQatFakeQuantsNeedInputsOnlyToCalibrate) {
   EXPECT_FALSE(fs::exists(tmp("fixed.pt")));
 
   auto mask = run_qlint({"--fix", "-o", tmp("mask.pt"), example_model("flows/eager_qat_fakequant_traced")});
-  EXPECT_NE(mask.out.find("bool-arith: cast the mask to float and fake-quantize it with a new fake quant\n"
-                          "    new fake quant on `"),
+  EXPECT_NE(mask.out.find("bool-arith: cast the mask to float and fake-quantize it with a new fake quant "
+                          "`self.occupied_fake_quant`, a clone of the model's FakeQuantize "
+                          "`conv.activation_post_process`\n    new fake quant on `"),
             std::string::npos)
       << mask.out;
   EXPECT_NE(mask.out.find(": scale 1, zero point 0, range 0..255 (exact for a 0/1 mask)"), std::string::npos)

@@ -1,13 +1,17 @@
 """Checks the guarantees of `qlint --fix` with PyTorch itself.
 
-    check_fixed.py ORIGINAL.pt FIXED.pt INPUT.pt [--no-float | --fake-quant-off] [--rewritten FN ...]
+    check_fixed.py ORIGINAL.pt FIXED.pt INPUT.pt [--no-float | --fake-quant-off | --flags-off]
+                   [--rewritten FN ...]
 
 - the fixed model loads with torch.jit.load;
 - its float outputs are bit-identical to the original's on INPUT and on three seeded random
   inputs of the same shapes (skipped with --no-float). A traced QAT model's forward is
   fake-quantized: with --fake-quant-off both models are compared in their float mode, every
   fake quantize op of every method (the model's own and any qlint added) taken out of the
-  graphs by PyTorch's own graph API, so the check does not rest on qlint's simulator;
+  graphs by PyTorch's own graph API, so the check does not rest on qlint's simulator. With
+  --flags-off they are compared as the user's own `disable_fake_quant` leaves them: every
+  `fake_quant_enabled` buffer zeroed, which the default qconfig's fused fake quant honours at
+  run time (a new fake quant that ignored the flag would make them differ);
 - every parameter and buffer of the original is there, bit-identical;
 - every module's forward that qlint did not list as rewritten (FN: "forward",
   "head.forward") has the same code as before.
@@ -40,6 +44,17 @@ def fake_quant_off(module):
     return count
 
 
+def zero_fake_quant_flags(module):
+    """Zeroes every `fake_quant_enabled` buffer, as torch.ao.quantization.disable_fake_quant
+    does to a Python model. Returns how many."""
+    count = 0
+    for name, buffer in module.named_buffers():
+        if name.rsplit(".", 1)[-1] == "fake_quant_enabled":
+            buffer.zero_()
+            count += 1
+    return count
+
+
 def main():
     args = sys.argv[1:]
     original_path, fixed_path, input_path = args[:3]
@@ -56,6 +71,11 @@ def main():
         if fake_quant_off(original_float) == 0:
             sys.exit("--fake-quant-off: the original model has no fake quantize op")
         fake_quant_off(fixed_float)
+    elif "--flags-off" in args:
+        original_float, fixed_float = torch.jit.load(original_path), torch.jit.load(fixed_path)
+        if zero_fake_quant_flags(original_float) == 0:
+            sys.exit("--flags-off: the original model has no fake_quant_enabled buffer")
+        zero_fake_quant_flags(fixed_float)
     else:
         original_float, fixed_float = original, fixed
 

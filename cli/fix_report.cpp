@@ -60,17 +60,21 @@ std::string number(double v) {
   return buf;
 }
 
-// "new fake quant on `mask`: scale 1, zero point 0, range -32768..32767 (exact for a 0/1 mask)"
+// "new fake quant `self.mask_fake_quant` on `mask`: scale 1, zero point 0, range -32768..32767
+// (exact for a 0/1 mask)"; a value without a name is the operand of the line.
 std::string scale_text(const rewriter::NewScale& s) {
-  return "new fake quant on `" + s.value + "`: scale " + number(s.scale) + ", zero point " +
-         std::to_string(s.zero_point) + ", range " + std::to_string(s.quant_min) + ".." + std::to_string(s.quant_max) +
-         " (" + s.source + ")";
+  std::string what = "new fake quant";
+  if (!s.module.empty()) what += " `self." + s.module + "`";
+  if (s.module.empty() || s.value != "operand") what += " on `" + s.value + "`";
+  return what + ": scale " + number(s.scale) + ", zero point " + std::to_string(s.zero_point) + ", range " +
+         std::to_string(s.quant_min) + ".." + std::to_string(s.quant_max) + " (" + s.source + ")";
 }
 
 nlohmann::json scales_json(const std::vector<rewriter::NewScale>& scales) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& s : scales)
     out.push_back({{"value", s.value},
+                   {"module", s.module.empty() ? nlohmann::json() : nlohmann::json(s.module)},
                    {"scale", s.scale},
                    {"zero_point", s.zero_point},
                    {"quant_min", s.quant_min},

@@ -165,9 +165,15 @@ std::string where(const Diagnostic& d, const std::function<std::string(const std
 // The value a new fake quant quantizes, as the IR (and the simulator) name it.
 const ir::Value* quantized_value(const Edit& e) { return e.node->inputs.at(static_cast<size_t>(e.operand)); }
 
+// By position in the graph (torchscript::value_positions): the simulator observes it in a copy
+// of the module, where the value's number may differ.
 std::string value_id(const ir::Model& model, const Edit& e) {
   const ir::Function* fn = model.function_of(*e.node);
-  return (fn ? fn->name : "?") + ":%" + quantized_value(e)->name;
+  const auto* value = static_cast<const jit::Value*>(quantized_value(e)->origin);
+  if (fn == nullptr || value == nullptr) return "?";
+  auto positions = torchscript::value_positions(*value->owningGraph());
+  auto it = positions.find(value);
+  return it == positions.end() ? "?" : fn->name + ":" + it->second;
 }
 
 bool needs_calibration(const Edit& e) { return e.kind == Edit::Kind::NewFakeQuant && !e.fake_quant.scale; }
@@ -178,8 +184,9 @@ std::optional<NewScale> new_scale(const Edit& e, const torchscript::GraphRewrite
   if (e.kind != Edit::Kind::NewFakeQuant || !e.fake_quant.scale) return std::nullopt;
   const Edit::FakeQuant& q = e.fake_quant;
   std::string name = ir::display_name(quantized_value(e));
-  NewScale scale{name.empty() ? "operand" : name, *q.scale, q.zero_point, q.quant_min, q.quant_max, q.scale_source};
+  NewScale scale{name.empty() ? "operand" : name, "", *q.scale, q.zero_point, q.quant_min, q.quant_max, q.scale_source};
   if (auto start = graph.fake_quant_clone_start(e.new_stub_owner, e.new_stub)) {
+    scale.module = ir::qualified_function_name(e.new_stub_owner, e.new_stub);
     scale.scale = start->scale;
     scale.zero_point = start->zero_point;
   }

@@ -39,7 +39,8 @@ struct FixOptions {
 // A quant point a fix created with a scale of its own (a new fake quant in a traced QAT
 // model), and where the scale came from.
 struct NewScale {
-  std::string value;  // the quantized value's name in the graph, e.g. "mask", "heading"
+  std::string value;   // the quantized value's name in the graph, e.g. "mask", "heading"
+  std::string module;  // the new FakeQuantize module's path ("pfn.coors_fake_quant"), or "" for a graph op
   double scale = 0;
   int64_t zero_point = 0;
   int64_t quant_min = 0;

@@ -107,7 +107,7 @@ struct Session {
   std::map<const void*, std::string> module_paths;  // module object -> instance path
   std::map<std::string, PointState> points;
   std::vector<ProbeState> probes;
-  std::map<std::string, Observer> observed;  // Options::calibrate_values, by value name
+  std::map<std::string, Observer> observed;  // Options::calibrate_values, by value position
 };
 
 thread_local Session* g_session = nullptr;
@@ -258,7 +258,7 @@ class Instrumenter {
   // the probes the first copy registered, in the same order.
   void reuse_probes() { reused_probes_ = 0; }
 
-  // Values to observe for Options::calibrate_values, by their IR names.
+  // Values to observe for Options::calibrate_values, by their positions.
   void observe(const std::vector<ValueToCalibrate>& values) {
     for (const auto& v : values) observe_.insert(v.value);
   }
@@ -279,17 +279,19 @@ class Instrumenter {
     collect(g->block(), nodes);
     function_ = function;
     // Before the nodes are instrumented, which replaces some of them (and their values' names).
-    observe_values(*g, nodes);
+    observe_values(*g);
     for (jit::Node* n : nodes) instrument(*g, n);
   }
 
-  void observe_values(jit::Graph& g, const std::vector<jit::Node*>& nodes) {
+  // Values are named by position (torchscript::value_positions): this graph is a copy of the
+  // one they were named in, and copies renumber the values that have no name of their own.
+  void observe_values(jit::Graph& g) {
     if (observe_.empty()) return;
-    std::vector<jit::Value*> values(g.inputs().begin(), g.inputs().end());
-    for (jit::Node* n : nodes) values.insert(values.end(), n->outputs().begin(), n->outputs().end());
-    for (jit::Value* v : values)
-      if (v->type()->cast<c10::TensorType>() && observe_.count(function_ + ":%" + v->debugName()))
-        rewriter_.insert_after_value(v, "qlint::observe", {IValue(function_ + ":%" + v->debugName())});
+    for (const auto& [value, position] : torchscript::value_positions(g)) {
+      auto* v = const_cast<jit::Value*>(value);
+      if (v->type()->cast<c10::TensorType>() && observe_.count(function_ + ":" + position))
+        rewriter_.insert_after_value(v, "qlint::observe", {IValue(function_ + ":" + position)});
+    }
   }
 
   void collect(jit::Block* block, std::vector<jit::Node*>& out) {

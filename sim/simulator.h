@@ -31,7 +31,9 @@ struct Inputs {
 };
 
 struct ValueToCalibrate {
-  std::string value;  // "FUNCTION:%NAME", the IR's function and value names
+  // "FUNCTION:POSITION": the IR's function name and the value's position in its graph
+  // (torchscript::value_positions), which copies of the module keep.
+  std::string value;
   int64_t quant_min = -32768;
   int64_t quant_max = 32767;
 };

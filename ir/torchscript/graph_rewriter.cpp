@@ -9,6 +9,31 @@ namespace qlint::torchscript {
 
 namespace {
 
+void number_block(const jit::Block& block, int& next, std::map<const jit::Value*, std::string>& out) {
+  for (const jit::Node* node : block.nodes()) {
+    const std::string at = "n" + std::to_string(next++);
+    for (size_t k = 0; k < node->outputs().size(); ++k) out[node->outputs()[k]] = at + "." + std::to_string(k);
+    for (size_t b = 0; b < node->blocks().size(); ++b) {
+      const jit::Block& inner = *node->blocks()[b];
+      for (size_t k = 0; k < inner.inputs().size(); ++k)
+        out[inner.inputs()[k]] = at + ".b" + std::to_string(b) + "." + std::to_string(k);
+      number_block(inner, next, out);
+    }
+  }
+}
+
+}  // namespace
+
+std::map<const jit::Value*, std::string> value_positions(const jit::Graph& graph) {
+  std::map<const jit::Value*, std::string> out;
+  for (size_t i = 0; i < graph.inputs().size(); ++i) out[graph.inputs()[i]] = "in" + std::to_string(i);
+  int next = 0;
+  number_block(*graph.block(), next, out);
+  return out;
+}
+
+namespace {
+
 jit::Value* jit_value(ir::GraphValue value) {
   if (value.handle == nullptr) throw ir::RewriteRefused("a rewrite used a value that does not exist");
   return const_cast<jit::Value*>(static_cast<const jit::Value*>(value.handle));
@@ -308,8 +333,10 @@ ir::GraphRewriter::FakeQuantStart GraphRewriter::add_fake_quant_clone(const std:
     in_effect.zero_point = fake_quant.attr("zero_point").toTensor().item<int64_t>();
   }
   if (start.mask) {
+    // On a copy: with observation on, a call moves the running range.
+    jit::Module probe = fake_quant.deepcopy();
     at::Tensor zero_one = at::tensor({0.0F, 1.0F});
-    if (!at::equal(run_forward(fake_quant, zero_one), zero_one))
+    if (!at::equal(run_forward(probe, zero_one), zero_one))
       throw ir::RewriteRefused("a clone of `" + template_path + "` does not keep a mask's 0 and 1 exact");
   }
   register_clone(owner_path, name, fake_quant);

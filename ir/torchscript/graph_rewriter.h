@@ -16,6 +16,13 @@ namespace qlint::torchscript {
 
 namespace jit = torch::jit;
 
+// Where each value of `graph` stands, as a name that survives copying the graph (a module's
+// clone, which the simulator instruments): "in0" for the graph's first input, "n12.0" for the
+// first output of the 13th node in pre-order (nested blocks included), "n12.b1.0" for a
+// parameter of that node's second block. Debug names do not survive: a value without a name
+// of its own is numbered anew in each copy.
+std::map<const jit::Value*, std::string> value_positions(const jit::Graph& graph);
+
 class GraphRewriter final : public ir::GraphRewriter {
  public:
   // Rewrites the graphs of `root` and its submodules (a handle: the module itself changes).

@@ -36,7 +36,7 @@ class NewFakeQuant final : public EditKind {
     if (edit.cast_to_float)
       value = graph.insert_op(node, "aten::to", {value, ir::OpArg::of_int(*ir::scalar_type_code(ir::DType::Float32))});
     ir::GraphValue quantized =
-        edit.creates_stub() ? call_new_module(model, edit, value, graph) : insert_op(edit, value, graph);
+        edit.creates_stub() ? call_new_module_or_op(model, edit, value, graph) : insert_op(edit, value, graph);
     if (!q.replaces_call) return graph.replace_input(node, operand, quantized);
     graph.replace_uses(node, quantized);
     graph.erase_when_unused(node);
@@ -55,6 +55,18 @@ class NewFakeQuant final : public EditKind {
         {*q.scale, q.zero_point, q.observed_min, q.observed_max, q.quant_min, q.quant_max, q.mask});
     ir::GraphValue module = graph.insert_get_attr(node, graph.value_of(*fn->body.params[0]), edit.new_stub);
     return graph.insert_forward_call(node, module, value);
+  }
+
+  // A mask's clone may not keep 0 and 1 exact (a fused fake quant whose observer is on moves
+  // its scale at every call): the graph op at scale 1 does, in every mode.
+  static ir::GraphValue call_new_module_or_op(const ir::Model& model, const Edit& edit, ir::GraphValue value,
+                                              ir::GraphRewriter& graph) {
+    try {
+      return call_new_module(model, edit, value, graph);
+    } catch (const ir::RewriteRefused&) {
+      if (!edit.fake_quant.mask) throw;
+      return insert_op(edit, value, graph);
+    }
   }
 
   static ir::GraphValue insert_op(const Edit& edit, ir::GraphValue value, ir::GraphRewriter& graph) {

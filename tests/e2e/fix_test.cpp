@@ -335,6 +335,9 @@ struct QatFixCase {
   // The default qconfig's fused fake quants honour fake_quant_enabled at run time: with every
   // flag zeroed, the fixed model computes exactly what the original does.
   bool fused = false;
+  // PyTorch re-observes each new calibrated fake quant's value in the fixed model and computes
+  // the scale qlint gave it: for values computed inside the model, which no input shows.
+  bool reobserve = false;
 };
 
 TEST_F(Fix, TracedQatModelsGetNewFakeQuantsOfTheirOwnRange) {
@@ -356,7 +359,12 @@ TEST_F(Fix, TracedQatModelsGetNewFakeQuantsOfTheirOwnRange) {
       // Two operands of ranges 0.01 and 100, each on a clone of the fused FakeQuantize with its
       // own scale in the model's affine scheme (39.6 -> 39.8 dB); one operand's scale on the
       // other would leave nothing of it.
-      {"qat/qat_default_two_operands", "unquantized-operand", 0, {1, 2}, -3.0, 35.0, true},
+      {"qat/qat_default_two_operands", "unquantized-operand", 0, {1, 2}, -3.0, 35.0, true, true},
+      // Three unnamed operands in a child module's forward (a count and a grid coordinate cast
+      // to float, a padding mask): each calibrated on its own values. Their numbers in the
+      // graph once differed in the simulator's copy, and the scales went to the wrong values:
+      // 42.1 -> 17.1 dB.
+      {"qat/qat_pillar_offsets", "unquantized-operand", 1, {}, -1.0, 40.0, true, true},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.model);
@@ -402,6 +410,7 @@ TEST_F(Fix, TracedQatModelsGetNewFakeQuantsOfTheirOwnRange) {
                                        "--masks",
                                        std::to_string(c.masks),
                                        "--modules"};
+    if (c.reobserve) points.push_back("--reobserve");
     for (int i : c.calibrated_inputs) points.insert(points.end(), {"--calibrated-on-input", std::to_string(i)});
     auto fq = run_program(points);
     EXPECT_EQ(fq.exit_code, 0) << fq.out << fq.err;
@@ -427,7 +436,7 @@ TEST_F(Fix, TracedQatFakeQuantsNeedInputsOnlyToCalibrate) {
   auto mask = run_qlint({"--fix", "-o", tmp("mask.pt"), example_model("flows/eager_qat_fakequant_traced")});
   EXPECT_NE(mask.out.find("bool-arith: cast the mask to float and fake-quantize it with a new fake quant "
                           "`self.occupied_fake_quant`, a clone of the model's FakeQuantize "
-                          "`conv.activation_post_process`\n    new fake quant on `"),
+                          "`conv.activation_post_process`\n    new fake quant `self.occupied_fake_quant` on `"),
             std::string::npos)
       << mask.out;
   EXPECT_NE(mask.out.find(": scale 1, zero point 0, range 0..255 (exact for a 0/1 mask)"), std::string::npos)

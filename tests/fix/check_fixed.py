@@ -44,6 +44,14 @@ def fake_quant_off(module):
     return count
 
 
+def random_like(t):
+    """A seeded random tensor like `t`: normal for floats, integers in t's own range (counts,
+    indices) for integer tensors."""
+    if t.is_floating_point():
+        return torch.randn_like(t)
+    return torch.randint_like(t, int(t.min()), int(t.max()) + 1)
+
+
 def zero_fake_quant_flags(module):
     """Zeroes every `fake_quant_enabled` buffer, as torch.ao.quantization.disable_fake_quant
     does to a Python model. Returns how many."""
@@ -82,7 +90,7 @@ def main():
     example = torch.load(input_path)
     example = tuple(example) if isinstance(example, (tuple, list)) else (example,)
     torch.manual_seed(0)
-    batches = [example] + [tuple(torch.randn_like(t) for t in example) for _ in range(3)]
+    batches = [example] + [tuple(random_like(t) for t in example) for _ in range(3)]
     if not no_float:
         with torch.no_grad():
             for b, batch in enumerate(batches):

@@ -1,7 +1,7 @@
 """Checks the new fake quants `qlint --fix` put into a traced QAT model, with PyTorch itself.
 
     check_new_fake_quants.py ORIGINAL.pt FIXED.pt INPUT.pt SIMULATED.pt [--masks N]
-                             [--calibrated-on-input I ...] [--modules]
+                             [--calibrated-on-input I ...] [--modules] [--reobserve]
 
 - PyTorch's own forward of the fixed model (every fake quant on, the new ones included) gives
   SIMULATED.pt, the outputs `qlint sim --save-outputs` saved for it, bit for bit: what qlint
@@ -16,7 +16,12 @@
   fake quant's quant_min and quant_max) computes, or for a clone of a fused fake quant (which
   computes its scale from its running range in the model's own scheme) what that op computes
   observing the input afresh; a cloned module's observer starts from
-  the input's range.
+  the input's range;
+- with --reobserve, each new fused FakeQuantize observes afresh in PyTorch (observer on, running
+  range reset) what the fixed model's forward passes it, and computes the scale and zero point
+  qlint gave it: for values computed inside the model (a count cast to float, a grid coordinate
+  times the voxel size), which no model input shows. (Their operands come from the inputs
+  alone here, so the run with fake quantization on passes them what qlint's float run saw.)
 Prints the new fake quants; exits non-zero with one line saying what broke.
 """
 import os
@@ -63,14 +68,14 @@ def new_fake_quant_modules(original, fixed):
     """(input value, scale, zero point, quant_min, quant_max, module) of each module of the fixed
     model that the original lacks, with the value forward passes to it."""
     old = {name for name, _ in original.named_modules()}
+    modules = dict(fixed.named_modules())
     found = []
-    for name, module in fixed.named_modules():
+    for name, module in modules.items():
         if name in old or not any(n == "scale" for n, _ in module.named_buffers(recurse=False)):
             continue
-        if "." in name:
-            sys.exit(f"new module {name}: expected on the root module in these examples")
-        calls = [node for node in fixed.graph.findAllNodes("prim::CallMethod")
-                 if node.inputsAt(0).node().kind() == "prim::GetAttr" and node.inputsAt(0).node().s("name") == name]
+        owner, _, attribute = name.rpartition(".")
+        calls = [node for node in modules[owner].graph.findAllNodes("prim::CallMethod")
+                 if node.inputsAt(0).node().kind() == "prim::GetAttr" and node.inputsAt(0).node().s("name") == attribute]
         if len(calls) != 1:
             sys.exit(f"new module {name} is called {len(calls)} times in forward, expected once")
         quant_min, quant_max = quant_range(module)
@@ -99,6 +104,33 @@ def observer_qparams(x, quant_min, quant_max):
     observer(x)
     scale, zero_point = observer.calculate_qparams()
     return float(scale), int(zero_point)
+
+
+def reobserve(original_path, fixed_path, example):
+    """Lets each new fused fake quant not at a mask's scale 1 observe its value afresh in PyTorch
+    and compares the scale and zero point it computes with qlint's."""
+    old = {name for name, _ in torch.jit.load(original_path).named_modules()}
+    given = {name: (float(m.scale), int(m.zero_point)) for name, m in torch.jit.load(fixed_path).named_modules()
+             if name not in old and hasattr(m, "scale") and float(m.scale) != 1.0}
+    model = torch.jit.load(fixed_path)
+    modules = dict(model.named_modules())
+    for name in given:
+        module = modules[name]
+        if module.graph.findNode("aten::fused_moving_avg_obs_fake_quant") is None:
+            sys.exit(f"--reobserve: {name} is not a fused fake quant")
+        module.observer_enabled.fill_(1)
+        module.activation_post_process.min_val.fill_(float("inf"))
+        module.activation_post_process.max_val.fill_(float("-inf"))
+    with torch.no_grad():
+        model(*example)
+    for name, expected in given.items():
+        observed = (float(modules[name].scale), int(modules[name].zero_point))
+        if observed != expected:
+            sys.exit(f"{name}: qlint gave scale {expected[0]!r}, zero point {expected[1]}; observing its value "
+                     f"PyTorch computes {observed[0]!r}, {observed[1]}")
+        print(f"{name}: PyTorch observes scale {observed[0]!r}, zero point {observed[1]}, as qlint gave")
+    if not given:
+        sys.exit("--reobserve: no new fake quant with a calibrated scale")
 
 
 def main():
@@ -134,6 +166,9 @@ def main():
         if not torch.equal(torch.fake_quantize_per_tensor_affine(zero_one, scale, zero_point, quant_min, quant_max),
                            zero_one):
             sys.exit(f"0 and 1 are not exact at scale {scale}, range {quant_min}..{quant_max}")
+
+    if "--reobserve" in args:
+        reobserve(original_path, fixed_path, example)
 
     for index in calibrated_inputs:
         on_input = [p for p in points if p[0] is graph_inputs[index]]

@@ -688,6 +688,15 @@ bool Facts::is_plain_stub(const std::string& path) const {
   return true;
 }
 
+bool Facts::is_stub_quant_point(const std::string& point) const {
+  const std::string suffix = ".activation_post_process";
+  std::string stub = point;
+  if (stub.size() > suffix.size() && stub.compare(stub.size() - suffix.size(), suffix.size(), suffix) == 0)
+    stub.resize(stub.size() - suffix.size());
+  auto it = stub_modules_.find(stub);
+  return it != stub_modules_.end() && it->second == StubKind::Quant;
+}
+
 std::string Facts::plain_stub_template() const {
   for (const auto& entry : stub_modules_)
     if (is_plain_stub(entry.first)) return entry.first;

@@ -245,6 +245,22 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
   planned = std::move(kept);
 }
 
+// Of what the simulation reports, --fix works on the flipped comparisons no static finding
+// predicts (cli/evidence.cpp drops the others the same way for `check`); outputs under the
+// SQNR threshold have no fix, and the verdict judges them on the fixed model.
+void keep_unexplained_flips(std::vector<Diagnostic>& diagnostics) {
+  const std::string rule = rules::sim_divergence_rule().id;
+  std::set<const ir::Node*> predicted;
+  for (const auto& d : diagnostics)
+    if (d.rule != rule) predicted.insert(d.evidence_node ? d.evidence_node : d.node);
+  diagnostics.erase(std::remove_if(diagnostics.begin(), diagnostics.end(),
+                                   [&](const Diagnostic& d) {
+                                     return d.rule == rule &&
+                                            (d.evidence_node == nullptr || predicted.count(d.evidence_node) > 0);
+                                   }),
+                    diagnostics.end());
+}
+
 // Applies one round's planned fixes to the module through one graph rewriter; a fix whose edit
 // is refused is skipped whole (its earlier edits stay: each keeps float results on its own).
 void apply(const ir::Model& model, const std::vector<Planned>& planned, jit::Module& module,
@@ -280,12 +296,19 @@ void rewrite_to_fixpoint(Original& original, const FixOptions& options, const si
                          FixResult& result, const std::function<std::string(const std::string&)>& display) {
   analysis::SimulationEvidence evidence;
   if (original.before) evidence = sim::evidence_from(original.before->report);  // lets unsafe fixes see the data
+  // The first round also sees what the simulation measured, so a comparison only it shows
+  // flipping gets its fix; later rounds do not (it describes the model before the rewrites).
+  analysis::SimulationEvidence first_round = evidence;
+  if (original.before)
+    first_round.run = sim::simulated_run(
+        original.before->report, options.min_sqnr.value_or(sim::default_min_sqnr_db(original.before->report.bits)));
   SourceSuggestions suggestions;
   std::set<std::string> done;
   for (int round = 0;; ++round) {
     auto model = std::make_shared<ir::Model>(torchscript::import_module(original.module, original.path));
-    auto facts = analysis::Facts::compute(*model, options.stubs, evidence);
+    auto facts = analysis::Facts::compute(*model, options.stubs, round == 0 ? first_round : evidence);
     auto diagnostics = rules::run_all(facts);
+    if (round == 0) keep_unexplained_flips(diagnostics);
     if (options.filter) diagnostics = options.filter(*model, std::move(diagnostics));
     if (round == 0) result.found = static_cast<int>(diagnostics.size());
     std::vector<Planned> planned =

@@ -11,9 +11,13 @@ namespace qlint::rules {
 
 namespace {
 
-std::string first_use(const analysis::Facts& facts, const analysis::QuantCall& call) {
-  ir::SourceLoc loc = quant_call_location(facts, call);
-  return loc.known() ? " (first applied on line " + std::to_string(loc.line) + ")" : "";
+std::string first_use(const analysis::Facts& facts, const analysis::QuantCall& first, const analysis::QuantCall& call) {
+  ir::SourceLoc loc = quant_call_location(facts, first);
+  if (!loc.known()) return "";
+  ir::SourceLoc here = quant_call_location(facts, call);
+  // A loop the trace unrolled (or a line that runs twice) applies it on the same line again.
+  if (here.file == loc.file && here.line == loc.line) return " (again on this line: a loop or a repeated call)";
+  return " (first applied on line " + std::to_string(loc.line) + ")";
 }
 
 // FX's prepare inserts `activation_post_process_N` modules itself, and shares one between an op
@@ -76,7 +80,10 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   std::map<std::string, const analysis::QuantCall*> first;
   for (const auto& call : facts.quant_calls()) {
-    if (inserted_by_fx(call.point)) continue;
+    // An ordinary module's output fake quant called again (a recurrent cell at each time step,
+    // one encoder for every agent) is a module shared on purpose: its outputs are one kind of
+    // value, and one scale for them is the module's design, not a stub put to two uses.
+    if (inserted_by_fx(call.point) || !facts.is_stub_quant_point(call.point)) continue;
     if (loop_applying_to_new_tensors(call) != nullptr && !first.count(call.point)) {
       report_loop_reuse(facts, call, out);
       first.emplace(call.point, &call);
@@ -86,7 +93,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     if (is_first || it->second->input == call.input) continue;
     const analysis::QuantPoint* point = facts.quant_point(call.point);
     std::string name = point ? analysis::describe(*point) : "`" + call.point + "`";
-    std::string message = name + " is applied to a second tensor" + first_use(facts, *it->second) +
+    std::string message = name + " is applied to a second tensor" + first_use(facts, *it->second, call) +
                           "; both share one scale calibrated over both ranges, so the one with the "
                           "smaller range loses precision; give each tensor " +
                           ir::spelling(facts.model()).its_own_stub;
@@ -119,7 +126,9 @@ const Rule& reused_stub_rule() {
     r.doc.what =
         "A QuantStub module (or, in a traced QAT model, its FakeQuantize) called on two "
         "different tensors, or in a `for` loop over a list of tensors (one stub for every level "
-        "of a feature pyramid).";
+        "of a feature pyramid). The output fake quant of an ordinary module called several times "
+        "(a recurrent cell at each time step, one encoder for every agent) is not reported: the "
+        "module is shared on purpose, and so is its scale.";
     r.doc.why =
         "A stub holds one scale, calibrated over everything it sees. Two tensors through one "
         "stub share it: the tensor with the smaller range keeps far fewer bits than it would "

@@ -6,8 +6,10 @@
 // static finding already reports is confirmed on that finding instead (cli/evidence.cpp).
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "analysis/comparisons.h"
+#include "analysis/constants.h"
 #include "rules/registry.h"
 #include "rules/support.h"
 
@@ -24,6 +26,13 @@ std::string decibels(double db) {
   return text;
 }
 
+// `x == 0`: quantization keeps 0 exact, but it rounds small values onto it.
+bool compares_with_zero(const ir::Node& node) {
+  for (const ir::Value* operand : node.inputs)
+    if (auto c = analysis::scalar_constant(operand); c && *c == 0) return true;
+  return false;
+}
+
 std::string comparison_message(const analysis::Facts& facts, const ir::Node& node,
                                const analysis::SimulatedComparison& c, const analysis::SimulatedRun& run) {
   std::string text = ir::source_text(facts.model(), node.loc);
@@ -32,9 +41,25 @@ std::string comparison_message(const analysis::Facts& facts, const ir::Node& nod
   return what + " gives a different result for " + std::to_string(c.differing) + " of " + std::to_string(c.elements) +
          " elements once quantized (" + what_was_simulated(run) +
          "); compare the float values before the quant point, or " +
-         (equality ? "compare with 0 (which quantization keeps exact) if the values are only 0 and the constant"
-                   : "keep the threshold away from the values the data takes (the rounding moves them by up to half "
-                     "a quantization step)");
+         (!equality ? "keep the threshold away from the values the data takes (the rounding moves them by up to "
+                      "half a quantization step)"
+          : compares_with_zero(node)
+              ? "compare the magnitude with a tolerance the data allows: the rounding puts every value within half "
+                "a quantization step of 0 onto 0"
+              : "compare with 0 (which quantization keeps exact) if the values are only 0 and the constant");
+}
+
+// Reads the compared value's float shadow instead, the same computation from the stub's float
+// input, where the decision is the float model's: float results are unchanged.
+std::optional<Fix> reroot_fix(const analysis::Facts& facts, const ir::Node& node) {
+  for (int side = 0; side < 2 && static_cast<size_t>(side) < node.inputs.size(); ++side) {
+    if (!facts.in_quantized_domain(node.inputs[static_cast<size_t>(side)])) continue;
+    if (auto edit = reroot_edit(facts, node, side))
+      return safe_fix("compare the float input of " + describe_stubs(facts, node.inputs[static_cast<size_t>(side)]) +
+                          " instead, where the comparison is exact",
+                      {*edit});
+  }
+  return std::nullopt;
 }
 
 void report_comparisons(const analysis::Facts& facts, const analysis::SimulatedRun& run, std::vector<Diagnostic>& out) {
@@ -44,6 +69,7 @@ void report_comparisons(const analysis::Facts& facts, const analysis::SimulatedR
     if (c == nullptr || c->differing == 0) return;
     Diagnostic d = make_diagnostic(sim_divergence_rule(), fn, node, comparison_message(facts, node, *c, run));
     d.evidence_node = &node;  // marks a comparison finding, for the confirmation of static ones
+    if (auto fix = reroot_fix(facts, node)) d.fixes.push_back(std::move(*fix));
     out.push_back(std::move(d));
   });
 }
@@ -154,7 +180,12 @@ const Rule& sim_divergence_rule() {
         "or move the threshold away from the values the data takes. For an output under the SQNR "
         "threshold, `qlint sim` lists each quant point's scale and range: a point whose range is set "
         "by large values while small ones carry the signal needs a quant point of its own.";
-    r.doc.fix_safety = "No automatic fix: the simulation shows what breaks, not which rewrite keeps float results.";
+    r.doc.fix_safety =
+        "Safe for a comparison whose compared value qlint can recompute from the stub's float input (the "
+        "float shadow, as for eq-nonzero-const): `--fix --input` compares that float value instead, and float "
+        "results are unchanged, in scripted, traced QAT and FX-traced models alike. An output under the "
+        "threshold, and a comparison on a value the float shadow cannot reach, get no automatic fix: the "
+        "simulation shows what breaks, not which rewrite keeps float results.";
     return r;
   }();
   return rule;

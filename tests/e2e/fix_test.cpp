@@ -168,8 +168,9 @@ TEST_F(Fix, VerdictIsResolvedOnlyWhenTheFixedModelsSimulationPasses) {
   EXPECT_TRUE(doc["diagnostics"].empty()) << doc["diagnostics"].dump(2);
 }
 
-// examples/rules/shared_stub_threshold.py: --fix reroots the `>` mask of line 29, but the
-// energy threshold of line 31 is out of any rewrite's reach and still flips, and the output
+// examples/rules/shared_stub_threshold.py: --fix reroots the `>` mask of line 34, but the
+// energy threshold of line 22, in a helper called for two tensors, is out of any rewrite's
+// reach and still flips, and the output
 // keeps little SQNR. The summary leads with that, at the Python lines, the remaining findings
 // include it (sim-divergence), and the exit code is 1 in text and JSON alike.
 TEST_F(Fix, VerdictLeadsWithWhatTheFixedModelsSimulationStillFails) {
@@ -182,11 +183,11 @@ TEST_F(Fix, VerdictLeadsWithWhatTheFixedModelsSimulationStillFails) {
             "Not resolved: the int16 simulation of the fixed model still flips 1 comparison and keeps 1 output under "
             "40 dB SQNR:");
   const std::string source = "examples/rules/shared_stub_threshold.py";
-  EXPECT_NE(r.out.find("\n  " + source + ":31:18: `feats.abs().mean(dim=-1) > 0.5` gives a different result"),
+  EXPECT_NE(r.out.find("\n  " + source + ":22:12: `values.abs().mean(dim=-1) > 0.5` gives a different result"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("\n  " + source + ":32:9: output 0 keeps only"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find(source + ":29:"), std::string::npos) << "the rerooted mask no longer flips\n" << r.out;
+  EXPECT_NE(r.out.find("\n  " + source + ":37:9: output 0 keeps only"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(source + ":34:"), std::string::npos) << "the rerooted mask no longer flips\n" << r.out;
   EXPECT_EQ(r.out.find("Resolved"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Applied "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("[sim-divergence]"), std::string::npos) << "a remaining finding\n" << r.out;
@@ -201,11 +202,11 @@ TEST_F(Fix, VerdictLeadsWithWhatTheFixedModelsSimulationStillFails) {
   std::vector<std::string> failures;
   for (const auto& f : fix["verdict"]["simulation_failures"])
     failures.push_back(f["kind"].get<std::string>() + "@" + location_key(f["location"]));
-  EXPECT_EQ(failures, (std::vector<std::string>{"comparison@" + source + ":31:18", "output@" + source + ":32:9"}));
+  EXPECT_EQ(failures, (std::vector<std::string>{"comparison@" + source + ":22:12", "output@" + source + ":37:9"}));
   std::set<std::string> remaining;
   for (const auto& d : doc["diagnostics"])
     remaining.insert(d["rule"].get<std::string>() + "@" + std::to_string(d["line"].get<int>()));
-  EXPECT_EQ(remaining, (std::set<std::string>{"sim-divergence@31", "sim-divergence@32"}));
+  EXPECT_EQ(remaining, (std::set<std::string>{"sim-divergence@22", "sim-divergence@37"}));
   EXPECT_EQ(fix["remaining"], 2);
 
   // The verdict is the fix's own check, as float identity is: deselecting sim-divergence hides
@@ -220,13 +221,38 @@ TEST_F(Fix, VerdictLeadsWithWhatTheFixedModelsSimulationStillFails) {
 
 // With nothing to rewrite, the verdict is about the model as it is: a threshold that flips in
 // simulation is not "nothing to fix" success.
+// With sim-divergence deselected nothing is rewritten, and the verdict still reports what the
+// simulation of the model flips.
 TEST_F(Fix, VerdictWithNothingToRewriteStillReportsTheSimulation) {
-  auto r = run_qlint({"--fix", "-o", tmp("fixed.pt"), "--input", example_input("rules/sim_divergence"),
-                      example_model("rules/sim_divergence")});
+  auto r = run_qlint({"--fix", "-o", tmp("fixed.pt"), "--ignore", "sim-divergence", "--input",
+                      example_input("rules/sim_divergence"), example_model("rules/sim_divergence")});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(r.out.rfind("Not resolved: the int16 simulation of the model still flips 1 comparison", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("Nothing to fix"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(tmp("fixed.pt")));
+}
+
+// A flip only the simulation shows (examples/rules/sim_divergence.py: `energy > 0.5` on the
+// stub's output) is fixed like eq-nonzero-const: the comparison reads the float shadow, where
+// it is the float model's. Also in a traced QAT model (GameFormer-style lane padding,
+// examples/qat/qat_lane_padding.py: `lanes == 0` where small coordinates round to 0).
+TEST_F(Fix, FlipsOnlyTheSimulationShowsAreRerooted) {
+  for (const std::string name : {"rules/sim_divergence", "qat/qat_lane_padding"}) {
+    SCOPED_TRACE(name);
+    int exit_code = -1;
+    json doc =
+        fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)}, &exit_code);
+    EXPECT_EQ(exit_code, 0) << doc.dump(2);
+    const json& fix = doc["fixes"][0];
+    ASSERT_EQ(fix["applied"].size(), 1u) << fix.dump(2);
+    EXPECT_EQ(fix["applied"][0]["rule"], "sim-divergence");
+    EXPECT_TRUE(fix["verdict"]["resolved"].get<bool>()) << fix.dump(2);
+    EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());
+    for (const auto& c : fix["verification"]["after"]["comparisons"]) EXPECT_EQ(c["differing"], 0) << c.dump();
+    EXPECT_GT(sqnr(fix["verification"]["after"]), sqnr(fix["verification"]["before"]));
+    json again = fix_json({"--fix", "-o", tmp("again.pt"), "--input", example_input(name), tmp("fixed.pt")});
+    EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again.dump(2);
+  }
 }
 
 // --fix plans, applies, verifies and writes over one loaded module: the user's archive is read

@@ -1,0 +1,61 @@
+"""A map encoder's padding mask, taken from the quantized lane points: small coordinates round
+to 0 and become padding. Traced after QAT with PyTorch's default qconfig.
+
+Lanes arrive as (batch, lanes, points, 2) coordinates around the ego vehicle, zero-padded where
+a lane has fewer points; the encoder treats a point whose x is exactly 0 as padding. After the
+stub, whose int8 step the farthest points set (about 0.4 m), every real point within 0.2 m of
+x = 0 quantizes to 0 too: the mask drops real lane points next to the vehicle, the ones that
+matter most. Comparing with 0 is exact under quantization for a 0 itself, so no static rule
+fires; `qlint check --input` reports the flips (sim-divergence at line 38), and `--fix
+--input` compares the stub's float input instead (the float shadow), where the mask is the
+float model's.
+"""
+import torch
+from torch import nn
+from torch.ao.quantization import DeQuantStub, QuantStub
+
+
+class LaneEncoder(nn.Module):
+    def __init__(self, channels=8):
+        super().__init__()
+        self.point = nn.Linear(2, channels)
+
+    def forward(self, lanes):
+        features = torch.relu(self.point(lanes))
+        return features
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.quant = QuantStub()
+        self.encoder = LaneEncoder()
+        self.dequant = DeQuantStub()
+
+    def forward(self, lanes):
+        x = self.quant(lanes)
+        padding = torch.eq(x, 0)[..., 0]
+        features = self.encoder(x).masked_fill(padding[..., None], 0.0)
+        return self.dequant(features.max(dim=2)[0])
+
+
+def example_input():
+    generator = torch.Generator().manual_seed(5)
+    lanes = torch.randn(1, 4, 6, 2, generator=generator) * 20
+    lanes[0, 0, :, 0] = torch.tensor([0.05, -0.12, 0.15, 0.08, -0.03, 0.11])  # a lane crossing in front
+    lanes[0, 1, 4:] = 0.0  # padding
+    lanes[0, 3, 3:] = 0.0
+    return lanes
+
+
+def build():
+    model = Model()
+    model.qconfig = torch.ao.quantization.get_default_qat_qconfig("qnnpack")
+    model.train()
+    torch.ao.quantization.prepare_qat(model, inplace=True)
+    with torch.no_grad():
+        model(example_input())
+    model.apply(torch.ao.quantization.disable_observer)
+    model.eval()
+    return torch.jit.trace(model, example_input())

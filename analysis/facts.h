@@ -83,6 +83,9 @@ struct SimulatedComparison {
 struct SimulatedOutput {
   std::string name;    // "output 0"
   double sqnr_db = 0;  // +inf when the simulation is exact
+  // "34x4 in float, 36x4 once quantized" when a batch's shapes differ (a size that depends on
+  // the data: a flipped threshold before a nonzero or an NMS); then sqnr_db is -inf.
+  std::string shape_difference;
 };
 
 // What `qlint check --input` asks the sim-divergence rule to judge: the simulation's

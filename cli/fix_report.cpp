@@ -14,7 +14,7 @@ namespace qlint::cli {
 namespace {
 
 std::string db(double v) {
-  if (std::isinf(v)) return "inf dB";
+  if (std::isinf(v)) return v > 0 ? "inf dB" : "-inf dB";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f dB", v);
   return buf;
@@ -45,9 +45,13 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
   out << "Verified on " << before.batches << (before.random_inputs ? " seeded random" : "")
       << (before.batches == 1 ? " input batch" : " input batches") << ": float outputs bit-identical, parameters and "
       << "buffers unchanged. int" << before.bits << " simulation, before -> after:\n";
+  // An output whose shape the quantized run changed has no SQNR: it says so instead.
+  auto sqnr = [](const sim::OutputResult& o) {
+    return o.shape_difference.empty() ? db(o.sqnr_db) : "shape differs (" + o.shape_difference + ")";
+  };
   for (size_t i = 0; i < before.outputs.size() && i < v.after.outputs.size(); ++i)
-    out << "  " << before.outputs[i].name << ": SQNR " << db(before.outputs[i].sqnr_db) << " -> "
-        << db(v.after.outputs[i].sqnr_db) << "\n";
+    out << "  " << before.outputs[i].name << ": SQNR " << sqnr(before.outputs[i]) << " -> " << sqnr(v.after.outputs[i])
+        << "\n";
   auto [b_diff, b_all] = flips(before);
   auto [a_diff, a_all] = flips(v.after);
   if (b_all || a_all)

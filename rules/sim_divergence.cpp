@@ -107,10 +107,17 @@ void report_outputs(const analysis::Facts& facts, const analysis::SimulatedRun& 
   for (size_t i = 0; i < run.outputs.size(); ++i) {
     const analysis::SimulatedOutput& o = run.outputs[i];
     if (!(o.sqnr_db < run.min_sqnr_db)) continue;
-    std::string message = o.name + " keeps only " + decibels(o.sqnr_db) + " SQNR against float (threshold " +
-                          format_number(run.min_sqnr_db) + " dB, " + what_was_simulated(run) +
-                          "); `qlint sim` shows each quant point's scale and range: give the values that "
-                          "lose their precision a quant point of their own";
+    std::string message =
+        !o.shape_difference.empty()
+            ? o.name + " changes shape once quantized (" + o.shape_difference + ", " + what_was_simulated(run) +
+                  "): a size the data decides, such as how many boxes pass a threshold, came out differently; "
+                  "find the comparison that flipped before it (a sim-divergence finding of its own), and take that "
+                  "decision on "
+                  "float values"
+            : o.name + " keeps only " + decibels(o.sqnr_db) + " SQNR against float (threshold " +
+                  format_number(run.min_sqnr_db) + " dB, " + what_was_simulated(run) +
+                  "); `qlint sim` shows each quant point's scale and range: give the values that "
+                  "lose their precision a quant point of their own";
     const ir::Node* producer = forward ? output_producer(*forward, i, run.outputs.size()) : nullptr;
     Diagnostic d;
     if (producer != nullptr) {

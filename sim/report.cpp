@@ -67,9 +67,14 @@ std::string render_text(const Report& r) {
         << ", " << general(p.max) << "], int range [" << p.quant_min << ", " << p.quant_max << "]\n";
   }
   out << "\nOutputs (simulated against float):\n";
-  for (const auto& o : r.outputs)
+  for (const auto& o : r.outputs) {
+    if (!o.shape_difference.empty()) {
+      out << "  " << o.name << ": its shape differs (" << o.shape_difference << "): a size the data decides changed\n";
+      continue;
+    }
     out << "  " << o.name << " [" << shape_text(o.shape) << "]: max abs error " << general(o.max_abs_error) << ", SQNR "
         << fixed(o.sqnr_db, 1) << " dB, cosine " << fixed(o.cosine, 6) << "\n";
+  }
   if (!r.comparisons.empty()) out << "\nComparisons (elements whose result differs from float):\n";
   for (const auto& c : r.comparisons)
     out << "  " << ir::display_location(c.loc) << ": " << c.kind << ": " << c.differing << " of " << c.elements
@@ -92,11 +97,13 @@ nlohmann::json render_json(const Report& r) {
                       {"min", p.min},
                       {"max", p.max}});
   for (const auto& o : r.outputs)
-    outputs.push_back({{"name", o.name},
-                       {"shape", o.shape},
-                       {"max_abs_error", o.max_abs_error},
-                       {"sqnr_db", number(o.sqnr_db)},
-                       {"cosine", o.cosine}});
+    outputs.push_back(
+        {{"name", o.name},
+         {"shape", o.shape},
+         {"max_abs_error", o.max_abs_error},
+         {"sqnr_db", number(o.sqnr_db)},
+         {"cosine", o.cosine},
+         {"shape_difference", o.shape_difference.empty() ? nlohmann::json() : nlohmann::json(o.shape_difference)}});
   for (const auto& c : r.comparisons) {
     bool known = c.loc.known();
     comparisons.push_back({{"node", c.kind},
@@ -145,7 +152,7 @@ analysis::SimulatedRun simulated_run(const Report& report, double min_sqnr_db) {
     total.elements += c.elements;
     total.differing += c.differing;
   }
-  for (const auto& o : report.outputs) run.outputs.push_back({o.name, o.sqnr_db});
+  for (const auto& o : report.outputs) run.outputs.push_back({o.name, o.sqnr_db, o.shape_difference});
   return run;
 }
 

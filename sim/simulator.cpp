@@ -395,12 +395,27 @@ class Instrumenter {
 
 // ---- Running and comparing -----------------------------------------------------------------
 
+std::string shape_text(at::IntArrayRef sizes) {
+  std::string s;
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? "x" : "") + std::to_string(sizes[i]);
+  return s.empty() ? "scalar" : s;
+}
+
 struct OutputStats {
   std::vector<int64_t> shape;
   double max_abs = 0, signal = 0, noise = 0, dot = 0, norm_float = 0, norm_sim = 0;
+  std::string shape_difference;
 
   void add(const at::Tensor& float_out, const at::Tensor& sim_out) {
     shape = float_out.sizes().vec();
+    if (float_out.sizes() != sim_out.sizes()) {
+      // A size the data decides (how many boxes pass a threshold) changed: nothing to compare
+      // element by element, and the output is as wrong as it can be.
+      if (shape_difference.empty())
+        shape_difference =
+            shape_text(float_out.sizes()) + " in float, " + shape_text(sim_out.sizes()) + " once quantized";
+      return;
+    }
     at::Tensor f = float_out.detach().to(at::kDouble);
     at::Tensor s = sim_out.detach().to(at::kDouble);
     at::Tensor diff = s - f;
@@ -422,6 +437,11 @@ struct OutputStats {
       r.cosine = norm_float == norm_sim ? 1.0 : 0.0;
     else
       r.cosine = dot / std::sqrt(norm_float * norm_sim);
+    if (!shape_difference.empty()) {
+      r.shape_difference = shape_difference;
+      r.sqnr_db = -std::numeric_limits<double>::infinity();
+      r.cosine = 0;
+    }
     return r;
   }
 };

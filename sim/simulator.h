@@ -71,6 +71,9 @@ struct OutputResult {
   double max_abs_error = 0;
   double sqnr_db = 0;  // +inf when the simulation is exact
   double cosine = 1;
+  // "34x4 in float, 36x4 once quantized" when the simulated output of a batch has another shape
+  // than the float one (a data-dependent size): SQNR -inf, cosine 0.
+  std::string shape_difference;
 };
 
 struct ComparisonResult {

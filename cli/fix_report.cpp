@@ -149,6 +149,13 @@ void applied_text(std::ostream& out, const std::string& model, const rewriter::F
   }
 }
 
+nlohmann::json held_back_json(const std::vector<HeldBackFix>& held) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& h : held)
+    out.push_back({{"rule", h.rule}, {"location", loc_json(h.loc)}, {"description", h.description}});
+  return out;
+}
+
 bool any_new_scale(const rewriter::FixResult& r) {
   return std::any_of(r.applied.begin(), r.applied.end(), [](const auto& f) { return !f.scales.empty(); });
 }
@@ -161,7 +168,7 @@ std::string render_fix_text(const std::string& model, const rewriter::FixResult&
   verdict_text(out, model, r);
   for (const auto& note : r.python_notes) out << "note: " << note << "\n";
   if (r.applied.empty()) {
-    out << "Nothing to fix in " << ir::display_path(model) << ".\n";
+    out << (r.held_back.empty() ? "Nothing to fix in " : "No safe fix in ") << ir::display_path(model) << ".\n";
   } else {
     applied_text(out, model, r, diff_only);
     verification_text(out, r);
@@ -172,9 +179,11 @@ std::string render_fix_text(const std::string& model, const rewriter::FixResult&
         << "; re-run QAT calibration on the fixed Python model (or simulate with `qlint sim --recalibrate`) to get "
            "scales that fit it.\n";
   for (const auto& s : r.skipped) out << "Not fixed: " << s << "\n";
-  if (r.unsafe_held_back > 0)
-    out << r.unsafe_held_back << (r.unsafe_held_back == 1 ? " unsafe fix was" : " unsafe fixes were")
-        << " held back; --unsafe-fixes applies them.\n";
+  if (!r.held_back.empty()) {
+    out << count(r.held_back.size(), "fix needs", "fixes need") << " --unsafe-fixes:\n";
+    for (const auto& h : r.held_back)
+      out << "  " << ir::display_location(h.loc) << ": " << h.rule << ": " << h.description << "\n";
+  }
   if (r.written)
     out << "Wrote " << ir::display_path(r.written_to) << ".\n";
   else if (diff_only && !r.applied.empty())
@@ -201,7 +210,8 @@ nlohmann::json render_fix_json(const std::string& model, const rewriter::FixResu
           {"found", r.found},
           {"remaining", r.remaining.size()},
           {"applied", applied},
-          {"unsafe_held_back", r.unsafe_held_back},
+          {"unsafe_held_back", r.held_back.size()},
+          {"held_back", held_back_json(r.held_back)},
           {"skipped", r.skipped},
           {"rewritten_functions", r.rewritten_functions},
           {"python_diff", r.python_diff},

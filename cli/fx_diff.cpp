@@ -32,7 +32,7 @@ rewriter::FixResult diff_fx(const ModelReport& report, bool unsafe_fixes) {
     for (const Edit& e : fix->edits) combined.add(*report.model, e);
     result.applied.push_back({d.rule, fix->description, d.loc, d.function ? d.function->name : "", {}});
   }
-  result.unsafe_held_back = unsafe_fixes_held_back(report.diagnostics, unsafe_fixes);
+  result.held_back = unsafe_fixes_held_back(report.diagnostics, unsafe_fixes);
   result.python_diff = combined.diff(ir::display_path);
   result.python_notes = combined.notes();
   return result;

@@ -321,7 +321,7 @@ void rewrite_to_fixpoint(Original& original, const FixOptions& options, const si
           result.stored_scales = true;
       result.final_model = model;
       result.remaining = std::move(diagnostics);
-      result.unsafe_held_back = unsafe_fixes_held_back(result.remaining, options.unsafe);
+      result.held_back = unsafe_fixes_held_back(result.remaining, options.unsafe);
       break;
     }
     apply(*model, planned, original.module, suggestions, result, display);

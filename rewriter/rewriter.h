@@ -67,8 +67,8 @@ struct Verification {
 struct FixResult {
   int found = 0;  // diagnostics before fixing; one rewrite can resolve several
   std::vector<AppliedFix> applied;
-  int unsafe_held_back = 0;
-  std::vector<std::string> skipped;  // fixes that could not be applied, and why
+  std::vector<HeldBackFix> held_back;  // unsafe fixes waiting for --unsafe-fixes
+  std::vector<std::string> skipped;    // fixes that could not be applied, and why
   std::set<std::string> rewritten_functions;
   std::string python_diff;
   std::vector<std::string> python_notes;

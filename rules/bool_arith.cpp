@@ -67,11 +67,14 @@ const Rule& bool_arith_rule() {
         "    mask = self.quant_mask(mask.to(torch.float))\n"
         "    out = x * mask[:, :, :, None]\n"
         "In a traced QAT model, whose stubs are calibrated FakeQuantize modules, `--fix` casts the "
-        "mask and passes it through a new `fake_quantize_per_tensor_affine` of the model's range "
-        "at scale 1 and zero point 0, where 0 and 1 are exact.";
+        "mask and passes it through a clone of the model's own FakeQuantize (registered on the module "
+        "and called like the others) at scale 1 and zero point 0, where 0 and 1 are exact; when the "
+        "clone cannot keep them exact (a fused fake quant whose observer is still on moves its scale), "
+        "through a `fake_quantize_per_tensor_affine` op at that scale instead.";
     r.doc.fix_safety =
-        "Safe: a 0/1 float mask multiplies exactly like the bool mask in float, and a "
-        "dedicated stub quantizes 0 and 1 exactly.";
+        "Safe in every flow (scripted, traced QAT, FX): a 0/1 float mask multiplies exactly like the "
+        "bool mask in float, and a dedicated stub or fake quant quantizes 0 and 1 exactly. FX exports get "
+        "the Python change only (`--diff`); converted models have no fix.";
     return r;
   }();
   return rule;

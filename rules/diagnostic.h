@@ -113,14 +113,27 @@ inline const Fix* first_applicable_fix(const Diagnostic& d, bool unsafe_fixes) {
   return nullptr;
 }
 
-// How many unsafe fixes wait for --unsafe-fixes.
-inline int unsafe_fixes_held_back(const std::vector<Diagnostic>& diagnostics, bool unsafe_fixes) {
-  if (unsafe_fixes) return 0;
-  int n = 0;
-  for (const auto& d : diagnostics)
+// A fix that waits for --unsafe-fixes: where, for which finding, and what it would do (its
+// description says why it is unsafe).
+struct HeldBackFix {
+  std::string rule;
+  ir::SourceLoc loc;
+  std::string description;
+};
+
+// The unsafe fixes that wait for --unsafe-fixes: one per finding that has no safe fix.
+inline std::vector<HeldBackFix> unsafe_fixes_held_back(const std::vector<Diagnostic>& diagnostics, bool unsafe_fixes) {
+  std::vector<HeldBackFix> held;
+  if (unsafe_fixes) return held;
+  for (const auto& d : diagnostics) {
+    if (first_applicable_fix(d, false) != nullptr) continue;
     for (const auto& f : d.fixes)
-      if (f.applicability == Applicability::Unsafe) ++n;
-  return n;
+      if (f.applicability == Applicability::Unsafe) {
+        held.push_back({d.rule, d.loc, f.description});
+        break;
+      }
+  }
+  return held;
 }
 
 }  // namespace qlint

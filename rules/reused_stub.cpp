@@ -140,12 +140,14 @@ const Rule& reused_stub_rule() {
         "Create one stub per tensor:\n"
         "    a = self.quant_a(a)\n"
         "    b = self.quant_b(b)\n"
-        "In a traced QAT model `--fix` gives the second tensor a new "
-        "`fake_quantize_per_tensor_affine` of the stub's range in place of the shared FakeQuantize, "
-        "with a symmetric scale it calibrates on `--input` (refused without inputs).";
+        "In a traced QAT model `--fix` gives the second tensor a clone of the shared FakeQuantize "
+        "module, registered on the module and called in its place, starting at the scale it "
+        "calibrates on `--input` on that tensor alone (refused without inputs).";
     r.doc.fix_safety =
-        "Safe: stubs, and fake quants in the model's float mode, are the identity in float; each new stub "
-        "calibrates its own range.";
+        "Safe in scripted and traced QAT models: stubs, and FakeQuantize clones in the model's float "
+        "mode (its disable_fake_quant reaches them), are the identity in float; each new one calibrates "
+        "its own range. A stub applied in a loop over a list has no automatic fix. FX exports get the "
+        "Python change only (`--diff`).";
     return r;
   }();
   return rule;

@@ -100,12 +100,16 @@ const Rule& unquantized_operand_rule() {
         "Give the operand a QuantStub of its own, so it is calibrated with its own range:\n"
         "        bias = self.quant_bias(bias)\n"
         "        return self.dequant(x + bias)\n"
-        "In a traced QAT model `--fix` passes the operand through a new "
-        "`fake_quantize_per_tensor_affine` of the model's range, with a symmetric scale it "
-        "calibrates on `--input` (refused without inputs).";
+        "In a traced QAT model `--fix` passes the operand through a clone of the model's own "
+        "FakeQuantize module (registered on the module and called like the others), starting at the "
+        "scale it calibrates on `--input` on that operand alone (refused without inputs): a fused "
+        "fake quant of PyTorch's default qconfig computes it from the observed range in the model's "
+        "own scheme, as the model's do.";
     r.doc.fix_safety =
-        "Safe: a QuantStub, like a fake quant in the model's float mode, is the identity in float, so float "
-        "results do not change.";
+        "Safe in scripted and traced QAT models: a QuantStub, like a FakeQuantize clone that the model's "
+        "disable_fake_quant reaches, is the identity in float, so float results do not change; the "
+        "clone's scale predates re-calibration, so re-run QAT calibration. FX exports get the Python "
+        "change only (`--diff`); converted models have no fix.";
     return r;
   }();
   return rule;

@@ -480,7 +480,15 @@ TEST_F(Fix, UnsafeFixesWaitForTheFlag) {
   json held = fix_json({"--fix", "-o", tmp("safe.pt"), "--input", input, model});
   EXPECT_EQ(held["fixes"][0]["unsafe_held_back"], 1);
   auto text = run_qlint({"--diff", "--input", input, model});
-  EXPECT_NE(text.out.find("1 unsafe fix was held back; --unsafe-fixes applies them."), std::string::npos) << text.out;
+  // Each fix held back is named at its line, with what it would do and why it is unsafe.
+  EXPECT_NE(text.out.find("No safe fix in "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("1 fix needs --unsafe-fixes:\n  examples/zoo/helper_called_twice.py:20:12: eq-nonzero-const: "
+                          "compare with 0 instead"),
+            std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("Nothing to fix"), std::string::npos) << text.out;
+  ASSERT_EQ(held["fixes"][0]["held_back"].size(), 1u);
+  EXPECT_EQ(held["fixes"][0]["held_back"][0]["rule"], "eq-nonzero-const");
 
   json applied = fix_json({"--fix", "--unsafe-fixes", "-o", tmp("unsafe.pt"), "--input", input, model});
   const json& fix = applied["fixes"][0];

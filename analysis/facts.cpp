@@ -688,13 +688,14 @@ bool Facts::is_plain_stub(const std::string& path) const {
   return true;
 }
 
-bool Facts::is_stub_quant_point(const std::string& point) const {
+bool Facts::is_module_output_quant_point(const std::string& point) const {
   const std::string suffix = ".activation_post_process";
-  std::string stub = point;
-  if (stub.size() > suffix.size() && stub.compare(stub.size() - suffix.size(), suffix.size(), suffix) == 0)
-    stub.resize(stub.size() - suffix.size());
-  auto it = stub_modules_.find(stub);
-  return it != stub_modules_.end() && it->second == StubKind::Quant;
+  if (point.size() <= suffix.size() || point.compare(point.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return false;
+  const std::string owner = point.substr(0, point.size() - suffix.size());
+  if (model_->find_module(owner) == nullptr) return false;
+  auto it = stub_modules_.find(owner);
+  return it == stub_modules_.end() || it->second != StubKind::Quant;
 }
 
 std::string Facts::plain_stub_template() const {

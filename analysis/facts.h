@@ -152,9 +152,10 @@ class Facts {
   // (a traced QAT model's stubs carry calibrated FakeQuantize children). "" when none.
   std::string plain_stub_template() const;
   bool is_plain_stub(const std::string& path) const;
-  // A QuantStub's quant point: the stub itself, or its FakeQuantize (`quant.activation_post_process`)
-  // in a QAT model; not the output fake quant of an ordinary module (a Linear, an LSTM's gate).
-  bool is_stub_quant_point(const std::string& point) const;
+  // The output fake quant of an ordinary module (`linear.activation_post_process` of a Linear, an
+  // LSTM's gate), as QAT gives every quantized module; not a QuantStub's, nor a FakeQuantize
+  // the model calls itself.
+  bool is_module_output_quant_point(const std::string& point) const;
 
   // Whether the simulation saw only 0 and the constant in this comparison's tensor operand.
   bool compares_only_zero_or_constant(const ir::Node& comparison) const;

@@ -245,18 +245,19 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
   planned = std::move(kept);
 }
 
-// Of what the simulation reports, --fix works on the flipped comparisons no static finding
-// predicts (cli/evidence.cpp drops the others the same way for `check`); outputs under the
-// SQNR threshold have no fix, and the verdict judges them on the fixed model.
-void keep_unexplained_flips(std::vector<Diagnostic>& diagnostics) {
+// Of what the simulation reports, --fix works on the flipped comparisons that no finding shown
+// predicts (cli/evidence.cpp drops the predicted ones the same way for `check`) and that have a
+// fix; the rest (outputs under the SQNR threshold, flips out of a rewrite's reach) the verdict
+// judges on the fixed model, so they are neither fixed nor counted as found here.
+void keep_fixable_unexplained_flips(std::vector<Diagnostic>& diagnostics) {
   const std::string rule = rules::sim_divergence_rule().id;
   std::set<const ir::Node*> predicted;
   for (const auto& d : diagnostics)
     if (d.rule != rule) predicted.insert(d.evidence_node ? d.evidence_node : d.node);
   diagnostics.erase(std::remove_if(diagnostics.begin(), diagnostics.end(),
                                    [&](const Diagnostic& d) {
-                                     return d.rule == rule &&
-                                            (d.evidence_node == nullptr || predicted.count(d.evidence_node) > 0);
+                                     return d.rule == rule && (d.evidence_node == nullptr || d.fixes.empty() ||
+                                                               predicted.count(d.evidence_node) > 0);
                                    }),
                     diagnostics.end());
 }
@@ -308,8 +309,8 @@ void rewrite_to_fixpoint(Original& original, const FixOptions& options, const si
     auto model = std::make_shared<ir::Model>(torchscript::import_module(original.module, original.path));
     auto facts = analysis::Facts::compute(*model, options.stubs, round == 0 ? first_round : evidence);
     auto diagnostics = rules::run_all(facts);
-    if (round == 0) keep_unexplained_flips(diagnostics);
     if (options.filter) diagnostics = options.filter(*model, std::move(diagnostics));
+    if (round == 0) keep_fixable_unexplained_flips(diagnostics);
     if (round == 0) result.found = static_cast<int>(diagnostics.size());
     std::vector<Planned> planned =
         round < options.max_rounds ? plan(diagnostics, options.unsafe, done) : std::vector<Planned>{};

@@ -83,7 +83,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     // An ordinary module's output fake quant called again (a recurrent cell at each time step,
     // one encoder for every agent) is a module shared on purpose: its outputs are one kind of
     // value, and one scale for them is the module's design, not a stub put to two uses.
-    if (inserted_by_fx(call.point) || !facts.is_stub_quant_point(call.point)) continue;
+    if (inserted_by_fx(call.point) || facts.is_module_output_quant_point(call.point)) continue;
     if (loop_applying_to_new_tensors(call) != nullptr && !first.count(call.point)) {
       report_loop_reuse(facts, call, out);
       first.emplace(call.point, &call);

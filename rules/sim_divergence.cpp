@@ -4,8 +4,10 @@
 // no static rule describes. It reads the simulation's results from the facts, so without
 // inputs (or in --fix's rounds, which leave them out) it never fires. A comparison that a
 // static finding already reports is confirmed on that finding instead (cli/evidence.cpp).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <optional>
 
 #include "analysis/comparisons.h"
@@ -49,29 +51,77 @@ std::string comparison_message(const analysis::Facts& facts, const ir::Node& nod
               : "compare with 0 (which quantization keeps exact) if the values are only 0 and the constant");
 }
 
+// Whether the float shadow recomputes the value from float data alone: every operand it reads
+// from outside the shadow carries no quantization. (The nearest stub's float input may itself
+// come from quantized layers before it: then rerooting removes only the last rounding, and the
+// comparison still flips, or flips elsewhere.)
+bool shadow_is_exact(const analysis::Facts& facts, const analysis::FloatShadowPlan& plan) {
+  auto reads_quantized = [&](const ir::Node* n) {
+    for (const ir::Value* v : n->inputs)
+      if (!plan.shadowed(v) && facts.in_quantized_domain(v)) return true;
+    return false;
+  };
+  if (plan.stub_call != nullptr && reads_quantized(plan.stub_call)) return false;
+  for (const ir::Node* n : plan.nodes)
+    if (reads_quantized(n)) return false;
+  for (const ir::Node* n : plan.identity_calls)
+    if (reads_quantized(n)) return false;
+  return true;
+}
+
 // Reads the compared value's float shadow instead, the same computation from the stub's float
-// input, where the decision is the float model's: float results are unchanged.
-std::optional<Fix> reroot_fix(const analysis::Facts& facts, const ir::Node& node) {
+// input, where the decision is the float model's: float results are unchanged. Offered only
+// where that float input is float data, so the comparison really is exact.
+std::optional<Edit> exact_reroot(const analysis::Facts& facts, const ir::Node& node) {
   for (int side = 0; side < 2 && static_cast<size_t>(side) < node.inputs.size(); ++side) {
     if (!facts.in_quantized_domain(node.inputs[static_cast<size_t>(side)])) continue;
-    if (auto edit = reroot_edit(facts, node, side))
-      return safe_fix("compare the float input of " + describe_stubs(facts, node.inputs[static_cast<size_t>(side)]) +
-                          " instead, where the comparison is exact",
-                      {*edit});
+    auto edit = reroot_edit(facts, node, side);
+    if (edit && shadow_is_exact(facts, edit->shadow)) return edit;
   }
   return std::nullopt;
 }
 
+// One fix for every copy of the comparison at this line (a helper a trace inlined for lanes,
+// crosswalks and route): the simulation counts them together, so each of them is rerooted, or
+// none when one cannot be.
+std::optional<Fix> reroot_fix(const analysis::Facts& facts, const std::vector<const ir::Node*>& copies) {
+  std::vector<Edit> edits;
+  std::vector<std::string> stubs;
+  for (const ir::Node* node : copies) {
+    auto edit = exact_reroot(facts, *node);
+    if (!edit) return std::nullopt;
+    std::string these = describe_stubs(facts, node->inputs.at(static_cast<size_t>(edit->operand)));
+    if (std::find(stubs.begin(), stubs.end(), these) == stubs.end()) stubs.push_back(these);
+    edits.push_back(std::move(*edit));
+  }
+  if (edits.empty()) return std::nullopt;
+  std::string inputs;
+  for (size_t i = 0; i < stubs.size(); ++i) inputs += (i == 0 ? "" : i + 1 == stubs.size() ? " and " : ", ") + stubs[i];
+  return safe_fix("compare the float input of " + inputs + " instead, where the comparison is exact", std::move(edits));
+}
+
 void report_comparisons(const analysis::Facts& facts, const analysis::SimulatedRun& run, std::vector<Diagnostic>& out) {
+  // The simulation counts a line's comparisons together: one finding per line, at its first copy.
+  std::map<std::string, std::pair<const ir::Function*, std::vector<const ir::Node*>>> copies;
+  std::vector<std::string> order;
   for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
     if (!analysis::is_comparison_op(node.kind)) return;
     const analysis::SimulatedComparison* c = facts.simulated_comparison(node);
     if (c == nullptr || c->differing == 0) return;
-    Diagnostic d = make_diagnostic(sim_divergence_rule(), fn, node, comparison_message(facts, node, *c, run));
-    d.evidence_node = &node;  // marks a comparison finding, for the confirmation of static ones
-    if (auto fix = reroot_fix(facts, node)) d.fixes.push_back(std::move(*fix));
-    out.push_back(std::move(d));
+    std::string key = analysis::comparison_key(node.kind, node.loc);
+    auto [it, first] = copies.try_emplace(key, &fn, std::vector<const ir::Node*>{});
+    if (first) order.push_back(key);
+    it->second.second.push_back(&node);
   });
+  for (const auto& key : order) {
+    const auto& [fn, nodes] = copies.at(key);
+    const ir::Node& node = *nodes.front();
+    Diagnostic d = make_diagnostic(sim_divergence_rule(), *fn, node,
+                                   comparison_message(facts, node, *facts.simulated_comparison(node), run));
+    d.evidence_node = &node;  // marks a comparison finding, for the confirmation of static ones
+    if (auto fix = reroot_fix(facts, nodes)) d.fixes.push_back(std::move(*fix));
+    out.push_back(std::move(d));
+  }
 }
 
 // The node that computes output `index` of forward: an element of the returned tuple or list

@@ -1,18 +1,23 @@
-"""A map encoder's padding mask, taken from the quantized lane points: small coordinates round
+"""A map encoder's padding masks, taken from the quantized map points: small coordinates round
 to 0 and become padding. Traced after QAT with PyTorch's default qconfig.
 
-Lanes arrive as (batch, lanes, points, 2) coordinates around the ego vehicle, zero-padded where
-a lane has fewer points; the encoder treats a point whose x is exactly 0 as padding. After the
-stub, whose int8 step the farthest points set (about 0.4 m), every real point within 0.2 m of
-x = 0 quantizes to 0 too: the mask drops real lane points next to the vehicle, the ones that
-matter most. Comparing with 0 is exact under quantization for a 0 itself, so no static rule
-fires; `qlint check --input` reports the flips (sim-divergence at line 38), and `--fix
---input` compares the stub's float input instead (the float shadow), where the mask is the
-float model's.
+Lanes and crosswalks arrive as (batch, polylines, points, 2) coordinates around the ego vehicle,
+zero-padded where a polyline has fewer points, each through a stub of its own; one helper
+treats a point whose x is exactly 0 as padding, for both. After a stub, whose int8 step the
+farthest points set (about 0.4 m), every real point within 0.2 m of x = 0 quantizes to 0 too:
+the mask drops real map points next to the vehicle, the ones that matter most. Comparing with
+0 is exact under quantization for a 0 itself, so no static rule fires; `qlint check --input`
+reports the flips (sim-divergence at line 20), and `--fix --input` compares each stub's float
+input instead (the float shadow), in both copies of the helper the trace inlined, where the
+masks are the float model's.
 """
 import torch
 from torch import nn
 from torch.ao.quantization import DeQuantStub, QuantStub
+
+
+def point_padding(points):
+    return torch.eq(points, 0)[..., 0]
 
 
 class LaneEncoder(nn.Module):
@@ -30,13 +35,16 @@ class Model(nn.Module):
         super().__init__()
         torch.manual_seed(0)
         self.quant = QuantStub()
+        self.quant_crosswalks = QuantStub()
         self.encoder = LaneEncoder()
         self.dequant = DeQuantStub()
 
-    def forward(self, lanes):
+    def forward(self, lanes, crosswalks):
         x = self.quant(lanes)
-        padding = torch.eq(x, 0)[..., 0]
-        features = self.encoder(x).masked_fill(padding[..., None], 0.0)
+        c = self.quant_crosswalks(crosswalks)
+        points = torch.cat([x, c], dim=1)
+        padding = torch.cat([point_padding(x), point_padding(c)], dim=1)
+        features = self.encoder(points).masked_fill(padding[..., None], 0.0)
         return self.dequant(features.max(dim=2)[0])
 
 
@@ -46,7 +54,10 @@ def example_input():
     lanes[0, 0, :, 0] = torch.tensor([0.05, -0.12, 0.15, 0.08, -0.03, 0.11])  # a lane crossing in front
     lanes[0, 1, 4:] = 0.0  # padding
     lanes[0, 3, 3:] = 0.0
-    return lanes
+    crosswalks = torch.randn(1, 2, 6, 2, generator=generator) * 15
+    crosswalks[0, 1, :, 0] = torch.tensor([-0.09, 0.04, 0.13, -0.17, 0.02, 0.06])  # just ahead
+    crosswalks[0, 0, 5:] = 0.0
+    return lanes, crosswalks
 
 
 def build():
@@ -55,7 +66,7 @@ def build():
     model.train()
     torch.ao.quantization.prepare_qat(model, inplace=True)
     with torch.no_grad():
-        model(example_input())
+        model(*example_input())
     model.apply(torch.ao.quantization.disable_observer)
     model.eval()
     return torch.jit.trace(model, example_input())

@@ -49,9 +49,11 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
   auto sqnr = [](const sim::OutputResult& o) {
     return o.shape_difference.empty() ? db(o.sqnr_db) : "shape differs (" + o.shape_difference + ")";
   };
-  for (size_t i = 0; i < before.outputs.size() && i < v.after.outputs.size(); ++i)
-    out << "  " << before.outputs[i].name << ": SQNR " << sqnr(before.outputs[i]) << " -> " << sqnr(v.after.outputs[i])
-        << "\n";
+  for (size_t i = 0; i < before.outputs.size() && i < v.after.outputs.size(); ++i) {
+    const bool reshaped = !before.outputs[i].shape_difference.empty() || !v.after.outputs[i].shape_difference.empty();
+    out << "  " << before.outputs[i].name << ": " << (reshaped ? "" : "SQNR ") << sqnr(before.outputs[i]) << " -> "
+        << sqnr(v.after.outputs[i]) << "\n";
+  }
   auto [b_diff, b_all] = flips(before);
   auto [a_diff, a_all] = flips(v.after);
   if (b_all || a_all)
@@ -102,16 +104,21 @@ void verdict_text(std::ostream& out, const std::string& model, const rewriter::F
   if (r.simulation_failures.empty()) return;
   size_t comparisons = std::count_if(r.simulation_failures.begin(), r.simulation_failures.end(),
                                      [](const Diagnostic& d) { return d.evidence_node != nullptr; });
-  size_t outputs = r.simulation_failures.size() - comparisons;
+  const sim::Report& simulated = *r.final_simulation();
+  size_t reshaped = std::count_if(simulated.outputs.begin(), simulated.outputs.end(),
+                                  [](const sim::OutputResult& o) { return !o.shape_difference.empty(); });
+  size_t outputs =
+      r.simulation_failures.size() - comparisons - std::min(reshaped, r.simulation_failures.size() - comparisons);
   std::vector<std::string> what;
   if (comparisons) what.push_back("flips " + count(comparisons, "comparison", "comparisons"));
+  if (reshaped) what.push_back("changes the shape of " + count(reshaped, "output", "outputs"));
   if (outputs)
     what.push_back("keeps " + count(outputs, "output", "outputs") + " under " + rules::format_number(r.min_sqnr_db) +
                    " dB SQNR");
-  const sim::Report& simulated = *r.final_simulation();
   out << "Not resolved: the int" << simulated.bits << " simulation of the "
-      << (r.applied.empty() ? "model" : "fixed model") << " still " << what[0] << (what.size() > 1 ? " and " : "")
-      << (what.size() > 1 ? what[1] : "") << ":\n";
+      << (r.applied.empty() ? "model" : "fixed model") << " still ";
+  for (size_t i = 0; i < what.size(); ++i) out << (i == 0 ? "" : i + 1 == what.size() ? " and " : ", ") << what[i];
+  out << ":\n";
   for (const auto& d : r.simulation_failures)
     out << "  " << (d.loc.known() ? ir::display_location(d.loc) : ir::display_path(model)) << ": " << d.message << "\n";
 }

@@ -262,6 +262,22 @@ void keep_fixable_unexplained_flips(std::vector<Diagnostic>& diagnostics) {
                     diagnostics.end());
 }
 
+// A new fake quant that was to be a module clone and became a graph op (a mask whose clone
+// could not keep 0 and 1 exact): its description, written before, must say so.
+bool fell_back_to_op(const Edit& e, const torchscript::GraphRewriter& graph) {
+  return e.kind == Edit::Kind::NewFakeQuant && e.creates_stub() &&
+         !graph.fake_quant_clone_start(e.new_stub_owner, e.new_stub);
+}
+
+std::string describe_op_fallback(std::string description, const Edit& e) {
+  const std::string clone = " `self." + e.new_stub + "`, a clone of the model's FakeQuantize `" + e.template_stub + "`";
+  if (auto at = description.find(clone); at != std::string::npos)
+    description.replace(at, clone.size(),
+                        " (a `fake_quantize_per_tensor_affine` op at scale 1: a clone of `" + e.template_stub +
+                            "` would not keep 0 and 1 exact, its observer being on)");
+  return description;
+}
+
 // Applies one round's planned fixes to the module through one graph rewriter; a fix whose edit
 // is refused is skipped whole (its earlier edits stay: each keeps float results on its own).
 void apply(const ir::Model& model, const std::vector<Planned>& planned, jit::Module& module,
@@ -271,6 +287,7 @@ void apply(const ir::Model& model, const std::vector<Planned>& planned, jit::Mod
   for (const auto& [d, fix] : planned) {
     try {
       std::vector<NewScale> scales;
+      std::string description = fix.description;
       for (const Edit& e : fix.edits) {
         edit_kind(e.kind).apply(model, e, graph);
         suggestions.add(model, e);
@@ -279,9 +296,9 @@ void apply(const ir::Model& model, const std::vector<Planned>& planned, jit::Mod
         for (const ir::Node* call : e.shadow.calls)
           if (const ir::Function* fn = model.function_of(*call)) result.rewritten_functions.insert(fn->name);
         if (auto scale = new_scale(e, graph)) scales.push_back(*scale);
+        if (fell_back_to_op(e, graph)) description = describe_op_fallback(description, e);
       }
-      result.applied.push_back(
-          {d->rule, fix.description, d->loc, d->function ? d->function->name : "", std::move(scales)});
+      result.applied.push_back({d->rule, description, d->loc, d->function ? d->function->name : "", std::move(scales)});
     } catch (const ir::RewriteRefused& e) {
       result.skipped.push_back(where(*d, display) + ": " + e.what());
     } catch (const c10::Error& e) {

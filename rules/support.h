@@ -73,8 +73,9 @@ std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& co
 std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
                                           bool cast_to_float);
 // In a model whose quant points are in-graph fake quants (traced QAT), where no plain stub
-// can be cloned: pass operand `operand` of `consumer` through a new fake quantize op of the
-// range of the fake quant its other operand carries. A `mask` (a bool cast to float) gets
+// can be cloned: pass operand `operand` of `consumer` through a new fake quant of the range of
+// the fake quant its other operand carries, a clone of that FakeQuantize module on the module
+// whose method holds `consumer` (else an in-graph op). A `mask` (a bool cast to float) gets
 // scale 1, exact for 0 and 1; other values a scale --fix calibrates on the inputs.
 std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
                                                bool mask);
@@ -82,9 +83,10 @@ std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, con
 // input gets a new fake quant of the same range, with a scale of its own.
 std::optional<Edit> fake_quantize_call_edit(const analysis::Facts& facts, const analysis::QuantCall& call);
 Fix safe_fix(std::string description, std::vector<Edit> edits);
-// The fix that adds a new fake quant (traced QAT): safe at a 0/1 mask's exact scale, which
-// changes no value in any mode; unsafe at a calibrated scale, since the new op is a graph op
-// that the model's `disable_fake_quant` (its FakeQuantize modules' switch) does not turn off.
+// The fix that adds a new fake quant (traced QAT): safe when it is a clone of the model's own
+// FakeQuantize (the model's disable_fake_quant reaches it) or a 0/1 mask's exact scale, which
+// changes no value in any mode; unsafe for a calibrated in-graph op, which the model's
+// `disable_fake_quant` does not turn off.
 Fix new_fake_quant_fix(std::string description, const Edit& edit);
 // A float tensor made by casting a bool tensor (a comparison result: 0 and 1 only), seen
 // through views.

@@ -6,7 +6,7 @@
 // the same archive and input give the same int8 results on every x86-64 CPU. oneDNN's (and
 // FBGEMM's) kernels pick a code path by instruction set: without AVX-512 VNNI they accumulate
 // through saturating 16-bit sums, so a model can simulate at 45.8 dB on one machine and 33.5 dB
-// on another. docs/simulation.md says more.
+// on another. docs/quantization-flows.md ("The quantized engine") says more.
 //
 // This header has no LibTorch dependency; the implementation is in engine.cpp.
 #pragma once

@@ -23,17 +23,17 @@ std::string general(double v) {
   return buf;
 }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s;
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
-  return s.empty() ? "scalar" : s;
-}
-
 nlohmann::json number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(v > 0 ? "inf" : "-inf");
 }
 
 }  // namespace
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s.empty() ? "scalar" : s;
+}
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;

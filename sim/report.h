@@ -9,6 +9,9 @@
 namespace qlint::sim {
 
 std::string render_text(const Report& report);
+
+// "1x2x4x4", or "scalar" for no dimensions.
+std::string shape_text(const std::vector<int64_t>& shape);
 nlohmann::json render_json(const Report& report);
 
 // What the rules can use of a simulation: calibrated quant points, and the comparisons whose

@@ -27,6 +27,7 @@
 #include "sim/engine.h"
 #include "sim/float_reference.h"
 #include "sim/libtorch.h"
+#include "sim/report.h"
 
 namespace qlint::sim {
 
@@ -395,12 +396,6 @@ class Instrumenter {
 
 // ---- Running and comparing -----------------------------------------------------------------
 
-std::string shape_text(at::IntArrayRef sizes) {
-  std::string s;
-  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? "x" : "") + std::to_string(sizes[i]);
-  return s.empty() ? "scalar" : s;
-}
-
 struct OutputStats {
   std::vector<int64_t> shape;
   double max_abs = 0, signal = 0, noise = 0, dot = 0, norm_float = 0, norm_sim = 0;
@@ -413,7 +408,7 @@ struct OutputStats {
       // element by element, and the output is as wrong as it can be.
       if (shape_difference.empty())
         shape_difference =
-            shape_text(float_out.sizes()) + " in float, " + shape_text(sim_out.sizes()) + " once quantized";
+            shape_text(float_out.sizes().vec()) + " in float, " + shape_text(sim_out.sizes().vec()) + " once quantized";
       return;
     }
     at::Tensor f = float_out.detach().to(at::kDouble);

@@ -32,6 +32,20 @@ def trace_qat(model, example_input, fake_quant):
     return torch.jit.trace(model, args)
 
 
+def trace_default_qat(model, example_input, backend="qnnpack"):
+    """prepare_qat with PyTorch's default QAT qconfig for `backend` (FusedMovingAvgObsFakeQuantize,
+    quint8, affine), calibrate on the example input, observers off, trace in eval mode."""
+    args = tuple(example_input) if isinstance(example_input, (tuple, list)) else (example_input,)
+    model.qconfig = torch.ao.quantization.get_default_qat_qconfig(backend)
+    model.train()
+    torch.ao.quantization.prepare_qat(model, inplace=True)
+    with torch.no_grad():
+        model(*args)
+    model.apply(torch.ao.quantization.disable_observer)
+    model.eval()
+    return torch.jit.trace(model, args)
+
+
 def seed_example(name):
     """The seed scenario examples/seed/<name>.py as a module (its Model and example_input)."""
     import importlib.util

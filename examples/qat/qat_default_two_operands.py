@@ -7,8 +7,8 @@ mode. A trajectory head shifts the quantized features by a small per-track offse
 and scales them by a wide per-track gain (about 100); neither passed a QuantStub.
 
 qlint must find (traced: the statement range of each line):
-  line 33 unquantized-operand  `offset` joins the quantized features
-  line 34 unquantized-operand  `gain` multiplies them
+  line 34 unquantized-operand  `offset` joins the quantized features
+  line 35 unquantized-operand  `gain` multiplies them
 
 `qlint --fix --input` gives each its own quant point: a clone of the stub's fused FakeQuantize
 module, registered on the model and called in forward, starting at the symmetric scale
@@ -20,6 +20,7 @@ model computes what the original does (tests/fix/check_fixed.py --flags-off).
 import torch
 from torch import nn
 from torch.ao.quantization import DeQuantStub, QuantStub
+from qat import trace_default_qat
 
 
 class Model(nn.Module):
@@ -44,12 +45,4 @@ def example_input():
 
 
 def build():
-    model = Model()
-    model.qconfig = torch.ao.quantization.get_default_qat_qconfig("fbgemm")
-    model.train()
-    torch.ao.quantization.prepare_qat(model, inplace=True)
-    with torch.no_grad():
-        model(*example_input())
-    model.apply(torch.ao.quantization.disable_observer)
-    model.eval()
-    return torch.jit.trace(model, example_input())
+    return trace_default_qat(Model(), example_input(), "fbgemm")

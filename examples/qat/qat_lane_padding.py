@@ -7,13 +7,14 @@ treats a point whose x is exactly 0 as padding, for both. After a stub, whose in
 farthest points set (about 0.4 m), every real point within 0.2 m of x = 0 quantizes to 0 too:
 the mask drops real map points next to the vehicle, the ones that matter most. Comparing with
 0 is exact under quantization for a 0 itself, so no static rule fires; `qlint check --input`
-reports the flips (sim-divergence at line 20), and `--fix --input` compares each stub's float
+reports the flips (sim-divergence at line 21), and `--fix --input` compares each stub's float
 input instead (the float shadow), in both copies of the helper the trace inlined, where the
 masks are the float model's.
 """
 import torch
 from torch import nn
 from torch.ao.quantization import DeQuantStub, QuantStub
+from qat import trace_default_qat
 
 
 def point_padding(points):
@@ -61,12 +62,4 @@ def example_input():
 
 
 def build():
-    model = Model()
-    model.qconfig = torch.ao.quantization.get_default_qat_qconfig("qnnpack")
-    model.train()
-    torch.ao.quantization.prepare_qat(model, inplace=True)
-    with torch.no_grad():
-        model(*example_input())
-    model.apply(torch.ao.quantization.disable_observer)
-    model.eval()
-    return torch.jit.trace(model, example_input())
+    return trace_default_qat(Model(), example_input(), "qnnpack")

@@ -5,9 +5,9 @@ Points arrive grouped into pillars, (pillars, points, 4) float features that pas
 each pillar's integer grid coordinates and point count beside them (neither passes a stub:
 they are indices, not data). The encoder decorates every point with its offset from the
 pillar's mean and from the pillar's centre, and zeroes the padding points:
-  line 31 the mean divides by the count cast to float: an operand without a scale
-  line 32 the centre, grid coordinate times voxel size plus origin, is subtracted likewise
-  line 35 a padding mask made from the count (a bool cast to float) multiplies the features
+  line 32 the mean divides by the count cast to float: an operand without a scale
+  line 33 the centre, grid coordinate times voxel size plus origin, is subtracted likewise
+  line 36 a padding mask made from the count (a bool cast to float) multiplies the features
 Each of these operands is an unnamed value inside a child module's traced forward: --fix
 gives each a clone of the stub's fused FakeQuantize, calibrated on the value itself (the
 values are found by their place in the graph, which the simulator's copy keeps; their numbers
@@ -16,6 +16,7 @@ are not kept, which once measured the wrong values or none), and the mask scale 
 import torch
 from torch import nn
 from torch.ao.quantization import DeQuantStub, QuantStub
+from qat import trace_default_qat
 
 VOXEL_SIZE = 0.16
 ORIGIN = 0.08
@@ -57,12 +58,4 @@ def example_input():
 
 
 def build():
-    model = Model()
-    model.qconfig = torch.ao.quantization.get_default_qat_qconfig("qnnpack")
-    model.train()
-    torch.ao.quantization.prepare_qat(model, inplace=True)
-    with torch.no_grad():
-        model(*example_input())
-    model.apply(torch.ao.quantization.disable_observer)
-    model.eval()
-    return torch.jit.trace(model, example_input())
+    return trace_default_qat(Model(), example_input(), "qnnpack")

@@ -300,13 +300,6 @@ bool set_fake_quant_state(jit::Module& fake_quant, double scale, int64_t zero_po
   return has_scale;
 }
 
-bool is_fused_fake_quant(const jit::Module& fake_quant) {
-  if (!fake_quant.find_method("forward")) return false;
-  for (const jit::Node* node : fake_quant.get_method("forward").graph()->nodes())
-    if (node->kind() == c10::Symbol::fromQualString("aten::fused_moving_avg_obs_fake_quant")) return true;
-  return false;
-}
-
 at::Tensor run_forward(jit::Module& module, const at::Tensor& x) {
   at::NoGradGuard no_grad;
   return module.forward({x}).toTensor();
@@ -318,30 +311,36 @@ ir::GraphRewriter::FakeQuantStart GraphRewriter::add_fake_quant_clone(const std:
                                                                       const std::string& name,
                                                                       const std::string& template_path,
                                                                       const FakeQuantStart& start) {
-  jit::Module fake_quant = module_at(template_path).clone();
-  FakeQuantStart in_effect = start;
-  const bool fused = is_fused_fake_quant(fake_quant);
-  // A fused one's scale follows its running range: a mask's range is the one whose scale is 1
-  // (affine: the width of the integer range).
-  if (fused && start.mask) in_effect.max = static_cast<double>(start.quant_max - start.quant_min);
-  if (!set_fake_quant_state(fake_quant, start.scale, start.zero_point, in_effect.min, in_effect.max))
-    throw ir::RewriteRefused("`" + template_path + "` keeps no scale buffer to start a clone from");
-  if (fused) {
-    // One call computes the scale and zero point from the range, as the model's own do.
+  // A clone whose scale follows its running range (a fused fake quant, or a plain one traced
+  // with its observer on) gets a mask's scale 1 from a range as wide as the integer range
+  // (affine) or half as wide (symmetric); one that keeps its scale ignores the range.
+  std::vector<double> ranges = {start.max};
+  if (start.mask) {
+    const auto width = static_cast<double>(start.quant_max - start.quant_min);
+    ranges = {width, width / 2};
+  }
+  for (double max : ranges) {
+    jit::Module fake_quant = module_at(template_path).clone();
+    FakeQuantStart in_effect = start;
+    in_effect.max = max;
+    if (!set_fake_quant_state(fake_quant, start.scale, start.zero_point, in_effect.min, in_effect.max))
+      throw ir::RewriteRefused("`" + template_path + "` keeps no scale buffer to start a clone from");
+    // One call: a fused fake quant computes its scale and zero point from the range, as the
+    // model's own do, and so does a plain one traced with its observer on (the trace keeps the
+    // observer's update); one with its observer off keeps the scale it was given.
     run_forward(fake_quant, at::tensor({in_effect.min, in_effect.max}, at::kFloat));
     in_effect.scale = fake_quant.attr("scale").toTensor().item<double>();
     in_effect.zero_point = fake_quant.attr("zero_point").toTensor().item<int64_t>();
-  }
-  if (start.mask) {
-    // On a copy: with observation on, a call moves the running range.
+    // A mask's clone must keep 0 and 1 exact; checked on a copy, since with observation on a
+    // call moves the running range.
     jit::Module probe = fake_quant.deepcopy();
-    at::Tensor zero_one = at::tensor({0.0F, 1.0F});
-    if (!at::equal(run_forward(probe, zero_one), zero_one))
-      throw ir::RewriteRefused("a clone of `" + template_path + "` does not keep a mask's 0 and 1 exact");
+    const at::Tensor zero_one = at::tensor({0.0F, 1.0F});
+    if (start.mask && !at::equal(run_forward(probe, zero_one), zero_one)) continue;
+    register_clone(owner_path, name, fake_quant);
+    clone_starts_[owner_path + "." + name] = in_effect;
+    return in_effect;
   }
-  register_clone(owner_path, name, fake_quant);
-  clone_starts_[owner_path + "." + name] = in_effect;
-  return in_effect;
+  throw ir::RewriteRefused("a clone of `" + template_path + "` does not keep a mask's 0 and 1 exact");
 }
 
 std::optional<ir::GraphRewriter::FakeQuantStart> GraphRewriter::fake_quant_clone_start(const std::string& owner_path,

@@ -347,7 +347,8 @@ TEST_F(Fix, TracedQatModelsSayTheirScalesPredateTheFix) {
 // Traced QAT models (issues #12, #20): their stubs are calibrated FakeQuantize modules, so a new
 // quant point is a clone of the model's own FakeQuantize module, registered on the model and
 // called in forward, so the model's disable_fake_quant reaches it: a safe fix. A 0/1 mask gets
-// scale 1 (exact), other values the symmetric scale calibrated on --input. Reference numbers
+// scale 1 (exact), other values the scale calibrated on --input: symmetric for a plain
+// FakeQuantize, the model's own scheme (affine) for a fused one. Reference numbers
 // come from PyTorch (tests/fix/check_new_fake_quants.py: MinMaxObserver for the calibrated
 // scales, fake_quantize_per_tensor_affine for the mask, the fixed model's own forward for the
 // simulation) and from qlint's simulation of the original model, which --fix prints as "before".

@@ -21,22 +21,19 @@ def trace_int16_qat(model, example_input):
 def trace_qat(model, example_input, fake_quant):
     """prepare_qat with `fake_quant` for activations and weights, calibrate on the example input
     (a tensor or a tuple of tensors), trace."""
-    args = tuple(example_input) if isinstance(example_input, (tuple, list)) else (example_input,)
-    model.qconfig = QConfig(activation=fake_quant, weight=fake_quant)
-    model.train()
-    torch.ao.quantization.prepare_qat(model, inplace=True)
-    with torch.no_grad():
-        model(*args)
-    model.apply(torch.ao.quantization.disable_observer)
-    model.eval()
-    return torch.jit.trace(model, args)
+    return prepare_calibrate_trace(model, example_input, QConfig(activation=fake_quant, weight=fake_quant))
 
 
 def trace_default_qat(model, example_input, backend="qnnpack"):
-    """prepare_qat with PyTorch's default QAT qconfig for `backend` (FusedMovingAvgObsFakeQuantize,
-    quint8, affine), calibrate on the example input, observers off, trace in eval mode."""
+    """The same with PyTorch's default QAT qconfig for `backend` (FusedMovingAvgObsFakeQuantize,
+    quint8, affine)."""
+    return prepare_calibrate_trace(model, example_input, torch.ao.quantization.get_default_qat_qconfig(backend))
+
+
+def prepare_calibrate_trace(model, example_input, qconfig):
+    """prepare_qat with `qconfig`, calibrate on the example input, observers off, trace in eval mode."""
     args = tuple(example_input) if isinstance(example_input, (tuple, list)) else (example_input,)
-    model.qconfig = torch.ao.quantization.get_default_qat_qconfig(backend)
+    model.qconfig = qconfig
     model.train()
     torch.ao.quantization.prepare_qat(model, inplace=True)
     with torch.no_grad():

@@ -165,16 +165,27 @@ std::string where(const Diagnostic& d, const std::function<std::string(const std
 // The value a new fake quant quantizes, as the IR (and the simulator) name it.
 const ir::Value* quantized_value(const Edit& e) { return e.node->inputs.at(static_cast<size_t>(e.operand)); }
 
-// By position in the graph (torchscript::value_positions): the simulator observes it in a copy
-// of the module, where the value's number may differ.
-std::string value_id(const ir::Model& model, const Edit& e) {
-  const ir::Function* fn = model.function_of(*e.node);
-  const auto* value = static_cast<const jit::Value*>(quantized_value(e)->origin);
-  if (fn == nullptr || value == nullptr) return "?";
-  auto positions = torchscript::value_positions(*value->owningGraph());
-  auto it = positions.find(value);
-  return it == positions.end() ? "?" : fn->name + ":" + it->second;
-}
+// Names values by position in their graph (torchscript::value_positions): the simulator
+// observes them in a copy of the module, where their numbers may differ. Each graph is
+// numbered once.
+class ValueIds {
+ public:
+  explicit ValueIds(const ir::Model& model) : model_(model) {}
+
+  std::string of(const Edit& e) {
+    const ir::Function* fn = model_.function_of(*e.node);
+    const auto* value = static_cast<const jit::Value*>(quantized_value(e)->origin);
+    if (fn == nullptr || value == nullptr) return "?";
+    auto [graph, added] = positions_.try_emplace(value->owningGraph());
+    if (added) graph->second = torchscript::value_positions(*value->owningGraph());
+    auto it = graph->second.find(value);
+    return it == graph->second.end() ? "?" : fn->name + ":" + it->second;
+  }
+
+ private:
+  const ir::Model& model_;
+  std::map<const jit::Graph*, std::map<const jit::Value*, std::string>> positions_;
+};
 
 bool needs_calibration(const Edit& e) { return e.kind == Edit::Kind::NewFakeQuant && !e.fake_quant.scale; }
 
@@ -206,10 +217,14 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
                                const sim::Options& sim_options, FixResult& result,
                                const std::function<std::string(const std::string&)>& display) {
   sim::Options options = sim_options;
+  ValueIds value_ids(model);
+  std::map<const Edit*, std::string> ids;
   for (const auto& p : planned)
     for (const Edit& e : p.fix.edits)
-      if (needs_calibration(e))
-        options.calibrate_values.push_back({value_id(model, e), e.fake_quant.quant_min, e.fake_quant.quant_max});
+      if (needs_calibration(e)) {
+        ids[&e] = value_ids.of(e);
+        options.calibrate_values.push_back({ids[&e], e.fake_quant.quant_min, e.fake_quant.quant_max});
+      }
   if (options.calibrate_values.empty()) return;
   std::map<std::string, sim::QuantPointResult> measured;
   std::string runs;
@@ -223,7 +238,7 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
     if (!needs_calibration(e)) return "";
     if (original.batches.empty())
       return "the new fake quant's scale is calibrated on the inputs: give --input FILE or --random-input SHAPES";
-    auto it = measured.find(value_id(model, e));
+    auto it = measured.find(ids[&e]);
     if (it == measured.end()) return "the inputs never reach the value the new fake quant would calibrate on";
     e.fake_quant.scale = it->second.scale;
     e.fake_quant.zero_point = it->second.zero_point;

@@ -121,9 +121,7 @@ std::optional<Edit> compare_with_zero_edit(const analysis::Facts& facts, const i
 std::optional<Fix> fix_for(const analysis::Facts& facts, const ir::Node& node, int side, double constant,
                            std::string& refusal) {
   if (auto edit = reroot_edit(facts, node, side, &refusal))
-    return safe_fix("compare the float input of " + describe_stubs(facts, node.inputs[side]) +
-                        " instead, where the comparison is exact",
-                    {*edit});
+    return safe_fix(reroot_comparison_description(describe_stubs(facts, node.inputs[side])), {*edit});
   auto edit = compare_with_zero_edit(facts, node, side);
   if (!edit) return std::nullopt;
   Fix fix;

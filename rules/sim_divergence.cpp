@@ -97,7 +97,7 @@ std::optional<Fix> reroot_fix(const analysis::Facts& facts, const std::vector<co
   if (edits.empty()) return std::nullopt;
   std::string inputs;
   for (size_t i = 0; i < stubs.size(); ++i) inputs += (i == 0 ? "" : i + 1 == stubs.size() ? " and " : ", ") + stubs[i];
-  return safe_fix("compare the float input of " + inputs + " instead, where the comparison is exact", std::move(edits));
+  return safe_fix(reroot_comparison_description(inputs), std::move(edits));
 }
 
 void report_comparisons(const analysis::Facts& facts, const analysis::SimulatedRun& run, std::vector<Diagnostic>& out) {

@@ -14,6 +14,10 @@
 
 namespace qlint::rules {
 
+std::string reroot_comparison_description(const std::string& stubs) {
+  return "compare the float input of " + stubs + " instead, where the comparison is exact";
+}
+
 std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v) {
   std::string out;
   const auto& sources = facts.quant_sources(v);
@@ -198,10 +202,6 @@ std::optional<std::string> fake_quant_owner(const analysis::Facts& facts, const 
   return fn->module_path;
 }
 
-// `like` is a FakeQuantize module's when its id is a module path (a FakeQuantize's forward
-// holds the op) rather than "function:%value" (an op written into a graph).
-bool is_fake_quant_module(const analysis::QuantPoint& like) { return like.id.find(":%") == std::string::npos; }
-
 Edit new_fake_quant(const analysis::Facts& facts, const analysis::QuantPoint& like, const ir::Node& node, int operand) {
   Edit e;
   e.kind = Edit::Kind::NewFakeQuant;
@@ -210,7 +210,8 @@ Edit new_fake_quant(const analysis::Facts& facts, const analysis::QuantPoint& li
   e.fake_quant.quant_min = like.quant_min;
   e.fake_quant.quant_max = like.quant_max;
   auto owner = fake_quant_owner(facts, node);
-  if (owner && is_fake_quant_module(like)) {
+  // A FakeQuantize module's point is named by its module path; an op written into a graph's is not.
+  if (owner && facts.model().find_module(like.id) != nullptr) {
     e.template_stub = like.id;
     e.new_stub_owner = *owner;
     e.new_stub = operand_name_hint(facts.model(), node, static_cast<size_t>(operand)) + "_fake_quant";

@@ -35,6 +35,9 @@ void for_each_operand_side(const ir::Model& model, Matches&& matches, Fn&& fn) {
 
 // "`self.quant`" or "`self.quant` and `self.quant_mask`": the stubs whose error v carries.
 std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v);
+// The description of a reroot fix on a comparison whose value `stubs` quantize (eq-nonzero-const,
+// sim-divergence): "compare the float input of `self.quant` instead, ...".
+std::string reroot_comparison_description(const std::string& stubs);
 
 // Elementwise arithmetic whose operands must share the quantized domain:
 // mul/add/sub/div/rsub/true_divide and their in-place forms.

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "analysis/constants.h"
+#include "analysis/dtype.h"
 #include "ir/ops.h"
 
 namespace qlint::analysis {
@@ -46,8 +47,10 @@ struct ZeroTest {
 };
 
 std::optional<ZeroTest> zero_test(const ir::Node& n) {
-  if (n.kind == "aten::to" && n.inputs.size() >= 2 &&
-      scalar_constant(n.inputs[1]) == static_cast<double>(*ir::scalar_type_code(ir::DType::Bool)))
+  // Any overload: a traced `.type(torch.BoolTensor)` is `to(x, device, dtype, ...)`.
+  const auto declared = [](const ir::Value* v) { return v->type.dtype; };
+  if (ir::base_op(n.kind) == "to" && cast_dtype(n, declared) == ir::DType::Bool && !n.inputs.empty() &&
+      declared(n.inputs[0]) != ir::DType::Bool)
     return ZeroTest{n.inputs[0], false};
   if ((n.kind == "aten::ne" || n.kind == "aten::eq") && n.inputs.size() >= 2 && scalar_constant(n.inputs[1]) == 0.0)
     return ZeroTest{n.inputs[0], n.kind == "aten::eq"};

@@ -7,6 +7,7 @@
 #include "analysis/constants.h"
 #include "analysis/facts.h"
 #include "ir/ops.h"
+#include "ir/schema.h"
 
 namespace qlint::analysis {
 
@@ -58,34 +59,38 @@ DType constant_dtype(const ir::Value* v) {
   return DType::Unknown;
 }
 
-// The dtype operand of aten::to / aten::type_as, whichever overload the graph uses.
-DType cast_target(const ir::Node& node, const DTypeOf& dtype_of) {
-  if (node.kind == "aten::type_as" && node.inputs.size() >= 2) return dtype_of(node.inputs[1]);
+std::optional<DType> dtype_constant(const ir::Value* v) {
+  const ir::Node* producer = v->producer;
+  if (producer == nullptr || producer->kind != "prim::Constant") return std::nullopt;
+  const ir::Attr* value = producer->attr("value");
+  if (value == nullptr || value->kind != ir::Attr::Kind::Int) return std::nullopt;
+  return ir::dtype_from_scalar_type_code(value->i);
+}
+
+// Graphs without a schema on their casts (text fixtures, older FX exports): the dtype code is
+// the first int operand after the tensor, the target tensor the first tensor operand.
+std::optional<DType> positional_cast_dtype(const ir::Node& node, const DTypeOf& dtype_of) {
   for (size_t i = 1; i < node.inputs.size() && i < 3; ++i) {
     const ir::Value* arg = node.inputs[i];
     if (arg->type.is_tensor()) return dtype_of(arg);
-    if (arg->type.kind != ir::Type::Kind::Int) continue;
-    const ir::Node* producer = arg->producer;
-    if (producer == nullptr || producer->kind != "prim::Constant") return DType::Unknown;
-    const ir::Attr* value = producer->attr("value");
-    if (value == nullptr || value->kind != ir::Attr::Kind::Int) return DType::Unknown;
-    return ir::dtype_from_scalar_type_code(value->i).value_or(DType::Unknown);
+    if (arg->type.kind == ir::Type::Kind::Int) return dtype_constant(arg);
   }
-  // A device-only move keeps the dtype; an FX export may call `x.to()` on nothing at all.
-  return node.inputs.empty() ? DType::Unknown : dtype_of(node.inputs[0]);
+  return dtype_of(node.inputs[0]);
 }
 
 // The `dtype=` argument of a factory or reduction, where the importer found one in the op's
-// schema (attribute dtype_operand) and the model gives it as a constant; None means "as usual".
+// schema and the model gives it as a constant; None means "as usual".
 std::optional<DType> dtype_argument(const ir::Node& node) {
+  if (ir::schema_of(node) != nullptr) {
+    const ir::Value* dtype = ir::named_operand(node, "dtype");
+    return dtype ? dtype_constant(dtype) : std::nullopt;
+  }
+  // The C++ front end names the operand from the declaration it calls.
   const ir::Attr* operand = node.attr("dtype_operand");
   if (operand == nullptr || operand->kind != ir::Attr::Kind::Int || operand->i < 0 ||
       static_cast<size_t>(operand->i) >= node.inputs.size())
     return std::nullopt;
-  const ir::Node* producer = node.inputs[static_cast<size_t>(operand->i)]->producer;
-  const ir::Attr* value = producer && producer->kind == "prim::Constant" ? producer->attr("value") : nullptr;
-  if (value == nullptr || value->kind != ir::Attr::Kind::Int) return std::nullopt;
-  return ir::dtype_from_scalar_type_code(value->i);
+  return dtype_constant(node.inputs[static_cast<size_t>(operand->i)]);
 }
 
 DType operand_dtype(const ir::Value* v, const DTypeOf& dtype_of) {
@@ -107,6 +112,21 @@ DType arithmetic_dtype(const ir::Node& node, const DTypeOf& dtype_of) {
 }
 
 }  // namespace
+
+std::optional<DType> cast_dtype(const ir::Node& node, const DTypeOf& dtype_of) {
+  if (!ir::is_cast(node) || node.inputs.empty()) return std::nullopt;
+  if (ir::base_op(node.kind) == "type_as")
+    return node.inputs.size() >= 2 ? std::optional(dtype_of(node.inputs[1])) : std::nullopt;
+  if (ir::schema_of(node) == nullptr) return positional_cast_dtype(node, dtype_of);
+  if (const ir::Value* other = ir::named_operand(node, "other")) return dtype_of(other);
+  const ir::Value* dtype = ir::named_operand(node, "dtype");
+  // `x.to(device)` and `x.to(dtype=None)` keep the dtype.
+  if (dtype == nullptr || dtype->type.kind == ir::Type::Kind::None) return dtype_of(node.inputs[0]);
+  // `mask.to(x.dtype)`
+  if (dtype->producer != nullptr && dtype->producer->kind == "prim::dtype" && !dtype->producer->inputs.empty())
+    return dtype_of(dtype->producer->inputs[0]);
+  return dtype_constant(dtype);
+}
 
 DType promote(DType a, DType b) {
   if (a == b) return a;
@@ -132,7 +152,7 @@ DType infer_output_dtype(const ir::Node& node, size_t index, const DTypeOf& dtyp
   // A quantized tensor's stored integers (uint8, int8 or int32 by its quantized dtype, which
   // is not tracked): integers either way, exact.
   if (k == "aten::int_repr") return DType::Int32;
-  if (k == "aten::to" || k == "aten::type_as") return cast_target(node, dtype_of);
+  if (ir::is_cast(node)) return cast_dtype(node, dtype_of).value_or(DType::Unknown);
   if (auto given = dtype_argument(node)) return *given;
   if (kTrueDivisionOps.count(k)) {
     DType d = arithmetic_dtype(node, dtype_of);

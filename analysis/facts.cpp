@@ -78,6 +78,7 @@ class FactsSolver {
     classify_stub_modules();
     map_blocks();
     find_written_attributes();
+    fold_fixed_branches();
     seed_model_inputs();
     // Each pass settles at least one more call level; the cap only guards against bugs.
     for (int pass = 0; pass < 100; ++pass) {
@@ -115,6 +116,63 @@ class FactsSolver {
         if (n.kind != "prim::SetAttr") return;
         if (auto key = attribute_key(n)) written_.insert(*key);
       });
+  }
+
+  void fold_fixed_branches() {
+    for (const auto& f : facts_.model_->functions)
+      ir::for_each_node(f->body, [&](const ir::Node& n) {
+        if (n.kind != "prim::If" || n.blocks.size() != 2 || n.inputs.empty()) return;
+        if (auto condition = fixed_number(n.inputs[0], 0)) facts_.folded_branches_[&n] = *condition != 0 ? 0 : 1;
+      });
+  }
+
+  // A number (bools as 0/1) that no input can change: a constant, or a module attribute as the
+  // archive holds it that forward never assigns, and comparisons and `not` of such numbers.
+  std::optional<double> fixed_number(const ir::Value* v, int depth) const {
+    const ir::Node* p = v->producer;
+    if (p == nullptr || depth > 16 || p->outputs.size() != 1) return std::nullopt;
+    if (p->kind == "prim::GetAttr" && is_training_flag(*p)) return 0;
+    if (p->kind == "prim::Constant" || p->kind == "prim::GetAttr") {
+      const ir::Attr* value = p->attr("value");
+      if (value == nullptr || (p->kind == "prim::GetAttr" && !fixed_attribute(*p))) return std::nullopt;
+      if (value->kind == ir::Attr::Kind::Bool) return value->b ? 1 : 0;
+      if (value->kind == ir::Attr::Kind::Int) return static_cast<double>(value->i);
+      if (value->kind == ir::Attr::Kind::Float) return value->f;
+      return std::nullopt;
+    }
+    if ((p->kind == "aten::__not__" || p->kind == "aten::Bool") && p->inputs.size() == 1) {
+      auto inner = fixed_number(p->inputs[0], depth + 1);
+      if (!inner) return std::nullopt;
+      return p->kind == "aten::__not__" ? (*inner == 0 ? 1 : 0) : (*inner != 0 ? 1 : 0);
+    }
+    if (p->inputs.size() != 2 || p->inputs[0]->type.is_tensor() || p->inputs[1]->type.is_tensor()) return std::nullopt;
+    static const std::map<std::string, bool (*)(double, double)> comparisons = {
+        {"aten::eq", [](double a, double b) { return a == b; }},
+        {"aten::ne", [](double a, double b) { return a != b; }},
+        {"aten::lt", [](double a, double b) { return a < b; }},
+        {"aten::le", [](double a, double b) { return a <= b; }},
+        {"aten::gt", [](double a, double b) { return a > b; }},
+        {"aten::ge", [](double a, double b) { return a >= b; }}};
+    auto compare = comparisons.find(p->kind);
+    if (compare == comparisons.end()) return std::nullopt;
+    auto a = fixed_number(p->inputs[0], depth + 1);
+    auto b = a ? fixed_number(p->inputs[1], depth + 1) : std::nullopt;
+    if (!b) return std::nullopt;
+    return compare->second(*a, *b) ? 1 : 0;
+  }
+
+  // `self.training`: false, whatever the archive saved (a QAT model is often saved in training
+  // mode). A quantized model is deployed in eval mode, and qlint simulates it so.
+  bool is_training_flag(const ir::Node& get) const {
+    const ir::Attr* name = get.attr("name");
+    return name != nullptr && name->kind == ir::Attr::Kind::Str && name->s == "training" && fixed_attribute(get);
+  }
+
+  // A module attribute read whose value the archive fixes: not one forward assigns.
+  bool fixed_attribute(const ir::Node& get) const {
+    const ir::Attr* name = get.attr("name");
+    auto key = attribute_key(get);
+    return name != nullptr && name->kind == ir::Attr::Kind::Str && key && written_.count(*key) == 0;
   }
 
   // Measured parameters replace what the model states: they are what the deployed model gets.
@@ -165,7 +223,7 @@ class FactsSolver {
   void collect_quant_calls() {
     for (const auto& f : facts_.model_->functions) {
       ir::for_each_node(f->body, [&](const ir::Node& n) {
-        if (n.kind != "prim::CallMethod" || n.inputs.size() < 2 || n.outputs.size() != 1) return;
+        if (n.kind != "prim::CallMethod" || n.inputs.size() < 2 || n.outputs.size() != 1 || !facts_.is_live(n)) return;
         const ir::Type& self = n.inputs[0]->type;
         if (self.kind != ir::Type::Kind::Module) return;
         auto it = facts_.quant_points_.find(self.name);
@@ -294,7 +352,10 @@ class FactsSolver {
   }
 
   void if_node(const ir::Node& n) {
-    for (const auto& b : n.blocks) {
+    auto folded = facts_.folded_branches_.find(&n);
+    for (size_t i = 0; i < n.blocks.size(); ++i) {
+      if (folded != facts_.folded_branches_.end() && folded->second != i) continue;  // never runs
+      const auto& b = n.blocks[i];
       block(*b);
       for (size_t i = 0; i < n.outputs.size() && i < b->returns.size(); ++i) join_value(n.outputs[i], b->returns[i]);
     }
@@ -395,6 +456,7 @@ class FactsSolver {
     const size_t data_operands = takes_only_the_form_of_its_second_operand(n) ? 1 : n.inputs.size();
     for (size_t i = 0; i < n.inputs.size() && i < data_operands; ++i) {
       const ir::Value* in = n.inputs[i];
+      if (i == 0 && takes_only_the_form_of_its_tensor(n)) continue;
       ValueFacts f = get(in);
       merged.sources.insert(f.sources.begin(), f.sources.end());
       merged.domain.insert(f.domain.begin(), f.domain.end());
@@ -414,7 +476,7 @@ class FactsSolver {
       read_element(get(n.inputs[0]), *key, merged);
     } else if (is_container_store(n)) {
       store_element(n);
-    } else if (bool part = false; !n.inputs.empty() && ir::is_view_op(n.kind, &part)) {
+    } else if (bool part = false; !n.inputs.empty() && ir::is_view_op(n, &part)) {
       for (const auto& [point, was_part] : get(n.inputs[0]).views) merged.views[point] = was_part || part;
     }
     auto dtype_of = [this](const ir::Value* v) { return facts_.dtype(v); };
@@ -501,6 +563,16 @@ class FactsSolver {
     static const std::set<std::string> ops = {"aten::type_as", "aten::expand_as", "aten::view_as", "aten::reshape_as"};
     if (n.inputs.size() < 2) return false;
     return ops.count(n.kind) > 0 || (n.kind == "aten::to" && n.inputs[1]->type.is_tensor());
+  }
+
+  // `torch.zeros_like(x)`, `x.new_zeros(...)`, `torch.full_like(x, v)`: a new tensor that takes
+  // only the shape, dtype and device of its operand, none of its values: no rounding error, and
+  // nothing of the input's data.
+  static bool takes_only_the_form_of_its_tensor(const ir::Node& n) {
+    const std::string op = ir::base_op(n.kind);
+    const bool like = op.size() > 5 && op.compare(op.size() - 5, 5, "_like") == 0;
+    const bool fresh = op.rfind("new_", 0) == 0 && op != "new_tensor";
+    return n.kind.rfind("aten::", 0) == 0 && (like || fresh);
   }
 
   bool in_weight_quantizer(const ir::Node& n) const {
@@ -702,6 +774,20 @@ std::string Facts::plain_stub_template() const {
   for (const auto& entry : stub_modules_)
     if (is_plain_stub(entry.first)) return entry.first;
   return "";
+}
+
+std::optional<size_t> Facts::folded_branch(const ir::Node& if_node) const {
+  auto it = folded_branches_.find(&if_node);
+  if (it == folded_branches_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool Facts::is_live(const ir::Node& node) const {
+  for (const ir::Block* b = node.owner; b != nullptr && b->owner != nullptr; b = b->owner->owner) {
+    auto folded = folded_branches_.find(b->owner);
+    if (folded != folded_branches_.end() && b->owner->blocks[folded->second].get() != b) return false;
+  }
+  return true;
 }
 
 const ir::Function* Facts::function_of(const ir::Node& node) const {

@@ -167,6 +167,16 @@ class Facts {
   const ir::Model& model() const { return *model_; }
   const ir::Function* function_of(const ir::Node& node) const;
 
+  // Branches the archive fixes: an `if` on a module attribute that is a bool or int constant in
+  // the loaded module and that forward never assigns (`if self.use_aux:`), on a `Final`
+  // constant, or on `torch.jit.is_scripting()`; and `self.training`, false in the eval mode a
+  // quantized model is deployed (and simulated) in. The block of a folded `if` that runs;
+  // nullopt for other nodes.
+  std::optional<size_t> folded_branch(const ir::Node& if_node) const;
+  // Whether `node` can run: it sits in no branch that a folded `if` skips. Rules report nothing,
+  // and fixes change nothing, in dead code.
+  bool is_live(const ir::Node& node) const;
+
  private:
   friend class FactsSolver;
   struct ValueFacts {
@@ -195,6 +205,7 @@ class Facts {
   std::map<std::string, QuantPoint> quant_points_;
   std::vector<QuantCall> quant_calls_;
   std::map<const ir::Block*, const ir::Function*> block_function_;
+  std::map<const ir::Node*, size_t> folded_branches_;  // prim::If -> the block that runs
   std::set<std::string> binary_comparisons_;
   std::optional<SimulatedRun> simulated_run_;
 };

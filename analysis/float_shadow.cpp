@@ -13,76 +13,7 @@ std::string on_line(const ir::Node& n) { return n.loc.known() ? " on line " + st
 
 // Ops that change a value in place or write module state: a copy would not see (or would
 // repeat) the change.
-bool mutates(const ir::Node& n) {
-  static const std::set<std::string> stores = {"prim::SetAttr", "aten::append", "aten::_set_item", "aten::insert",
-                                               "aten::extend",  "aten::copy_",  "aten::index_put_"};
-  if (stores.count(n.kind)) return true;
-  const std::string op = n.kind.substr(n.kind.find("::") == std::string::npos ? 0 : n.kind.find("::") + 2);
-  return op.size() > 1 && op.back() == '_' && op[op.size() - 2] != '_';
-}
-
-// Ops whose output may share storage with their first operand: views, and ops that return the
-// operand itself when there is nothing to change (`reshape`, `contiguous`, `to`, ...). Lists
-// and tuples hold their items. An in-place write through any of them changes the operand too.
-bool may_alias_operand(const ir::Node& n) {
-  static const std::set<std::string> kinds = {"aten::select",
-                                              "aten::slice",
-                                              "aten::view",
-                                              "aten::view_as",
-                                              "aten::reshape",
-                                              "aten::reshape_as",
-                                              "aten::unsqueeze",
-                                              "aten::squeeze",
-                                              "aten::transpose",
-                                              "aten::permute",
-                                              "aten::expand",
-                                              "aten::expand_as",
-                                              "aten::narrow",
-                                              "aten::t",
-                                              "aten::flatten",
-                                              "aten::unflatten",
-                                              "aten::diagonal",
-                                              "aten::as_strided",
-                                              "aten::unbind",
-                                              "aten::split",
-                                              "aten::chunk",
-                                              "aten::split_with_sizes",
-                                              "aten::tensor_split",
-                                              "aten::movedim",
-                                              "aten::swapaxes",
-                                              "aten::detach",
-                                              "aten::alias",
-                                              "aten::contiguous",
-                                              "aten::to",
-                                              "aten::type_as",
-                                              "aten::float",
-                                              "aten::real",
-                                              "aten::view_as_real",
-                                              "aten::numpy_T",
-                                              "aten::mT",
-                                              "aten::__getitem__",
-                                              "prim::ListConstruct",
-                                              "prim::ListUnpack",
-                                              "prim::TupleConstruct",
-                                              "prim::TupleUnpack",
-                                              "prim::TupleIndex",
-                                              "prim::DictConstruct",
-                                              "aten::dict",
-                                              "aten::list",
-                                              "prim::unchecked_cast",
-                                              "aten::values",
-                                              "aten::items"};
-  return kinds.count(n.kind) > 0;
-}
-
-// Whether `n` writes `operand` in place: an in-place op on its first operand (`y.add_(1)`,
-// `y[:, 0] = 0` as `fill_` of a view), or a store that keeps it in a container or in module state.
-bool writes(const ir::Node& n, const ir::Value* operand) {
-  static const std::set<std::string> stores = {"prim::SetAttr", "aten::append", "aten::_set_item", "aten::insert",
-                                               "aten::extend"};
-  if (stores.count(n.kind)) return std::count(n.inputs.begin(), n.inputs.end(), operand) > 0;
-  return mutates(n) && !n.inputs.empty() && n.inputs[0] == operand;
-}
+bool mutates(const ir::Node& n) { return ir::writes_anything_in_place(n); }
 
 // A write in place through an alias of a value: `top` is the node in the value's own function
 // (the write, or the call inside which a callee writes its parameter), `write` the write itself.
@@ -95,8 +26,8 @@ struct InPlaceWrite {
 // list holding it, a callee's parameter it is passed as) that a float twin of `v` would not see.
 void in_place_writes(const Facts& facts, const ir::Value* v, std::vector<InPlaceWrite>& out, int depth = 0) {
   const ir::Value* root = v;
-  for (int i = 0;
-       i < 256 && root->producer != nullptr && may_alias_operand(*root->producer) && !root->producer->inputs.empty();
+  for (int i = 0; i < 256 && root->producer != nullptr && ir::may_alias_first_operand(*root->producer) &&
+                  !root->producer->inputs.empty();
        ++i)
     root = root->producer->inputs[0];
   // A stub returns its input itself in float: the twin of its output is that input, the same
@@ -109,7 +40,11 @@ void in_place_writes(const Facts& facts, const ir::Value* v, std::vector<InPlace
     const ir::Value* alias = pending.back();
     pending.pop_back();
     for (const ir::Node* user : alias->users) {
-      if (writes(*user, alias)) out.push_back({user, user});
+      for (size_t i = 0; i < user->inputs.size(); ++i)
+        if (user->inputs[i] == alias && ir::writes_in_place(*user, i)) {
+          out.push_back({user, user});
+          break;
+        }
       if (const ir::Function* callee = ir::callee_of(facts.model(), *user); callee != nullptr && depth < 8) {
         std::vector<ir::Value*> args = ir::call_arguments(*user);
         for (size_t i = 0; i < args.size() && i < callee->body.params.size(); ++i) {
@@ -119,7 +54,7 @@ void in_place_writes(const Facts& facts, const ir::Value* v, std::vector<InPlace
           for (const InPlaceWrite& w : inner) out.push_back({user, w.write});
         }
       }
-      if (may_alias_operand(*user))
+      if (ir::may_alias_first_operand(*user))
         for (const ir::Value* out_value : user->outputs)
           if (seen.size() < 100000 && seen.insert(out_value).second) pending.push_back(out_value);
     }

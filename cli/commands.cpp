@@ -282,6 +282,9 @@ namespace {
 // "%q: dtype=float32 quant=self.quant domain", one entry per output that has facts.
 std::string describe_facts(const analysis::Facts& facts, const ir::Node& node) {
   std::string out;
+  if (auto branch = facts.folded_branch(node))
+    out = std::string("folded: only the ") + (*branch == 0 ? "first" : "second") + " block runs";
+  if (!facts.is_live(node)) return "dead: in a branch that never runs";
   for (const ir::Value* v : node.outputs) {
     std::string entry;
     if (v->type.is_tensor() && facts.dtype(v) != ir::DType::Unknown)

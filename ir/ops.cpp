@@ -3,6 +3,8 @@
 #include <map>
 #include <set>
 
+#include "ir/schema.h"
+
 namespace qlint::ir {
 
 bool returns_values_and_indices(const std::string& kind) {
@@ -13,8 +15,22 @@ bool returns_values_and_indices(const std::string& kind) {
   return ops.count(kind) > 0;
 }
 
-bool is_view_op(const std::string& kind, bool* is_part) {
-  // true: picks a part of the input; false: the whole input, reshaped or moved.
+namespace {
+
+// Views that keep the whole of their operand, only reshaped, moved or relabelled; any other
+// view picks a part (select, slice, narrow, diagonal, unfold, split, ...).
+bool keeps_the_whole(const std::string& op) {
+  static const std::set<std::string> whole = {
+      "unsqueeze", "squeeze",    "view",         "reshape",   "permute",  "transpose",  "flatten",
+      "unflatten", "contiguous", "expand",       "expand_as", "view_as",  "reshape_as", "t",
+      "detach",    "alias",      "movedim",      "moveaxis",  "swapaxes", "swapdims",   "numpy_T",
+      "mT",        "clone",      "view_as_real", "real",      "squeeze_", "unsqueeze_"};
+  return whole.count(op) > 0;
+}
+
+// The view ops of graphs without schemas (text fixtures, FX exports from before schemas were
+// recorded): true when they pick a part.
+const std::map<std::string, bool>& known_views() {
   static const std::map<std::string, bool> views = {
       {"aten::slice", true},         {"aten::select", true},      {"aten::index", true},
       {"aten::narrow", true},        {"aten::__getitem__", true}, {"aten::index_select", true},
@@ -23,12 +39,126 @@ bool is_view_op(const std::string& kind, bool* is_part) {
       {"aten::transpose", false},    {"aten::flatten", false},    {"aten::contiguous", false},
       {"aten::expand", false},       {"aten::expand_as", false},  {"aten::view_as", false},
       {"aten::reshape_as", false},   {"aten::t", false},          {"aten::clone", false},
-      {"aten::detach", false},
+      {"aten::detach", false},       {"aten::alias", false},
   };
-  auto it = views.find(kind);
-  if (it == views.end()) return false;
-  if (is_part) *is_part = it->second;
-  return true;
+  return views;
+}
+
+// Ops that copy their operand, or a part of it, into a new tensor: the same values, though no
+// alias annotation says so.
+const std::map<std::string, bool>& copying_views() {
+  static const std::map<std::string, bool> copies = {
+      {"aten::index", true},       {"aten::index_select", true}, {"aten::masked_select", true},
+      {"aten::__getitem__", true}, {"aten::clone", false},
+  };
+  return copies;
+}
+
+}  // namespace
+
+bool is_cast(const Node& node) {
+  const std::string op = base_op(node.kind);
+  return node.kind.rfind("aten::", 0) == 0 && (op == "to" || op == "type_as");
+}
+
+bool is_view_op(const Node& node, bool* is_part) {
+  const std::map<std::string, bool>& listed = schema_of(node) ? copying_views() : known_views();
+  if (auto it = listed.find(node.kind); it != listed.end()) {
+    if (is_part) *is_part = it->second;
+    return true;
+  }
+  if (node.inputs.empty() || node.outputs.empty() || is_cast(node)) return false;
+  if (output_aliases_operand(node, 0, 0).value_or(false) && !writes_operand(node, 0).value_or(true)) {
+    if (is_part) *is_part = !keeps_the_whole(base_op(node.kind));
+    return true;
+  }
+  return false;
+}
+
+bool may_alias_first_operand(const Node& node) {
+  if (const Schema* schema = schema_of(node)) {
+    for (const SchemaArgument& ret : schema->returns)
+      if (!ret.alias_set.empty()) return true;
+    return false;
+  }
+  static const std::set<std::string> kinds = {"aten::select",
+                                              "aten::slice",
+                                              "aten::view",
+                                              "aten::view_as",
+                                              "aten::reshape",
+                                              "aten::reshape_as",
+                                              "aten::unsqueeze",
+                                              "aten::squeeze",
+                                              "aten::transpose",
+                                              "aten::permute",
+                                              "aten::expand",
+                                              "aten::expand_as",
+                                              "aten::narrow",
+                                              "aten::t",
+                                              "aten::flatten",
+                                              "aten::unflatten",
+                                              "aten::diagonal",
+                                              "aten::as_strided",
+                                              "aten::unbind",
+                                              "aten::split",
+                                              "aten::chunk",
+                                              "aten::split_with_sizes",
+                                              "aten::tensor_split",
+                                              "aten::movedim",
+                                              "aten::swapaxes",
+                                              "aten::detach",
+                                              "aten::alias",
+                                              "aten::contiguous",
+                                              "aten::to",
+                                              "aten::type_as",
+                                              "aten::float",
+                                              "aten::real",
+                                              "aten::view_as_real",
+                                              "aten::numpy_T",
+                                              "aten::mT",
+                                              "aten::__getitem__",
+                                              "prim::ListConstruct",
+                                              "prim::ListUnpack",
+                                              "prim::TupleConstruct",
+                                              "prim::TupleUnpack",
+                                              "prim::TupleIndex",
+                                              "prim::DictConstruct",
+                                              "aten::dict",
+                                              "aten::list",
+                                              "prim::unchecked_cast",
+                                              "aten::values",
+                                              "aten::items"};
+  return kinds.count(node.kind) > 0;
+}
+
+namespace {
+
+// Graphs without schemas: stores into containers and module state, and ops spelled in place.
+bool stores_without_schema(const Node& node) {
+  static const std::set<std::string> stores = {"prim::SetAttr", "aten::append", "aten::_set_item", "aten::insert",
+                                               "aten::extend"};
+  return stores.count(node.kind) > 0;
+}
+
+bool spelled_in_place(const std::string& kind) {
+  const std::string op = kind.substr(kind.find("::") == std::string::npos ? 0 : kind.find("::") + 2);
+  return op.size() > 1 && op.back() == '_' && op[op.size() - 2] != '_';
+}
+
+}  // namespace
+
+bool writes_in_place(const Node& node, size_t operand) {
+  if (operand >= node.inputs.size()) return false;
+  if (node.kind == "prim::SetAttr") return true;
+  if (auto writes = writes_operand(node, operand)) return *writes;
+  if (stores_without_schema(node)) return true;
+  return operand == 0 && (spelled_in_place(node.kind) || node.kind == "aten::copy_" || node.kind == "aten::index_put_");
+}
+
+bool writes_anything_in_place(const Node& node) {
+  for (size_t i = 0; i < node.inputs.size(); ++i)
+    if (writes_in_place(node, i)) return true;
+  return node.kind == "prim::SetAttr";
 }
 
 std::string base_op(const std::string& kind) {

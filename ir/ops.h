@@ -2,7 +2,10 @@
 // the rewriter).
 #pragma once
 
+#include <cstddef>
 #include <string>
+
+#include "ir/ir.h"
 
 namespace qlint::ir {
 
@@ -11,8 +14,24 @@ namespace qlint::ir {
 bool returns_values_and_indices(const std::string& kind);
 
 // Ops whose output is the same data as their first input, rearranged: `is_part` says whether
-// they pick a part of it (slice, select, index) rather than reshape the whole.
-bool is_view_op(const std::string& kind, bool* is_part = nullptr);
+// they pick a part of it (slice, select, index) rather than reshape the whole. From the
+// node's schema where it has one (its output aliases its first operand and it writes nothing,
+// and it is no cast), so every view op LibTorch knows counts; plus the ops that copy a part
+// (`index`, `index_select`, `masked_select`, `clone`).
+bool is_view_op(const Node& node, bool* is_part = nullptr);
+
+// Whether the op's output may share storage with its first operand: views, and ops that return
+// the operand itself when there is nothing to change (`reshape`, `contiguous`, `to`); a list,
+// tuple or dict holds its items. An in-place write through any of them changes the operand.
+bool may_alias_first_operand(const Node& node);
+
+// Whether the op writes operand `operand` in place (`y.add_(1)`, `l.append(v)`, `self.x = v`).
+bool writes_in_place(const Node& node, size_t operand);
+// Whether it writes any operand in place or module state.
+bool writes_anything_in_place(const Node& node);
+
+// A tensor cast: `x.to(...)` in any overload, `x.type_as(y)`.
+bool is_cast(const Node& node);
 
 // Strips the namespace and a trailing in-place underscore: aten::mul_ -> "mul".
 std::string base_op(const std::string& kind);

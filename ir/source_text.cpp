@@ -25,7 +25,7 @@ std::string display_name(const Value* v) {
   for (int depth = 0; v != nullptr && depth < 16; ++depth) {
     std::string name = own_name(v);
     if (!name.empty()) return name;
-    if (v->producer == nullptr || !is_view_op(v->producer->kind) || v->producer->inputs.empty()) return "";
+    if (v->producer == nullptr || !is_view_op(*v->producer) || v->producer->inputs.empty()) return "";
     v = v->producer->inputs[0];
   }
   return "";

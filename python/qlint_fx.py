@@ -158,6 +158,71 @@ def _target(node):
     return str(node.target)
 
 
+def _fits(jit_type, value):
+    """Whether an FX argument can be passed as a schema argument of type `jit_type`."""
+    kind = jit_type.kind()
+    if kind == "OptionalType":
+        return value is None or _fits(jit_type.getElementType(), value)
+    if isinstance(value, torch.fx.Node):
+        declared = value.meta.get("type")
+        tensor = declared is not None and issubclass(declared, torch.Tensor)
+        if kind == "TensorType":
+            return declared is None or tensor
+        return not tensor or kind in ("ListType", "AnyType")
+    if kind == "TensorType":
+        return isinstance(value, torch.Tensor)
+    if kind == "IntType":  # ScalarType, Layout and MemoryFormat are ints too
+        return isinstance(value, (int, torch.dtype, torch.layout, torch.memory_format)) and not isinstance(value, bool)
+    if kind == "FloatType":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "NumberType":
+        return isinstance(value, (int, float, bool))
+    if kind == "BoolType":
+        return isinstance(value, bool)
+    if kind == "StringType":
+        return isinstance(value, str)
+    if kind == "DeviceObjType":
+        return isinstance(value, (torch.device, str))
+    if kind == "ListType":
+        return isinstance(value, (list, tuple, int))
+    return True
+
+
+def _binds(schema, args, kwargs):
+    params = schema.arguments
+    if len(args) > len(params) or any(p.kwarg_only for p in params[:len(args)]):
+        return False
+    later = {p.name: p for p in params[len(args):]}
+    if any(name not in later for name in kwargs):
+        return False
+    if not all(_fits(p.type, a) for p, a in zip(params, args)):
+        return False
+    if not all(_fits(later[name].type, a) for name, a in kwargs.items()):
+        return False
+    return all(p.has_default_value() or p.name in kwargs for p in params[len(args):])
+
+
+def _schema(node):
+    """The ATen schema a call binds to, as LibTorch prints it (qlint reads arguments by name
+    and views from its alias annotations); None for calls that are no ATen operator."""
+    if node.op == "call_method":
+        name = node.target
+    elif node.op == "call_function":
+        name = getattr(node.target, "__name__", None)
+    else:
+        return None
+    if not isinstance(name, str) or not name.isidentifier():
+        return None
+    try:
+        schemas = torch._C._jit_get_schemas_for_operator("aten::" + name)
+    except RuntimeError:
+        return None
+    for schema in schemas:
+        if schema.overload_name != "out" and _binds(schema, node.args, node.kwargs):
+            return str(schema)
+    return None
+
+
 def _value_type(node):
     meta = node.meta.get("tensor_meta")
     if meta is not None and hasattr(meta, "dtype"):
@@ -246,6 +311,9 @@ def to_json(model, example_inputs=None, stub_classes=()):
         entry = {"name": node.name, "op": node.op, "target": _target(node),
                  "args": [_encode(a) for a in node.args],
                  "kwargs": {k: _encode(v) for k, v in node.kwargs.items()}}
+        schema = _schema(node)
+        if schema is not None:
+            entry["schema"] = schema
         if node.op == "get_attr":
             entry.update(_attribute(model, node.target))
         else:

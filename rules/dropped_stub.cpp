@@ -16,16 +16,18 @@ std::string message(const ir::Node& call) {
 }
 
 // A traced QAT model drops the stub's own call too, but calls the FakeQuantize inside it
-// (`quant.activation_post_process`) on the tensor: that stub still quantizes.
+// (`quant.activation_post_process`) on the tensor: that stub still quantizes. A prepared stub
+// (it has such a child) whose FakeQuantize the trace does not call is one whose output the
+// model never uses: the trace lost nothing.
 bool quantizes_through_a_child(const analysis::Facts& facts, const std::string& stub) {
   for (const auto& call : facts.quant_calls())
     if (call.point.rfind(stub + ".", 0) == 0) return true;
-  return false;
+  return facts.model().find_module(stub + ".activation_post_process") != nullptr;
 }
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
-  for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
+  for_each_model_node(facts, [&](const ir::Function& fn, const ir::Node& node) {
     // A QuantStub call with `self` and nothing else: the tensor it should quantize is gone. (A
     // dropped DeQuantStub hides nothing of its own: one finding per model's stub is enough.)
     if (facts.stub_call(node) != analysis::StubKind::Quant || node.inputs.size() != 1) return;

@@ -42,11 +42,11 @@ float quantized_value(const analysis::QuantPoint& p, double c) {
 
 // Ops whose result keeps its operand's quantization grid: they pick or bound values without
 // computing new ones (clamp's bounds are quantized too on an int8 tensor).
-bool keeps_the_grid(const std::string& kind) {
+bool keeps_the_grid(const ir::Node& node) {
   static const std::set<std::string> ops = {"aten::clamp",     "aten::clamp_",     "aten::clamp_min",
                                             "aten::clamp_max", "aten::relu",       "aten::relu_",
                                             "aten::hardtanh",  "aten::max_pool1d", "aten::max_pool2d"};
-  return ops.count(kind) > 0 || analysis::is_dequantize_op(kind) || ir::is_view_op(kind);
+  return ops.count(node.kind) > 0 || analysis::is_dequantize_op(node.kind) || ir::is_view_op(node);
 }
 
 // The scale says what a constant becomes only for the quant point's own output, seen through
@@ -55,7 +55,7 @@ bool on_the_grid_of(const analysis::Facts& facts, const ir::Value* v, const anal
   for (int depth = 0; v != nullptr && depth < 32; ++depth) {
     if (facts.views_of(v).count(point.id)) return true;
     const ir::Node* p = v->producer;
-    if (p == nullptr || p->inputs.empty() || !keeps_the_grid(p->kind)) return false;
+    if (p == nullptr || p->inputs.empty() || !keeps_the_grid(*p)) return false;
     v = p->inputs[0];
   }
   return false;
@@ -135,7 +135,7 @@ std::optional<Fix> fix_for(const analysis::Facts& facts, const ir::Node& node, i
 // A zero test of a quantized value shifted by a nonzero constant: the comparison with that
 // constant in disguise (`(1.0 - q).to(torch.bool)` is `q != 1`).
 void check_disguised_comparisons(const analysis::Facts& facts, std::vector<Diagnostic>& out) {
-  for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
+  for_each_model_node(facts, [&](const ir::Function& fn, const ir::Node& node) {
     auto disguised = analysis::disguised_comparison(node);
     if (!disguised || !facts.quantized(disguised->compared)) return;
     if (survives_quantization(facts, disguised->compared, {disguised->constant})) return;
@@ -165,7 +165,7 @@ bool rounded_to_whole_numbers(const ir::Value* operand, const std::vector<double
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   check_disguised_comparisons(facts, out);
-  for_each_operand_side(facts.model(), is_equality, [&](const ir::Function& fn, const ir::Node& node, int side) {
+  for_each_operand_side(facts, is_equality, [&](const ir::Function& fn, const ir::Node& node, int side) {
     const ir::Value* operand = node.inputs[side];
     auto constant = analysis::constant_values(node.inputs[1 - side]);
     if (!facts.quantized(operand) || !constant || !any_nonzero(*constant)) return false;

@@ -45,7 +45,7 @@ bool list_element(const ir::Value* v) {
     const ir::Node& p = *v->producer;
     if (p.kind == "aten::__getitem__" && !p.inputs.empty() && p.inputs[0]->type.kind == ir::Type::Kind::List)
       return true;
-    if (!ir::is_view_op(p.kind) || p.inputs.empty()) return false;
+    if (!ir::is_view_op(p) || p.inputs.empty()) return false;
     v = p.inputs[0];
   }
   return false;

@@ -39,7 +39,7 @@ bool picks_one_channel(const ir::Value* v) {
   for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 16; ++depth) {
     const std::string& kind = v->producer->kind;
     if (kind == "aten::select" || kind == "aten::index") return true;
-    if (!ir::is_view_op(kind) || v->producer->inputs.empty()) return false;
+    if (!ir::is_view_op(*v->producer) || v->producer->inputs.empty()) return false;
     v = v->producer->inputs[0];
   }
   return false;
@@ -64,7 +64,7 @@ bool carries_mask(const ir::Node& n, const ir::Value* mask) {
   static const std::set<std::string> logic = {"logical_not", "logical_and", "logical_or", "bitwise_not", "bitwise_and",
                                               "bitwise_or",  "__and__",     "__or__",     "__invert__"};
   const std::string op = ir::base_op(n.kind);
-  if (ir::is_view_op(n.kind) || casts.count(op)) return !n.inputs.empty() && n.inputs[0] == mask;
+  if (ir::is_view_op(n) || casts.count(op)) return !n.inputs.empty() && n.inputs[0] == mask;
   return logic.count(op) > 0;
 }
 
@@ -160,7 +160,7 @@ std::optional<MaskUse> product_mask_use(const analysis::Facts& facts, const ir::
 // disguise, or multiplied with another part of the same output).
 std::optional<MaskUse> mask_use_of_part(const analysis::Facts& facts, const std::string& point) {
   std::optional<MaskUse> found;
-  for_each_model_node(facts.model(), [&](const ir::Function&, const ir::Node& n) {
+  for_each_model_node(facts, [&](const ir::Function&, const ir::Node& n) {
     if (found) return;
     found = comparison_mask_use(facts, n, point);
     if (!found) found = product_mask_use(facts, n, point);
@@ -172,7 +172,7 @@ std::optional<MaskUse> mask_use_of_part(const analysis::Facts& facts, const std:
 // whose body the analysis follows). A call of a module without a body here (an FX leaf
 // module such as a Conv2d) computes with its arguments; a stub call only quantizes them.
 bool computes_with_operands(const analysis::Facts& facts, const ir::Node& n) {
-  if (ir::is_view_op(n.kind)) return false;
+  if (ir::is_view_op(n)) return false;
   if (n.kind == "prim::CallMethod")
     return ir::callee_of(facts.model(), n) == nullptr && facts.stub_call(n) == analysis::StubKind::None;
   return n.kind.rfind("prim::", 0) != 0;
@@ -181,7 +181,7 @@ bool computes_with_operands(const analysis::Facts& facts, const ir::Node& n) {
 // Whether some other use takes the quant point's output (or a view of it) as data.
 bool used_as_data(const analysis::Facts& facts, const std::string& point, const MaskUse& mask_use) {
   bool found = false;
-  for_each_model_node(facts.model(), [&](const ir::Function&, const ir::Node& n) {
+  for_each_model_node(facts, [&](const ir::Function&, const ir::Node& n) {
     if (found || !computes_with_operands(facts, n)) return;
     if (mask_use.comparison && (&n == mask_use.node || &n == mask_use.consumer)) return;
     for (const ir::Value* in : n.inputs)

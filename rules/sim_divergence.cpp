@@ -104,7 +104,7 @@ void report_comparisons(const analysis::Facts& facts, const analysis::SimulatedR
   // The simulation counts a line's comparisons together: one finding per line, at its first copy.
   std::map<std::string, std::pair<const ir::Function*, std::vector<const ir::Node*>>> copies;
   std::vector<std::string> order;
-  for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
+  for_each_model_node(facts, [&](const ir::Function& fn, const ir::Node& node) {
     if (!analysis::is_comparison_op(node.kind)) return;
     const analysis::SimulatedComparison* c = facts.simulated_comparison(node);
     if (c == nullptr || c->differing == 0) return;

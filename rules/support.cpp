@@ -269,7 +269,7 @@ bool is_cast_of_bool(const analysis::Facts& facts, const ir::Value* v) {
     const ir::Node& p = *v->producer;
     if ((p.kind == "aten::to" || p.kind == "aten::type_as") && !p.inputs.empty())
       return facts.dtype(p.inputs[0]) == ir::DType::Bool && facts.dtype(v) != ir::DType::Bool;
-    if (!ir::is_view_op(p.kind) || p.inputs.empty()) return false;
+    if (!ir::is_view_op(p) || p.inputs.empty()) return false;
     v = p.inputs[0];
   }
   return false;

@@ -22,11 +22,21 @@ void for_each_model_node(const ir::Model& model, Fn&& fn) {
   for (const auto& f : model.functions) ir::for_each_node(f->body, [&](const ir::Node& n) { fn(*f, n); });
 }
 
+// The same for the nodes that can run: none in a branch the archive rules out
+// (Facts::folded_branch), where a finding would be noise and a fix would change nothing.
+template <typename Fn>
+void for_each_model_node(const analysis::Facts& facts, Fn&& fn) {
+  for_each_model_node(facts.model(), [&](const ir::Function& f, const ir::Node& n) {
+    if (facts.is_live(n)) fn(f, n);
+  });
+}
+
 // Calls fn(function, node, side) for side 0 and 1 of every two-operand node whose kind
-// `matches`, until fn returns true (it reported the node) or both sides were tried.
+// `matches` (and that can run), until fn returns true (it reported the node) or both sides
+// were tried.
 template <typename Matches, typename Fn>
-void for_each_operand_side(const ir::Model& model, Matches&& matches, Fn&& fn) {
-  for_each_model_node(model, [&](const ir::Function& f, const ir::Node& n) {
+void for_each_operand_side(const analysis::Facts& facts, Matches&& matches, Fn&& fn) {
+  for_each_model_node(facts, [&](const ir::Function& f, const ir::Node& n) {
     if (!matches(n.kind) || n.inputs.size() < 2) return;
     for (int side = 0; side < 2; ++side)
       if (fn(f, n, side)) return;

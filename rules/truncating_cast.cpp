@@ -28,7 +28,7 @@ std::string message(const analysis::Facts& facts, const ir::Node& node) {
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
-  for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
+  for_each_model_node(facts, [&](const ir::Function& fn, const ir::Node& node) {
     if (!is_integer_cast(facts, node)) return;
     const ir::Value* in = node.inputs[0];
     if (ir::is_integral(facts.dtype(in)) || facts.dtype(in) == ir::DType::Bool || !facts.quantized(in)) return;

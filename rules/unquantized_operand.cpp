@@ -32,7 +32,7 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int plai
 // `torch.cat([q, mask.to(torch.float)])` after the stub: the joined tensor has one scale, set
 // by the quantized part, and the unquantized part (often a 0/1 mask) gets no scale of its own.
 void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>& out) {
-  for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
+  for_each_model_node(facts, [&](const ir::Function& fn, const ir::Node& node) {
     if ((node.kind != "aten::cat" && node.kind != "aten::stack") || node.inputs.empty()) return;
     const ir::Node* list = node.inputs[0]->producer;
     if (list == nullptr || list->kind != "prim::ListConstruct") return;
@@ -58,18 +58,17 @@ void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>&
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   check_joined_tensors(facts, out);
-  for_each_operand_side(
-      facts.model(), is_binary_arithmetic, [&](const ir::Function& fn, const ir::Node& node, int side) {
-        if (!is_unquantized_input_tensor(facts, node.inputs[side]) || !facts.in_quantized_domain(node.inputs[1 - side]))
-          return false;
-        Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side));
-        if (auto edit = quantize_operand_edit(facts, node, side, false))
-          d.fixes.push_back(safe_fix("quantize the operand with a new QuantStub `self.{stub}`", {*edit}));
-        else if (auto fake = fake_quantize_operand_edit(facts, node, side, false))
-          d.fixes.push_back(new_fake_quant_fix("fake-quantize the operand with a new fake quant", *fake));
-        out.push_back(d);
-        return true;
-      });
+  for_each_operand_side(facts, is_binary_arithmetic, [&](const ir::Function& fn, const ir::Node& node, int side) {
+    if (!is_unquantized_input_tensor(facts, node.inputs[side]) || !facts.in_quantized_domain(node.inputs[1 - side]))
+      return false;
+    Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side));
+    if (auto edit = quantize_operand_edit(facts, node, side, false))
+      d.fixes.push_back(safe_fix("quantize the operand with a new QuantStub `self.{stub}`", {*edit}));
+    else if (auto fake = fake_quantize_operand_edit(facts, node, side, false))
+      d.fixes.push_back(new_fake_quant_fix("fake-quantize the operand with a new fake quant", *fake));
+    out.push_back(d);
+    return true;
+  });
   return out;
 }
 

@@ -295,6 +295,22 @@ class Instrumenter {
     }
   }
 
+  // A trace records a Python float operand (`coords * 0.5`) as a 0-dim double tensor constant,
+  // which the archive keeps without its "wrapped number" mark. Unmarked, it promotes an integer
+  // operand to double (`long * 0.5` is float32 in PyTorch, double here), and the model fails
+  // further on ("expected scalar type Double but found Float"); PyTorch's optimising executor,
+  // which the simulation turns off, hides this. The mark restores what the traced code did.
+  static void restore_wrapped_number(jit::Node& constant) {
+    if (!constant.hasAttribute(jit::attr::value) || constant.kindOf(jit::attr::value) != jit::AttributeKind::t) return;
+    const at::Tensor& value = constant.t(jit::attr::value);
+    if (value.dim() != 0 || value.scalar_type() != at::kDouble || value.requires_grad() ||
+        value.unsafeGetTensorImpl()->is_wrapped_number())
+      return;
+    at::Tensor wrapped = value.clone();  // the clone's own: the caller's model stays as it was
+    wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
+    constant.t_(jit::attr::value, wrapped);
+  }
+
   void collect(jit::Block* block, std::vector<jit::Node*>& out) {
     for (jit::Node* n : block->nodes()) {
       out.push_back(n);
@@ -304,7 +320,9 @@ class Instrumenter {
 
   void instrument(jit::Graph& g, jit::Node* n) {
     std::string kind = n->kind().toQualString();
-    if (kind == "prim::CallFunction") {
+    if (kind == "prim::Constant") {
+      restore_wrapped_number(*n);
+    } else if (kind == "prim::CallFunction") {
       // The model is a clone that shares its free functions with the original: instrument a
       // copy of each, so the original stays as it was.
       auto type = n->input(0)->type()->cast<c10::FunctionType>();

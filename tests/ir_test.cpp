@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "fixture_files.h"
+#include "ir/ops.h"
+#include "ir/schema.h"
 #include "ir/script_error.h"
 #include "ir/source_text.h"
 #include "ir/text.h"
@@ -189,6 +191,115 @@ TEST(CompleteRange, FinishesCutIdentifiersAndOpenBrackets) {
   // Complete ranges stay as they are.
   EXPECT_EQ(text(slice, ir::complete_range(slice, {"m.py", 27, 17, 27, 31})), "x[:, -1:] == 1");
   EXPECT_EQ(text(slice, ir::complete_range(slice, {"m.py", 27, 17, 27, 18})), "x");
+}
+
+}  // namespace
+}  // namespace qlint
+
+namespace qlint {
+namespace {
+
+// Schemas as LibTorch 1.13 prints them (torch._C._jit_get_schemas_for_operator).
+TEST(Schema, ReadsArgumentsDefaultsAndAliasAnnotations) {
+  auto to = ir::parse_schema(
+      "aten::to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, "
+      "MemoryFormat? memory_format=None) -> Tensor(a)");
+  ASSERT_TRUE(to);
+  EXPECT_EQ(to->name, "aten::to");
+  EXPECT_EQ(to->overload, "device");
+  ASSERT_EQ(to->arguments.size(), 6u);
+  EXPECT_EQ(to->argument_index("dtype"), 2u);
+  EXPECT_EQ(to->arguments[0].type, "Tensor");
+  EXPECT_EQ(to->arguments[0].alias_set, "a");
+  EXPECT_FALSE(to->arguments[0].writes);
+  EXPECT_EQ(to->arguments[5].type, "MemoryFormat?");
+  EXPECT_EQ(to->arguments[5].default_value, "None");
+  ASSERT_EQ(to->returns.size(), 1u);
+  EXPECT_EQ(to->returns[0].alias_set, "a");
+
+  auto add = ir::parse_schema("aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)");
+  ASSERT_TRUE(add);
+  EXPECT_TRUE(add->arguments[0].writes);
+  EXPECT_FALSE(add->arguments[1].keyword_only);
+  EXPECT_TRUE(add->arguments[2].keyword_only);
+
+  auto split = ir::parse_schema("aten::split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]");
+  ASSERT_TRUE(split);
+  EXPECT_TRUE(split->arguments[0].into_wildcard);
+  EXPECT_EQ(split->returns[0].type, "Tensor[]");
+  EXPECT_EQ(split->returns[0].alias_set, "a");
+
+  auto max =
+      ir::parse_schema("aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  ASSERT_TRUE(max);
+  ASSERT_EQ(max->returns.size(), 2u);
+  EXPECT_EQ(max->returns[1].name, "indices");
+  EXPECT_EQ(max->overload, "dim");
+
+  auto set_item = ir::parse_schema("aten::_set_item.str(Dict(str, t)(a!) l, str(b -> *) idx, t(c -> *) v) -> ()");
+  ASSERT_TRUE(set_item);
+  EXPECT_EQ(set_item->arguments[0].type, "Dict(str, t)");
+  EXPECT_TRUE(set_item->arguments[0].writes);
+  EXPECT_TRUE(set_item->returns.empty());
+
+  auto conv = ir::parse_schema(
+      "aten::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding=\"valid\", "
+      "int[2] dilation=1, int groups=1) -> Tensor");
+  ASSERT_TRUE(conv);
+  EXPECT_EQ(conv->arguments[4].default_value, "\"valid\"");
+  EXPECT_EQ(conv->arguments[3].type, "int[2]");
+}
+
+TEST(Schema, RejectsWhatIsNoSchema) {
+  for (const char* text :
+       {"", "aten::to", "to(Tensor self) -> Tensor", "aten::to(Tensor self", "aten::to(Tensor) -> Tensor"})
+    EXPECT_FALSE(ir::parse_schema(text)) << text;
+}
+
+// What the analyses ask of a node: an operand by name in any overload, views and writes.
+TEST(Schema, AnswersForTheNodeItWasRecordedOn) {
+  ir::ParsedModel parsed = ir::parse_model(R"qir(qlint-ir 1
+model "m"
+module "" "M"
+func "forward" in "" (%self : Module<>, %x : Tensor, %l : List[Tensor]) {
+  %device : Device = prim::Constant[value="cpu"]()
+  %bool : int = prim::Constant[value=11]()
+  %f : bool = prim::Constant[value=false]()
+  %none : NoneType = prim::Constant()
+  %m : Tensor = aten::to[schema="aten::to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)"](%x, %device, %bool, %f, %f, %none)
+  %one : int = prim::Constant[value=1]()
+  %u : Tensor = aten::unfold[schema="aten::unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)"](%x, %one, %one, %one)
+  %w : Tensor = aten::add_[schema="aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"](%x, %u, %one)
+  %l2 : List[Tensor] = aten::append[schema="aten::append.t(t[](a!) self, t(c -> *) el) -> t[](a!)"](%l, %m)
+  %c : Tensor = aten::clone[schema="aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"](%x, %none)
+  %e : Tensor = aten::exp[schema="aten::exp(Tensor self) -> Tensor"](%x)
+  return (%e)
+}
+)qir");
+  const auto& nodes = parsed.model.functions[0]->body.nodes;
+  auto node = [&](const std::string& kind) -> const ir::Node& {
+    for (const auto& n : nodes)
+      if (n->kind == kind) return *n;
+    throw std::runtime_error(kind);
+  };
+  const ir::Node& to = node("aten::to");
+  EXPECT_EQ(ir::named_operand(to, "dtype")->name, "bool");
+  EXPECT_EQ(ir::named_operand(to, "other"), nullptr);
+  EXPECT_TRUE(ir::is_cast(to));
+  EXPECT_FALSE(ir::is_view_op(to)) << "a cast changes the values it aliases";
+  EXPECT_TRUE(ir::may_alias_first_operand(to));
+  bool part = false;
+  EXPECT_TRUE(ir::is_view_op(node("aten::unfold"), &part)) << "no list names unfold: the schema does";
+  EXPECT_TRUE(part);
+  EXPECT_FALSE(ir::is_view_op(node("aten::add_"))) << "an in-place op returns what it wrote";
+  EXPECT_TRUE(ir::writes_in_place(node("aten::add_"), 0));
+  EXPECT_FALSE(ir::writes_in_place(node("aten::add_"), 1));
+  EXPECT_TRUE(ir::writes_in_place(node("aten::append"), 1)) << "stored into the list it writes";
+  EXPECT_TRUE(ir::is_view_op(node("aten::clone"), &part));
+  EXPECT_FALSE(part);
+  EXPECT_FALSE(ir::is_view_op(node("aten::exp")));
+  EXPECT_FALSE(ir::may_alias_first_operand(node("aten::exp")));
+  EXPECT_FALSE(ir::writes_anything_in_place(node("aten::exp")));
 }
 
 }  // namespace

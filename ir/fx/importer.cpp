@@ -14,6 +14,7 @@
 
 #include "ir/input_file.h"
 #include "ir/ops.h"
+#include "ir/schema.h"
 
 namespace qlint::fx {
 
@@ -376,7 +377,53 @@ class Importer {
   ir::Value* call_function(const std::string& target, const json& node) {
     if (target == "_operator.getitem" || target == "operator.getitem") return getitem(node);
     if (target == "builtins.getattr") return python_getattr(node);
-    return single(function_kind(target), arguments(node), node.value("name", ""), declared_type(node));
+    return operator_call(function_kind(target), node);
+  }
+
+  // A call of an ATen operator. With the schema the export matched it against (for `kind`),
+  // its operands take the schema's order, keyword arguments at their place and omitted ones as
+  // their defaults, as TorchScript passes them: analyses read them by name or position alike.
+  ir::Value* operator_call(const std::string& kind, const json& node) {
+    const std::string text =
+        node.contains("schema") && node["schema"].is_string() ? node["schema"].get<std::string>() : "";
+    auto schema = text.empty() ? std::nullopt : ir::parse_schema(text);
+    auto operands = schema && schema->name == kind ? schema_arguments(node, *schema) : std::nullopt;
+    ir::Value* out = single(kind, operands ? *operands : arguments(node), node.value("name", ""), declared_type(node));
+    if (operands) out->producer->set_attr("schema", ir::Attr::of_str(text));
+    return out;
+  }
+
+  std::optional<std::vector<ir::Value*>> schema_arguments(const json& node, const ir::Schema& schema) {
+    const json args = node.value("args", json::array());
+    const json kwargs = node.value("kwargs", json::object());
+    if (!args.is_array() || !kwargs.is_object() || args.size() > schema.arguments.size()) return std::nullopt;
+    for (const auto& [name, value] : kwargs.items())
+      if (!schema.argument_index(name)) return std::nullopt;
+    std::vector<ir::Value*> values;
+    for (const json& arg : args) values.push_back(value_of(arg));
+    for (size_t i = args.size(); i < schema.arguments.size(); ++i) {
+      const ir::SchemaArgument& argument = schema.arguments[i];
+      values.push_back(kwargs.contains(argument.name) ? value_of(kwargs[argument.name]) : default_of(argument));
+    }
+    return values;
+  }
+
+  // A schema's default as a constant: None, a bool, a number; other spellings (`[1, 1]`,
+  // `contiguous_format`, `"valid"`) as their text, which no analysis reads.
+  ir::Value* default_of(const ir::SchemaArgument& argument) {
+    using K = ir::Type::Kind;
+    const std::string text = argument.default_value.value_or("None");
+    if (text == "None") return none_constant();
+    if (text == "True" || text == "False")
+      return constant(ir::Attr::of_bool(text == "True"), ir::Type::simple(K::Bool));
+    char* end = nullptr;
+    const long long whole = std::strtoll(text.c_str(), &end, 10);
+    if (end != text.c_str() && *end == '\0' && argument.type != "float" && argument.type.find('[') == std::string::npos)
+      return int_constant(whole);
+    const double number = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() && *end == '\0' && argument.type.find('[') == std::string::npos)
+      return constant(ir::Attr::of_float(number), ir::Type::simple(K::Float));
+    return constant(ir::Attr::of_str(text), ir::Type::other(argument.type));
   }
 
   ir::Value* call_method(const std::string& method, const json& node) {
@@ -387,7 +434,7 @@ class Importer {
       ir::Value* code = int_constant(ir::scalar_type_code(*dtype).value_or(-1));
       return single("aten::to", {tensor, code}, node.value("name", ""), declared_type(node));
     }
-    return single("aten::" + method, arguments(node), node.value("name", ""), declared_type(node));
+    return operator_call("aten::" + method, node);
   }
 
   // `x.shape` and `x.dtype` are what FX records as getattr on a value.

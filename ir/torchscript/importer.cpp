@@ -217,7 +217,7 @@ class Importer {
     node->origin = &n;
     for (jit::Value* in : n.inputs()) fn_->add_input(*node, lookup(in));
     copy_attributes(n, *node);
-    record_dtype_operand(n, *node);
+    record_schema(n, *node);
     track_module_values(n, *node);
     node->loc = source_location(n, model_.source_lines);
     for (jit::Block* b : n.blocks()) {
@@ -231,16 +231,14 @@ class Importer {
     }
   }
 
-  // An op whose schema takes a `dtype` argument (`zeros_like(x, dtype=torch.bool)`, `sum(x,
-  // dtype=...)`, `ones(..., dtype=...)`) makes its result that dtype when the argument is given:
-  // the analyses read it from the operand the schema names, not from the first tensor operand.
-  void record_dtype_operand(jit::Node& n, ir::Node& node) {
-    if (n.kind() == c10::aten::to || n.kind() == c10::aten::type_as) return;  // casts have their own reading
+  // The schema the node was matched against (ir/schema.h): the analyses read arguments by name
+  // and views and in-place writes from its alias annotations.
+  void record_schema(jit::Node& n, ir::Node& node) {
     const c10::FunctionSchema* schema = n.maybeSchema();
     if (schema == nullptr) return;
-    const auto& arguments = schema->arguments();
-    for (size_t i = 0; i < arguments.size() && i < n.inputs().size(); ++i)
-      if (arguments[i].name() == "dtype") node.set_attr("dtype_operand", ir::Attr::of_int(static_cast<int64_t>(i)));
+    std::ostringstream text;
+    text << *schema;
+    node.set_attr("schema", ir::Attr::of_str(text.str()));
   }
 
   void copy_attributes(jit::Node& n, ir::Node& node) {
@@ -290,14 +288,17 @@ class Importer {
     }
   }
 
-  // Small tensors of module state (a FakeQuantize's calibrated scale and zero point) keep their
-  // values, so rules can say concretely what a constant quantizes to.
+  // Small tensors of module state (a FakeQuantize's calibrated scale and zero point) and plain
+  // numbers and flags keep their values, so rules can say concretely what a constant quantizes
+  // to, and the analyses know which branches the archive fixes.
   void record_state_value(const jit::Module& module, const std::string& name, ir::Node& node) {
     if (!module.hasattr(name)) return;
     c10::IValue value = module.attr(name);
     // A converted module's output scale and zero point are plain numbers.
     if (value.isDouble()) return node.set_attr("value", ir::Attr::of_float(value.toDouble()));
     if (value.isInt()) return node.set_attr("value", ir::Attr::of_int(value.toInt()));
+    // A flag (`self.use_aux`): a branch on it is fixed by the archive (Facts::folded_branch).
+    if (value.isBool()) return node.set_attr("value", ir::Attr::of_bool(value.toBool()));
     if (!value.isTensor() || value.toTensor().numel() > kMaxConstantElements) return;
     node.set_attr("value", tensor_attr(value.toTensor()));
   }

@@ -77,7 +77,8 @@ TEST(FxFrontEnd, DirectoriesIncludeFxExports) {
   EXPECT_NE(r.out.find("Found 11 problems in 7 models."), std::string::npos) << r.out;
 }
 
-// The S1 graph as TorchScript would build it: `x[:, :, :, -1]` is three slices and a select.
+// The S1 graph as TorchScript would build it: `x[:, :, :, -1]` is three slices and a select, and
+// `==` is matched against the schema TorchScript would use.
 TEST(FxFrontEnd, IndexingBecomesTorchScriptsViewChain) {
   auto r = run_qlint({"dump", build_path("examples/fx/seed/s1_eq_one.fx.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -86,7 +87,8 @@ TEST(FxFrontEnd, IndexingBecomesTorchScriptsViewChain) {
         "name=\"forward\"](%self.quant, %x) loc(\"" QLINT_SOURCE_DIR "/examples/seed/s1_eq_one.py\":15:13-15:26)",
         "%getitem : Tensor(float32, [1, 2, 4]) = aten::select[scope=\"Model.forward@14\", module=\"\"](%11, %16, %17) "
         "loc(\"" QLINT_SOURCE_DIR "/examples/seed/s1_eq_one.py\":16:16-16:30)",
-        "%eq : Tensor(bool, [1, 2, 4]) = aten::eq[scope=\"Model.forward@14\", module=\"\"](%getitem, %18) "
+        "%eq : Tensor(bool, [1, 2, 4]) = aten::eq[scope=\"Model.forward@14\", module=\"\", "
+        "schema=\"aten::eq.Scalar(Tensor self, Scalar other) -> Tensor\"](%getitem, %18) "
         "loc(\"" QLINT_SOURCE_DIR "/examples/seed/s1_eq_one.py\":16:16-16:35)"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   size_t slices = 0;

@@ -73,6 +73,25 @@ class Sim : public testing::TempDirTest {
   }
 };
 
+// A trace keeps `coords * 0.16` (long times a Python float) as a 0-dim double constant that only
+// PyTorch's optimising executor treats as the Python number it was; the simulation runs without
+// it, and once failed on such models ("expected scalar type Double but found Float"). Both its
+// runs must be PyTorch's own, run on the archive itself: with the model's fake quants, and
+// without them.
+TEST_F(Sim, TracedPythonFloatsPromoteAsInPyTorch) {
+  const std::string model = "qat/qat_pillar_grid_centres";
+  auto q = run_qlint({"sim", example_model(model), "--input", example_input(model), "--save-outputs", tmp("qlint.pt"),
+                      "--save-float-outputs", tmp("qlint_float.pt")});
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  ASSERT_EQ(run_reference({"run-archive", example_model(model), tmp("torch.pt"), example_input(model)}).exit_code, 0);
+  ASSERT_EQ(run_reference(
+                {"run-archive", example_model(model), tmp("torch_float.pt"), example_input(model), "--no-fake-quant"})
+                .exit_code,
+            0);
+  EXPECT_EQ(run_reference({"equal", tmp("qlint.pt"), tmp("torch.pt")}).exit_code, 0);
+  EXPECT_EQ(run_reference({"equal", tmp("qlint_float.pt"), tmp("torch_float.pt")}).exit_code, 0);
+}
+
 TEST_F(Sim, BitExactWithPyTorchOnTheSeedsAndAConvNet) {
   for (const char* model : {"seed/s1_eq_one", "seed/s3_mask_stub", "seed/s4_shared_scale", "seed/s6_separate_stubs",
                             "sim/two_stub_convnet"})

@@ -11,6 +11,10 @@
         model, with the weights of the converted archive MODEL.pt dequantized by PyTorch (packed
         weights unpacked with PyTorch's own ops), run on the inputs; saved as
         `qlint sim --save-float-outputs` does.
+    reference.py run-archive MODEL.pt OUT.pt INPUT.pt [--no-fake-quant]
+        Runs the TorchScript archive itself in PyTorch (its optimising executor on, as users run
+        it) and saves its output; with --no-fake-quant, every `fake_quant_enabled` buffer zeroed
+        first (the fused fake quant of PyTorch's default QAT qconfig honours it at run time).
     reference.py equal A.pt B.pt        exit 0 when every tensor is bit-identical
     reference.py all-zeros A.pt         exit 0 when every element is zero
 
@@ -136,6 +140,16 @@ def float_reference(example, model_file, out, inputs):
     torch.save(outputs[0] if len(outputs) == 1 else outputs, out)
 
 
+def run_archive(model_file, out, input_file, *flags):
+    model = torch.jit.load(model_file)
+    if "--no-fake-quant" in flags:
+        for name, buffer in model.named_buffers():
+            if name.endswith("fake_quant_enabled"):
+                buffer.zero_()
+    with torch.no_grad():
+        torch.save(model(*as_args(torch.load(input_file))), out)
+
+
 def tensors(value):
     if isinstance(value, torch.Tensor):
         return [value]
@@ -168,6 +182,8 @@ if __name__ == "__main__":
         simulate(args[0], args[1], args[2], args[3], args[4:])
     elif command == "float-reference":
         float_reference(args[0], args[1], args[2], args[3:])
+    elif command == "run-archive":
+        run_archive(*args)
     elif command == "equal":
         equal(*args)
     elif command == "all-zeros":

@@ -45,6 +45,18 @@ std::string module_quant_point_display(std::string path) {
   return "self." + path;
 }
 
+std::optional<std::string> attribute_key(const ir::Node& n) {
+  const ir::Attr* name = n.attr("name");
+  if ((n.kind != "prim::GetAttr" && n.kind != "prim::SetAttr") || n.inputs.empty() || name == nullptr ||
+      name->kind != ir::Attr::Kind::Str)
+    return std::nullopt;
+  const ir::Type& owner = n.inputs[0]->type;
+  if (owner.kind == ir::Type::Kind::Module) return owner.name + "." + name->s;
+  if (owner.kind == ir::Type::Kind::Other && owner.name.rfind("__torch__.", 0) == 0)
+    return "object " + owner.name + "." + name->s;
+  return std::nullopt;
+}
+
 namespace {
 
 // An op as users write it: aten::quantize_per_tensor is torch.quantize_per_tensor; quantized
@@ -80,11 +92,16 @@ class FactsSolver {
     find_written_attributes();
     fold_fixed_branches();
     seed_model_inputs();
-    // Each pass settles at least one more call level; the cap only guards against bugs.
+    // A call runs its callee's body first (once per pass, at the first call reached), so one pass
+    // carries facts through a whole chain of calls; later passes settle loops, later call sites
+    // and recursion. The cap only guards against bugs.
     for (int pass = 0; pass < 100; ++pass) {
       changed_ = false;
-      for (const auto& f : facts_.model_->functions) block(f->body);
+      for (const auto& f : facts_.model_->functions)
+        if (auto it = visited_in_pass_.find(f.get()); it == visited_in_pass_.end() || it->second != pass_)
+          block(f->body);
       if (!changed_) break;
+      ++pass_;
     }
     collect_quant_calls();
     apply_calibration();
@@ -315,16 +332,6 @@ class FactsSolver {
     plain_node(n);
   }
 
-  // Module attributes written in forward (`self.cache = q`) and read back (`self.cache`), by
-  // instance path and name: what was written is what a later read sees.
-  static std::optional<std::string> attribute_key(const ir::Node& n) {
-    const ir::Attr* name = n.attr("name");
-    if (n.inputs.empty() || name == nullptr || name->kind != ir::Attr::Kind::Str) return std::nullopt;
-    const ir::Type& owner = n.inputs[0]->type;
-    if (owner.kind != ir::Type::Kind::Module) return std::nullopt;
-    return owner.name + "." + name->s;
-  }
-
   void set_attribute(const ir::Node& n) {
     auto key = attribute_key(n);
     if (!key || n.inputs.size() < 2) return;
@@ -334,6 +341,7 @@ class FactsSolver {
     const size_t before = mine.sources.size() + mine.domain.size();
     merge(mine.sources, written.sources);
     merge(mine.domain, written.domain);
+    join_views(mine.views, written.views);
     if (added || mine.sources.size() + mine.domain.size() != before || (written.from_input && !mine.from_input))
       changed_ = true;
     mine.from_input = mine.from_input || written.from_input;
@@ -386,6 +394,10 @@ class FactsSolver {
     std::vector<ir::Value*> args = ir::call_arguments(n);
     for (size_t i = 0; i < args.size() && i < callee.body.params.size(); ++i)
       join_value(callee.body.params[i], args[i]);
+    if (auto [it, first] = visited_in_pass_.try_emplace(&callee, pass_); first || it->second != pass_) {
+      it->second = pass_;
+      block(callee.body);
+    }
     const bool own_arguments_only = transparent(callee);
     std::set<std::string> brought;
     for (const ir::Value* arg : args) add_points(get(arg), brought);
@@ -476,7 +488,7 @@ class FactsSolver {
       read_element(get(n.inputs[0]), *key, merged);
     } else if (is_container_store(n)) {
       store_element(n);
-    } else if (bool part = false; !n.inputs.empty() && ir::is_view_op(n, &part)) {
+    } else if (bool part = false; !n.inputs.empty() && (ir::is_view_op(n, &part) || keeps_the_values(n))) {
       for (const auto& [point, was_part] : get(n.inputs[0]).views) merged.views[point] = was_part || part;
     }
     auto dtype_of = [this](const ir::Value* v) { return facts_.dtype(v); };
@@ -563,6 +575,16 @@ class FactsSolver {
     static const std::set<std::string> ops = {"aten::type_as", "aten::expand_as", "aten::view_as", "aten::reshape_as"};
     if (n.inputs.size() < 2) return false;
     return ops.count(n.kind) > 0 || (n.kind == "aten::to" && n.inputs[1]->type.is_tensor());
+  }
+
+  // A cast that changes no value: to a floating dtype from a floating one or from bool
+  // (`mask.float()` on a float 0/1 channel, DETR's `mask[None].float()` before resizing it).
+  bool keeps_the_values(const ir::Node& n) const {
+    if (!ir::is_cast(n) || n.outputs.size() != 1) return false;
+    auto dtype_of = [this](const ir::Value* v) { return facts_.dtype(v); };
+    const ir::DType to = cast_dtype(n, dtype_of).value_or(ir::DType::Unknown);
+    const ir::DType from = facts_.dtype(n.inputs[0]);
+    return ir::is_floating(to) && (ir::is_floating(from) || from == ir::DType::Bool || from == ir::DType::Unknown);
   }
 
   // `torch.zeros_like(x)`, `x.new_zeros(...)`, `torch.full_like(x, v)`: a new tensor that takes
@@ -670,6 +692,8 @@ class FactsSolver {
   std::map<std::string, ValueFacts> attributes_;  // "module.path.attribute" -> what forward wrote
   std::set<std::string> written_;                 // the attributes some prim::SetAttr writes
   std::map<const ir::Function*, bool> transparent_;
+  std::map<const ir::Function*, int> visited_in_pass_;  // the pass in which a call last ran the body
+  int pass_ = 0;
   const StubClasses& stubs_;
   const Calibration& calibration_;
   const std::vector<ir::DType>& input_dtypes_;

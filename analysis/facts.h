@@ -29,6 +29,11 @@ struct StubClasses {
 
 std::string normalize_class_name(const std::string& torchscript_name);
 
+// What a prim::SetAttr writes and a prim::GetAttr reads: "head.cache" for a module attribute (by
+// instance path), "object __torch__.Pair.mask" for a field of a TorchScript class object (by
+// class: what any object of the class holds). nullopt for other nodes.
+std::optional<std::string> attribute_key(const ir::Node& n);
+
 // How messages name the quant point of a module instance: "self.quant", also for the
 // FakeQuantize that eager-mode QAT hangs under it ("quant.activation_post_process").
 std::string module_quant_point_display(std::string path);

@@ -45,11 +45,37 @@ const std::map<std::string, bool>& known_views() {
 }
 
 // Ops that copy their operand, or a part of it, into a new tensor: the same values, though no
-// alias annotation says so.
+// alias annotation says so. Nearest-neighbour resizing, repeating, flipping and shuffling keep
+// every value as it was (a 0/1 mask resized to a feature map's size with
+// `F.interpolate(mask[None].float(), size=...)` is still the mask); gathering and max pooling
+// pick some of them.
 const std::map<std::string, bool>& copying_views() {
   static const std::map<std::string, bool> copies = {
-      {"aten::index", true},       {"aten::index_select", true}, {"aten::masked_select", true},
-      {"aten::__getitem__", true}, {"aten::clone", false},
+      {"aten::index", true},
+      {"aten::index_select", true},
+      {"aten::masked_select", true},
+      {"aten::__getitem__", true},
+      {"aten::clone", false},
+      {"aten::gather", true},
+      {"aten::take", true},
+      {"aten::take_along_dim", true},
+      {"aten::max_pool1d", true},
+      {"aten::max_pool2d", true},
+      {"aten::max_pool3d", true},
+      {"aten::upsample_nearest1d", false},
+      {"aten::upsample_nearest2d", false},
+      {"aten::upsample_nearest3d", false},
+      {"aten::_upsample_nearest_exact1d", false},
+      {"aten::_upsample_nearest_exact2d", false},
+      {"aten::_upsample_nearest_exact3d", false},
+      {"aten::repeat", false},
+      {"aten::repeat_interleave", false},
+      {"aten::tile", false},
+      {"aten::flip", false},
+      {"aten::roll", false},
+      {"aten::pixel_shuffle", false},
+      {"aten::pixel_unshuffle", false},
+      {"aten::channel_shuffle", false},
   };
   return copies;
 }
@@ -62,10 +88,17 @@ bool is_cast(const Node& node) {
 }
 
 bool is_view_op(const Node& node, bool* is_part) {
-  const std::map<std::string, bool>& listed = schema_of(node) ? copying_views() : known_views();
-  if (auto it = listed.find(node.kind); it != listed.end()) {
-    if (is_part) *is_part = it->second;
-    return true;
+  // `assert m is not None` refines an Optional: the same value.
+  if (node.kind == "prim::unchecked_cast") {
+    if (is_part) *is_part = false;
+    return !node.inputs.empty();
+  }
+  for (const auto* listed : {&copying_views(), schema_of(node) ? nullptr : &known_views()}) {
+    if (listed == nullptr) continue;
+    if (auto it = listed->find(node.kind); it != listed->end()) {
+      if (is_part) *is_part = it->second;
+      return true;
+    }
   }
   if (node.inputs.empty() || node.outputs.empty() || is_cast(node)) return false;
   if (output_aliases_operand(node, 0, 0).value_or(false) && !writes_operand(node, 0).value_or(true)) {

@@ -21,14 +21,20 @@ size_t find_top_level(std::string_view s, char c, size_t from = 0) {
   for (size_t i = 0; i < s.size(); ++i) {
     const char ch = s[i];
     if (quote != 0) {
-      if (ch == '\\') ++i;
-      else if (ch == quote) quote = 0;
+      if (ch == '\\')
+        ++i;
+      else if (ch == quote)
+        quote = 0;
       continue;
     }
-    if (ch == '"' || ch == '\'') quote = ch;
-    else if (ch == '(' || ch == '[') ++depth;
-    else if (ch == ')' || ch == ']') --depth;
-    else if (ch == c && depth == 0 && i >= from) return i;
+    if (ch == '"' || ch == '\'')
+      quote = ch;
+    else if (ch == '(' || ch == '[')
+      ++depth;
+    else if (ch == ')' || ch == ']')
+      --depth;
+    else if (ch == c && depth == 0 && i >= from)
+      return i;
   }
   return std::string_view::npos;
 }

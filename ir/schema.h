@@ -16,12 +16,12 @@
 namespace qlint::ir {
 
 struct SchemaArgument {
-  std::string name;           // "self", "dtype"; "" for an unnamed return
-  std::string type;           // "Tensor", "ScalarType?", "int[]", "t[]" (without the annotation)
-  std::string alias_set;      // "a" for Tensor(a) and Tensor(a!) and Tensor(a -> *); "" when none
-  bool writes = false;        // Tensor(a!): the op writes this argument in place
-  bool into_wildcard = false;  // Tensor(a -> *) or t(*): stored into (or taken from) a container
-  bool keyword_only = false;  // after `*`
+  std::string name;                          // "self", "dtype"; "" for an unnamed return
+  std::string type;                          // "Tensor", "ScalarType?", "int[]", "t[]" (without the annotation)
+  std::string alias_set;                     // "a" for Tensor(a) and Tensor(a!) and Tensor(a -> *); "" when none
+  bool writes = false;                       // Tensor(a!): the op writes this argument in place
+  bool into_wildcard = false;                // Tensor(a -> *) or t(*): stored into (or taken from) a container
+  bool keyword_only = false;                 // after `*`
   std::optional<std::string> default_value;  // "False", "None", "[1, 1]"
 };
 

@@ -1,6 +1,7 @@
 // shared-stub-mask: one quant point quantizes a tensor that holds both a 0/1 mask and other
 // data. The data's range sets the one scale: large data rounds the mask's 1s to 0 (SPEC S4),
 // tiny data loses most of its bits to the mask's 1s (S5).
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -9,6 +10,7 @@
 #include "analysis/comparisons.h"
 #include "analysis/fake_quant.h"
 #include "analysis/quant_domain.h"
+#include "analysis/value_flow.h"
 #include "ir/spelling.h"
 #include "rules/registry.h"
 #include "rules/support.h"
@@ -84,17 +86,15 @@ bool gates_with(const ir::Node& n, const ir::Value* mask) {
   return false;
 }
 
-// Whether a comparison's result is used as a mask, directly or through views, casts and logic.
-// A threshold whose result is only counted, printed or returned is no mask of the data.
-bool used_as_mask(const ir::Value* result) {
-  std::vector<const ir::Value*> pending = {result};
-  for (size_t i = 0; i < pending.size() && i < 64; ++i) {
-    for (const ir::Node* user : pending[i]->users) {
-      if (gates_with(*user, pending[i])) return true;
-      if (carries_mask(*user, pending[i])) pending.insert(pending.end(), user->outputs.begin(), user->outputs.end());
-    }
-  }
-  return false;
+// Whether a comparison's result is used as a mask, directly or through views, casts and logic,
+// also where the program takes it (analysis/value_flow.h): into child modules (an attention
+// layer's `key_padding_mask`), out of a backbone's returned tuple, through a class object. A
+// threshold whose result is only counted, printed or returned is no mask of the data.
+bool used_as_mask(const analysis::Facts& facts, const ir::Value* result) {
+  return analysis::find_use(facts, result, [](const ir::Node& user, const ir::Value* mask) {
+    if (gates_with(user, mask)) return analysis::Use::Found;
+    return carries_mask(user, mask) ? analysis::Use::Follow : analysis::Use::Ignore;
+  });
 }
 
 bool is_bool_cast(const analysis::Facts& facts, const ir::Node& n) {
@@ -113,7 +113,7 @@ std::optional<MaskUse> compared_part(const analysis::Facts& facts, const ir::Nod
     bool mask_channel =
         (ir::base_op(n.kind) == "eq" || ir::base_op(n.kind) == "ne") && (*constant == 0 || *constant == 1);
     if (mask_channel) return MaskUse{&n, &n, side, true, false};
-    if (n.output() != nullptr && used_as_mask(n.output())) return MaskUse{&n, &n, side, true, true};
+    if (n.output() != nullptr && used_as_mask(facts, n.output())) return MaskUse{&n, &n, side, true, true};
   }
   return std::nullopt;
 }
@@ -135,12 +135,12 @@ std::optional<MaskUse> comparison_mask_use(const analysis::Facts& facts, const i
   if (analysis::is_comparison_op(n.kind) && n.inputs.size() >= 2)
     if (auto use = compared_part(facts, n, point)) return use;
   // `part.to(torch.bool)`: the zero test `part != 0`, a mask where it is used as one.
-  if (is_bool_cast(facts, n) && is_view_of(facts, n.inputs[0], point, true) && used_as_mask(n.output()))
+  if (is_bool_cast(facts, n) && is_view_of(facts, n.inputs[0], point, true) && used_as_mask(facts, n.output()))
     return MaskUse{&n, &n, 0, true, true};
   auto disguised = analysis::disguised_comparison(n);
   if (!disguised || !is_view_of(facts, disguised->compared, point, true)) return std::nullopt;
   bool mask_channel = disguised->constant == 1;
-  if (!mask_channel && (n.output() == nullptr || !used_as_mask(n.output()))) return std::nullopt;
+  if (!mask_channel && (n.output() == nullptr || !used_as_mask(facts, n.output()))) return std::nullopt;
   return disguised_mask_use(n, *disguised, !mask_channel);
 }
 
@@ -184,8 +184,13 @@ bool used_as_data(const analysis::Facts& facts, const std::string& point, const 
   for_each_model_node(facts, [&](const ir::Function&, const ir::Node& n) {
     if (found || !computes_with_operands(facts, n)) return;
     if (mask_use.comparison && (&n == mask_use.node || &n == mask_use.consumer)) return;
-    for (const ir::Value* in : n.inputs)
+    for (const ir::Value* in : n.inputs) {
       if (is_view_of(facts, in, point, false)) found = true;
+      // `torch.stack(channels[:3])`, `torch.cat([x[:, :3], ...])`: the list holds the parts.
+      if (in->producer != nullptr && in->producer->kind == "prim::ListConstruct")
+        for (const ir::Value* item : in->producer->inputs)
+          if (is_view_of(facts, item, point, false)) found = true;
+    }
   });
   return found;
 }

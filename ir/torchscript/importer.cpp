@@ -185,6 +185,18 @@ class Importer {
     return name;
   }
 
+  // A method of a TorchScript class object (`Pair(x, mask)` calls `Pair.__init__`): a function
+  // of its own, called with the object as its first argument, so the fields it sets carry what
+  // it was given.
+  void enqueue_object_method(jit::Node& n, ir::Node& node) {
+    auto cls = n.input(0)->type()->cast<c10::ClassType>();
+    if (!cls || cls->is_module()) return;
+    jit::Function* method = cls->findMethod(n.s(c10::attr::name));
+    if (method == nullptr) return;
+    std::string callee = enqueue_function(*method);
+    if (!callee.empty()) node.set_attr("callee", ir::Attr::of_str(callee));
+  }
+
   std::string enqueue_function(jit::Function& fn) {
     std::string name = fn.qualname().qualifiedName();
     if (queued_.count(name)) return name;
@@ -234,7 +246,9 @@ class Importer {
   // The schema the node was matched against (ir/schema.h): the analyses read arguments by name
   // and views and in-place writes from its alias annotations.
   void record_schema(jit::Node& n, ir::Node& node) {
-    const c10::FunctionSchema* schema = n.maybeSchema();
+    // prim:: ops' schemas say little (`prim::TupleUnpack(Any tup) -> ...`): the analyses know
+    // them by kind.
+    const c10::FunctionSchema* schema = n.kind().is_prim() ? nullptr : n.maybeSchema();
     if (schema == nullptr) return;
     std::ostringstream text;
     text << *schema;
@@ -275,7 +289,7 @@ class Importer {
     }
     if (n.kind() == c10::prim::CallMethod) {
       auto self = module_paths_.find(n.input(0));
-      if (self == module_paths_.end()) return;
+      if (self == module_paths_.end()) return enqueue_object_method(n, node);
       std::string callee = enqueue_method(self->second, n.s(c10::attr::name));
       if (!callee.empty()) node.set_attr("callee", ir::Attr::of_str(callee));
       return;

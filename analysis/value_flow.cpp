@@ -1,0 +1,146 @@
+#include "analysis/value_flow.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "analysis/constants.h"
+
+namespace qlint::analysis {
+
+namespace {
+
+// A value, or one element of a tuple or list value (`element` >= 0).
+struct Place {
+  const ir::Value* value = nullptr;
+  int element = -1;
+  bool operator<(const Place& other) const { return std::tie(value, element) < std::tie(other.value, other.element); }
+};
+
+class Tracer {
+ public:
+  Tracer(const Facts& facts, const UseVisitor& visit) : facts_(facts), visit_(visit) {}
+
+  bool run(const ir::Value* start) {
+    add({start, -1});
+    for (size_t i = 0; i < pending_.size() && i < kBudget; ++i) {
+      const Place at = pending_[i];
+      out_of_blocks(at);
+      for (const ir::Node* user : at.value->users)
+        if (facts_.is_live(*user) && step(*user, at)) return true;
+    }
+    return false;
+  }
+
+ private:
+  static constexpr size_t kBudget = 1024;
+
+  void add(Place p) {
+    if (seen_.insert(p).second) pending_.push_back(p);
+  }
+
+  // True when the use was found.
+  bool step(const ir::Node& user, const Place& at) {
+    if (const ir::Function* callee = ir::callee_of(facts_.model(), user)) {
+      into_callee(user, *callee, at);
+      return false;
+    }
+    if (user.kind == "prim::SetAttr" && user.inputs.size() == 2 && user.inputs[1] == at.value) {
+      reads_of(user, at.element);
+      return false;
+    }
+    if (container_step(user, at)) return false;
+    if (at.element >= 0) return false;  // a whole tuple used as such: nothing of the element
+    switch (visit_(user, at.value)) {
+      case Use::Found:
+        return true;
+      case Use::Follow:
+        for (const ir::Value* out : user.outputs) add({out, -1});
+        return false;
+      case Use::Ignore:
+        return false;
+    }
+    return false;
+  }
+
+  void into_callee(const ir::Node& call, const ir::Function& callee, const Place& at) {
+    std::vector<ir::Value*> args = ir::call_arguments(call);
+    for (size_t a = 0; a < args.size() && a < callee.body.params.size(); ++a)
+      if (args[a] == at.value) add({callee.body.params[a], at.element});
+  }
+
+  // `(mask, features)` built, unpacked, indexed: the element keeps being the value.
+  bool container_step(const ir::Node& user, const Place& at) {
+    const std::string& k = user.kind;
+    if ((k == "prim::TupleConstruct" || k == "prim::ListConstruct") && at.element < 0 && user.output() != nullptr) {
+      for (size_t i = 0; i < user.inputs.size(); ++i)
+        if (user.inputs[i] == at.value) add({user.output(), static_cast<int>(i)});
+      return true;
+    }
+    if (k == "prim::TupleUnpack" || k == "prim::ListUnpack") {
+      if (at.element >= 0 && static_cast<size_t>(at.element) < user.outputs.size())
+        add({user.outputs[static_cast<size_t>(at.element)], -1});
+      return true;
+    }
+    if ((k == "prim::TupleIndex" || (k == "aten::__getitem__" && !user.inputs.empty() &&
+                                     user.inputs[0]->type.kind != ir::Type::Kind::Tensor)) &&
+        user.inputs.size() == 2 && user.inputs[0] == at.value && user.output() != nullptr) {
+      auto index = scalar_constant(user.inputs[1]);
+      if (at.element >= 0 && index && static_cast<int>(*index) == at.element) add({user.output(), -1});
+      return true;
+    }
+    return false;
+  }
+
+  // Every read of the module attribute or object field `store` writes.
+  void reads_of(const ir::Node& store, int element) {
+    const auto key = attribute_key(store);
+    if (!key) return;
+    for (const auto& f : facts_.model().functions)
+      ir::for_each_node(f->body, [&](const ir::Node& n) {
+        if (n.kind == "prim::GetAttr" && n.output() != nullptr && attribute_key(n) == key) add({n.output(), element});
+      });
+  }
+
+  // A value an `if` block returns is the `if`'s result; one a function returns is the output of
+  // every call of it.
+  void out_of_blocks(const Place& at) {
+    const ir::Value* v = at.value;
+    const ir::Block* block = v->producer != nullptr ? v->producer->owner : v->param_of;
+    if (block == nullptr) return;
+    for (size_t r = 0; r < block->returns.size(); ++r) {
+      if (block->returns[r] != v) continue;
+      if (block->owner != nullptr && block->owner->kind == "prim::If" && r < block->owner->outputs.size())
+        add({block->owner->outputs[r], at.element});
+      if (block->owner == nullptr) to_call_sites(*block, r, at.element);
+    }
+  }
+
+  void to_call_sites(const ir::Block& body, size_t r, int element) {
+    const ir::Function* fn = nullptr;
+    for (const auto& f : facts_.model().functions)
+      if (&f->body == &body) fn = f.get();
+    if (fn == nullptr) return;
+    for (const auto& f : facts_.model().functions)
+      ir::for_each_node(f->body, [&](const ir::Node& n) {
+        if (ir::callee_of(facts_.model(), n) == fn && r < n.outputs.size() && facts_.is_live(n))
+          add({n.outputs[r], element});
+      });
+  }
+
+  const Facts& facts_;
+  const UseVisitor& visit_;
+  std::vector<Place> pending_;
+  std::set<Place> seen_;
+};
+
+}  // namespace
+
+bool find_use(const Facts& facts, const ir::Value* start, const UseVisitor& visit) {
+  return Tracer(facts, visit).run(start);
+}
+
+}  // namespace qlint::analysis

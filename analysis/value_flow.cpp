@@ -85,8 +85,8 @@ class Tracer {
         add({user.outputs[static_cast<size_t>(at.element)], -1});
       return true;
     }
-    if ((k == "prim::TupleIndex" || (k == "aten::__getitem__" && !user.inputs.empty() &&
-                                     user.inputs[0]->type.kind != ir::Type::Kind::Tensor)) &&
+    if ((k == "prim::TupleIndex" ||
+         (k == "aten::__getitem__" && !user.inputs.empty() && user.inputs[0]->type.kind != ir::Type::Kind::Tensor)) &&
         user.inputs.size() == 2 && user.inputs[0] == at.value && user.output() != nullptr) {
       auto index = scalar_constant(user.inputs[1]);
       if (at.element >= 0 && index && static_cast<int>(*index) == at.element) add({user.output(), -1});

@@ -533,8 +533,9 @@ class FactsSolver {
     return std::nullopt;
   }
 
-  // `d[k] = v`, `l.append(v)`, `l.insert(i, v)`: the container changes in place, under a key
-  // this analysis does not follow, so the stored value counts under every key.
+  // `d["k"] = v`, `l.append(v)`, `l.insert(i, v)`: the container changes in place. A store
+  // under a constant key (`d["feat"] = q`, `l[1] = q`) counts for that key only; any other
+  // counts under every key.
   static bool is_container_store(const ir::Node& n) {
     static const std::set<std::string> ops = {"aten::_set_item", "aten::append", "aten::insert", "aten::extend",
                                               "aten::add_"};
@@ -543,10 +544,12 @@ class FactsSolver {
 
   void store_element(const ir::Node& n) {
     ValueFacts stored;
-    join_element(stored.elements, "", element_of(get(n.inputs.back())));
-    stored.sources = stored.elements[""].sources;
-    stored.domain = stored.elements[""].domain;
-    stored.from_input = stored.elements[""].from_input;
+    std::string key = n.kind == "aten::_set_item" && n.inputs.size() == 3 ? element_key(n.inputs[1]) : "";
+    if (!key.empty() && key[0] == '-') key = "";  // `l[-1] = v`: a position counted from the end
+    join_element(stored.elements, key, element_of(get(n.inputs.back())));
+    stored.sources = stored.elements[key].sources;
+    stored.domain = stored.elements[key].domain;
+    stored.from_input = stored.elements[key].from_input;
     stored.dtype = get(n.inputs[0]).dtype;
     join(n.inputs[0], stored);
   }

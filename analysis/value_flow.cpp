@@ -53,7 +53,9 @@ class Tracer {
       return false;
     }
     if (container_step(user, at)) return false;
-    if (at.element >= 0) return false;  // a whole tuple used as such: nothing of the element
+    // A list holding the value used as a whole (`x[mask]` passes `[mask]` to `index`): the visitor
+    // sees the list, and nothing made of it is followed.
+    if (at.element >= 0) return visit_(user, at.value) == Use::Found;
     switch (visit_(user, at.value)) {
       case Use::Found:
         return true;

@@ -25,7 +25,9 @@ using UseVisitor = std::function<Use(const ir::Node& user, const ir::Value* oper
 // operand: into call parameters, out of returns to every call site, into and out of
 // tuples/lists/dicts by position, through object fields and module attributes (every read of
 // what a store wrote), out of `if` blocks. Calls, container ops, stores and reads are the
-// plumbing and are not visited. True when `visit` returned Found.
+// plumbing and are not visited; an op that takes a whole list holding the value (`x[mask]`
+// indexes with `[mask]`) is visited with the list as the operand, and never followed. True when
+// `visit` returned Found.
 bool find_use(const Facts& facts, const ir::Value* start, const UseVisitor& visit);
 
 }  // namespace qlint::analysis

@@ -13,12 +13,7 @@ namespace qlint::cli {
 
 namespace {
 
-std::string db(double v) {
-  if (std::isinf(v)) return v > 0 ? "inf dB" : "-inf dB";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f dB", v);
-  return buf;
-}
+std::string db(double v) { return sim::format_db(v); }
 
 std::pair<int64_t, int64_t> flips(const sim::Report& r) {
   int64_t differing = 0, elements = 0;
@@ -163,6 +158,13 @@ nlohmann::json held_back_json(const std::vector<HeldBackFix>& held) {
   return out;
 }
 
+nlohmann::json dropped_json(const std::vector<rewriter::DroppedFix>& dropped) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& d : dropped)
+    out.push_back({{"rule", d.rule}, {"location", loc_json(d.loc)}, {"description", d.description}, {"why", d.why}});
+  return out;
+}
+
 bool any_new_scale(const rewriter::FixResult& r) {
   return std::any_of(r.applied.begin(), r.applied.end(), [](const auto& f) { return !f.scales.empty(); });
 }
@@ -175,7 +177,10 @@ std::string render_fix_text(const std::string& model, const rewriter::FixResult&
   verdict_text(out, model, r);
   for (const auto& note : r.python_notes) out << "note: " << note << "\n";
   if (r.applied.empty()) {
-    out << (r.held_back.empty() ? "Nothing to fix in " : "No safe fix in ") << ir::display_path(model) << ".\n";
+    const char* what = !r.dropped.empty()    ? "No fix kept in "
+                       : r.held_back.empty() ? "Nothing to fix in "
+                                             : "No safe fix in ";
+    out << what << ir::display_path(model) << ".\n";
   } else {
     applied_text(out, model, r, diff_only);
     verification_text(out, r);
@@ -186,6 +191,12 @@ std::string render_fix_text(const std::string& model, const rewriter::FixResult&
         << "; re-run QAT calibration on the fixed Python model (or simulate with `qlint sim --recalibrate`) to get "
            "scales that fit it.\n";
   for (const auto& s : r.skipped) out << "Not fixed: " << s << "\n";
+  if (!r.dropped.empty()) {
+    out << "Dropped " << count(r.dropped.size(), "rewrite", "rewrites")
+        << " that made the simulation worse than before (each was tried on top of the ones kept):\n";
+    for (const auto& d : r.dropped)
+      out << "  " << ir::display_location(d.loc) << ": " << d.rule << ": " << d.description << ": " << d.why << "\n";
+  }
   if (!r.held_back.empty()) {
     out << count(r.held_back.size(), "fix needs", "fixes need") << " --unsafe-fixes:\n";
     for (const auto& h : r.held_back)
@@ -220,6 +231,7 @@ nlohmann::json render_fix_json(const std::string& model, const rewriter::FixResu
           {"unsafe_held_back", r.held_back.size()},
           {"held_back", held_back_json(r.held_back)},
           {"skipped", r.skipped},
+          {"dropped", dropped_json(r.dropped)},
           {"rewritten_functions", r.rewritten_functions},
           {"python_diff", r.python_diff},
           {"python_notes", r.python_notes},

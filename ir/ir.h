@@ -115,6 +115,9 @@ struct Value {
   Block* param_of = nullptr;  // set for block parameters
   std::vector<Node*> users;
   const void* origin = nullptr;  // opaque front-end handle, for the rewriter
+  // The front end made the name up (FX names a node after its op: `getitem`, `to_1`): messages
+  // do not call the value by it. Not kept by the text form.
+  bool generated_name = false;
 };
 
 struct Node {

@@ -15,7 +15,11 @@ std::string own_name(const Value* v) {
   auto dot = name.rfind('.');
   if (dot != std::string::npos && dot + 1 < name.size() && std::isdigit(static_cast<unsigned char>(name[dot + 1])))
     name = name.substr(0, dot);
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return "";
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) || v->generated_name) return "";
+  // The tracer names a module's arguments `argument_1`, `argument_2`, ...: no name of the user's.
+  if (name.rfind("argument_", 0) == 0 && name.size() > 9 &&
+      name.find_first_not_of("0123456789", 9) == std::string::npos)
+    return "";
   return name;
 }
 
@@ -63,8 +67,14 @@ std::optional<std::pair<size_t, size_t>> split_binary(const std::string& text, c
   return std::make_pair(hits[0], hits[0] + sep.size());
 }
 
+// An expression that can stand for an operand: not a whole statement, which is what a traced
+// graph's ranges cover (`return tensor if pos is None else tensor + pos` split at ` + ` leaves
+// a statement, not `tensor`).
 bool plausible_operand(const std::string& text) {
-  return !text.empty() && text.size() <= 60 && text.find(" = ") == std::string::npos;
+  if (text.empty() || text.size() > 60 || text.find(" = ") != std::string::npos) return false;
+  for (const char* statement : {"return ", "yield ", "assert ", "raise ", "del ", "lambda "})
+    if (text.rfind(statement, 0) == 0) return false;
+  return text.find(" if ") == std::string::npos && text.find(" else ") == std::string::npos;
 }
 
 // TorchScript ranges a method call by its callee (`t.sum(dim=1).clamp` for

@@ -13,6 +13,7 @@
 #include "ir/archive_check.h"
 #include "ir/display.h"
 #include "ir/input_file.h"
+#include "ir/ops.h"
 #include "ir/source_text.h"
 #include "ir/torchscript/graph_rewriter.h"
 #include "ir/torchscript/module_import.h"
@@ -45,12 +46,13 @@ struct Planned {
 
 // One fix per diagnostic; edits touching a node another planned fix edits wait for the next
 // round (the rules re-run first, and the other fix may have made them moot).
-std::vector<Planned> plan(const std::vector<Diagnostic>& diagnostics, bool unsafe, std::set<std::string>& done) {
+std::vector<Planned> plan(const std::vector<Diagnostic>& diagnostics, bool unsafe, std::set<std::string>& done,
+                          const std::set<std::string>& excluded) {
   std::vector<Planned> planned;
   std::set<const ir::Node*> touched;
   for (const auto& d : diagnostics) {
     const Fix* fix = first_applicable_fix(d, unsafe);
-    if (fix == nullptr || done.count(signature(d))) continue;
+    if (fix == nullptr || done.count(signature(d)) || excluded.count(signature(d))) continue;
     bool conflict =
         std::any_of(fix->edits.begin(), fix->edits.end(), [&](const Edit& e) { return touched.count(e.node); });
     if (conflict) continue;
@@ -134,6 +136,7 @@ struct Original {
   StateSnapshot state;
   std::vector<sim::Batch> batches;  // the verification inputs, loaded once
   std::optional<sim::Run> before;   // its simulation, whose float outputs are the reference
+  bool rewritten = false;           // `module` was rewritten by an attempt: load it again first
 };
 
 Original load_original(const std::string& path, const FixOptions& options, const sim::Options& sim_options) {
@@ -313,7 +316,8 @@ void apply(const ir::Model& model, const std::vector<Planned>& planned, jit::Mod
         if (auto scale = new_scale(e, graph)) scales.push_back(*scale);
         if (fell_back_to_op(e, graph)) description = describe_op_fallback(description, e);
       }
-      result.applied.push_back({d->rule, description, d->loc, d->function ? d->function->name : "", std::move(scales)});
+      result.applied.push_back(
+          {d->rule, description, d->loc, d->function ? d->function->name : "", std::move(scales), signature(*d)});
     } catch (const ir::RewriteRefused& e) {
       result.skipped.push_back(where(*d, display) + ": " + e.what());
     } catch (const c10::Error& e) {
@@ -326,7 +330,8 @@ void apply(const ir::Model& model, const std::vector<Planned>& planned, jit::Mod
 // Plans and applies fixes round by round, re-running the rules on the rewritten module, until
 // nothing applicable is left or the round cap is reached.
 void rewrite_to_fixpoint(Original& original, const FixOptions& options, const sim::Options& sim_options,
-                         FixResult& result, const std::function<std::string(const std::string&)>& display) {
+                         FixResult& result, const std::function<std::string(const std::string&)>& display,
+                         const std::set<std::string>& excluded) {
   analysis::SimulationEvidence evidence;
   if (original.before) evidence = sim::evidence_from(original.before->report);  // lets unsafe fixes see the data
   // The first round also sees what the simulation measured, so a comparison only it shows
@@ -345,7 +350,7 @@ void rewrite_to_fixpoint(Original& original, const FixOptions& options, const si
     if (round == 0) keep_fixable_unexplained_flips(diagnostics);
     if (round == 0) result.found = static_cast<int>(diagnostics.size());
     std::vector<Planned> planned =
-        round < options.max_rounds ? plan(diagnostics, options.unsafe, done) : std::vector<Planned>{};
+        round < options.max_rounds ? plan(diagnostics, options.unsafe, done, excluded) : std::vector<Planned>{};
     calibrate_new_fake_quants(*model, planned, original, sim_options, result, display);
     if (planned.empty()) {
       // Quant points inside the graph with a scale from module state: a traced QAT model.
@@ -387,6 +392,139 @@ void verify(Verification& v, const Original& original, const std::string& fixed_
   v.after.random_inputs = original.before->report.random_inputs;
 }
 
+// A rewritten model, saved beside the target and verified, waiting to replace it.
+struct SavedModel {
+  WriteTarget target;
+  std::unique_ptr<TempDir> dir;
+  std::string file;
+};
+
+struct Attempt {
+  FixResult result;
+  std::unique_ptr<SavedModel> temp;  // null when nothing was applied
+};
+
+// Saves the rewritten module beside the target and verifies it there; throws FixError when it
+// cannot be written or fails verification (nothing is then written).
+std::unique_ptr<SavedModel> save_and_verify(Original& original, const FixOptions& options,
+                                            const sim::Options& sim_options, FixResult& result) {
+  apply_failpoint(original.module);
+  auto saved = std::make_unique<SavedModel>();
+  std::string output = options.output.empty() ? original.path : options.output;
+  saved->target = resolve_write_target(output, original.path, !options.output.empty());
+  remove_stale_temps(saved->target.path);
+  // LibTorch names an archive's inner folder after the file, so the file in the temporary
+  // directory is named after the original's folder.
+  saved->dir = std::make_unique<TempDir>(saved->target.path);
+  const std::string& target = saved->target.path;
+  saved->file = (fs::path(saved->dir->path) / archive_file_name(original.details.folder, target)).string();
+  try {
+    original.module.save(saved->file, original.details.extra_files);
+  } catch (const std::exception& e) {
+    if (no_space(saved->dir->path))
+      throw FixError(target + ": cannot write the fixed model: no space left on device; nothing was written");
+    throw FixError(target + ": cannot write the fixed model: " + ir::printable(ir::first_line(e.what()), 300) +
+                   "; nothing was written");
+  }
+  // LibTorch's writer does not report every failed write (on a full disk it may leave an empty
+  // file), so the archive written is checked to be whole before it is verified.
+  bool whole = true;
+  try {
+    ir::read_zip_directory_of(saved->file);
+  } catch (const ir::ImportError&) {
+    whole = false;
+  }
+  if (sync_file(saved->file) == ENOSPC || (!whole && no_space(saved->dir->path)))
+    throw FixError(target + ": cannot write the fixed model: no space left on device; nothing was written");
+  if (!whole) throw FixError(target + ": cannot write the fixed model: the archive written is incomplete");
+  try {
+    verify(result.verification, original, saved->file, sim_options);
+  } catch (const sim::SimError& e) {
+    throw FixError(std::string("cannot verify the fix: ") + e.what());
+  }
+  if (!result.verification.problem.empty())
+    throw FixError(original.path + ": the fixed model failed verification (" + result.verification.problem +
+                   "); nothing was written");
+  return saved;
+}
+
+// One run of --fix on a fresh copy of the module, leaving out the fixes `excluded` names.
+Attempt attempt(Original& original, const FixOptions& options, const sim::Options& sim_options,
+                const std::set<std::string>& excluded, const std::function<std::string(const std::string&)>& display) {
+  if (original.rewritten) original.module = torchscript::load_torchscript(original.path);
+  original.rewritten = true;
+  Attempt a;
+  if (original.before) a.result.verification.before = original.before->report;
+  rewrite_to_fixpoint(original, options, sim_options, a.result, display, excluded);
+  if (!a.result.applied.empty()) a.temp = save_and_verify(original, options, sim_options, a.result);
+  return a;
+}
+
+// What the simulation of the fixed model says is worse than the original's: an output whose
+// SQNR fell by more than kSqnrSlackDb or under the threshold, or whose shape now differs, and
+// a comparison with more flipped results. Empty when nothing is worse.
+constexpr double kSqnrSlackDb = 1.0;
+
+std::vector<std::string> harm_done(const sim::Run& before, const sim::Report& after, const FixOptions& options) {
+  std::vector<std::string> harm;
+  const double threshold = options.min_sqnr.value_or(sim::default_min_sqnr_db(before.report.bits));
+  for (size_t i = 0; i < before.report.outputs.size() && i < after.outputs.size(); ++i) {
+    const sim::OutputResult &was = before.report.outputs[i], &is = after.outputs[i];
+    const std::string change = ": SQNR " + sim::format_db(was.sqnr_db) + " -> " + sim::format_db(is.sqnr_db);
+    if (is.shape_difference.size() > was.shape_difference.size() && was.shape_difference.empty())
+      harm.push_back(is.name + " changes shape once quantized (" + is.shape_difference + ")");
+    else if (is.sqnr_db < was.sqnr_db - kSqnrSlackDb)
+      harm.push_back(is.name + change);
+    else if (is.sqnr_db < threshold && was.sqnr_db >= threshold)
+      harm.push_back(is.name + change + ", under the threshold " + sim::format_db(threshold));
+  }
+  for (const auto& comparison : after.comparisons) {
+    int64_t was = 0;
+    for (const auto& c : before.report.comparisons)
+      if (c.kind == comparison.kind && c.loc == comparison.loc) was = c.differing;
+    if (comparison.differing > was)
+      harm.push_back("`" + ir::operator_spelling(comparison.kind) + "` on line " + std::to_string(comparison.loc.line) +
+                     " flips " + std::to_string(comparison.differing) + " results instead of " + std::to_string(was));
+  }
+  return harm;
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
+// The fixes of `all` made the simulation worse (a fix must never lower an output's SQNR
+// or add a flip). Each is tried in turn on top of those kept so far, and kept only when the
+// model with it is no worse than the original; the others are dropped, with what they did.
+Attempt never_worse(Original& original, const FixOptions& options, const sim::Options& sim_options, Attempt all,
+                    const std::function<std::string(const std::string&)>& display) {
+  std::vector<AppliedFix> candidates = all.result.applied;
+  std::set<std::string> ids;
+  for (const auto& c : candidates) ids.insert(c.id);
+  std::set<std::string> kept;
+  std::vector<DroppedFix> dropped;
+  std::optional<Attempt> best;
+  for (const auto& candidate : candidates) {
+    std::set<std::string> excluded;
+    for (const auto& id : ids)
+      if (id != candidate.id && !kept.count(id)) excluded.insert(id);
+    Attempt trial = attempt(original, options, sim_options, excluded, display);
+    const std::vector<std::string> harm =
+        trial.temp ? harm_done(*original.before, trial.result.verification.after, options) : std::vector<std::string>{};
+    if (harm.empty() && trial.temp) {
+      kept.insert(candidate.id);
+      best = std::move(trial);
+    } else {
+      dropped.push_back({candidate.rule, candidate.description, candidate.loc, joined(harm)});
+    }
+  }
+  if (!best) best = attempt(original, options, sim_options, ids, display);  // nothing kept
+  best->result.dropped = std::move(dropped);
+  return std::move(*best);
+}
+
 }  // namespace
 
 FixResult fix_model(const std::string& path, const FixOptions& options,
@@ -395,56 +533,18 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
   sim_options.bits = options.bits;
   sim_options.stubs = options.stubs;
   Original original = load_original(path, options, sim_options);
-  FixResult result;
-  if (original.before) result.verification.before = original.before->report;
-  rewrite_to_fixpoint(original, options, sim_options, result, display);
-  if (result.applied.empty()) {
-    judge_final_model(result, options);
-    return result;
-  }
-
-  apply_failpoint(original.module);
-  std::string output = options.output.empty() ? path : options.output;
-  WriteTarget target = resolve_write_target(output, path, !options.output.empty());
-  remove_stale_temps(target.path);
-  // LibTorch names an archive's inner folder after the file, so the file in the temporary
-  // directory is named after the original's folder.
-  TempDir temp_dir(target.path);
-  std::string temp = (fs::path(temp_dir.path) / archive_file_name(original.details.folder, target.path)).string();
-  try {
-    original.module.save(temp, original.details.extra_files);
-  } catch (const std::exception& e) {
-    if (no_space(temp_dir.path))
-      throw FixError(target.path + ": cannot write the fixed model: no space left on device; nothing was written");
-    throw FixError(target.path + ": cannot write the fixed model: " + ir::printable(ir::first_line(e.what()), 300) +
-                   "; nothing was written");
-  }
-  // LibTorch's writer does not report every failed write (on a full disk it may leave an empty
-  // file), so the archive written is checked to be whole before it is verified.
-  bool whole = true;
-  try {
-    ir::read_zip_directory_of(temp);
-  } catch (const ir::ImportError&) {
-    whole = false;
-  }
-  if (sync_file(temp) == ENOSPC || (!whole && no_space(temp_dir.path)))
-    throw FixError(target.path + ": cannot write the fixed model: no space left on device; nothing was written");
-  if (!whole) throw FixError(target.path + ": cannot write the fixed model: the archive written is incomplete");
-  try {
-    verify(result.verification, original, temp, sim_options);
-  } catch (const sim::SimError& e) {
-    throw FixError(std::string("cannot verify the fix: ") + e.what());
-  }
-  if (!result.verification.problem.empty())
-    throw FixError(path + ": the fixed model failed verification (" + result.verification.problem +
-                   "); nothing was written");
+  Attempt chosen = attempt(original, options, sim_options, {}, display);
+  if (!chosen.result.applied.empty() && original.before &&
+      !harm_done(*original.before, chosen.result.verification.after, options).empty())
+    chosen = never_worse(original, options, sim_options, std::move(chosen), display);
+  FixResult& result = chosen.result;
   judge_final_model(result, options);
-  if (options.write) {
-    replace_with(temp, target, "the fixed model");
+  if (options.write && chosen.temp) {
+    replace_with(chosen.temp->file, chosen.temp->target, "the fixed model");
     result.written = true;
-    result.written_to = target.path;
+    result.written_to = chosen.temp->target.path;
   }
-  return result;
+  return std::move(chosen.result);
 }
 
 }  // namespace qlint::rewriter

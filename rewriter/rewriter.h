@@ -54,6 +54,15 @@ struct AppliedFix {
   ir::SourceLoc loc;
   std::string function;  // where the graph changed, e.g. "forward", "head.forward"
   std::vector<NewScale> scales;
+  std::string id;  // the finding it fixes (rule, place, op): the same in every attempt of one --fix
+};
+
+// A rewrite --fix tried and left out: the model with it simulated worse than the original.
+struct DroppedFix {
+  std::string rule;
+  std::string description;
+  ir::SourceLoc loc;
+  std::string why;  // "output 1: SQNR 50.2 dB -> 48.1 dB"
 };
 
 struct Verification {
@@ -69,6 +78,7 @@ struct FixResult {
   std::vector<AppliedFix> applied;
   std::vector<HeldBackFix> held_back;  // unsafe fixes waiting for --unsafe-fixes
   std::vector<std::string> skipped;    // fixes that could not be applied, and why
+  std::vector<DroppedFix> dropped;     // applied, then left out: they made the simulation worse
   std::set<std::string> rewritten_functions;
   std::string python_diff;
   std::vector<std::string> python_notes;

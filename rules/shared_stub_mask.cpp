@@ -78,12 +78,7 @@ bool gates_with(const ir::Node& n, const ir::Value* mask) {
   if (op == "mul") return true;
   if (op == "where") return at(0);
   if (op == "masked_fill" || op == "masked_select" || op == "masked_scatter" || op == "__getitem__") return at(1);
-  if (n.kind == "prim::ListConstruct" && n.output() != nullptr)  // the indices of `x[mask]`
-    for (const ir::Node* user : n.output()->users)
-      if ((ir::base_op(user->kind) == "index" || ir::base_op(user->kind) == "index_put") && user->inputs.size() > 1 &&
-          user->inputs[1] == n.output())
-        return true;
-  return false;
+  return (op == "index" || op == "index_put") && at(1);  // the list of indices of `x[mask]`
 }
 
 // Whether a comparison's result is used as a mask, directly or through views, casts and logic,

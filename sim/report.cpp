@@ -29,6 +29,13 @@ nlohmann::json number(double v) {
 
 }  // namespace
 
+std::string format_db(double db) {
+  if (std::isinf(db)) return db > 0 ? "inf dB" : "-inf dB";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f dB", db);
+  return buf;
+}
+
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s;
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);

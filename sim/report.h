@@ -12,6 +12,9 @@ std::string render_text(const Report& report);
 
 // "1x2x4x4", or "scalar" for no dimensions.
 std::string shape_text(const std::vector<int64_t>& shape);
+
+// An SQNR as the reports print it: "48.1 dB", "inf dB".
+std::string format_db(double db);
 nlohmann::json render_json(const Report& report);
 
 // What the rules can use of a simulation: calibrated quant points, and the comparisons whose

@@ -273,6 +273,10 @@ class Importer {
       throw Malformed("node `" + ir::printable(name, 80) + "` has the unknown op \"" + ir::printable(op, 80) + "\"");
     }
     if (node.contains("type") && values_.count(name)) typed_.insert(values_.at(name));
+    // FX names a call's result after the op (`getitem`, `to_1`, `quant`), never after the user's
+    // variable: messages quote the source instead.
+    if ((op == "call_module" || op == "call_function" || op == "call_method") && values_.count(name))
+      values_.at(name)->generated_name = true;
   }
 
   void bind(const std::string& name, ir::Value* value) {

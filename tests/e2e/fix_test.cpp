@@ -106,6 +106,21 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
     auto py = run_program(check);
     EXPECT_EQ(py.exit_code, 0) << py.err;
 
+    // Never worse: no output loses more than the 1 dB a new quant point may cost (README, "Never
+    // worse"), and no comparison flips more often.
+    const json& before = fix["verification"]["before"];
+    const json& after_fix = fix["verification"]["after"];
+    for (size_t i = 0; i < before["outputs"].size(); ++i)
+      if (before["outputs"][i]["sqnr_db"].is_number() && after_fix["outputs"][i]["sqnr_db"].is_number())
+        EXPECT_GE(after_fix["outputs"][i]["sqnr_db"].get<double>(), before["outputs"][i]["sqnr_db"].get<double>() - 1.0)
+            << before["outputs"][i]["name"];
+    auto flipped = [](const json& report) {
+      int64_t n = 0;
+      for (const auto& c : report["comparisons"]) n += c["differing"].get<int64_t>();
+      return n;
+    };
+    EXPECT_LE(flipped(after_fix), flipped(before));
+
     // None of the fixed hazards is reported on the result.
     std::set<std::string> fixed_hazards;
     for (const auto& a : fix["applied"])
@@ -127,6 +142,34 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
 }
 
 double sqnr(const json& report) { return report["outputs"][0]["sqnr_db"].get<double>(); }
+
+// Never worse (issue #20): the offset's new fake quant would cost the output 41 dB (87.3 -> 45.9
+// in qlint's int8 simulation of examples/qat/qat_costly_operand.py), the mask's costs nothing.
+// --fix drops the first, keeps the second, says which and why, and leaves the offset's finding.
+TEST_F(Fix, DropsTheRewriteThatMakesTheSimulationWorse) {
+  const std::string model = "qat/qat_costly_operand", fixed = tmp("fixed.pt");
+  json doc = fix_json({"--fix", "-o", fixed, "--input", example_input(model), example_model(model)});
+  const json& fix = doc["fixes"][0];
+  ASSERT_EQ(fix["applied"].size(), 1u) << fix.dump(2);
+  EXPECT_EQ(fix["applied"][0]["rule"], "bool-arith");
+  ASSERT_EQ(fix["dropped"].size(), 1u) << fix.dump(2);
+  EXPECT_EQ(fix["dropped"][0]["rule"], "unquantized-operand");
+  EXPECT_EQ(fix["dropped"][0]["location"]["line"], 31);
+  EXPECT_NE(fix["dropped"][0]["why"].get<std::string>().find("output 0: SQNR 87.3 dB -> "), std::string::npos)
+      << fix["dropped"][0].dump();
+  EXPECT_GE(sqnr(fix["verification"]["after"]), sqnr(fix["verification"]["before"]) - 1.0);
+  bool offset_remains = false;
+  for (const auto& d : doc["diagnostics"]) offset_remains |= d["rule"] == "unquantized-operand" && d["line"] == 31;
+  EXPECT_TRUE(offset_remains) << doc["diagnostics"].dump(2);
+
+  auto text = run_qlint({"--fix", "-o", tmp("text.pt"), "--input", example_input(model), example_model(model)});
+  EXPECT_NE(text.out.find("Dropped 1 rewrite that made the simulation worse than before"), std::string::npos)
+      << text.out;
+  // Run again on the result: the offset's rewrite is tried and dropped again, nothing is kept.
+  auto again = run_qlint({"--fix", "-o", tmp("again.pt"), "--input", example_input(model), fixed});
+  EXPECT_NE(again.out.find("No fix kept in "), std::string::npos) << again.out;
+  EXPECT_FALSE(fs::exists(tmp("again.pt")));
+}
 
 // S5 too (SPEC section 6): the data slice gets a stub of its own as well as the mask, so the
 // tiny data no longer shares the mask's scale (47.8 dB before, as the issue measured).

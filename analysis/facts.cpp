@@ -490,6 +490,14 @@ class FactsSolver {
       store_element(n);
     } else if (bool part = false; !n.inputs.empty() && (ir::is_view_op(n, &part) || keeps_the_values(n))) {
       for (const auto& [point, was_part] : get(n.inputs[0]).views) merged.views[point] = was_part || part;
+    } else if (const ir::Node* parts = joined_parts(n)) {
+      // `torch.cat([ones, x[..., -1:]])`: every value of each part is in the result, which is a
+      // part of a quant point's output unless some item is the whole of it.
+      for (const ir::Value* item : parts->inputs)
+        for (const auto& [point, was_part] : get(item).views) {
+          auto [view, added] = merged.views.emplace(point, was_part);
+          view->second = view->second && was_part;
+        }
     }
     auto dtype_of = [this](const ir::Value* v) { return facts_.dtype(v); };
     const bool unpack = n.kind == "prim::TupleUnpack" || n.kind == "prim::ListUnpack";
@@ -578,6 +586,13 @@ class FactsSolver {
     static const std::set<std::string> ops = {"aten::type_as", "aten::expand_as", "aten::view_as", "aten::reshape_as"};
     if (n.inputs.size() < 2) return false;
     return ops.count(n.kind) > 0 || (n.kind == "aten::to" && n.inputs[1]->type.is_tensor());
+  }
+
+  // The list `torch.cat`/`torch.stack` joins, when the graph builds it in place.
+  static const ir::Node* joined_parts(const ir::Node& n) {
+    if ((n.kind != "aten::cat" && n.kind != "aten::stack") || n.inputs.empty()) return nullptr;
+    const ir::Node* list = n.inputs[0]->producer;
+    return list != nullptr && list->kind == "prim::ListConstruct" ? list : nullptr;
   }
 
   // A cast that changes no value: to a floating dtype from a floating one or from bool

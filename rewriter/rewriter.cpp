@@ -34,9 +34,12 @@ namespace fs = std::filesystem;
 
 // ---- Planning ---------------------------------------------------------------------------------
 
+// A finding across rounds and attempts: its rule, Python place and op, and the function it is in
+// (a traced model gives each instance of a layer class a forward of its own, all on the same
+// Python line: each instance's finding is fixed in its own right).
 std::string signature(const Diagnostic& d) {
   return d.rule + "@" + d.loc.file + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.column) + ":" +
-         (d.node ? d.node->kind : "");
+         (d.node ? d.node->kind : "") + " in " + (d.function ? d.function->name : "");
 }
 
 struct Planned {

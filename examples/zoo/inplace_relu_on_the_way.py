@@ -6,8 +6,9 @@ builds copies that call too, so the write is in the twin as well and the fix sta
 (unlike examples/zoo/channel_zeroed_in_place.py, where the write is not on the way).
 
 Expected findings:
-  line 30 eq-nonzero-const  `h[:, -1] == 1.0` after the stub
-  line 31 bool-arith        `h * valid[:, None]`
+  line 28 shared-stub-mask  the flag channel, concatenated to the features, shares their stub
+  line 31 eq-nonzero-const  `h[:, -1] == 1.0` after the stub
+  line 32 bool-arith        `h * valid[:, None]`
 """
 import torch
 from torch import nn

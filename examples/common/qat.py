@@ -45,14 +45,20 @@ def prepare_calibrate_trace(model, example_input, qconfig):
 
 def seed_example(name):
     """The seed scenario examples/seed/<name>.py as a module (its Model and example_input)."""
+    return example_module("seed", name)
+
+
+def example_module(example_set, name):
+    """The example examples/<example_set>/<name>.py as a module, so that a traced QAT example can
+    export the model another example scripts."""
     import importlib.util
     import os
     import sys
 
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "seed", name + ".py")
-    module_name = "qlint_seed_" + name
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), example_set, name + ".py")
+    module_name = "qlint_" + example_set + "_" + name
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
+    sys.modules[module_name] = module  # TorchScript looks classes up through their module
     spec.loader.exec_module(module)
     return module

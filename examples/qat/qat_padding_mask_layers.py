@@ -6,18 +6,9 @@ an argument, where `masked_fill` uses it. qlint follows it there and reports the
 quantizes it with the image (line 63 of the zoo file); `--fix --input` takes the mask from the
 stub's float input.
 """
-import importlib.util
-import os
-import sys
+from qat import example_module, trace_default_qat
 
-from qat import trace_default_qat
-
-_ZOO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "zoo", "padding_mask_layers.py"))
-_spec = importlib.util.spec_from_file_location("qlint_example_padding_mask_layers", _ZOO)
-zoo = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = zoo
-_spec.loader.exec_module(zoo)
-
+zoo = example_module("zoo", "padding_mask_layers")
 Model = zoo.Model
 example_input = zoo.example_input
 

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "ir/cxx/schemas.h"
 #include "ir/import_error.h"
 #include "ir/verifier.h"
 
@@ -593,6 +594,7 @@ class FunctionLowering {
     // x.item<float>() is a float scalar; x.item() a Scalar.
     ir::Value* out = single("aten::" + name, inputs, *type, &call);
     if (dtype_operand && name != "to") out->producer->set_attr("dtype_operand", ir::Attr::of_int(*dtype_operand));
+    record_schema(*out->producer, call.getMethodDecl(), call, inputs.size() - 1, true);
     if (const ValueDecl* decl = assigned(call.getImplicitObjectArgument());
         decl && name.size() > 1 && name.back() == '_' && name[name.size() - 2] != '_')
       vars_[decl] = out;  // x.mul_(m)
@@ -723,7 +725,21 @@ class FunctionLowering {
     }
     ir::Value* out = single(aten ? "aten::" + name : "cxx::" + name, inputs, *type, &call);
     if (dtype_operand) out->producer->set_attr("dtype_operand", ir::Attr::of_int(*dtype_operand));
+    if (aten) record_schema(*out->producer, callee, call, inputs.size(), false);
     return out;
+  }
+
+  // The ATen schema of a LibTorch call (ir/cxx/schemas.h), found by the names of the parameters
+  // its explicit arguments bind to: the C++ API names them as the schema does. Only when each
+  // explicit argument became one operand (a TensorOptions argument spread into several does not).
+  void record_schema(ir::Node& node, const FunctionDecl* callee, const CallExpr& call, size_t operands, bool method) {
+    if (callee == nullptr) return;
+    std::vector<std::string> names;
+    for (unsigned i = 0; i < call.getNumArgs() && i < callee->getNumParams(); ++i)
+      if (!isa<CXXDefaultArgExpr>(call.getArg(i))) names.push_back(callee->getParamDecl(i)->getNameAsString());
+    if (names.size() != operands) return;
+    std::string schema = matching_schema(node.kind, names, method);
+    if (!schema.empty()) node.set_attr("schema", ir::Attr::of_str(schema));
   }
 
   // The dtype a TensorOptions argument sets (torch::dtype(torch::kLong),

@@ -34,7 +34,15 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     if (ir::is_integral(facts.dtype(in)) || facts.dtype(in) == ir::DType::Bool || !facts.quantized(in)) return;
     // Rounded first (`x.round().long()`): the error is gone unless it was half a step.
     if (in->producer != nullptr && ir::base_op(in->producer->kind) == "round") return;
-    out.push_back(make_diagnostic(truncating_cast_rule(), fn, node, message(facts, node)));
+    Diagnostic d = make_diagnostic(truncating_cast_rule(), fn, node, message(facts, node));
+    // The float model casts the float value: casting the stub's float input keeps its floor
+    // (voxel indices mean floor; rounding would change the float model).
+    std::string refusal;
+    if (auto edit = reroot_edit(facts, node, 0, &refusal))
+      d.fixes.push_back(safe_fix("cast the float input of " + describe_stubs(facts, in) + " instead", {*edit}));
+    else if (!refusal.empty())
+      d.notes.push_back(refusal);
+    out.push_back(d);
   });
   return out;
 }
@@ -64,7 +72,13 @@ const Rule& truncating_cast_rule() {
         "Round before the cast, so that an error smaller than half a step disappears:\n"
         "    ids = torch.round(x[:, -1]).long()\n"
         "or take the integers from the float input, before the QuantStub.";
-    r.doc.fix_safety = "No automatic fix: rounding changes the float results for values that are not whole numbers.";
+    r.doc.fix_safety =
+        "Safe, where the cast's value can be recomputed from the float input of its quant point (a view "
+        "of the stub's output, or values computed from it in the same function, as eq-nonzero-const's "
+        "fix): `--fix` casts that float value instead, which is what the float model casts, so float "
+        "results are identical by construction and the integers are the float model's, floor and all "
+        "(rounding would change the float model for values that are not whole numbers, so `--fix` never "
+        "rounds). Scripted models, traced QAT and FX alike; elsewhere the finding says why there is no fix.";
     return r;
   }();
   return rule;

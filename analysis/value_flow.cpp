@@ -1,8 +1,10 @@
 #include "analysis/value_flow.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -101,10 +103,25 @@ class Tracer {
   void reads_of(const ir::Node& store, int element) {
     const auto key = attribute_key(store);
     if (!key) return;
-    for (const auto& f : facts_.model().functions)
+    index_model();
+    auto [begin, end] = reads_.equal_range(*key);
+    for (auto it = begin; it != end; ++it) add({it->second->output(), element});
+  }
+
+  // Attribute reads by key, call sites by callee and functions by body, gathered once per trace
+  // the first time a value reaches a store or a return.
+  void index_model() {
+    if (indexed_) return;
+    indexed_ = true;
+    for (const auto& f : facts_.model().functions) {
+      function_of_body_[&f->body] = f.get();
       ir::for_each_node(f->body, [&](const ir::Node& n) {
-        if (n.kind == "prim::GetAttr" && n.output() != nullptr && attribute_key(n) == key) add({n.output(), element});
+        if (n.kind == "prim::GetAttr" && n.output() != nullptr)
+          if (auto key = attribute_key(n)) reads_.emplace(*key, &n);
+        if (const ir::Function* callee = ir::callee_of(facts_.model(), n); callee && facts_.is_live(n))
+          calls_.emplace(callee, &n);
       });
+    }
   }
 
   // A value an `if` block returns is the `if`'s result; one a function returns is the output of
@@ -122,20 +139,21 @@ class Tracer {
   }
 
   void to_call_sites(const ir::Block& body, size_t r, int element) {
-    const ir::Function* fn = nullptr;
-    for (const auto& f : facts_.model().functions)
-      if (&f->body == &body) fn = f.get();
-    if (fn == nullptr) return;
-    for (const auto& f : facts_.model().functions)
-      ir::for_each_node(f->body, [&](const ir::Node& n) {
-        if (ir::callee_of(facts_.model(), n) == fn && r < n.outputs.size() && facts_.is_live(n))
-          add({n.outputs[r], element});
-      });
+    index_model();
+    auto fn = function_of_body_.find(&body);
+    if (fn == function_of_body_.end()) return;
+    auto [begin, end] = calls_.equal_range(fn->second);
+    for (auto it = begin; it != end; ++it)
+      if (r < it->second->outputs.size()) add({it->second->outputs[r], element});
   }
 
   const Facts& facts_;
   const UseVisitor& visit_;
   std::vector<Place> pending_;
+  bool indexed_ = false;
+  std::multimap<std::string, const ir::Node*> reads_;
+  std::multimap<const ir::Function*, const ir::Node*> calls_;
+  std::map<const ir::Block*, const ir::Function*> function_of_body_;
   std::set<Place> seen_;
 };
 

@@ -13,8 +13,6 @@ namespace qlint::cli {
 
 namespace {
 
-std::string db(double v) { return sim::format_db(v); }
-
 std::pair<int64_t, int64_t> flips(const sim::Report& r) {
   int64_t differing = 0, elements = 0;
   for (const auto& c : r.comparisons) {
@@ -42,7 +40,7 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
       << "buffers unchanged. int" << before.bits << " simulation, before -> after:\n";
   // An output whose shape the quantized run changed has no SQNR: it says so instead.
   auto sqnr = [](const sim::OutputResult& o) {
-    return o.shape_difference.empty() ? db(o.sqnr_db) : "shape differs (" + o.shape_difference + ")";
+    return o.shape_difference.empty() ? sim::format_db(o.sqnr_db) : "shape differs (" + o.shape_difference + ")";
   };
   for (size_t i = 0; i < before.outputs.size() && i < v.after.outputs.size(); ++i) {
     const bool reshaped = !before.outputs[i].shape_difference.empty() || !v.after.outputs[i].shape_difference.empty();

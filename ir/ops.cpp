@@ -28,20 +28,15 @@ bool keeps_the_whole(const std::string& op) {
   return whole.count(op) > 0;
 }
 
-// The view ops of graphs without schemas (text fixtures, FX exports from before schemas were
-// recorded): true when they pick a part.
-const std::map<std::string, bool>& known_views() {
-  static const std::map<std::string, bool> views = {
-      {"aten::slice", true},         {"aten::select", true},      {"aten::index", true},
-      {"aten::narrow", true},        {"aten::__getitem__", true}, {"aten::index_select", true},
-      {"aten::masked_select", true}, {"aten::unsqueeze", false},  {"aten::squeeze", false},
-      {"aten::view", false},         {"aten::reshape", false},    {"aten::permute", false},
-      {"aten::transpose", false},    {"aten::flatten", false},    {"aten::contiguous", false},
-      {"aten::expand", false},       {"aten::expand_as", false},  {"aten::view_as", false},
-      {"aten::reshape_as", false},   {"aten::t", false},          {"aten::clone", false},
-      {"aten::detach", false},       {"aten::alias", false},
+// The view ops of graphs without schemas (text fixtures, calls the C++ front end cannot match);
+// whether one picks a part is keeps_the_whole's to say, as for views a schema names.
+bool known_view(const std::string& kind) {
+  static const std::set<std::string> views = {
+      "aten::slice",     "aten::select",  "aten::narrow",     "aten::unsqueeze", "aten::squeeze",    "aten::view",
+      "aten::reshape",   "aten::permute", "aten::transpose",  "aten::flatten",   "aten::contiguous", "aten::expand",
+      "aten::expand_as", "aten::view_as", "aten::reshape_as", "aten::t",         "aten::detach",     "aten::alias",
   };
-  return views;
+  return views.count(kind) > 0;
 }
 
 // Ops that copy their operand, or a part of it, into a new tensor: the same values, though no
@@ -93,15 +88,15 @@ bool is_view_op(const Node& node, bool* is_part) {
     if (is_part) *is_part = false;
     return !node.inputs.empty();
   }
-  for (const auto* listed : {&copying_views(), schema_of(node) ? nullptr : &known_views()}) {
-    if (listed == nullptr) continue;
-    if (auto it = listed->find(node.kind); it != listed->end()) {
-      if (is_part) *is_part = it->second;
-      return true;
-    }
+  if (auto it = copying_views().find(node.kind); it != copying_views().end()) {
+    if (is_part) *is_part = it->second;
+    return true;
   }
   if (node.inputs.empty() || node.outputs.empty() || is_cast(node)) return false;
-  if (output_aliases_operand(node, 0, 0).value_or(false) && !writes_operand(node, 0).value_or(true)) {
+  const bool aliases =
+      schema_of(node) ? output_aliases_operand(node, 0, 0).value_or(false) && !writes_operand(node, 0).value_or(true)
+                      : known_view(node.kind);
+  if (aliases) {
     if (is_part) *is_part = !keeps_the_whole(base_op(node.kind));
     return true;
   }

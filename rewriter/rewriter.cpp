@@ -474,7 +474,7 @@ std::vector<std::string> harm_done(const sim::Run& before, const sim::Report& af
   for (size_t i = 0; i < before.report.outputs.size() && i < after.outputs.size(); ++i) {
     const sim::OutputResult &was = before.report.outputs[i], &is = after.outputs[i];
     const std::string change = ": SQNR " + sim::format_db(was.sqnr_db) + " -> " + sim::format_db(is.sqnr_db);
-    if (is.shape_difference.size() > was.shape_difference.size() && was.shape_difference.empty())
+    if (!is.shape_difference.empty() && was.shape_difference.empty())
       harm.push_back(is.name + " changes shape once quantized (" + is.shape_difference + ")");
     else if (is.sqnr_db < was.sqnr_db - kSqnrSlackDb)
       harm.push_back(is.name + change);

@@ -15,6 +15,8 @@ namespace {
 struct ShiftedValue {
   const ir::Value* q = nullptr;
   double c = 0;
+  const ir::Node* reader = nullptr;  // the node that reads q: the shift, or the `neg` before it
+  int operand = 0;                   // q's place among the reader's operands
 };
 
 std::optional<ShiftedValue> shifted_value(const ir::Value* v) {
@@ -31,12 +33,12 @@ std::optional<ShiftedValue> shifted_value(const ir::Value* v) {
   const std::string op = ir::base_op(p->kind);
   if (op == "add" && cb) {
     if (a->producer && a->producer->kind == "aten::neg" && !a->producer->inputs.empty())
-      return ShiftedValue{a->producer->inputs[0], *cb};
-    return ShiftedValue{a, -*cb};
+      return ShiftedValue{a->producer->inputs[0], *cb, a->producer, 0};
+    return ShiftedValue{a, -*cb, p, 0};
   }
-  if (op == "add" && ca) return ShiftedValue{b, -*ca};
-  if ((op == "sub" || op == "rsub") && cb) return ShiftedValue{a, *cb};
-  if (op == "sub" && ca) return ShiftedValue{b, *ca};
+  if (op == "add" && ca) return ShiftedValue{b, -*ca, p, 1};
+  if ((op == "sub" || op == "rsub") && cb) return ShiftedValue{a, *cb, p, 0};
+  if (op == "sub" && ca) return ShiftedValue{b, *ca, p, 1};
   return std::nullopt;
 }
 
@@ -68,7 +70,7 @@ std::optional<DisguisedComparison> disguised_comparison(const ir::Node& node) {
   auto test = zero_test(node);
   auto shifted = test ? shifted_value(test->tested) : std::nullopt;
   if (!shifted || shifted->c == 0) return std::nullopt;
-  return DisguisedComparison{shifted->q, shifted->c, test->true_where_zero};
+  return DisguisedComparison{shifted->q, shifted->c, test->true_where_zero, shifted->reader, shifted->operand};
 }
 
 }  // namespace qlint::analysis

@@ -19,6 +19,8 @@ struct DisguisedComparison {
   const ir::Value* compared = nullptr;
   double constant = 0;
   bool equal = false;
+  const ir::Node* reader = nullptr;  // the node reading `compared` (the shift, or its `neg`)
+  int operand = 0;                   // `compared`'s place among the reader's operands
 };
 
 // The comparison this node makes in disguise, if it is a zero test of a shifted value.

@@ -147,7 +147,14 @@ void check_disguised_comparisons(const analysis::Facts& facts, std::vector<Diagn
                           describe_stubs(facts, disguised->compared) + " with " + c +
                           what_it_becomes(facts, disguised->compared, {disguised->constant}) +
                           (disguised->equal ? "true" : "false") + "; " + advice(facts, disguised->compared);
-    out.push_back(make_diagnostic(eq_nonzero_const_rule(), fn, node, std::move(message)));
+    Diagnostic d = make_diagnostic(eq_nonzero_const_rule(), fn, node, std::move(message));
+    // The same fix as for `x != 1`: the shift reads the float shadow of the compared value.
+    std::string refusal;
+    if (auto edit = reroot_edit(facts, *disguised->reader, disguised->operand, &refusal))
+      d.fixes.push_back(safe_fix(reroot_comparison_description(describe_stubs(facts, disguised->compared)), {*edit}));
+    else if (!refusal.empty())
+      d.notes.push_back(refusal);
+    out.push_back(std::move(d));
   });
 }
 

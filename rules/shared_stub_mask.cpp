@@ -113,19 +113,6 @@ std::optional<MaskUse> compared_part(const analysis::Facts& facts, const ir::Nod
   return std::nullopt;
 }
 
-// The shift (or the `neg` TorchScript writes for `1.0 - q`) that reads the part a comparison in
-// disguise compares.
-std::optional<MaskUse> disguised_mask_use(const ir::Node& n, const analysis::DisguisedComparison& disguised,
-                                          bool threshold) {
-  for (const ir::Node* shift = n.inputs[0]->producer; shift != nullptr;
-       shift = shift->inputs.empty() ? nullptr : shift->inputs[0]->producer) {
-    for (size_t i = 0; i < shift->inputs.size(); ++i)
-      if (shift->inputs[i] == disguised.compared) return MaskUse{&n, shift, static_cast<int>(i), true, threshold};
-    if (shift->kind != "aten::neg" && ir::base_op(shift->kind) != "add") break;
-  }
-  return std::nullopt;
-}
-
 std::optional<MaskUse> comparison_mask_use(const analysis::Facts& facts, const ir::Node& n, const std::string& point) {
   if (analysis::is_comparison_op(n.kind) && n.inputs.size() >= 2)
     if (auto use = compared_part(facts, n, point)) return use;
@@ -136,7 +123,7 @@ std::optional<MaskUse> comparison_mask_use(const analysis::Facts& facts, const i
   if (!disguised || !is_view_of(facts, disguised->compared, point, true)) return std::nullopt;
   bool mask_channel = disguised->constant == 1;
   if (!mask_channel && (n.output() == nullptr || !used_as_mask(facts, n.output()))) return std::nullopt;
-  return disguised_mask_use(n, *disguised, !mask_channel);
+  return MaskUse{&n, disguised->reader, disguised->operand, true, !mask_channel};
 }
 
 // A mul of two parts of the same output: the mask is the part that picked a single channel.
@@ -151,14 +138,14 @@ std::optional<MaskUse> product_mask_use(const analysis::Facts& facts, const ir::
   return MaskUse{&n, &n, operand, false, false};
 }
 
-// Form (b): a part of the quant point's output is used as a mask (compared with 0/1, also in
-// disguise, or multiplied with another part of the same output).
-std::optional<MaskUse> mask_use_of_part(const analysis::Facts& facts, const std::string& point) {
-  std::optional<MaskUse> found;
+// Form (b): where parts of the quant point's output are used as masks (compared with 0/1, also
+// in disguise, or multiplied with another part of the same output), in program order.
+std::vector<MaskUse> mask_uses_of_parts(const analysis::Facts& facts, const std::string& point) {
+  std::vector<MaskUse> found;
   for_each_model_node(facts, [&](const ir::Function&, const ir::Node& n) {
-    if (found) return;
-    found = comparison_mask_use(facts, n, point);
-    if (!found) found = product_mask_use(facts, n, point);
+    auto use = comparison_mask_use(facts, n, point);
+    if (!use) use = product_mask_use(facts, n, point);
+    if (use) found.push_back(*use);
   });
   return found;
 }
@@ -174,11 +161,13 @@ bool computes_with_operands(const analysis::Facts& facts, const ir::Node& n) {
 }
 
 // Whether some other use takes the quant point's output (or a view of it) as data.
-bool used_as_data(const analysis::Facts& facts, const std::string& point, const MaskUse& mask_use) {
+bool used_as_data(const analysis::Facts& facts, const std::string& point, const std::vector<MaskUse>& mask_uses) {
+  std::set<const ir::Node*> making_masks;
+  for (const MaskUse& use : mask_uses)
+    if (use.comparison) making_masks.insert({use.node, use.consumer});
   bool found = false;
   for_each_model_node(facts, [&](const ir::Function&, const ir::Node& n) {
-    if (found || !computes_with_operands(facts, n)) return;
-    if (mask_use.comparison && (&n == mask_use.node || &n == mask_use.consumer)) return;
+    if (found || !computes_with_operands(facts, n) || making_masks.count(&n)) return;
     for (const ir::Value* in : n.inputs) {
       if (is_view_of(facts, in, point, false)) found = true;
       // `torch.stack(channels[:3])`, `torch.cat([x[:, :3], ...])`: the list holds the parts.
@@ -245,19 +234,28 @@ std::optional<Edit> own_stub_from_float(const analysis::Facts& facts, const ir::
   return edit;
 }
 
-// A compared part: compare its float shadow. A part used as a float mask (S5): both parts
-// get their own stub from the float tensor, so neither sets the other's scale (tiny data
-// keeps its precision, and the mask's 1s stay exact).
-std::optional<Fix> mask_path_fix(const analysis::Facts& facts, const MaskUse& use, std::string& refusal) {
-  if (use.comparison) {
-    auto edit = reroot_edit(facts, *use.consumer, use.operand, &refusal);
-    if (!edit) return std::nullopt;
-    return safe_fix("take the mask from the float input of the stub", {*edit});
+// Compared parts: each comparison reads its part's float shadow, all in one fix (a second mask
+// taken from the same stub would otherwise keep the finding). A part used as a float mask (S5):
+// both parts get their own stub from the float tensor, so neither sets the other's scale (tiny
+// data keeps its precision, and the mask's 1s stay exact).
+std::optional<Fix> mask_path_fix(const analysis::Facts& facts, const std::vector<MaskUse>& uses, std::string& refusal) {
+  const MaskUse& first = uses.front();
+  if (first.comparison) {
+    std::vector<Edit> edits;
+    for (const MaskUse& use : uses)
+      if (use.comparison)
+        if (auto edit = reroot_edit(facts, *use.consumer, use.operand, edits.empty() ? &refusal : nullptr))
+          edits.push_back(*edit);
+    if (edits.empty()) return std::nullopt;
+    return safe_fix(edits.size() == 1
+                        ? "take the mask from the float input of the stub"
+                        : "take the " + std::to_string(edits.size()) + " masks from the float input of the stub",
+                    edits);
   }
-  auto mask = own_stub_from_float(facts, *use.consumer, use.operand, &refusal);
+  auto mask = own_stub_from_float(facts, *first.consumer, first.operand, &refusal);
   if (!mask) return std::nullopt;
   std::vector<Edit> edits = {*mask};
-  if (auto data = own_stub_from_float(facts, *use.consumer, 1 - use.operand)) edits.push_back(*data);
+  if (auto data = own_stub_from_float(facts, *first.consumer, 1 - first.operand)) edits.push_back(*data);
   return safe_fix(edits.size() == 2
                       ? "take the mask and the data from the float input of the stub, each with a QuantStub of its own"
                       : "take the mask from the float input of the stub and give it a QuantStub of its own",
@@ -276,13 +274,14 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
       continue;
     }
     if (!examined.insert(call.point).second) continue;
-    auto mask_use = mask_use_of_part(facts, call.point);
-    if (!mask_use || !used_as_data(facts, call.point, *mask_use)) continue;
+    const std::vector<MaskUse> mask_uses = mask_uses_of_parts(facts, call.point);
+    if (mask_uses.empty() || !used_as_data(facts, call.point, mask_uses)) continue;
+    const MaskUse* mask_use = &mask_uses.front();
     Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call,
                                          message(facts, call, how_it_becomes_a_mask(*mask_use), mask_use->threshold));
     d.evidence_node = mask_use->node;
     std::string refusal;
-    if (auto fix = mask_path_fix(facts, *mask_use, refusal))
+    if (auto fix = mask_path_fix(facts, mask_uses, refusal))
       d.fixes.push_back(*fix);
     else if (!refusal.empty())
       d.notes.push_back(refusal);

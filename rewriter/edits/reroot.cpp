@@ -174,20 +174,82 @@ std::optional<StubNames> stub_names(const ir::Model& model, const Edit& edit, So
   return names;
 }
 
+// Whether a Python rename at the value's producer reaches only the rerooted consumer: each
+// value from there down to the consumer's operand is used on that path alone. (`is_pad =
+// x[:, :, -1]` read by another line too: renaming `x` there would change that line as well.)
+bool only_on_the_path(const std::vector<const ir::Value*>& path, const ir::Node& consumer) {
+  for (size_t i = 0; i < path.size(); ++i) {
+    const ir::Node* next = i == 0 ? &consumer : path[i - 1]->producer;
+    for (const ir::Node* user : path[i]->users)
+      if (user != next) return false;
+  }
+  return true;
+}
+
+bool is_identifier(const std::string& text) {
+  return !text.empty() && !std::isdigit(static_cast<unsigned char>(text[0])) &&
+         std::all_of(text.begin(), text.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// Where the user's source reads the variable that is the consumer's operand: the operand's own
+// range, or, for a consumer TorchScript inlined from its builtins (`1.0 - is_pad` is `neg` and
+// `add` on "<string>" lines), the one place its name occurs in the first user statement the
+// result flows into.
+std::optional<ir::SourceLoc> variable_read_by(const ir::Model& model, const ir::Node& consumer, size_t operand) {
+  const std::string name = ir::display_name(consumer.inputs.at(operand));
+  if (!is_identifier(name)) return std::nullopt;
+  if (auto at = ir::operand_location(model, consumer, operand); at && ir::source_text(model, *at) == name) return at;
+  const ir::Node* statement = &consumer;
+  for (int depth = 0; statement && (!statement->loc.known() || statement->loc.file == "<string>") && depth < 8; ++depth)
+    statement = statement->output() && statement->output()->users.size() == 1 ? statement->output()->users[0] : nullptr;
+  if (statement == nullptr || statement->loc.line != statement->loc.end_line) return std::nullopt;
+  const std::string text = ir::source_text(model, statement->loc);
+  std::optional<size_t> found;
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    bool starts = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_' ||
+                               text[at - 1] == '.');
+    if (!starts || !starts_with_name(text.substr(at), name)) continue;
+    if (found) return std::nullopt;  // read twice in the statement: which one is ours?
+    found = at;
+  }
+  if (!found) return std::nullopt;
+  ir::SourceLoc loc = statement->loc;
+  loc.column += static_cast<int>(*found);
+  loc.end_column = loc.column + static_cast<int>(name.size());
+  return loc;
+}
+
 // Renames the leading `from` of the consumer's operand expression (`x[:, :, :, -1]`) to `to`.
+// When the variable holding it is read elsewhere too (`(1.0 - is_pad)` after `is_pad =
+// x[:, :, -1]`), the consumer reads the renamed expression in its place instead
+// (`(1.0 - tokens[:, :, -1])`), and the other readers keep the variable.
 bool rename_operand_root(const ir::Model& model, const Edit& edit, const std::string& from, const std::string& to,
                          std::vector<std::function<void()>>& pending, SourceSuggestions& python,
                          const std::string& here) {
-  const ir::Value* v = edit.node->inputs.at(static_cast<size_t>(edit.operand));
-  for (int depth = 0; v && v->producer && v->producer != edit.stub_call && depth < 32; ++depth) {
+  const auto operand = static_cast<size_t>(edit.operand);
+  std::vector<const ir::Value*> path;
+  for (const ir::Value* v = edit.node->inputs.at(operand);
+       v && v->producer && v->producer != edit.stub_call && path.size() < 32;
+       v = v->producer->inputs.empty() ? nullptr : v->producer->inputs[0]) {
+    path.push_back(v);
     const ir::SourceLoc& loc = v->producer->loc;
-    if (starts_with_name(ir::source_text(model, loc), from)) {
+    const std::string text = ir::source_text(model, loc);
+    if (!starts_with_name(text, from)) continue;
+    if (only_on_the_path(path, *edit.node)) {
       ir::SourceLoc name_loc = loc;
       name_loc.end_column = loc.column + static_cast<int>(from.size());
       pending.push_back([&python, name_loc, to] { python.replace(name_loc.file, name_loc, to); });
       return true;
     }
-    v = v->producer->inputs.empty() ? nullptr : v->producer->inputs[0];
+    auto at = path.size() == 1 ? variable_read_by(model, *edit.node, operand) : std::nullopt;
+    if (at) {
+      const std::string expression = to + text.substr(from.size());
+      pending.push_back([&python, at = *at, expression] { python.replace(at.file, at, expression); });
+      return true;
+    }
+    python.note(here + ": the value is also read quantized elsewhere, and its source names it only there");
+    return false;
   }
   python.note(here + ": its source does not name `" + from + "`");
   return false;

@@ -92,6 +92,12 @@ class GraphRewriter {
   virtual std::vector<GraphValue> call_copy_returning_more(const Node& call, const Function& callee,
                                                            const MoreReturns& more) = 0;
 
+  // Replaces `call` (a prim::CallFunction of the free function `callee`) by a copy of the
+  // callee's body in the calling graph, so code there can reach the caller's `self` (a new
+  // stub needs a module to hold it). The function stays as it was for its other callers. From
+  // then on `callee`'s IR nodes and values stand for the copy's.
+  virtual void inline_call(const Node& call, const Function& callee) = 0;
+
   // Registers a clone of the module at `template_path` as the submodule `name` of the module at
   // `owner_path` ("" for the root), and of every other instance of the owner's class, which
   // runs the same edited methods. Refuses when `name` is taken.

@@ -1,6 +1,8 @@
 #include "ir/source_text.h"
 
+#include <algorithm>
 #include <cctype>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -195,6 +197,52 @@ bool same_python_function(const Node& a, const Node& b) {
   const std::string* module_b = string_attr(b, "module");
   bool same_module = module_a && module_b ? *module_a == *module_b : module_a == module_b;
   return *scope_a == *scope_b && same_module;
+}
+
+namespace {
+
+bool ends_a_name(const std::string& text, size_t end) {
+  return end >= text.size() || !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_');
+}
+
+bool is_identifier(const std::string& text) {
+  return !text.empty() && !std::isdigit(static_cast<unsigned char>(text[0])) &&
+         std::all_of(text.begin(), text.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+}  // namespace
+
+// Where the user's source reads the variable that is the consumer's operand: the operand's own
+// range, or, for a consumer TorchScript inlined from its builtins (`1.0 - is_pad` is `neg` and
+// `add` on "<string>" lines), the one place its name occurs in the first user statement the
+// result flows into.
+std::optional<SourceLoc> variable_read_by(const Model& model, const Node& consumer, size_t operand) {
+  const std::string name = display_name(consumer.inputs.at(operand));
+  if (!is_identifier(name)) return std::nullopt;
+  if (auto at = operand_location(model, consumer, operand); at && source_text(model, *at) == name) return at;
+  const Node* statement = &consumer;
+  for (int depth = 0; statement && (!statement->loc.known() || statement->loc.file == "<string>") && depth < 8; ++depth)
+    statement = statement->output() && statement->output()->users.size() == 1 ? statement->output()->users[0] : nullptr;
+  // The statement's whole line: TorchScript ranges a call by its callee (`torch.cat`).
+  const std::string* line =
+      statement == nullptr ? nullptr : model.source_line(statement->loc.file, statement->loc.line);
+  if (line == nullptr) return std::nullopt;
+  const std::string& text = *line;
+  std::optional<size_t> found;
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    bool starts = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_' ||
+                               text[at - 1] == '.');
+    if (!starts || !ends_a_name(text, at + name.size())) continue;
+    if (found) return std::nullopt;  // read twice on the line: which one is ours?
+    found = at;
+  }
+  if (!found) return std::nullopt;
+  SourceLoc loc = statement->loc;
+  loc.line = loc.end_line = statement->loc.line;
+  loc.column = static_cast<int>(*found) + 1;
+  loc.end_column = loc.column + static_cast<int>(name.size());
+  return loc;
 }
 
 }  // namespace qlint::ir

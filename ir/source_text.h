@@ -20,6 +20,13 @@ std::string operand_text(const Model& model, const Node& consumer, size_t index)
 // The same, as a source range (nullopt when only the name is known).
 std::optional<SourceLoc> operand_location(const Model& model, const Node& consumer, size_t index);
 
+// Where the user's source reads the variable that is operand `index` of `consumer`: the
+// operand's own range when it is the name, or the one place the name occurs in the first
+// statement with a user location that the consumer's result flows into (a ListConstruct has
+// no range of its own; TorchScript inlines `1.0 - x` from its builtins, on "<string>" lines).
+// Nullopt when the name occurs there twice or not at all.
+std::optional<SourceLoc> variable_read_by(const Model& model, const Node& consumer, size_t index);
+
 // The user's name for a value ("mask" for TorchScript's "mask.1"), looking through views and
 // indexing (`mask[:, None]` is "mask"), or "" for temporaries.
 std::string display_name(const Value* v);

@@ -5,6 +5,7 @@
 // needs; for others the suggestion says why there is none.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -72,7 +73,10 @@ class SourceSuggestions {
   // debug info does not hold, such as a callee's `def` line.
   const std::vector<std::string>* lines(const std::string& path) { return sources_->lines(path, model_file_); }
   // Says why (part of) the suggestion is missing.
-  void note(std::string text) { notes_.push_back(std::move(text)); }
+  // Each note once (the copies of one line, fixed together, would say it once per copy).
+  void note(std::string text) {
+    if (std::find(notes_.begin(), notes_.end(), text) == notes_.end()) notes_.push_back(std::move(text));
+  }
   // The Python names of a stub call's output and of its float input. For `x = self.quant(x)`
   // the name is rebound to the quantized value, so this adds a float alias line, `x_float =
   // x`: {"x", "x_float"}. Nullopt when the call is not a plain `name = self.stub(name)`.

@@ -48,7 +48,10 @@ struct Edit {
   const ir::Node* stub_call = nullptr;  // Reroot
   analysis::FloatShadowPlan shadow;     // Reroot: what to recompute in float, across which calls
   bool cast_to_float = false;           // QuantizeOperand
-  bool quantize_after_reroot = false;   // Reroot: then quantize the rerooted value (a float mask)
+  // QuantizeOperand in a free function, which has no module to hold a stub: the one call of it
+  // (in a module method) is inlined first, and the new stub belongs to that method's module.
+  const ir::Node* inline_call = nullptr;
+  bool quantize_after_reroot = false;  // Reroot: then quantize the rerooted value (a float mask)
   // A stub the edit creates: a clone of the stub at module path `template_stub`, registered as
   // `new_stub` on the module at `new_stub_owner` ("" for the root). Rules give the base name;
   // rules::run_all makes it unique in the model, once, and every later step uses it as it is.

@@ -66,6 +66,19 @@ void note_generated_code(std::vector<Diagnostic>& diagnostics) {
   }
 }
 
+// Adds the edits of `copy`'s fix to `first`'s when both are fixed the same way in the same
+// function (one line's copies in one graph); true when it did.
+bool join_fix_of_copy(Diagnostic& first, const Diagnostic& copy) {
+  if (first.fixes.empty() || copy.fixes.empty() || first.function != copy.function) return false;
+  Fix& fix = first.fixes.front();
+  const Fix& other = copy.fixes.front();
+  if (fix.applicability != other.applicability || fix.edits.size() != other.edits.size()) return false;
+  for (size_t i = 0; i < fix.edits.size(); ++i)
+    if (fix.edits[i].kind != other.edits[i].kind || fix.edits[i].node == other.edits[i].node) return false;
+  fix.edits.insert(fix.edits.end(), other.edits.begin(), other.edits.end());
+  return true;
+}
+
 }  // namespace
 
 std::vector<Diagnostic> run_all(const analysis::Facts& facts) {
@@ -85,14 +98,25 @@ std::vector<Diagnostic> run_all(const analysis::Facts& facts) {
   // user's source as several nodes: the user sees one finding there, not one per copy.
   // Two findings at one place (`a * m + n` on one line) alternate in an unrolled loop, so the
   // copies need not be neighbours: the first of each is kept.
-  std::set<std::tuple<std::string, std::string, int, int, int, int, std::string>> seen;
-  out.erase(std::remove_if(out.begin(), out.end(),
-                           [&](const Diagnostic& d) {
-                             return d.loc.known() && !seen.emplace(d.rule, d.loc.file, d.loc.line, d.loc.column,
-                                                                   d.loc.end_line, d.loc.end_column, d.message)
-                                                          .second;
-                           }),
-            out.end());
+  // A copy in the same graph (an unrolled loop applying one stub per level) is fixed with the
+  // first: its edits join the first's fix, or the next round would see the finding as done.
+  std::map<std::tuple<std::string, std::string, int, int, int, int, std::string>, size_t> seen;
+  std::vector<Diagnostic> kept;
+  std::map<size_t, int> copies_fixed;
+  for (auto& d : out) {
+    auto key =
+        std::make_tuple(d.rule, d.loc.file, d.loc.line, d.loc.column, d.loc.end_line, d.loc.end_column, d.message);
+    auto [it, first] = seen.emplace(key, kept.size());
+    if (!d.loc.known() || first) {
+      kept.push_back(std::move(d));
+      continue;
+    }
+    if (join_fix_of_copy(kept[it->second], d)) ++copies_fixed[it->second];
+  }
+  for (const auto& [index, copies] : copies_fixed)
+    kept[index].fixes.front().description +=
+        " (and the same for its " + std::to_string(copies) + (copies == 1 ? " copy" : " copies") + " on this line)";
+  out = std::move(kept);
   note_generated_code(out);
   name_new_stubs(facts.model(), out);
   return out;

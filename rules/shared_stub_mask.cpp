@@ -262,23 +262,36 @@ std::optional<Fix> mask_path_fix(const analysis::Facts& facts, const std::vector
                   edits);
 }
 
+// Form (a) where the joined tensor is only used whole (a layer reads the mask as a feature
+// channel): that layer has one input scale, so separate stubs before the `cat` would be joined
+// onto one grid again; the mask must be passed beside the data.
+Diagnostic joined_mask_diagnostic(const analysis::Facts& facts, const analysis::QuantCall& call) {
+  Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call,
+                                       message(facts, call, "its input concatenates them", false));
+  d.notes.push_back(
+      "no automatic fix: the joined tensor is used whole, as one input with one scale; pass the mask beside the data, "
+      "with its own stub, and gate the data with it");
+  return d;
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   // A quant point's mask use depends on the point, not on the call: each point is examined once,
   // however many calls apply it (a stub applied 10,000 times was a quadratic scan).
   std::set<std::string> examined;
   for (const auto& call : facts.quant_calls()) {
-    if (quantizes_cat_of_mask_and_data(facts, call)) {
-      out.push_back(quant_call_diagnostic(shared_stub_mask_rule(), facts, call,
-                                          message(facts, call, "its input concatenates them", false)));
+    const bool joined = quantizes_cat_of_mask_and_data(facts, call);
+    if (!joined && !examined.insert(call.point).second) continue;
+    const std::vector<MaskUse> mask_uses = mask_uses_of_parts(facts, call.point);
+    if (joined && mask_uses.empty()) {
+      out.push_back(joined_mask_diagnostic(facts, call));
       continue;
     }
-    if (!examined.insert(call.point).second) continue;
-    const std::vector<MaskUse> mask_uses = mask_uses_of_parts(facts, call.point);
     if (mask_uses.empty() || !used_as_data(facts, call.point, mask_uses)) continue;
     const MaskUse* mask_use = &mask_uses.front();
+    const std::string how = joined ? "its input concatenates them" : how_it_becomes_a_mask(*mask_use);
     Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call,
-                                         message(facts, call, how_it_becomes_a_mask(*mask_use), mask_use->threshold));
+                                         message(facts, call, how, !joined && mask_use->threshold));
     d.evidence_node = mask_use->node;
     std::string refusal;
     if (auto fix = mask_path_fix(facts, mask_uses, refusal))

@@ -168,20 +168,48 @@ std::string operand_name_hint(const ir::Model& model, const ir::Node& consumer, 
 
 }  // namespace
 
+namespace {
+
+bool is_module_method(const ir::Function* fn) {
+  return fn != nullptr && !fn->method.empty() && fn->method.find('.') == std::string::npos;
+}
+
+// The one call of a free function, when a module method makes it: where the function can be
+// inlined so that its code reaches a module (ir::GraphRewriter::inline_call). Called from
+// several places, each would need its own stub (and its own copy): not done.
+const ir::Node* only_call_from_a_method(const analysis::Facts& facts, const ir::Function& fn) {
+  const ir::Node* site = nullptr;
+  int calls = 0;
+  for_each_model_node(facts.model(), [&](const ir::Function&, const ir::Node& n) {
+    const ir::Attr* callee = n.attr("callee");
+    if (n.kind == "prim::CallFunction" && callee && callee->kind == ir::Attr::Kind::Str && callee->s == fn.name)
+      site = &n, ++calls;
+  });
+  return calls == 1 && is_module_method(facts.function_of(*site)) ? site : nullptr;
+}
+
+}  // namespace
+
 std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
                                           bool cast_to_float) {
   std::string stub = facts.plain_stub_template();
   const ir::Function* fn = facts.function_of(consumer);
-  if (stub.empty() || fn == nullptr || fn->method.empty() || fn->method.find('.') != std::string::npos)
-    return std::nullopt;
+  if (stub.empty() || fn == nullptr) return std::nullopt;
+  const ir::Node* inline_call = nullptr;
+  if (!is_module_method(fn)) {
+    // A free function (the `@torch.jit.script` helper of a utils module) has no `self`.
+    inline_call = only_call_from_a_method(facts, *fn);
+    if (inline_call == nullptr) return std::nullopt;
+  }
   Edit e;
+  e.inline_call = inline_call;
   e.kind = Edit::Kind::QuantizeOperand;
   e.node = &consumer;
   e.operand = operand;
   e.cast_to_float = cast_to_float;
   e.template_stub = stub;
   e.new_stub = operand_name_hint(facts.model(), consumer, static_cast<size_t>(operand)) + "_quant";
-  e.new_stub_owner = ir::python_self_module(facts.model(), consumer).value_or("");
+  e.new_stub_owner = ir::python_self_module(facts.model(), inline_call ? *inline_call : consumer).value_or("");
   return e;
 }
 

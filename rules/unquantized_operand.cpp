@@ -29,6 +29,15 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int plai
          ir::spelling(facts.model()).own_stub;
 }
 
+// The operand gets a quant point of its own: a new QuantStub, or in a traced QAT model a clone
+// of the model's own fake quant.
+void add_own_quant_point_fix(const analysis::Facts& facts, const ir::Node& consumer, int operand, Diagnostic& d) {
+  if (auto edit = quantize_operand_edit(facts, consumer, operand, false))
+    d.fixes.push_back(safe_fix("quantize the operand with a new QuantStub `self.{stub}`", {*edit}));
+  else if (auto fake = fake_quantize_operand_edit(facts, consumer, operand, false))
+    d.fixes.push_back(new_fake_quant_fix("fake-quantize the operand with a new fake quant", *fake));
+}
+
 // `torch.cat([q, mask.to(torch.float)])` after the stub: the joined tensor has one scale, set
 // by the quantized part, and the unquantized part (often a 0/1 mask) gets no scale of its own.
 void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>& out) {
@@ -38,20 +47,25 @@ void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>&
     if (list == nullptr || list->kind != "prim::ListConstruct") return;
     const ir::Value* quantized = nullptr;
     const ir::Value* plain = nullptr;
-    for (const ir::Value* part : list->inputs) {
+    int plain_item = 0;
+    for (size_t i = 0; i < list->inputs.size(); ++i) {
+      const ir::Value* part = list->inputs[i];
       if (facts.in_quantized_domain(part)) quantized = quantized ? quantized : part;
-      if (is_unquantized_input_tensor(facts, part)) plain = plain ? plain : part;
+      if (plain == nullptr && is_unquantized_input_tensor(facts, part)) plain = part, plain_item = static_cast<int>(i);
     }
     if (quantized == nullptr || plain == nullptr) return;
     const std::string name = ir::display_name(plain);
-    out.push_back(make_diagnostic(
+    Diagnostic d = make_diagnostic(
         unquantized_operand_rule(), fn, node,
         "`" + ir::op_spelling(facts.model(), node.kind) + "` joins a tensor quantized by " +
             describe_stubs(facts, quantized) + " with " + (name.empty() ? "a float tensor" : "`" + name + "`") +
             ", which never passed a " + ir::spelling(facts.model()).stub +
             "; the joined tensor gets one scale, so that part (often a 0/1 mask) is rounded at a scale that was "
             "never calibrated for it; pass it through " +
-            ir::spelling(facts.model()).own_stub));
+            ir::spelling(facts.model()).own_stub);
+    // The list item gets its quant point: the same edit as for an operand of arithmetic.
+    add_own_quant_point_fix(facts, *list, plain_item, d);
+    out.push_back(std::move(d));
   });
 }
 
@@ -62,10 +76,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     if (!is_unquantized_input_tensor(facts, node.inputs[side]) || !facts.in_quantized_domain(node.inputs[1 - side]))
       return false;
     Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side));
-    if (auto edit = quantize_operand_edit(facts, node, side, false))
-      d.fixes.push_back(safe_fix("quantize the operand with a new QuantStub `self.{stub}`", {*edit}));
-    else if (auto fake = fake_quantize_operand_edit(facts, node, side, false))
-      d.fixes.push_back(new_fake_quant_fix("fake-quantize the operand with a new fake quant", *fake));
+    add_own_quant_point_fix(facts, node, side, d);
     out.push_back(d);
     return true;
   });

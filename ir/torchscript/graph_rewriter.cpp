@@ -428,6 +428,11 @@ void GraphRewriter::redirect_into(const ir::Function& callee, jit::Graph& from, 
   std::map<jit::Node*, jit::Node*> nodes;
   std::map<jit::Value*, jit::Value*> values;
   match_blocks(from.block(), copy.block(), nodes, values);
+  redirect(callee, nodes, values);
+}
+
+void GraphRewriter::redirect(const ir::Function& callee, const std::map<jit::Node*, jit::Node*>& nodes,
+                             const std::map<jit::Value*, jit::Value*>& values) {
   auto redirect_value = [&](const ir::Value* v) {
     if (v->origin == nullptr && !value_redirects_.count(v)) return;
     if (auto it = values.find(value_for(*v)); it != values.end()) value_redirects_[v] = it->second;
@@ -440,6 +445,43 @@ void GraphRewriter::redirect_into(const ir::Function& callee, jit::Graph& from, 
     for (const auto& block : n.blocks)
       for (const ir::Value* p : block->params) redirect_value(p);
   });
+}
+
+// jit::insertGraph clones the callee's nodes in order (nested blocks by Node::cloneFrom, in
+// order too), right before the call: the counterparts are found by walking both in step.
+void GraphRewriter::inline_call(const ir::Node& call_ir, const ir::Function& callee) {
+  jit::Node* call = node_for(call_ir);
+  auto type = call->kind() == c10::prim::CallFunction ? call->input(0)->type()->cast<c10::FunctionType>() : nullptr;
+  if (!type || !type->function()->isGraphFunction())
+    throw ir::RewriteRefused("the call of `" + callee.name + "` is not a call of a TorchScript function");
+  jit::Graph& from = *jit::toGraphFunction(*type->function()).graph();
+  jit::Graph& g = *call->owningGraph();
+  std::unordered_map<jit::Value*, jit::Value*> value_map;
+  jit::Node* before = call->prev();
+  std::vector<jit::Value*> returned;
+  {
+    jit::WithInsertPoint guard(call);
+    returned = jit::insertGraph(g, from, call->inputs().slice(1), value_map);
+  }
+  std::map<jit::Node*, jit::Node*> nodes;
+  std::map<jit::Value*, jit::Value*> values(value_map.begin(), value_map.end());
+  jit::Node* copy = before->next();
+  for (jit::Node* original : from.nodes()) {
+    if (copy == call) throw ir::RewriteRefused("the inlined copy of `" + callee.name + "` does not match it");
+    nodes[original] = copy;
+    for (size_t i = 0; i < original->blocks().size() && i < copy->blocks().size(); ++i)
+      match_blocks(original->blocks()[i], copy->blocks()[i], nodes, values);
+    copy = copy->next();
+  }
+  if (copy != call) throw ir::RewriteRefused("the inlined copy of `" + callee.name + "` does not match it");
+  redirect(callee, nodes, values);
+  jit::Node* function_constant = call->input(0)->node();
+  for (size_t i = 0; i < call->outputs().size() && i < returned.size(); ++i) {
+    call->output(i)->replaceAllUsesWith(returned[i]);
+    value_redirects_[call_ir.outputs.at(i)] = returned[i];
+  }
+  destroy(call);
+  if (function_constant->kind() == c10::prim::Constant) erase_candidates_.push_back(function_constant);
 }
 
 // ---- LibTorch-level operations ----------------------------------------------------------------

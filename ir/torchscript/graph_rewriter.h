@@ -43,6 +43,7 @@ class GraphRewriter final : public ir::GraphRewriter {
                                                              const std::vector<ir::GraphValue>& extra) override;
   std::vector<ir::GraphValue> call_copy_returning_more(const ir::Node& call, const ir::Function& callee,
                                                        const MoreReturns& more) override;
+  void inline_call(const ir::Node& call, const ir::Function& callee) override;
   void add_submodule_clone(const std::string& owner_path, const std::string& name,
                            const std::string& template_path) override;
   FakeQuantStart add_fake_quant_clone(const std::string& owner_path, const std::string& name,
@@ -114,6 +115,10 @@ class GraphRewriter final : public ir::GraphRewriter {
   // A copy of `call`'s callee with more parameters of the `extra` types, which `call` now calls.
   jit::Function& retarget_to_copy(jit::Node* call, const std::vector<c10::TypePtr>& extra, jit::Graph*& from);
   void redirect_into(const ir::Function& callee, jit::Graph& from, jit::Graph& copy);
+  // Points `callee`'s IR nodes and values at their counterparts in `nodes` and `values`, keyed
+  // by what they stand for now.
+  void redirect(const ir::Function& callee, const std::map<jit::Node*, jit::Node*>& nodes,
+                const std::map<jit::Value*, jit::Value*>& values);
 
   jit::Module root_;
   std::map<const ir::Node*, jit::Node*> node_redirects_;

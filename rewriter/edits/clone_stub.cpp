@@ -9,6 +9,17 @@ namespace qlint::rewriter {
 
 namespace {
 
+// Whether another node of the model stands for the same Python call.
+bool runs_more_than_once(const ir::Model& model, const ir::Node& call) {
+  if (!call.loc.known()) return false;
+  bool again = false;
+  for (const auto& fn : model.functions)
+    ir::for_each_node(fn->body, [&](const ir::Node& n) {
+      again = again || (&n != &call && n.kind == call.kind && n.loc == call.loc);
+    });
+  return again;
+}
+
 class CloneStub final : public EditKind {
  public:
   std::string test_name(const Edit&) const override { return "clone"; }
@@ -25,9 +36,15 @@ class CloneStub final : public EditKind {
   }
 
   // The call's range is `self.quant` (TorchScript) or `self.quant(x)` (FX): rename the stub.
+  // A call the graph holds several times (a loop over a ModuleList, unrolled) is one line of
+  // Python for every iteration: renaming it there would give every iteration the clone.
   void render_python(const ir::Model& model, const Edit& edit, SourceSuggestions& python) const override {
     if (!python.self_module(model, *edit.node)) return;
     ir::SourceLoc loc = edit.node->loc;
+    if (runs_more_than_once(model, *edit.node))
+      return python.note("no Python suggestion for the cloned stub at " + note_place(loc) +
+                         ": the line runs once per iteration of a loop; give the loop a list of stubs "
+                         "(`nn.ModuleList`) and index it like the loop, as the rewritten archive does per iteration");
     const std::string callee = "self." + edit.template_stub.substr(edit.template_stub.rfind('.') + 1);
     std::string text = ir::source_text(model, loc);
     if (text != callee && text.rfind(callee + "(", 0) != 0)

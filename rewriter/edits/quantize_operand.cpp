@@ -23,8 +23,9 @@ class QuantizeOperand final : public EditKind {
 
   void apply(const ir::Model& model, const Edit& edit, ir::GraphRewriter& graph) const override {
     const ir::Node& consumer = *edit.node;
-    const ir::Function* fn = model.function_of(consumer);
+    const ir::Function* fn = model.function_of(edit.inline_call ? *edit.inline_call : consumer);
     if (fn == nullptr || fn->body.params.empty()) throw ir::RewriteRefused("the operation is not in a module method");
+    if (edit.inline_call) graph.inline_call(*edit.inline_call, *model.function_of(consumer));
     const ir::Value& self = *fn->body.params[0];
     if (self.type.kind != ir::Type::Kind::Module || self.type.name != edit.new_stub_owner)
       throw ir::RewriteRefused("the method's `self` is not the module that would hold the new stub");
@@ -40,9 +41,20 @@ class QuantizeOperand final : public EditKind {
 
   // `self.mask_quant(mask.to(torch.float))` in place of the operand, and the stub in __init__.
   void render_python(const ir::Model& model, const Edit& edit, SourceSuggestions& python) const override {
+    if (edit.inline_call) {
+      const ir::Function* helper = model.function_of(*edit.node);
+      return python.note("no Python suggestion for the new stub at " + note_place(edit.node->loc) + ": `" +
+                         (helper ? helper->name.substr(helper->name.rfind('.') + 1) : std::string("the helper")) +
+                         "` is a free function, with no module to hold a stub; the rewritten archive inlines its call "
+                         "at " +
+                         note_place(edit.inline_call->loc) +
+                         " and quantizes there; in Python, do the same: move that code into the method, or return "
+                         "the operand from the helper and quantize it in the method");
+    }
     auto owner = python.self_module(model, *edit.node);
     if (!owner) return;
     auto loc = ir::operand_location(model, *edit.node, static_cast<size_t>(edit.operand));
+    if (!loc) loc = ir::variable_read_by(model, *edit.node, static_cast<size_t>(edit.operand));
     if (!loc) return python.note("no Python suggestion for the new stub at " + note_place(edit.node->loc));
     std::string text = ir::source_text(model, *loc);
     python.replace(loc->file, *loc, "self." + edit.new_stub + "(" + (edit.cast_to_float ? as_float(text) : text) + ")");

@@ -186,40 +186,6 @@ bool only_on_the_path(const std::vector<const ir::Value*>& path, const ir::Node&
   return true;
 }
 
-bool is_identifier(const std::string& text) {
-  return !text.empty() && !std::isdigit(static_cast<unsigned char>(text[0])) &&
-         std::all_of(text.begin(), text.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
-
-// Where the user's source reads the variable that is the consumer's operand: the operand's own
-// range, or, for a consumer TorchScript inlined from its builtins (`1.0 - is_pad` is `neg` and
-// `add` on "<string>" lines), the one place its name occurs in the first user statement the
-// result flows into.
-std::optional<ir::SourceLoc> variable_read_by(const ir::Model& model, const ir::Node& consumer, size_t operand) {
-  const std::string name = ir::display_name(consumer.inputs.at(operand));
-  if (!is_identifier(name)) return std::nullopt;
-  if (auto at = ir::operand_location(model, consumer, operand); at && ir::source_text(model, *at) == name) return at;
-  const ir::Node* statement = &consumer;
-  for (int depth = 0; statement && (!statement->loc.known() || statement->loc.file == "<string>") && depth < 8; ++depth)
-    statement = statement->output() && statement->output()->users.size() == 1 ? statement->output()->users[0] : nullptr;
-  if (statement == nullptr || statement->loc.line != statement->loc.end_line) return std::nullopt;
-  const std::string text = ir::source_text(model, statement->loc);
-  std::optional<size_t> found;
-  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
-    bool starts = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_' ||
-                               text[at - 1] == '.');
-    if (!starts || !starts_with_name(text.substr(at), name)) continue;
-    if (found) return std::nullopt;  // read twice in the statement: which one is ours?
-    found = at;
-  }
-  if (!found) return std::nullopt;
-  ir::SourceLoc loc = statement->loc;
-  loc.column += static_cast<int>(*found);
-  loc.end_column = loc.column + static_cast<int>(name.size());
-  return loc;
-}
-
 // Renames the leading `from` of the consumer's operand expression (`x[:, :, :, -1]`) to `to`.
 // When the variable holding it is read elsewhere too (`(1.0 - is_pad)` after `is_pad =
 // x[:, :, -1]`), the consumer reads the renamed expression in its place instead
@@ -242,7 +208,7 @@ bool rename_operand_root(const ir::Model& model, const Edit& edit, const std::st
       pending.push_back([&python, name_loc, to] { python.replace(name_loc.file, name_loc, to); });
       return true;
     }
-    auto at = path.size() == 1 ? variable_read_by(model, *edit.node, operand) : std::nullopt;
+    auto at = path.size() == 1 ? ir::variable_read_by(model, *edit.node, operand) : std::nullopt;
     if (at) {
       const std::string expression = to + text.substr(from.size());
       pending.push_back([&python, at = *at, expression] { python.replace(at.file, at, expression); });

@@ -98,6 +98,11 @@ class GraphRewriter {
   // then on `callee`'s IR nodes and values stand for the copy's.
   virtual void inline_call(const Node& call, const Function& callee) = 0;
 
+  // Replaces the `for` loop `loop` (a prim::Loop whose condition stays true) by `trips` copies
+  // of its body in sequence, the iteration number a constant in each; the loop's results are
+  // the last copy's carried values. The loop must run exactly `trips` times.
+  virtual void unroll_loop(const Node& loop, int64_t trips) = 0;
+
   // Registers a clone of the module at `template_path` as the submodule `name` of the module at
   // `owner_path` ("" for the root), and of every other instance of the owner's class, which
   // runs the same edited methods. Refuses when `name` is taken.

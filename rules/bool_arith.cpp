@@ -70,7 +70,11 @@ const Rule& bool_arith_rule() {
     r.doc.fix_safety =
         "Safe in every flow (scripted, traced QAT, FX): a 0/1 float mask multiplies exactly like the "
         "bool mask in float, and a dedicated stub or fake quant quantizes 0 and 1 exactly. FX exports get "
-        "the Python change only (`--diff`); converted models have no fix.";
+        "the Python change only (`--diff`); converted models have no fix. In a free function (a "
+        "`@torch.jit.script` helper of a utils module), which has no module to hold a stub, `--fix` inlines "
+        "the function's one call into the calling method and quantizes there (the same ops in the same "
+        "order); the Python change is described in a note, not written. A helper called from several "
+        "places has no automatic fix.";
     return r;
   }();
   return rule;

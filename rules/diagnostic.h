@@ -41,6 +41,11 @@ struct Edit {
     // module to own it), an in-graph fake quantize op, which they do not reach. Float results
     // are unchanged: a fake quant is the identity in the model's float mode.
     NewFakeQuant,
+    // Unroll the `for` loop `node`, which runs `trips` times (a constant count, or the length
+    // of a list literal): each iteration's body in sequence, so a stub it applies becomes one
+    // call per iteration, each of which can get a stub of its own. Float results are
+    // unchanged: the same ops run in the same order.
+    UnrollLoop,
   };
   Kind kind = Kind::Reroot;
   const ir::Node* node = nullptr;
@@ -51,6 +56,7 @@ struct Edit {
   // QuantizeOperand in a free function, which has no module to hold a stub: the one call of it
   // (in a module method) is inlined first, and the new stub belongs to that method's module.
   const ir::Node* inline_call = nullptr;
+  int64_t trips = 0;                   // UnrollLoop
   bool quantize_after_reroot = false;  // Reroot: then quantize the rerooted value (a float mask)
   // A stub the edit creates: a clone of the stub at module path `template_stub`, registered as
   // `new_stub` on the module at `new_stub_owner` ("" for the root). Rules give the base name;

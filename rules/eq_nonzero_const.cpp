@@ -226,7 +226,8 @@ const Rule& eq_nonzero_const_rule() {
     r.doc.fix_safety =
         "Moving the comparison before the stub is safe: the float model computes the same "
         "values. Rewriting to `logical_not(x == 0)` is unsafe: it changes the float result "
-        "for any value other than 0 and c.";
+        "for any value other than 0 and c. A comparison in disguise (`(1.0 - q).to(torch.bool)`, "
+        "`(q - c) != 0`) gets the same safe fix: the shift reads the float tensor before the stub.";
     return r;
   }();
   return rule;

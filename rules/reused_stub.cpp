@@ -1,8 +1,12 @@
 // reused-stub: one QuantStub module applied to two different tensors. Both get the scale
 // calibrated over both ranges, so the smaller-range tensor loses precision (or a 0/1 mask
 // rounds to 0).
+#include <algorithm>
 #include <map>
+#include <optional>
 
+#include "analysis/constants.h"
+#include "ir/ops.h"
 #include "ir/spelling.h"
 #include "rules/registry.h"
 #include "rules/support.h"
@@ -63,7 +67,38 @@ const ir::Node* loop_applying_to_new_tensors(const analysis::QuantCall& call) {
   return nullptr;
 }
 
-void report_loop_reuse(const analysis::Facts& facts, const analysis::QuantCall& call, std::vector<Diagnostic>& out) {
+// How often a `for` loop runs when the model fixes it: a constant trip count, or the length of
+// a list literal the loop iterates (`for name in ["p3", "p4", "p5"]`, `for f in [c3, c4, c5]`)
+// that nothing appends to. A `for` loop's condition is the constant true.
+std::optional<int64_t> fixed_trip_count(const ir::Node& loop) {
+  constexpr int64_t kMaxTrips = 64;  // unrolled copies of the body; more is not worth the graph
+  if (loop.inputs.size() < 2 || loop.blocks.size() != 1 || loop.blocks[0]->returns.empty()) return std::nullopt;
+  auto always = [](const ir::Value* v) { return analysis::scalar_constant(v) == 1.0; };
+  if (!always(loop.inputs[1]) || !always(loop.blocks[0]->returns[0])) return std::nullopt;
+  std::optional<int64_t> trips;
+  if (auto c = analysis::scalar_constant(loop.inputs[0])) trips = static_cast<int64_t>(*c);
+  const ir::Node* len = loop.inputs[0]->producer;
+  if (!trips && len && len->kind == "aten::len" && !len->inputs.empty()) {
+    const ir::Node* list = len->inputs[0]->producer;
+    const bool written = list && std::any_of(list->output()->users.begin(), list->output()->users.end(),
+                                             [](const ir::Node* u) { return ir::writes_anything_in_place(*u); });
+    if (list && list->kind == "prim::ListConstruct" && list->output() && !written)
+      trips = static_cast<int64_t>(list->inputs.size());
+  }
+  if (!trips || *trips < 1 || *trips > kMaxTrips) return std::nullopt;
+  return trips;
+}
+
+Edit unroll_edit(const ir::Node& loop, int64_t trips) {
+  Edit e;
+  e.kind = Edit::Kind::UnrollLoop;
+  e.node = &loop;
+  e.trips = trips;
+  return e;
+}
+
+void report_loop_reuse(const analysis::Facts& facts, const analysis::QuantCall& call, const ir::Node& loop,
+                       std::vector<Diagnostic>& out) {
   const analysis::QuantPoint* point = facts.quant_point(call.point);
   std::string name = point ? analysis::describe(*point) : "`" + call.point + "`";
   Diagnostic d = quant_call_diagnostic(
@@ -72,7 +107,17 @@ void report_loop_reuse(const analysis::Facts& facts, const analysis::QuantCall& 
           " is applied in a loop to each tensor of a list; all of them share one scale calibrated "
           "over all their ranges, so those with a smaller range lose precision; give each tensor " +
           ir::spelling(facts.model()).its_own_stub + " (a list of stubs indexed like the loop)");
-  d.notes.push_back("no automatic fix: a stub per iteration needs a container of stubs in the model's __init__");
+  // The finding is the loop's: once unrolled, the calls on its line are a finding of their own
+  // (a clone per iteration), which the fixer must not take for this one.
+  d.node = &loop;
+  if (auto trips = fixed_trip_count(loop))
+    d.fixes.push_back(safe_fix("unroll the loop (" + std::to_string(*trips) +
+                                   " iterations), so that each iteration's call can get a clone of the stub",
+                               {unroll_edit(loop, *trips)}));
+  else
+    d.notes.push_back(
+        "no automatic fix: the loop's trip count is not fixed by the model, and a stub per iteration "
+        "needs a list of stubs in the model's __init__");
   out.push_back(d);
 }
 
@@ -84,8 +129,8 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     // one encoder for every agent) is a module shared on purpose: its outputs are one kind of
     // value, and one scale for them is the module's design, not a stub put to two uses.
     if (inserted_by_fx(call.point) || facts.is_module_output_quant_point(call.point)) continue;
-    if (loop_applying_to_new_tensors(call) != nullptr && !first.count(call.point)) {
-      report_loop_reuse(facts, call, out);
+    if (const ir::Node* loop = loop_applying_to_new_tensors(call); loop != nullptr && !first.count(call.point)) {
+      report_loop_reuse(facts, call, *loop, out);
       first.emplace(call.point, &call);
       continue;
     }
@@ -146,8 +191,11 @@ const Rule& reused_stub_rule() {
     r.doc.fix_safety =
         "Safe in scripted and traced QAT models: stubs, and FakeQuantize clones in the model's float "
         "mode (its disable_fake_quant reaches them), are the identity in float; each new one calibrates "
-        "its own range. A stub applied in a loop over a list has no automatic fix. FX exports get the "
-        "Python change only (`--diff`).";
+        "its own range. A stub applied in a `for` loop over a list the model fixes (a list literal, a "
+        "constant count) is fixed in two steps: the loop is unrolled in the archive (the same ops in the "
+        "same order), then each iteration's call gets a clone; the Python change (a list of stubs indexed "
+        "like the loop) is described, not written. A loop of unknown length has no automatic fix. FX exports "
+        "get the Python change only (`--diff`).";
     return r;
   }();
   return rule;

@@ -351,7 +351,11 @@ const Rule& shared_stub_mask_rule() {
     r.doc.fix_safety =
         "Safe: in float the mask computed before the stub is the same, and stubs are the "
         "identity; only the quantized model changes, for the better (the new stubs calibrate "
-        "on purpose to their own ranges).";
+        "on purpose to their own ranges). Every mask taken from the stub is fixed at once, a comparison "
+        "in disguise (`(1.0 - m).to(torch.bool)`) too. A `cat` of a mask with data into one stub is fixed "
+        "where a part of it is used as a mask afterwards; a joined tensor used only whole (a layer reads "
+        "the mask as a feature channel) has no automatic fix: that layer has one input scale, so the "
+        "mask must be passed beside the data.";
     return r;
   }();
   return rule;

@@ -119,7 +119,9 @@ const Rule& unquantized_operand_rule() {
         "Safe in scripted and traced QAT models: a QuantStub, like a FakeQuantize clone that the model's "
         "disable_fake_quant reaches, is the identity in float, so float results do not change; the "
         "clone's scale predates re-calibration, so re-run QAT calibration. FX exports get the Python "
-        "change only (`--diff`); converted models have no fix.";
+        "change only (`--diff`); converted models have no fix. A tensor joined with `torch.cat`/`stack` "
+        "gets its quant point on the list item; in a free function, the function's one call is inlined "
+        "into the calling method first (as for bool-arith).";
     return r;
   }();
   return rule;

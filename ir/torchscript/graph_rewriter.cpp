@@ -484,6 +484,34 @@ void GraphRewriter::inline_call(const ir::Node& call_ir, const ir::Function& cal
   if (function_constant->kind() == c10::prim::Constant) erase_candidates_.push_back(function_constant);
 }
 
+void GraphRewriter::unroll_loop(const ir::Node& loop_ir, int64_t trips) {
+  jit::Node* loop = node_for(loop_ir);
+  if (loop->kind() != c10::prim::Loop || loop->blocks().size() != 1)
+    throw ir::RewriteRefused("the loop to unroll is not a TorchScript loop");
+  jit::Block* body = loop->blocks()[0];
+  jit::Graph& g = *loop->owningGraph();
+  // The loop's inputs: trip count, condition, carried values; the body's: iteration number,
+  // carried values; its outputs: condition, carried values.
+  std::vector<jit::Value*> carried(loop->inputs().begin() + 2, loop->inputs().end());
+  jit::WithInsertPoint guard(loop);
+  for (int64_t i = 0; i < trips; ++i) {
+    std::unordered_map<jit::Value*, jit::Value*> env;
+    env[body->inputs()[0]] = g.insertConstant(i);
+    for (size_t j = 0; j < carried.size(); ++j) env[body->inputs()[j + 1]] = carried[j];
+    auto lookup = [&](jit::Value* v) {
+      auto it = env.find(v);
+      return it == env.end() ? v : it->second;
+    };
+    for (jit::Node* n : body->nodes()) {
+      jit::Node* copy = g.insertNode(g.createClone(n, lookup));
+      for (size_t k = 0; k < n->outputs().size(); ++k) env[n->outputs()[k]] = copy->outputs()[k];
+    }
+    for (size_t j = 0; j < carried.size(); ++j) carried[j] = lookup(body->outputs()[j + 1]);
+  }
+  for (size_t j = 0; j < carried.size(); ++j) loop->outputs()[j]->replaceAllUsesWith(carried[j]);
+  destroy(loop);
+}
+
 // ---- LibTorch-level operations ----------------------------------------------------------------
 
 jit::Node* GraphRewriter::insert_after(jit::Node* node, const std::string& op, const std::vector<jit::Value*>& inputs) {

@@ -44,6 +44,7 @@ class GraphRewriter final : public ir::GraphRewriter {
   std::vector<ir::GraphValue> call_copy_returning_more(const ir::Node& call, const ir::Function& callee,
                                                        const MoreReturns& more) override;
   void inline_call(const ir::Node& call, const ir::Function& callee) override;
+  void unroll_loop(const ir::Node& loop, int64_t trips) override;
   void add_submodule_clone(const std::string& owner_path, const std::string& name,
                            const std::string& template_path) override;
   FakeQuantStart add_fake_quant_clone(const std::string& owner_path, const std::string& name,

@@ -43,5 +43,6 @@ const EditKind& quantize_operand_kind();
 const EditKind& clone_stub_kind();
 const EditKind& compare_with_zero_kind();
 const EditKind& new_fake_quant_kind();
+const EditKind& unroll_loop_kind();
 
 }  // namespace qlint::rewriter

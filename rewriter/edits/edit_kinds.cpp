@@ -19,6 +19,8 @@ const EditKind& edit_kind(Edit::Kind kind) {
       return compare_with_zero_kind();
     case Edit::Kind::NewFakeQuant:
       return new_fake_quant_kind();
+    case Edit::Kind::UnrollLoop:
+      return unroll_loop_kind();
   }
   return reroot_kind();  // unreachable: every kind is listed above, and -Wswitch says so
 }

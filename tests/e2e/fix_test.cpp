@@ -161,16 +161,17 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
 // Issue #20's constructs of real models, in zoo models written after public code (scripted, and
 // traced after QAT with the default qconfig): a detection head whose suppression mask is applied
 // in a free helper (the call is inlined to give the mask a stub), a transformer's padding mask
-// passed into each layer, an FPN loop through one stub (a clone per level), a mask channel
+// passed into each layer, an FPN loop through one stub (unrolled by TorchScript, a real `for`
+// loop unrolled by --fix, or unrolled by the trace: a clone per level), a mask channel
 // through `(1.0 - m).to(torch.bool)`, voxel indices from quantized coordinates, position
 // channels joined with `cat`. `--fix --input` leaves no finding that has a fix, with every
 // guarantee.
 TEST_F(Fix, RepairsWhatRealModelsContain) {
   for (const std::string name :
        {"zoo/detection_nms_helper", "qat/qat_detection_nms_helper", "zoo/padding_mask_layers",
-        "qat/qat_padding_mask_layers", "zoo/fpn_levels_one_stub", "qat/qat_fpn_levels_one_stub",
-        "zoo/bool_cast_overloads", "qat/qat_padding_type_cast", "zoo/voxel_indices", "qat/qat_voxel_indices",
-        "zoo/cat_position_channels", "qat/qat_cat_position_channels"}) {
+        "qat/qat_padding_mask_layers", "zoo/fpn_levels_one_stub", "qat/qat_fpn_levels_one_stub", "zoo/fpn_levels_loop",
+        "qat/qat_fpn_levels_loop", "zoo/bool_cast_overloads", "qat/qat_padding_type_cast", "zoo/voxel_indices",
+        "qat/qat_voxel_indices", "zoo/cat_position_channels", "qat/qat_cat_position_channels"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);

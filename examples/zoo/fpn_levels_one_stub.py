@@ -35,6 +35,9 @@ class Model(nn.Module):
         for lateral in self.lateral:
             outs.append(lateral(self.quant(levels[i])))
             i += 1
+        return self.top_down(outs)
+
+    def top_down(self, outs: List[torch.Tensor]):
         top = outs[2]
         mid = outs[1] + nn.functional.interpolate(top, scale_factor=2.0, mode="nearest")
         fine = outs[0] + nn.functional.interpolate(mid, scale_factor=2.0, mode="nearest")

@@ -19,11 +19,12 @@ class UnrollLoop final : public EditKind {
 
   // Python keeps its loop: the stubs become a list indexed like it.
   void render_python(const ir::Model&, const Edit& edit, SourceSuggestions& python) const override {
-    python.note("no Python suggestion for the loop at " + note_place(edit.node->loc) +
-                ": give it a list of stubs (`self.quants = nn.ModuleList(QuantStub() for _ in range(" +
-                std::to_string(edit.trips) +
-                "))`) and apply `self.quants[i]` in iteration i; the rewritten archive runs the iterations in sequence, "
-                "each with a stub of its own");
+    python.note(
+        "no Python suggestion for the loop at " + note_place(edit.node->loc) +
+        ": give it a list of stubs (`self.quants = nn.ModuleList(QuantStub() for _ in range(" +
+        std::to_string(edit.trips) +
+        "))`) and apply `self.quants[i]` in iteration i; the rewritten archive runs the iterations in sequence, "
+        "each with a stub of its own");
   }
 };
 

@@ -501,9 +501,9 @@ jit::Module load_torchscript(const std::string& path, LoadDetails* details) {
   if (const char* debug = std::getenv("QLINT_DEBUG"); debug && std::string(debug).find("load") != std::string::npos)
     std::cerr << "qlint: debug: loading " << path << "\n";
   ProbeResult probe = probe_archive(path);
-  if (ir::limits().no_exec && !probe.setstate_files.empty())
-    throw ImportError("defines __setstate__ (in " + ir::printable(probe.setstate_files.front(), 120) +
-                      "), which LibTorch runs while loading; refused because of --no-exec");
+  if (ir::limits().no_exec && !probe.load_hooks.empty())
+    throw ImportError("would run its own code while loading: " + probe.load_hooks.front() +
+                      ", which LibTorch calls as it loads the archive; refused because " + ir::limits().no_exec_reason);
   print_to_stderr();
   jit::ExtraFilesMap extra;
   for (const auto& name : probe.extra_files) extra[name] = "";

@@ -10,6 +10,7 @@
 
 #include "cli/config.h"
 #include "ir/load_hooks.h"
+#include "ir/script_error.h"
 
 namespace qlint {
 namespace {
@@ -127,6 +128,15 @@ TEST(ConfigTrust, FindConfigStopsAtTheRoots) {
   ASSERT_TRUE(inside.has_value());
   EXPECT_EQ(inside->bits, 16);
   fs::remove_all(top);
+}
+
+TEST(LibraryMessages, NeverCutOffAtTheColon) {
+  EXPECT_EQ(ir::library_message("Expected a value of type 'Tensor' for argument 'x' but instead found type:\n  int.\n"
+                                "Position: 1\n"),
+            "Expected a value of type 'Tensor' for argument 'x' but instead found type: int.");
+  EXPECT_EQ(ir::library_message("\n  isTuple() INTERNAL ASSERT FAILED\nmore"), "isTuple() INTERNAL ASSERT FAILED");
+  EXPECT_EQ(ir::library_message("ends with a colon:"), "ends with a colon:");
+  EXPECT_LE(ir::library_message(std::string(5000, 'x')).size(), 300u);
 }
 
 }  // namespace

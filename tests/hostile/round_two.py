@@ -17,7 +17,7 @@ GROUP is one of:
   cxx       `qlint cxx`: an include of a file outside the project is never quoted; a database
             entry whose directory is gone fails alone; --export-fixes onto a FIFO, /dev/full and a
             directory; a FIFO and a directory named as sources;
-  deep      a 40,000-op FX chain, 20,000 `if`s in a row in C++, a 50,000-part dotted key in
+  deep      a 40,000-op FX chain, a 14,000-statement scripted chain, 20,000 `if`s in a row in C++, a 50,000-part dotted key in
             .qlint.toml (check, cxx, server), a FIFO and a directory .qlint.toml, --config /dev/zero;
   protocol  the server on a message nested 100,000 deep, a 1 MiB header line, a Content-Length of
             1 GiB with no body, a missing and a non-string `method`.
@@ -485,6 +485,25 @@ def group_deep(qlint, work, cxx_flags):
     if b"eq-nonzero-const" not in out:
         fail(f"the 40,000-op chain's comparison was not found: {out[-500:]}")
 
+    # A scripted chain of 14,000 statements: the same walks on a TorchScript archive.
+    import torch
+    source = os.path.join(work, "scripted_chain.py")
+    with open(source, "w") as f:
+        f.write("import torch\n\nclass Chain(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.quant = torch.ao.quantization.QuantStub()\n\n    def forward(self, x):\n"
+                "        x = self.quant(x)\n" + "        x = x + 1\n" * 14000 + "        return x == 1\n")
+    sys.path.insert(0, work)
+    import scripted_chain
+    archive = os.path.join(work, "scripted_chain.pt")
+    torch.jit.script(scripted_chain.Chain()).save(archive)
+    for command in (["check"], ["check", "--diff"], ["dump"]):
+        args = [qlint, *command, archive]
+        rc, out, err = run(args)
+        if rc not in (0, 1, 2) or len(error_lines(err)) > 1:
+            fail(f"{args}: exit {rc}: {err[-500:]}")
+        if command == ["check"] and b"eq-nonzero-const" not in out:
+            fail(f"the 14,000-statement chain's comparison was not found: {out[-500:]}")
+
     ifs = os.path.join(work, "ifs.cpp")
     with open(ifs, "w") as f:
         f.write("#include <torch/script.h>\n"
@@ -496,6 +515,8 @@ def group_deep(qlint, work, cxx_flags):
     rc, out, err = run(args)
     if rc not in (0, 1, 2) or len(error_lines(err)) > 1:
         fail(f"qlint cxx on 20,000 ifs: exit {rc}: {err[-500:]}")
+    elif b"eq-nonzero-const" not in out:
+        fail(f"qlint cxx on 20,000 ifs did not find the comparison after them: {out[-500:]}")
 
     # Configuration files: a 50,000-part dotted key, and files that are not regular.
     for name, text in (("dotted", "a" + ".a" * 49999 + " = 1\n"), ("header", "[" + ".".join(["t"] * 50000) + "]\n"),

@@ -9,7 +9,8 @@ GROUP is one of:
             runs of blanks, form feeds, `\\` continuations, comments, CRLF, a decorator, an
             upper-case record name, a child module): their code writes a marker file (through
             torch.from_file(shared=True)); without --no-exec qlint check must run it (the test can
-            fail), with --no-exec check, dump, --diff and `qlint cxx` must not, and refuse;
+            fail), with --no-exec check, dump, --diff, --fix, sim and `qlint cxx` must
+            not, and refuse;
   server    `qlint server` in an untrusted workspace holding such an archive: never loads it, says
             so; a configuration outside the workspace is never used (its `export` never runs, its
             `models` are never scanned), also with --trusted; `models` outside the workspace named
@@ -184,7 +185,8 @@ def group_no_exec(qlint, work, cxx_flags):
             fail(f"{name}: the payload did not run without --no-exec; the test cannot see execution")
         remove(marker)
         for command in (["check", "--no-exec"], ["check", "--no-exec", "--format", "json"], ["dump", "--no-exec"],
-                        ["check", "--diff", "--no-exec"], ["check", "--fix", "--no-exec", "-o", archive + ".fixed.pt"]):
+                        ["check", "--diff", "--no-exec"], ["check", "--fix", "--no-exec", "-o", archive + ".fixed.pt"],
+                        ["sim", "--no-exec", "--random-input", "1x4"]):
             args = [qlint, *command, archive]
             rc, out, err = run(args)
             words = ("would run its own code while loading", "__setstate__", "refused because of --no-exec")

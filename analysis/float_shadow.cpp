@@ -80,7 +80,26 @@ class Planner {
  public:
   Planner(const Facts& facts, std::set<std::string> points) : facts_(facts), points_(std::move(points)) {}
 
-  void visit(const ir::Value* v) {
+  // Walks back from `start` depth first with a work list, not recursion: the way back is as long
+  // as the model (a 40,000-op FX chain, 20,000 branches in a row). Each step's visits run in the
+  // order it asked for them, before the values pending from earlier steps, as a recursive walk
+  // would take them.
+  void walk(const ir::Value* start) {
+    std::vector<const ir::Value*> pending = {start};
+    while (!pending.empty() && refusal_.empty()) {
+      const ir::Value* v = pending.back();
+      pending.pop_back();
+      asked_.clear();
+      step(v);
+      pending.insert(pending.end(), asked_.rbegin(), asked_.rend());
+    }
+  }
+
+ private:
+  // Asks the walk to visit `v` after the current step.
+  void visit(const ir::Value* v) { asked_.push_back(v); }
+
+  void step(const ir::Value* v) {
     if (!refusal_.empty() || !seen_.insert(v).second || !tainted(v)) return;
     if (const QuantCall* call = facts_.quant_call_producing(v)) return quant_call(*call);
     if (v->producer == nullptr) return parameter(v);
@@ -98,6 +117,7 @@ class Planner {
     for (const ir::Value* in : n.inputs) visit(in);
   }
 
+ public:
   // The calls from the stub's function up to the function the value comes back to, and from
   // there down to `consumer`'s, once the walk is done.
   void finish(const ir::Node& consumer) {
@@ -265,7 +285,8 @@ class Planner {
   std::map<const ir::Function*, std::vector<const ir::Node*>> sites_;
   bool sites_indexed_ = false;
   std::string refusal_;
-  std::vector<InPlaceWrite> writes_;  // through aliases of the values visited
+  std::vector<InPlaceWrite> writes_;     // through aliases of the values visited
+  std::vector<const ir::Value*> asked_;  // the current step's visits, in order
 };
 
 }  // namespace
@@ -288,7 +309,7 @@ std::variant<FloatShadowPlan, std::string> plan_float_shadow(const Facts& facts,
   const auto& sources = facts.quant_sources(v);
   if (sources.empty()) return std::string("the value is not quantized");
   Planner planner(facts, {sources.begin(), sources.end()});
-  planner.visit(v);
+  planner.walk(v);
   planner.finish(consumer);
   if (!planner.refusal().empty()) return planner.refusal();
   return planner.plan();

@@ -23,8 +23,8 @@ bool trusts_config_libraries(const CheckOptions& command_line) {
 
 CheckOptions options_for(const std::string& model, const CheckOptions& command_line) {
   if (command_line.isolated) return command_line;
-  std::optional<Config> config =
-      command_line.config_file.empty() ? find_config(model) : load_config(command_line.config_file);
+  std::optional<Config> config = command_line.config_file.empty() ? find_config(model, command_line.config_roots)
+                                                                  : load_config(command_line.config_file);
   if (!config) return command_line;
   CheckOptions o = command_line;
   Selection& s = o.selection;

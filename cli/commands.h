@@ -40,6 +40,7 @@ struct CheckOptions {
   std::string output;                           // -o: write the fixed model here instead of in place
   std::vector<std::string> operator_libraries;  // --load-library, then the config's
   bool trust_config_libraries = false;          // load the libraries a config in the scanned tree names
+  std::vector<std::string> config_roots;        // only configurations under these (the server's workspace)
 };
 
 int run_check(const CheckOptions& options);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -116,11 +117,22 @@ bool bare_key_char(char c) {
 // reaches TOML_UNREACHABLE for U+00A1 to U+0499 and U+FCC6 to U+FEFE. So before toml++ sees a
 // configuration, its table headers are checked, those characters are refused outside comments
 // (TOML allows non-ASCII only in strings and comments), and non-ASCII bytes in comments become
-// '?'. Returns the text to parse; throws ConfigError.
+// '?'. toml++ also recurses once per part of a dotted key (`a.b.c = 1` is three tables deep) and
+// per level of arrays and inline tables, so keys of more than kMaxKeyParts parts and nesting
+// deeper than kMaxTomlDepth are refused first. Returns the text to parse; throws ConfigError.
+constexpr int kMaxKeyParts = 64;
+constexpr int kMaxTomlDepth = 64;
+
 std::string guarded_toml(const std::string& text, const std::string& file) {
   std::string out = text;
   int line = 1, depth = 0;
+  int dots = 0;  // in the key (or value) being read: reset at each '=', ',', '{' and line
   bool line_start = true;
+  auto count_dot = [&] {
+    if (++dots >= kMaxKeyParts)
+      fail(file, "line " + std::to_string(line) + ": a dotted key of more than " + std::to_string(kMaxKeyParts) +
+                     " parts; qlint's configuration has no such keys");
+  };
   auto refuse_character = [&](size_t i) {
     unsigned char b0 = static_cast<unsigned char>(text[i]);
     char32_t c = 0;
@@ -142,6 +154,7 @@ std::string guarded_toml(const std::string& text, const std::string& file) {
     if (c == '\n') {
       ++line;
       line_start = true;
+      dots = 0;
       continue;
     }
     if (c == ' ' || c == '\t' || c == '\r') continue;
@@ -178,12 +191,21 @@ std::string guarded_toml(const std::string& text, const std::string& file) {
       while (j < text.size() && (text[j] == ' ' || text[j] == '\t')) ++j;
       if (j >= text.size() || !bare_key_char(text[j]))
         fail(file, "line " + std::to_string(line) + ": expected a table name after '['");
-      for (; i + 1 < text.size() && text[i + 1] != '\n'; ++i)
+      for (; i + 1 < text.size() && text[i + 1] != '\n'; ++i) {
         if (static_cast<unsigned char>(text[i + 1]) >= 0x80) refuse_character(i + 1);
+        if (text[i + 1] == '.') count_dot();
+      }
     } else if (c == '[' || c == '{') {
-      ++depth;
+      if (++depth > kMaxTomlDepth)
+        fail(file, "line " + std::to_string(line) + ": arrays or inline tables nested deeper than " +
+                       std::to_string(kMaxTomlDepth) + " levels");
+      if (c == '{') dots = 0;
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
+    } else if (c == '=' || c == ',') {
+      dots = 0;
+    } else if (c == '.') {
+      count_dot();
     }
   }
   return out;
@@ -245,8 +267,8 @@ Config parse_config(const std::string& text, const std::string& path) {
 
 Config load_config(const std::string& path) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) fail(path, "no such config file");
-  toml::table table = parse(path);
+  if (!fs::exists(path, ec)) fail(path, "no such config file");
+  toml::table table = parse(path);  // a FIFO, a device or a directory: says which
   if (fs::path(path).filename() == "pyproject.toml") {
     const toml::table* section = qlint_section(table);
     if (section != nullptr) return from_table(*section, path);
@@ -257,14 +279,33 @@ Config load_config(const std::string& path) {
   return from_table(table, path);
 }
 
-std::optional<Config> find_config(const std::string& start) {
+bool is_within(const std::string& path, const std::string& root) {
   std::error_code ec;
-  fs::path dir = fs::absolute(start, ec);
+  const fs::path p = fs::absolute(path, ec).lexically_normal(), r = fs::absolute(root, ec).lexically_normal();
+  auto pi = p.begin();
+  for (auto ri = r.begin(); ri != r.end(); ++ri, ++pi) {
+    if (ri->empty() && std::next(ri) == r.end()) break;  // a trailing '/'
+    if (pi == p.end() || *pi != *ri) return false;
+  }
+  return true;
+}
+
+std::optional<Config> find_config(const std::string& start, const std::vector<std::string>& roots) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(start, ec).lexically_normal();
   if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
-  for (; !dir.empty(); dir = dir.parent_path()) {
-    if (fs::is_regular_file(dir / ".qlint.toml", ec)) return load_config((dir / ".qlint.toml").string());
+  auto searched = [&](const fs::path& d) {
+    if (roots.empty()) return true;
+    for (const auto& root : roots)
+      if (is_within(d.string(), root)) return true;
+    return false;
+  };
+  for (; !dir.empty() && searched(dir); dir = dir.parent_path()) {
+    // One that is there but not a regular file (a FIFO, a directory) is an error, never skipped:
+    // the user meant it to apply.
+    if (fs::exists(dir / ".qlint.toml", ec)) return load_config((dir / ".qlint.toml").string());
     fs::path pyproject = dir / "pyproject.toml";
-    if (fs::is_regular_file(pyproject, ec)) {
+    if (fs::exists(pyproject, ec)) {
       toml::table table = parse(pyproject.string());
       if (const toml::table* section = qlint_section(table)) return from_table(*section, pyproject.string());
     }

@@ -47,7 +47,12 @@ Config load_config(const std::string& path);
 Config parse_config(const std::string& text, const std::string& path);
 
 // The nearest config above `start` (a file or directory): a `.qlint.toml`, or a
-// `pyproject.toml` that has a [tool.qlint] table. nullopt when there is none.
-std::optional<Config> find_config(const std::string& start);
+// `pyproject.toml` that has a [tool.qlint] table. nullopt when there is none. With `roots`, only
+// directories at or under one of them are searched (`qlint server` trusts no configuration above
+// the workspace it was given).
+std::optional<Config> find_config(const std::string& start, const std::vector<std::string>& roots = {});
+
+// Whether `path` is `root` or lies below it, compared as absolute, lexically normal paths.
+bool is_within(const std::string& path, const std::string& root);
 
 }  // namespace qlint::cli

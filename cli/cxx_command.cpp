@@ -1,7 +1,13 @@
 #include "cli/cxx_command.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,6 +22,7 @@
 #include "cli/torch_backend.h"
 #include "ir/display.h"
 #include "ir/import_error.h"
+#include "ir/input_file.h"
 #include "rewriter/file_output.h"
 #include "rewriter/source_suggestions.h"
 #include "rules/registry.h"
@@ -141,6 +148,35 @@ std::string export_yaml(const std::vector<ModelReport>& reports, const FileEdits
   }
   out << "...\n";
   return out.str();
+}
+
+// Writes --export-fixes' file: only a regular file or a new path (a FIFO would block the open
+// until a reader came, a device would swallow or refuse the text), in full, synced. Returns why
+// it could not, or "".
+std::string write_export(const std::string& path, const std::string& text) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    const char* kind = S_ISDIR(st.st_mode)                          ? "a directory"
+                       : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                                    : "not a regular file";
+    return std::string("is ") + kind + "; qlint writes fixes only to a regular file or a new path";
+  }
+  // O_NONBLOCK: should the path become a FIFO after the check, the open fails instead of waiting.
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) return std::string("cannot write it: ") + std::strerror(errno);
+  int err = ::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) ? EINVAL : 0;
+  for (size_t written = 0; err == 0 && written < text.size();) {
+    ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) err = n < 0 ? errno : EIO;
+    if (n > 0) written += static_cast<size_t>(n);
+  }
+  if (err == 0 && ::fsync(fd) != 0) err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err == ENOSPC) return "no space left on device; the fixes were not all written";
+  if (err != 0) return std::string("cannot write it: ") + std::strerror(err);
+  return "";
 }
 
 // The text of each file with its edits applied, and how many replacements that took.
@@ -302,10 +338,11 @@ int run_cxx(const CxxOptions& options) {
       FileEdits edits = fixes_of(reports, options.unsafe_fixes, notes);
       for (const auto& note : notes) std::cerr << "qlint: note: " << note << "\n";
       if (!options.export_fixes.empty()) {
-        std::ofstream out(options.export_fixes);
-        out << export_yaml(reports, edits);
-        if (!out) {
-          std::cerr << "qlint: error: cannot write " << options.export_fixes << "\n";
+        // Written as --fix writes a source (a temporary file, synced, renamed): a FIFO, a device
+        // or a full disk is one line and exit 2, never a blocked open or a silent short write.
+        if (std::string why = write_export(options.export_fixes, export_yaml(reports, edits)); !why.empty()) {
+          std::cerr << "qlint: error: " << ir::printable(options.export_fixes, 200) << ": " << why
+                    << " (--export-fixes)\n";
           return kExitError;
         }
       }

@@ -192,6 +192,11 @@ std::optional<std::string> read_source_file(const std::string& file, const std::
   return bytes;
 }
 
+bool is_project_file(const std::string& file, const std::string& model_file) {
+  fs::path resolved = canonical_or_empty(file);
+  return !resolved.empty() && allowed_source(resolved, model_file);
+}
+
 std::optional<std::string> read_source_line(const std::string& file, int64_t line, const std::string& model_file) {
   if (line < 1 || static_cast<uint64_t>(line) > limits().line) return std::nullopt;
   auto content = read_source_file(file, model_file);

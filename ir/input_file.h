@@ -14,20 +14,21 @@ namespace qlint::ir {
 // Every bound qlint puts on an input. A limit hit is an ImportError naming the limit
 // (limit_error); `--limit NAME=VALUE` raises one (docs/reliability.md lists them).
 struct Limits {
-  uint64_t file_bytes = 256ull << 20;          // an FX export or a configuration file
-  uint64_t archive_member_bytes = 4ull << 30;  // one inflated member of an archive
-  uint64_t archive_bytes = 16ull << 30;        // all members, inflated
-  uint64_t archive_members = 100000;           // members in one archive
-  uint64_t compression_ratio = 200;            // inflated/deflated, for members over 1 MiB
-  uint64_t pickle_bytes = 1ull << 30;          // one pickle (data.pkl, debug info)
-  uint64_t json_depth = 100;                   // nesting of an FX export
-  uint64_t graph_nodes = 2000000;              // nodes of an FX export
-  uint64_t line = 10000000;                    // a line number in debug info or an export
-  uint64_t column = 100000;                    // a column
-  uint64_t snippet_chars = 400;                // characters of a source line shown
-  uint64_t source_file_bytes = 16ull << 20;    // a source file read for a snippet
-  std::vector<std::string> source_roots;       // besides the working directory and the model's
-  bool no_exec = false;                        // refuse archives whose loading runs their code
+  uint64_t file_bytes = 256ull << 20;           // an FX export or a configuration file
+  uint64_t archive_member_bytes = 4ull << 30;   // one inflated member of an archive
+  uint64_t archive_bytes = 16ull << 30;         // all members, inflated
+  uint64_t archive_members = 100000;            // members in one archive
+  uint64_t compression_ratio = 200;             // inflated/deflated, for members over 1 MiB
+  uint64_t pickle_bytes = 1ull << 30;           // one pickle (data.pkl, debug info)
+  uint64_t json_depth = 100;                    // nesting of an FX export
+  uint64_t graph_nodes = 2000000;               // nodes of an FX export
+  uint64_t line = 10000000;                     // a line number in debug info or an export
+  uint64_t column = 100000;                     // a column
+  uint64_t snippet_chars = 400;                 // characters of a source line shown
+  uint64_t source_file_bytes = 16ull << 20;     // a source file read for a snippet
+  std::vector<std::string> source_roots;        // besides the working directory and the model's
+  bool no_exec = false;                         // refuse archives whose loading runs their code
+  std::string no_exec_reason = "of --no-exec";  // why, for the message: "... refused because of --no-exec"
 };
 
 // The process's limits (the CLI sets them once, before any model is read; the LibTorch plugin
@@ -51,6 +52,11 @@ void check_regular_file(const std::string& path, uint64_t max_bytes, const std::
 // under the working directory or `model_file`'s directory, the git repository either is in, or
 // limits().source_roots. Never blocks on a FIFO or a device.
 std::optional<std::string> read_source_file(const std::string& file, const std::string& model_file);
+
+// Whether `file` (symbolic links resolved) lies where read_source_file reads from: under the
+// working directory or `model_file`'s directory, the git repository either is in, or
+// limits().source_roots. Text from anywhere else is never shown (`qlint cxx` errors included).
+bool is_project_file(const std::string& file, const std::string& model_file);
 
 // Line `line` of such a file (without its line break), or nullopt.
 std::optional<std::string> read_source_line(const std::string& file, int64_t line, const std::string& model_file);

@@ -25,6 +25,20 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 }  // namespace
 
+std::string library_message(const std::string& what) {
+  std::vector<std::string> lines;
+  for (std::string& line : lines_of(what)) {
+    size_t begin = line.find_first_not_of(" \t\r");
+    if (begin == std::string::npos) continue;
+    size_t end = line.find_last_not_of(" \t\r");
+    lines.push_back(line.substr(begin, end - begin + 1));
+    if (lines.size() == 2 || lines.back().back() != ':') break;
+  }
+  std::string out;
+  for (const std::string& line : lines) out += (out.empty() ? "" : " ") + line;
+  return out.size() > 300 ? out.substr(0, 297) + "..." : out;
+}
+
 ScriptError parse_script_error(const std::string& what) {
   static const std::regex frame(R"re(^\s*File "([^"]+)", line (\d+))re");
   const std::vector<std::string> lines = lines_of(what);

@@ -19,4 +19,9 @@ ScriptError parse_script_error(const std::string& what);
 // "RuntimeError: ... (at model.py:11)", paths as display_path shows them.
 std::string describe_script_error(const std::string& what);
 
+// LibTorch's message as one line: its first line, and when that ends with ':' (LibTorch puts
+// what it found on the next line: "... but instead found type:\nint") the next non-empty line
+// too, so that no message is cut off at its colon. Blanks are collapsed; at most 300 bytes.
+std::string library_message(const std::string& what);
+
 }  // namespace qlint::ir

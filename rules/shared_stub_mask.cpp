@@ -2,6 +2,7 @@
 // data. The data's range sets the one scale: large data rounds the mask's 1s to 0 (SPEC S4),
 // tiny data loses most of its bits to the mask's 1s (S5).
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -138,15 +139,50 @@ std::optional<MaskUse> product_mask_use(const analysis::Facts& facts, const ir::
   return MaskUse{&n, &n, operand, false, false};
 }
 
+// The nodes that may use each quant point's output or a view of it, in model order: one of
+// their operands, an item of a list operand, or the value a comparison in disguise compares is
+// such a view. Built once per model, so that each point's searches below visit its own users
+// only (scanning the whole model for every point was quadratic: `qlint cxx` on a file of 4,000
+// functions, each quantizing).
+class PointUsers {
+ public:
+  explicit PointUsers(const analysis::Facts& facts) {
+    for_each_model_node(facts, [&](const ir::Function&, const ir::Node& n) {
+      std::set<std::string> points;
+      auto add = [&](const ir::Value* v) {
+        if (v == nullptr) return;
+        for (const auto& view : facts.views_of(v)) points.insert(view.first);
+      };
+      for (const ir::Value* in : n.inputs) {
+        add(in);
+        if (in->producer != nullptr && in->producer->kind == "prim::ListConstruct")
+          for (const ir::Value* item : in->producer->inputs) add(item);
+      }
+      if (auto disguised = analysis::disguised_comparison(n)) add(disguised->compared);
+      for (const std::string& point : points) users_[point].push_back(&n);
+    });
+  }
+
+  const std::vector<const ir::Node*>& of(const std::string& point) const {
+    static const std::vector<const ir::Node*> none;
+    auto it = users_.find(point);
+    return it == users_.end() ? none : it->second;
+  }
+
+ private:
+  std::map<std::string, std::vector<const ir::Node*>> users_;
+};
+
 // Form (b): where parts of the quant point's output are used as masks (compared with 0/1, also
 // in disguise, or multiplied with another part of the same output), in program order.
-std::vector<MaskUse> mask_uses_of_parts(const analysis::Facts& facts, const std::string& point) {
+std::vector<MaskUse> mask_uses_of_parts(const analysis::Facts& facts, const PointUsers& users,
+                                        const std::string& point) {
   std::vector<MaskUse> found;
-  for_each_model_node(facts, [&](const ir::Function&, const ir::Node& n) {
-    auto use = comparison_mask_use(facts, n, point);
-    if (!use) use = product_mask_use(facts, n, point);
+  for (const ir::Node* n : users.of(point)) {
+    auto use = comparison_mask_use(facts, *n, point);
+    if (!use) use = product_mask_use(facts, *n, point);
     if (use) found.push_back(*use);
-  });
+  }
   return found;
 }
 
@@ -161,22 +197,23 @@ bool computes_with_operands(const analysis::Facts& facts, const ir::Node& n) {
 }
 
 // Whether some other use takes the quant point's output (or a view of it) as data.
-bool used_as_data(const analysis::Facts& facts, const std::string& point, const std::vector<MaskUse>& mask_uses) {
+bool used_as_data(const analysis::Facts& facts, const PointUsers& users, const std::string& point,
+                  const std::vector<MaskUse>& mask_uses) {
   std::set<const ir::Node*> making_masks;
   for (const MaskUse& use : mask_uses)
     if (use.comparison) making_masks.insert({use.node, use.consumer});
-  bool found = false;
-  for_each_model_node(facts, [&](const ir::Function&, const ir::Node& n) {
-    if (found || !computes_with_operands(facts, n) || making_masks.count(&n)) return;
+  for (const ir::Node* user : users.of(point)) {
+    const ir::Node& n = *user;
+    if (!computes_with_operands(facts, n) || making_masks.count(&n)) continue;
     for (const ir::Value* in : n.inputs) {
-      if (is_view_of(facts, in, point, false)) found = true;
+      if (is_view_of(facts, in, point, false)) return true;
       // `torch.stack(channels[:3])`, `torch.cat([x[:, :3], ...])`: the list holds the parts.
       if (in->producer != nullptr && in->producer->kind == "prim::ListConstruct")
         for (const ir::Value* item : in->producer->inputs)
-          if (is_view_of(facts, item, point, false)) found = true;
+          if (is_view_of(facts, item, point, false)) return true;
     }
-  });
-  return found;
+  }
+  return false;
 }
 
 // What the shared scale does to the mask: concrete when the model states the scale.
@@ -279,15 +316,16 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
   // A quant point's mask use depends on the point, not on the call: each point is examined once,
   // however many calls apply it (a stub applied 10,000 times was a quadratic scan).
   std::set<std::string> examined;
+  const PointUsers users(facts);
   for (const auto& call : facts.quant_calls()) {
     const bool joined = quantizes_cat_of_mask_and_data(facts, call);
     if (!joined && !examined.insert(call.point).second) continue;
-    const std::vector<MaskUse> mask_uses = mask_uses_of_parts(facts, call.point);
+    const std::vector<MaskUse> mask_uses = mask_uses_of_parts(facts, users, call.point);
     if (joined && mask_uses.empty()) {
       out.push_back(joined_mask_diagnostic(facts, call));
       continue;
     }
-    if (mask_uses.empty() || !used_as_data(facts, call.point, mask_uses)) continue;
+    if (mask_uses.empty() || !used_as_data(facts, users, call.point, mask_uses)) continue;
     const MaskUse* mask_use = &mask_uses.front();
     const std::string how = joined ? "its input concatenates them" : how_it_becomes_a_mask(*mask_use);
     Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call,

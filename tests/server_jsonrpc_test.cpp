@@ -54,6 +54,36 @@ TEST(JsonRpcFraming, ReadsOnAfterABadHeaderBlock) {
   EXPECT_EQ(read_message(in), "{}");
 }
 
+TEST(JsonRpcFraming, ALongHeaderLineIsRefusedInBoundedMemory) {
+  std::istringstream in("X-Pad: " + std::string(10 * kMaxHeaderLine, 'a') + "\r\nContent-Length: 2\r\n\r\n{}" +
+                        frame_message("[]"));
+  try {
+    read_message(in);
+    ADD_FAILURE() << "a long header line was accepted";
+  } catch (const FramingError& e) {
+    EXPECT_NE(std::string(e.what()).find("header line longer than"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_message(in), "[]");  // the next message is read as usual
+}
+
+TEST(JsonRpcFraming, ABodyOverTheMaximumIsSkippedNotHeld) {
+  // Declared and sent: skipped as it arrives, and the stream stays in step.
+  std::string big(kMaxBody + 1, ' ');
+  std::istringstream in("Content-Length: " + std::to_string(big.size()) + "\r\n\r\n" + big + frame_message("{}"));
+  EXPECT_THROW(read_message(in), FramingError);
+  EXPECT_EQ(read_message(in), "{}");
+  // Declared, never sent: an error when the input ends, after no allocation of its size.
+  std::istringstream declared("Content-Length: 1073741824\r\n\r\n{}");
+  EXPECT_THROW(read_message(declared), FramingError);
+}
+
+TEST(JsonRpcNesting, CountsBracketsOutsideStrings) {
+  EXPECT_FALSE(nests_deeper_than(R"({"a":[{"b":[1]}]})", 4));
+  EXPECT_TRUE(nests_deeper_than(R"({"a":[{"b":[1]}]})", 3));
+  EXPECT_FALSE(nests_deeper_than(R"({"a":"[[[[[[\"[[[["})", 1));  // brackets inside a string, an escaped quote
+  EXPECT_TRUE(nests_deeper_than(std::string(100000, '[') + std::string(100000, ']'), kMaxJsonDepth));
+}
+
 TEST(ServerUris, FileUrisRoundTrip) {
   for (const std::string path : {"/work/a.py", "/tmp/my models #1/模型 100%.py"}) {
     std::string uri = file_uri(path);

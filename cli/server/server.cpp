@@ -229,9 +229,18 @@ class Server {
         continue;
       }
       if (!body) return;
+      if (nests_deeper_than(*body, kMaxJsonDepth)) {
+        out_.respond_error(nullptr, error_code::kParseError,
+                           "the message nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+        continue;
+      }
       json message = json::parse(*body, nullptr, false);
-      if (message.is_discarded() || !message.is_object()) {
-        out_.respond_error(nullptr, error_code::kParseError, "the message is not a JSON object");
+      if (message.is_discarded()) {
+        out_.respond_error(nullptr, error_code::kParseError, "the message is not valid JSON");
+        continue;
+      }
+      if (std::string why = invalid_request(message); !why.empty()) {
+        out_.respond_error(request_id(message), error_code::kInvalidRequest, why);
         continue;
       }
       if (method_of(message) == "$/cancelRequest") {
@@ -262,6 +271,25 @@ class Server {
           method, [&] { request(id, method, params); }, &id);
     }
     finish(shutdown_ ? 0 : 1);  // the client closed our input without `exit`
+  }
+
+  // Why a parsed message is no JSON-RPC request, notification or response, or "".
+  static std::string invalid_request(const json& message) {
+    if (!message.is_object()) return "the message is not a JSON object (batches are not supported)";
+    auto method = message.find("method");
+    if (method == message.end()) {
+      if (message.contains("result") || message.contains("error")) return "";  // a response to one of ours
+      return "the message has no `method`";
+    }
+    if (!method->is_string()) return "`method` must be a string";
+    return "";
+  }
+
+  // The id to answer an invalid request with: its own when it is one JSON-RPC allows, else null.
+  static json request_id(const json& message) {
+    if (!message.is_object() || !message.contains("id")) return nullptr;
+    const json& id = message["id"];
+    return id.is_string() || id.is_number_integer() ? id : json(nullptr);
   }
 
   static std::string method_of(const json& message) {
@@ -325,6 +353,14 @@ class Server {
     if (!folders_.empty()) finding_options_.root = folders_.front();
     const json init = params.value("initializationOptions", json::object());
     if (init.is_object() && init.contains("trusted") && init["trusted"] == true) trusted_ = true;
+    // An untrusted workspace's archives are read but never run: loading one whose classes
+    // define __setstate__ would run it (docs/reliability.md), so such an archive is refused.
+    if (!trusted_) {
+      ir::limits().no_exec = true;
+      ir::limits().no_exec_reason =
+          "the workspace is not trusted (start `qlint server --trusted`, or pass {\"trusted\": true} as "
+          "initializationOptions)";
+    }
     watch_registration_ = supports_watch_registration(params.value("capabilities", json::object()));
     initialized_ = true;
     json capabilities = {{"positionEncoding", "utf-16"},
@@ -359,18 +395,29 @@ class Server {
     return folders;
   }
 
-  // What to watch in each folder: the models its configuration names, or the whole folder.
+  // What to watch in each folder: the models its configuration names, or the whole folder. Only
+  // a configuration inside the folder counts, and only the models it names inside the folder: a
+  // repository cannot make the server read (or rescan) anything outside the workspace.
   std::vector<std::string> watch_roots() {
     std::vector<std::string> roots;
     for (const auto& folder : folders_) {
       std::optional<cli::Config> config;
       try {
-        config = cli::find_config(folder);
+        config = cli::find_config(folder, {folder});
       } catch (const cli::ConfigError& e) {
         out_.show(kMessageError, std::string("qlint: ") + e.what());
       }
-      if (config && !config->models.empty())
-        roots.insert(roots.end(), config->models.begin(), config->models.end());
+      std::vector<std::string> models;
+      if (config)
+        for (const auto& model : config->models) {
+          if (cli::is_within(model, folder))
+            models.push_back(model);
+          else if (outside_warned_.insert(model).second)
+            out_.show(kMessageWarning, "qlint: " + config->file + ": not watching `" + model +
+                                           "` (in `models`): it is outside the workspace " + folder);
+        }
+      if (!models.empty())
+        roots.insert(roots.end(), models.begin(), models.end());
       else
         roots.push_back(folder);
     }
@@ -379,6 +426,10 @@ class Server {
 
   void start() {
     if (started_.exchange(true)) return;  // a second `initialized`
+    if (!trusted_)
+      out_.log(kMessageWarning,
+               "qlint: the workspace is not trusted: archives whose loading would run their own code (a class "
+               "defining __setstate__) are not loaded, the export command is not run and models are not simulated");
     watcher_.set_roots(watch_roots());
     if (watch_registration_) {
       json watchers = json::array();
@@ -455,11 +506,13 @@ class Server {
   }
 
   void folders_changed(const json& event) {
+    std::unique_lock<std::mutex> lock(folders_mutex_);
     for (const auto& removed : event.value("removed", json::array()))
       if (auto path = path_of_uri(removed.value("uri", "")))
         folders_.erase(std::remove(folders_.begin(), folders_.end(), *path), folders_.end());
     for (const auto& added : event.value("added", json::array()))
       if (auto path = path_of_uri(added.value("uri", ""))) folders_.push_back(*path);
+    lock.unlock();
     watcher_.set_roots(watch_roots());
     poll_now_.raise();
   }
@@ -468,10 +521,11 @@ class Server {
     cli::CheckOptions options = options_.command_line;
     options.files = {model};
     options.jobs = 1;
+    options.config_roots = folders();
     if (!trusted_ || fx::is_fx_export(model)) return options;
     try {
       // Simulating runs the model: only in a trusted workspace, on its configured inputs.
-      if (auto config = cli::find_config(model)) options.inputs.files = config->inputs;
+      if (auto config = cli::find_config(model, options.config_roots)) options.inputs.files = config->inputs;
     } catch (const cli::ConfigError&) {
       // check_model reports the broken configuration on the model
     }
@@ -572,7 +626,7 @@ class Server {
   void run_export(const std::string& python) {
     std::optional<cli::Config> config;
     try {
-      config = cli::find_config(python);
+      config = cli::find_config(python, folders());  // never a configuration outside the workspace
     } catch (const cli::ConfigError& e) {
       out_.show(kMessageError, std::string("qlint: ") + e.what());
       return;
@@ -608,8 +662,14 @@ class Server {
   CommandRunner runner_;
   Signal poll_now_, export_now_;
 
-  // Touched by the dispatcher only, before the other threads start, or read as flags.
+  // The workspace folders: changed by the dispatcher, read by the worker and the exporter.
+  std::vector<std::string> folders() {
+    std::lock_guard<std::mutex> lock(folders_mutex_);
+    return folders_;
+  }
+  std::mutex folders_mutex_;
   std::vector<std::string> folders_;
+  // Touched by the dispatcher only, before the other threads start, or read as flags.
   std::atomic<bool> initialized_{false}, started_{false}, shutdown_{false}, trusted_{false}, exporting_{false};
   bool watch_registration_ = false;
 
@@ -620,6 +680,7 @@ class Server {
   std::mutex export_mutex_;
   std::string saved_python_;
   std::set<std::string> untrusted_warned_;  // export thread only
+  std::set<std::string> outside_warned_;    // `models` entries outside the workspace, shown once
 
   std::mutex exit_mutex_;
   std::optional<int> exit_code_;

@@ -17,6 +17,7 @@
 
 #include "ir/cxx/lowering.h"
 #include "ir/import_error.h"
+#include "ir/input_file.h"
 
 namespace qlint::cxx {
 
@@ -73,9 +74,13 @@ class LoweringFactory : public clang::tooling::FrontendActionFactory {
 };
 
 // Collects Clang's errors per file instead of printing them: a file that does not compile is
-// an input error of its own, named in one line.
+// an input error of its own, named in one line. An error inside a file outside the project (a
+// source can `#include "/etc/passwd"`) is named by place only: Clang's message would quote the
+// file's text ("unknown type name 'root'").
 class ErrorCollector : public clang::DiagnosticConsumer {
  public:
+  explicit ErrorCollector(std::string main_file) : main_file_(std::move(main_file)) {}
+
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
     clang::DiagnosticConsumer::HandleDiagnostic(level, info);
     if (level < clang::DiagnosticsEngine::Error || !first_error.empty()) return;
@@ -84,13 +89,33 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     first_error = text.str().str();
     if (info.hasSourceManager() && info.getLocation().isValid()) {
       clang::PresumedLoc where = info.getSourceManager().getPresumedLoc(info.getLocation());
-      if (where.isValid())
-        first_error = std::string(where.getFilename()) + ":" + std::to_string(where.getLine()) + ":" +
-                      std::to_string(where.getColumn()) + ": " + first_error;
+      if (where.isValid()) {
+        const std::string file = where.getFilename();
+        if (!ir::is_project_file(file, main_file_))
+          first_error = "an error in a file outside the project's source tree (its text is not shown)";
+        first_error =
+            file + ":" + std::to_string(where.getLine()) + ":" + std::to_string(where.getColumn()) + ": " + first_error;
+      }
     }
   }
   std::string first_error;
+
+ private:
+  std::string main_file_;
 };
+
+// Why a file cannot be parsed with its compile commands before Clang tries: LibTooling changes
+// into each command's directory and aborts the process (`LLVM ERROR: Cannot chdir`) when it is
+// gone, as it is in a database made on another machine. "" when they can run.
+std::string unusable_command(const std::vector<clang::tooling::CompileCommand>& commands) {
+  for (const auto& command : commands) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(command.Directory, ec))
+      return "its compile command's directory " + ir::printable(command.Directory, 200) +
+             " does not exist (was compile_commands.json made on another machine?)";
+  }
+  return "";
+}
 
 // A GCC project's compile commands may hold flags Clang's driver does not know (-fipa-pta,
 // -fconcepts-diagnostics-depth=3), each an error that stops the file: they are dropped, as
@@ -139,13 +164,21 @@ std::vector<ImportedFile> import_cxx(const ImportRequest& request, const Options
     std::string absolute = std::filesystem::absolute(file, ec).lexically_normal().string();
     ImportedFile result;
     result.file = file;
-    if (!std::filesystem::is_regular_file(absolute, ec)) {
-      result.error = "no such file";
+    try {  // a FIFO would block Clang's read, a directory is no source: each named as such
+      ir::check_regular_file(absolute, UINT64_MAX, "");
+    } catch (const ir::ImportError& e) {
+      result.error = e.what();
       out.push_back(std::move(result));
       continue;
     }
-    if (db->getCompileCommands(absolute).empty() && !request.use_fixed_args) {
+    const std::vector<clang::tooling::CompileCommand> commands = db->getCompileCommands(absolute);
+    if (commands.empty() && !request.use_fixed_args) {
       result.error = "not in the compilation database of " + request.build_dir;
+      out.push_back(std::move(result));
+      continue;
+    }
+    if (std::string why = unusable_command(commands); !why.empty()) {
+      result.error = why;
       out.push_back(std::move(result));
       continue;
     }
@@ -163,7 +196,7 @@ std::vector<ImportedFile> import_cxx(const ImportRequest& request, const Options
           clang::tooling::CommandLineArguments(request.extra_args.begin(), request.extra_args.end()),
           clang::tooling::ArgumentInsertPosition::END));
     tool.appendArgumentsAdjuster(drop_unknown_arguments());
-    ErrorCollector errors;
+    ErrorCollector errors(absolute);
     tool.setDiagnosticConsumer(&errors);
     tool.setPrintErrorMessage(false);  // "Error while processing FILE.": the error line says it
     std::map<std::string, ImportedFile> results;

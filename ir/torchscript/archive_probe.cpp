@@ -11,6 +11,7 @@
 
 #include "ir/archive_check.h"
 #include "ir/input_file.h"
+#include "ir/load_hooks.h"
 #include "ir/torchscript/importer.h"
 
 namespace qlint::torchscript {
@@ -214,7 +215,7 @@ ProbeResult probe_archive(const std::string& path) {
           } catch (const std::exception&) {  // c10::Error from the unpickler
           }
           if (!valid) result.debug_info_valid = false;
-        } else if (name.rfind("code/", 0) == 0 && ends_with(name, ".py")) {
+        } else if (ir::is_code_record(name)) {
           std::string code = record(reader, name);
           // LibTorch compiles code/ with a recursive-descent parser: nesting past any real
           // model's would overflow its stack.
@@ -222,11 +223,15 @@ ProbeResult probe_archive(const std::string& path) {
             throw ImportError("its code (" + ir::printable(name, 120) + ") nests brackets or blocks deeper than " +
                               std::to_string(kMaxCodeNesting) +
                               " levels; refused, LibTorch could not compile it safely");
-          if (code.find("def __setstate__(") != std::string::npos) result.setstate_files.push_back(name);
-        } else if (name.rfind("extra/", 0) == 0) {
-          result.extra_files.push_back(name.substr(6));
+          for (const ir::LoadHook& hook : ir::load_hooks(code))
+            result.load_hooks.push_back(ir::printable(name, 120) + " " + hook.describe());
         }
+        if (name.rfind("extra/", 0) == 0) result.extra_files.push_back(name.substr(6));
       }
+      // The format before 1.4 names its code records in model.json, under any name: qlint does
+      // not vet it, so it counts as code that may run.
+      if (reader.hasRecord("model.json"))
+        result.load_hooks.push_back("model.json (the pre-1.4 format, whose code records qlint does not read)");
       return result;
     }
   } catch (const ImportError&) {

@@ -20,6 +20,7 @@
 
 #include "ir/display.h"
 #include "ir/input_file.h"
+#include "ir/script_error.h"
 #include "ir/torchscript/module_import.h"
 #include "ir/torchscript/source_location.h"
 #include "ir/verifier.h"
@@ -397,7 +398,11 @@ std::string operator_library_hint(const std::string& ns) {
 // LibTorch's own failures on a damaged archive ("isTuple() INTERNAL ASSERT FAILED ... report a
 // bug to PyTorch", "Unknown opcode for unpickling") say nothing a user can act on.
 std::string cannot_load(const std::string& what) {
-  std::string line = first_line(what);
+  // An unordered map's at() inside the deserializer: a name in the archive's data or debug info
+  // that its code does not define.
+  if (what.find("was not in the map") != std::string::npos)
+    return "is a corrupt TorchScript archive: its data names a class, attribute or method its code does not define";
+  std::string line = ir::library_message(what);
   for (const char* internal : {"INTERNAL ASSERT", "report a bug", "opcode", "Expected", "expected", "unpickl",
                                "vector::", "basic_string", "std::", "stoi", "stol", "bad_alloc", "_M_"})
     if (line.find(internal) != std::string::npos)
@@ -476,7 +481,7 @@ void print_to_stderr() {
 
 }  // namespace
 
-std::string error_summary(const c10::Error& e) { return first_line(e.what_without_backtrace()); }
+std::string error_summary(const c10::Error& e) { return ir::library_message(e.what_without_backtrace()); }
 
 ir::Model import_module(const jit::Module& module, const std::string& path) {
   ir::Model model;
@@ -501,9 +506,9 @@ jit::Module load_torchscript(const std::string& path, LoadDetails* details) {
   if (const char* debug = std::getenv("QLINT_DEBUG"); debug && std::string(debug).find("load") != std::string::npos)
     std::cerr << "qlint: debug: loading " << path << "\n";
   ProbeResult probe = probe_archive(path);
-  if (ir::limits().no_exec && !probe.setstate_files.empty())
-    throw ImportError("defines __setstate__ (in " + ir::printable(probe.setstate_files.front(), 120) +
-                      "), which LibTorch runs while loading; refused because of --no-exec");
+  if (ir::limits().no_exec && !probe.load_hooks.empty())
+    throw ImportError("would run its own code while loading: " + probe.load_hooks.front() +
+                      ", which LibTorch calls as it loads the archive; refused because " + ir::limits().no_exec_reason);
   print_to_stderr();
   jit::ExtraFilesMap extra;
   for (const auto& name : probe.extra_files) extra[name] = "";

@@ -22,9 +22,11 @@ ir::Model import_torchscript(const std::string& path);
 // limits. Throws ImportError.
 struct ProbeResult {
   ir::ZipDirectory directory;
-  bool debug_info_valid = true;             // false: load without it (locations unknown)
-  std::vector<std::string> setstate_files;  // code/ files defining __setstate__ (run by loading)
-  std::vector<std::string> extra_files;     // names under extra/ (torch.jit.save's _extra_files)
+  bool debug_info_valid = true;  // false: load without it (locations unknown)
+  // Where loading would run the archive's own code (ir/load_hooks.h): "code/__torch__.py line 9
+  // defines __setstate__ (class M)"; empty when it runs none.
+  std::vector<std::string> load_hooks;
+  std::vector<std::string> extra_files;  // names under extra/ (torch.jit.save's _extra_files)
 };
 ProbeResult probe_archive(const std::string& path);
 

@@ -14,26 +14,13 @@ usage: bench/scale_bench.py [RUNS] [SIZES...]   (from the repository root, after
 """
 import json
 import os
-import resource
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cxx_bench import best  # noqa: E402  (CPU seconds of the best run, as there)
+
 QLINT = os.path.abspath("build/qlint")
-
-
-def cpu_seconds():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def best(command, runs):
-    times = []
-    for _ in range(runs):
-        start = cpu_seconds()
-        subprocess.run(command, check=False, capture_output=True)
-        times.append(cpu_seconds() - start)
-    return min(times)
 
 
 def fx_one_stub(path, uses):

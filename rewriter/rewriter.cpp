@@ -47,8 +47,16 @@ struct Planned {
   Fix fix;  // a copy: calibration fills in the scales of new fake quants
 };
 
+// Whether a fix changes the graph's structure (unrolls a loop, inlines a call): the nodes it
+// replaces are gone afterwards, so no other fix may name them in the same round.
+bool restructures(const Fix& fix) {
+  return std::any_of(fix.edits.begin(), fix.edits.end(),
+                     [](const Edit& e) { return e.kind == Edit::Kind::UnrollLoop || e.inline_call != nullptr; });
+}
+
 // One fix per diagnostic; edits touching a node another planned fix edits wait for the next
-// round (the rules re-run first, and the other fix may have made them moot).
+// round (the rules re-run first, and the other fix may have made them moot). A fix that
+// restructures the graph has a round of its own.
 std::vector<Planned> plan(const std::vector<Diagnostic>& diagnostics, bool unsafe, std::set<std::string>& done,
                           const std::set<std::string>& excluded) {
   std::vector<Planned> planned;
@@ -56,12 +64,14 @@ std::vector<Planned> plan(const std::vector<Diagnostic>& diagnostics, bool unsaf
   for (const auto& d : diagnostics) {
     const Fix* fix = first_applicable_fix(d, unsafe);
     if (fix == nullptr || done.count(signature(d)) || excluded.count(signature(d))) continue;
+    if (restructures(*fix) && !planned.empty()) continue;
     bool conflict =
         std::any_of(fix->edits.begin(), fix->edits.end(), [&](const Edit& e) { return touched.count(e.node); });
     if (conflict) continue;
     for (const auto& e : fix->edits) touched.insert(e.node);
     done.insert(signature(d));
     planned.push_back({&d, *fix});
+    if (restructures(*fix)) break;
   }
   return planned;
 }

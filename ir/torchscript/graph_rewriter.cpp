@@ -80,10 +80,15 @@ c10::FunctionSchema with_extra_arguments(const c10::FunctionSchema& schema, cons
 }  // namespace
 
 jit::Node* GraphRewriter::node_for(const ir::Node& node) const {
-  if (auto it = node_redirects_.find(&node); it != node_redirects_.end()) return it->second;
-  if (node.origin == nullptr)
+  jit::Node* found = nullptr;
+  if (auto it = node_redirects_.find(&node); it != node_redirects_.end()) found = it->second;
+  if (found == nullptr && node.origin == nullptr)
     throw ir::RewriteRefused("the operation `" + node.kind + "` has no counterpart in the model");
-  return const_cast<jit::Node*>(static_cast<const jit::Node*>(node.origin));
+  if (found == nullptr) found = const_cast<jit::Node*>(static_cast<const jit::Node*>(node.origin));
+  // Compared as addresses only: a destroyed node is never read.
+  if (destroyed_.count(found))
+    throw ir::RewriteRefused("the operation `" + node.kind + "` was in a loop or call this round rewrote");
+  return found;
 }
 
 jit::Value* GraphRewriter::value_for(const ir::Value& value) const {
@@ -403,7 +408,16 @@ void GraphRewriter::erase_when_unused(const ir::Node& node) {
 void GraphRewriter::destroy(jit::Node* node) {
   erase_candidates_.erase(std::remove(erase_candidates_.begin(), erase_candidates_.end(), node),
                           erase_candidates_.end());
+  remember_destroyed(node);
   node->destroy();
+}
+
+void GraphRewriter::remember_destroyed(jit::Node* node) {
+  destroyed_.insert(node);
+  erase_candidates_.erase(std::remove(erase_candidates_.begin(), erase_candidates_.end(), node),
+                          erase_candidates_.end());
+  for (jit::Block* block : node->blocks())
+    for (jit::Node* inner : block->nodes()) remember_destroyed(inner);
 }
 
 void GraphRewriter::finish() {

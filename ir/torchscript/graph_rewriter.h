@@ -7,6 +7,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,10 @@ class GraphRewriter final : public ir::GraphRewriter {
   std::map<const ir::Node*, jit::Node*> node_redirects_;
   std::map<const ir::Value*, jit::Value*> value_redirects_;
   std::vector<jit::Node*> erase_candidates_;
+  // Nodes destroyed by this rewriter (an unrolled loop and its body, an inlined call): an edit
+  // naming one is refused, never carried out on freed memory.
+  std::set<const jit::Node*> destroyed_;
+  void remember_destroyed(jit::Node* node);
   std::map<const jit::Function*, jit::Function*> function_copies_;
   std::map<std::string, FakeQuantStart> clone_starts_;  // "owner.name"
 };

@@ -162,7 +162,8 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
 // traced after QAT with the default qconfig): a detection head whose suppression mask is applied
 // in a free helper (the call is inlined to give the mask a stub), a transformer's padding mask
 // passed into each layer, an FPN loop through one stub (unrolled by TorchScript, a real `for`
-// loop unrolled by --fix, or unrolled by the trace: a clone per level), a mask channel
+// loop unrolled by --fix, or unrolled by the trace: a clone per level; with more hazards in the
+// loop body, which wait for the round after the unrolling), a mask channel
 // through `(1.0 - m).to(torch.bool)`, voxel indices from quantized coordinates, position
 // channels joined with `cat`. `--fix --input` leaves no finding that has a fix, with every
 // guarantee.

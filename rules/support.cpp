@@ -101,14 +101,20 @@ bool in_library_code(const ir::SourceLoc& loc) {
          loc.file.find("/site-packages/torch/") != std::string::npos || loc.file == "<string>";
 }
 
-// The call of `fn` from another function of the model, if there is one.
-const ir::Node* call_site_of(const ir::Model& model, const ir::Function& fn) {
-  const ir::Node* site = nullptr;
+// The calls of `fn` from other functions of the model, in model order.
+std::vector<const ir::Node*> call_sites_of(const ir::Model& model, const ir::Function& fn) {
+  std::vector<const ir::Node*> sites;
   for_each_model_node(model, [&](const ir::Function&, const ir::Node& n) {
     const ir::Attr* callee = n.attr("callee");
-    if (site == nullptr && callee != nullptr && callee->kind == ir::Attr::Kind::Str && callee->s == fn.name) site = &n;
+    if (callee != nullptr && callee->kind == ir::Attr::Kind::Str && callee->s == fn.name) sites.push_back(&n);
   });
-  return site;
+  return sites;
+}
+
+// The (first) call of `fn` from another function of the model, if there is one.
+const ir::Node* call_site_of(const ir::Model& model, const ir::Function& fn) {
+  const std::vector<const ir::Node*> sites = call_sites_of(model, fn);
+  return sites.empty() ? nullptr : sites.front();
 }
 
 }  // namespace
@@ -178,14 +184,9 @@ bool is_module_method(const ir::Function* fn) {
 // inlined so that its code reaches a module (ir::GraphRewriter::inline_call). Called from
 // several places, each would need its own stub (and its own copy): not done.
 const ir::Node* only_call_from_a_method(const analysis::Facts& facts, const ir::Function& fn) {
-  const ir::Node* site = nullptr;
-  int calls = 0;
-  for_each_model_node(facts.model(), [&](const ir::Function&, const ir::Node& n) {
-    const ir::Attr* callee = n.attr("callee");
-    if (n.kind == "prim::CallFunction" && callee && callee->kind == ir::Attr::Kind::Str && callee->s == fn.name)
-      site = &n, ++calls;
-  });
-  return calls == 1 && is_module_method(facts.function_of(*site)) ? site : nullptr;
+  const std::vector<const ir::Node*> sites = call_sites_of(facts.model(), fn);
+  if (sites.size() != 1 || sites[0]->kind != "prim::CallFunction") return nullptr;
+  return is_module_method(facts.function_of(*sites[0])) ? sites[0] : nullptr;
 }
 
 }  // namespace

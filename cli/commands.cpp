@@ -109,12 +109,15 @@ ModelReport check_one(const std::string& file, const CheckOptions& options) {
   sim_options.bits = options.bits;
   sim_options.recalibrate = options.recalibrate;
   sim_options.stubs = options.stubs;
+  sim_options.attribute = true;  // which quant point causes each divergence, for the findings' notes
+  sim_options.min_sqnr_db = options.min_sqnr;
   sim::Report report = torch_backend().simulate(file, options.inputs, sim_options);
   analysis::SimulationEvidence evidence = sim::evidence_from(report);
   evidence.run = sim::simulated_run(report, options.min_sqnr.value_or(sim::default_min_sqnr_db(report.bits)));
   auto facts = analysis::Facts::compute(*model, options.stubs, evidence);
   auto diagnostics = filter_diagnostics(*model, rules::run_all(facts), options.selection);
   attach_evidence(diagnostics, report);
+  attach_attribution(diagnostics, report, facts);
   return {file, model, diagnostics, nullptr};
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "rules/registry.h"
+#include "sim/attribution_report.h"
 
 namespace qlint::cli {
 
@@ -22,6 +23,40 @@ std::string what_was_simulated(const sim::Report& report) {
 }
 
 bool is_sim_divergence(const Diagnostic& d) { return d.rule == rules::sim_divergence_rule().id; }
+
+const sim::Attribution* attribution_for(const Diagnostic& d, const sim::Report& report) {
+  if (d.evidence_output >= 0) return sim::find_output_attribution(report, static_cast<size_t>(d.evidence_output));
+  const ir::Node* node = d.evidence_node ? d.evidence_node : d.node;
+  if (node == nullptr || !node->loc.known()) return nullptr;
+  return sim::find_attribution(report, analysis::comparison_key(node->kind, node->loc));
+}
+
+// Whether the finding is about values of quant point `point`: its node reads or makes them.
+bool concerns(const Diagnostic& d, const std::string& point, const analysis::Facts& facts) {
+  if (d.node == nullptr) return false;
+  for (const auto* values : {&d.node->inputs, &d.node->outputs})
+    for (const ir::Value* v : *values)
+      if (facts.quant_sources(v).count(point)) return true;
+  return false;
+}
+
+// "see also shared-stub-mask at line 171, bool-arith at line 180, at the quant point that causes it".
+std::string related_findings(const std::vector<Diagnostic>& diagnostics, const Diagnostic& self,
+                             const std::vector<sim::Cause>& causes, const analysis::Facts& facts) {
+  constexpr size_t kMaxRelated = 3;
+  std::vector<std::string> related;
+  for (const auto& d : diagnostics) {
+    if (&d == &self || is_sim_divergence(d) || related.size() == kMaxRelated) continue;
+    bool same_point =
+        std::any_of(causes.begin(), causes.end(), [&](const sim::Cause& c) { return concerns(d, c.point, facts); });
+    if (!same_point) continue;
+    std::string where = d.loc.known() ? " at line " + std::to_string(d.loc.line) : "";
+    if (std::find(related.begin(), related.end(), d.rule + where) == related.end()) related.push_back(d.rule + where);
+  }
+  std::string out;
+  for (const auto& r : related) out += (out.empty() ? "" : ", ") + r;
+  return out.empty() ? "" : "see also " + out + ", at the quant point that causes it";
+}
 
 }  // namespace
 
@@ -53,6 +88,19 @@ void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& re
                                             confirmed.count(d.evidence_node) > 0;
                                    }),
                     diagnostics.end());
+}
+
+void attach_attribution(std::vector<Diagnostic>& diagnostics, const sim::Report& report, const analysis::Facts& facts) {
+  std::vector<std::vector<std::string>> notes(diagnostics.size());
+  for (size_t i = 0; i < diagnostics.size(); ++i) {
+    const sim::Attribution* a = attribution_for(diagnostics[i], report);
+    if (a == nullptr) continue;
+    notes[i] = sim::attribution_notes(report, *a);
+    if (std::string related = related_findings(diagnostics, diagnostics[i], a->causes, facts); !related.empty())
+      notes[i].push_back(related);
+  }
+  for (size_t i = 0; i < diagnostics.size(); ++i)
+    diagnostics[i].notes.insert(diagnostics[i].notes.end(), notes[i].begin(), notes[i].end());
 }
 
 }  // namespace qlint::cli

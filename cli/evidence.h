@@ -19,4 +19,9 @@ namespace qlint::cli {
 // suppressed is still reported by sim-divergence.
 void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& report);
 
+// The quant points that cause each divergence (sim::Report::attributions), as notes on the
+// findings that report it (sim-divergence, and static findings the simulation confirmed), with
+// the other findings at those quant points ("see shared-stub-mask at line 171").
+void attach_attribution(std::vector<Diagnostic>& diagnostics, const sim::Report& report, const analysis::Facts& facts);
+
 }  // namespace qlint::cli

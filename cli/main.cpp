@@ -266,6 +266,8 @@ struct DumpCommand {
 
 struct SimCommand {
   CLI::App* cmd = nullptr;
+  CLI::Option* min_sqnr_option = nullptr;
+  double min_sqnr = 0;
   cli::SimOptions options;
   ModelOptions model;
   bool no_color = false;
@@ -292,6 +294,15 @@ struct SimCommand {
                     "torch.save the simulated outputs to this file (a list when several batches)");
     cmd->add_option("--save-float-outputs", options.options.save_float_outputs,
                     "torch.save the float outputs (a converted model's float reference) to this file");
+    cmd->add_flag("--attribute", options.options.attribute,
+                  "Find the quant points that cause each flipped comparison and each output under --min-sqnr "
+                  "(about log2(quant points) + 2 more simulated passes each)");
+    min_sqnr_option = cmd->add_option("--min-sqnr", min_sqnr,
+                                      "With --attribute: the SQNR in dB an output must keep (default: 40 for int16, "
+                                      "20 for int8)");
+    cmd->add_flag("--sensitivity", options.options.sensitivity,
+                  "A table of each quant point's share of the error: quantized alone, and kept in float (2 more "
+                  "simulated passes a quant point)");
     cmd->add_option("--format", options.format, "Output format")
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();
@@ -303,7 +314,9 @@ struct SimCommand {
     if (int status = apply_limits(model); status != 0) return status;
     options.options.stubs = model.stubs();
     options.operator_libraries = model.operator_libraries;
-    options.options.progress = true;
+    if (min_sqnr_option->count() > 0) options.options.min_sqnr_db = min_sqnr;
+    // On a terminal only (sim/simulator.cpp), and never beside JSON, which tools read.
+    options.options.progress = options.format != "json";
     return cli::run_sim(options);
   }
 };

@@ -109,6 +109,8 @@ struct Diagnostic {
   // The node whose simulated behaviour proves the hazard, when it is not `node` itself
   // (shared-stub-mask reports at the stub; the mask comparison shows the damage).
   const ir::Node* evidence_node = nullptr;
+  // sim-divergence of a model output: its index (simulation attribution finds its causes).
+  int evidence_output = -1;
   ir::SourceLoc loc;       // the user's Python range; unknown without debug info
   std::vector<Fix> fixes;  // empty when qlint cannot rewrite this one
 };

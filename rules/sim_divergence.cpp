@@ -179,6 +179,7 @@ void report_outputs(const analysis::Facts& facts, const analysis::SimulatedRun& 
       d.message = std::move(message);
       d.function = forward;
     }
+    d.evidence_output = static_cast<int>(i);
     out.push_back(std::move(d));
   }
 }
@@ -215,7 +216,11 @@ const Rule& sim_divergence_rule() {
         "simulation: 4 of 8 results differ\" instead, as long as that finding is shown (with the static rule "
         "deselected or its line's finding suppressed, sim-divergence reports the comparison). Without inputs nothing "
         "is simulated and this rule "
-        "never fires.";
+        "never fires. Each finding names the quant point that causes it (\"caused by `self.quant` (model.py:12)\", "
+        "with what quantizing only that point, and keeping only it in float, does), found by simulating again with "
+        "some quant points kept in float (about log2 of their number plus 2 passes), and points to the static "
+        "findings at that quant point; `qlint sim --attribute` and `--sensitivity` show the same "
+        "([simulation attribution](../attribution.md)).";
     r.doc.why =
         "Static rules know the patterns that break; the simulation catches the rest. A threshold "
         "comparison such as `x > 0.5` is exact in float, but once quantized every value moves to the "

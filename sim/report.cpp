@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "ir/display.h"
+#include "sim/attribution_report.h"
 
 namespace qlint::sim {
 
@@ -65,7 +66,9 @@ std::string render_text(const Report& r) {
           << ", so both runs are the int8 model and show no difference\n";
   }
   for (const auto& p : r.points) {
-    out << "  " << analysis::module_quant_point_display(p.path) << ": ";
+    out << "  " << analysis::module_quant_point_display(p.path);
+    if (std::string sites = point_sites_text(p); !sites.empty()) out << " at " << sites;
+    out << ": ";
     if (!p.reached && !p.stored) {
       out << "not reached by the inputs\n";
       continue;
@@ -86,6 +89,7 @@ std::string render_text(const Report& r) {
   for (const auto& c : r.comparisons)
     out << "  " << ir::display_location(c.loc) << ": " << c.kind << ": " << c.differing << " of " << c.elements
         << (c.differing ? " differ" : " (all agree)") << "\n";
+  render_attribution_text(r, out);
   return out.str();
 }
 
@@ -102,7 +106,8 @@ nlohmann::json render_json(const Report& r) {
                       {"quant_min", p.quant_min},
                       {"quant_max", p.quant_max},
                       {"min", p.min},
-                      {"max", p.max}});
+                      {"max", p.max},
+                      {"sites", point_sites_json(p)}});
   for (const auto& o : r.outputs)
     outputs.push_back(
         {{"name", o.name},
@@ -122,19 +127,22 @@ nlohmann::json render_json(const Report& r) {
                            {"constant", c.constant ? nlohmann::json(*c.constant) : nlohmann::json()},
                            {"operand_only_zero_or_constant", c.operand_only_zero_or_constant}});
   }
-  return {{"version", ir::kJsonSchemaVersion},
-          {"tool", {{"name", "qlint"}, {"version", QLINT_VERSION}}},
-          {"model", ir::display_path(r.model)},
-          {"bits", r.bits},
-          {"batches", r.batches},
-          {"random_inputs", r.random_inputs},
-          {"engine", r.engine},
-          {"cpu", r.cpu},
-          {"quant_points", points},
-          {"outputs", outputs},
-          {"comparisons", comparisons},
-          {"int8_ops", r.int8_ops},
-          {"float_reference", r.int8_ops.empty() ? nlohmann::json() : nlohmann::json(r.no_float_reference.empty())}};
+  nlohmann::json out = {
+      {"version", ir::kJsonSchemaVersion},
+      {"tool", {{"name", "qlint"}, {"version", QLINT_VERSION}}},
+      {"model", ir::display_path(r.model)},
+      {"bits", r.bits},
+      {"batches", r.batches},
+      {"random_inputs", r.random_inputs},
+      {"engine", r.engine},
+      {"cpu", r.cpu},
+      {"quant_points", points},
+      {"outputs", outputs},
+      {"comparisons", comparisons},
+      {"int8_ops", r.int8_ops},
+      {"float_reference", r.int8_ops.empty() ? nlohmann::json() : nlohmann::json(r.no_float_reference.empty())}};
+  add_attribution_json(r, out);
+  return out;
 }
 
 analysis::SimulationEvidence evidence_from(const sim::Report& report) {

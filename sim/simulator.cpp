@@ -8,6 +8,8 @@
 #include <torch/script.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +26,7 @@
 #include "ir/torchscript/graph_rewriter.h"
 #include "ir/torchscript/module_import.h"
 #include "ir/torchscript/source_location.h"
+#include "sim/attribution.h"
 #include "sim/engine.h"
 #include "sim/float_reference.h"
 #include "sim/libtorch.h"
@@ -78,7 +81,9 @@ struct Observer {
 struct PointState {
   std::string path;
   Observer observer;
-  bool stored = false;  // a traced FakeQuantize: scale and range come from the model
+  bool reached = false;              // the float run got here (also with an empty tensor)
+  std::vector<ir::SourceLoc> sites;  // QuantPointResult::sites
+  bool stored = false;               // a traced FakeQuantize: scale and range come from the model
   double scale = 0;
   int64_t zero_point = 0;
   int64_t quant_min = 0;
@@ -109,6 +114,12 @@ struct Session {
   std::map<std::string, PointState> points;
   std::vector<ProbeState> probes;
   std::map<std::string, Observer> observed;  // Options::calibrate_values, by value position
+  std::vector<ir::SourceLoc> sites;          // by the site id the instrumenter gives each quant point op
+  std::vector<std::string> reach_order;      // quant points, as the float run first reached them
+  bool weights_quantized = false;            // a QAT layer's weight fake quant ran
+  // Set during an attribution pass: only these quant points quantize, the others pass their
+  // float values through (sim/attribution.h). Null: all of them.
+  const std::set<std::string>* quantized = nullptr;
 };
 
 thread_local Session* g_session = nullptr;
@@ -128,16 +139,30 @@ PointState& point_for(const std::string& path) {
 
 PointState& point_for(const IValue& module) { return point_for(path_of(module)); }
 
+// The float run reaches the quant point from the op at `site`: its order and where it is.
+void note_reached(PointState& p, int64_t site) {
+  if (!p.reached) g_session->reach_order.push_back(p.path);
+  p.reached = true;
+  if (site < 0 || static_cast<size_t>(site) >= g_session->sites.size()) return;
+  const ir::SourceLoc& loc = g_session->sites[static_cast<size_t>(site)];
+  if (std::find(p.sites.begin(), p.sites.end(), loc) == p.sites.end()) p.sites.push_back(loc);
+}
+
+// The simulated value at a quant point: fake quantized, unless an attribution pass keeps this
+// point in float.
 at::Tensor fake_quantize(const at::Tensor& x, const PointState& p) {
+  if (g_session->quantized != nullptr && g_session->quantized->count(p.path) == 0) return x;
   return at::fake_quantize_per_tensor_affine(x, p.scale, p.zero_point, p.quant_min, p.quant_max);
 }
 
-// qlint::quant_point(Tensor x, Any stub) -> Tensor: inserted after each QuantStub call.
+// qlint::quant_point(Tensor x, Any stub, int site) -> Tensor: inserted after each QuantStub call.
 void quant_point_op(jit::Stack& stack) {
+  int64_t site = jit::pop(stack).toInt();
   IValue stub = jit::pop(stack);
   at::Tensor x = jit::pop(stack).toTensor();
   PointState& p = point_for(stub);
   if (g_session->mode == Mode::Float) {
+    note_reached(p, site);
     p.observer.observe(x);
     jit::push(stack, x);
     return;
@@ -149,8 +174,9 @@ double scalar_of(const IValue& v) { return v.isTensor() ? v.toTensor().item<doub
 int64_t int_of(const IValue& v) { return v.isTensor() ? v.toTensor().item<int64_t>() : v.toInt(); }
 
 // qlint::stored_quant_point(Tensor x, Any module, Any scale, Any zero_point, int quant_min,
-// int quant_max) -> Tensor: replaces a traced FakeQuantize's fake_quantize op.
+// int quant_max, int site) -> Tensor: replaces a traced FakeQuantize's fake_quantize op.
 void stored_quant_point_op(jit::Stack& stack) {
+  int64_t site = jit::pop(stack).toInt();
   int64_t quant_max = jit::pop(stack).toInt();
   int64_t quant_min = jit::pop(stack).toInt();
   IValue zero_point = jit::pop(stack);
@@ -161,6 +187,7 @@ void stored_quant_point_op(jit::Stack& stack) {
   if (analysis::is_weight_quantizer(path)) {
     // A QAT layer's weight fake quant: float weights in the float run, quantized ones with the
     // model's stored parameters in the simulated run; a weight, not a quant point to report.
+    if (g_session->mode == Mode::Simulate) g_session->weights_quantized = true;
     jit::push(stack,
               g_session->mode == Mode::Float
                   ? x
@@ -169,6 +196,7 @@ void stored_quant_point_op(jit::Stack& stack) {
   }
   PointState& p = point_for(path);
   if (g_session->mode == Mode::Float) {
+    note_reached(p, site);
     p.observer.observe(x);
     if (!g_session->recalibrate) {
       p.stored = true;
@@ -230,10 +258,10 @@ void observe_op(jit::Stack& stack) {
 }
 
 jit::RegisterOperators g_ops({
-    jit::Operator("qlint::quant_point(Tensor x, Any stub) -> Tensor", quant_point_op,
+    jit::Operator("qlint::quant_point(Tensor x, Any stub, int site) -> Tensor", quant_point_op,
                   c10::AliasAnalysisKind::CONSERVATIVE),
     jit::Operator("qlint::stored_quant_point(Tensor x, Any module, Any scale, Any zero_point, "
-                  "int quant_min, int quant_max) -> Tensor",
+                  "int quant_min, int quant_max, int site) -> Tensor",
                   stored_quant_point_op, c10::AliasAnalysisKind::CONSERVATIVE),
     jit::Operator("qlint::probe(Tensor x, int id, Any operand) -> Tensor", probe_op,
                   c10::AliasAnalysisKind::CONSERVATIVE),
@@ -332,7 +360,7 @@ class Instrumenter {
       function_ = caller;
     } else if (kind == "prim::CallMethod" && is_quant_stub(n->input(0)) && n->inputs().size() == 2 &&
                n->output()->type()->cast<c10::TensorType>()) {
-      rewriter_.insert_after(n, "qlint::quant_point", {n->output(), n->input(0)});
+      rewriter_.insert_after(n, "qlint::quant_point", {n->output(), n->input(0), site(n)});
     } else if (const analysis::QuantOpOperands* operands = per_tensor_fake_quantize(*n)) {
       replace_fake_quantize(g, n, *operands);
     } else if (is_comparison(*n)) {
@@ -399,7 +427,13 @@ class Instrumenter {
       self = rewriter_.insert_constant(n, IValue());
     rewriter_.replace_with(n, "qlint::stored_quant_point",
                            {operand(0), self, operand(operands.scale), operand(operands.zero_point),
-                            operand(operands.quant_min), operand(operands.quant_max)});
+                            operand(operands.quant_min), operand(operands.quant_max), site(n)});
+  }
+
+  // The id of the quant point op's source location in the session (PointState::sites).
+  jit::Value* site(jit::Node* n) {
+    session_.sites.push_back(torchscript::source_location(*n, lines_));
+    return rewriter_.insert_constant(n, static_cast<int64_t>(session_.sites.size() - 1));
   }
 
   Session& session_;
@@ -459,19 +493,31 @@ struct OutputStats {
   }
 };
 
+// A progress bar on stderr while the simulation runs, on a terminal only: from the start when
+// many batches run, else once a run has taken a second (a large model, attribution's passes).
 class ProgressLine {
  public:
-  ProgressLine(bool enabled, size_t total) : enabled_(enabled && total >= 10 && isatty(STDERR_FILENO)), total_(total) {}
-  void update(const char* phase, size_t done) {
-    if (enabled_) std::fprintf(stderr, "\r%s %zu/%zu batches", phase, done, total_);
+  ProgressLine(bool enabled, size_t batches)
+      : enabled_(enabled && isatty(STDERR_FILENO)), total_(batches), start_(std::chrono::steady_clock::now()) {}
+
+  // `done` of the pass's batches are through; `phase` says which pass.
+  void update(const std::string& phase, size_t done) {
+    if (!enabled_ || !(total_ >= 10 || std::chrono::steady_clock::now() - start_ >= std::chrono::seconds(1))) return;
+    constexpr size_t kWidth = 20;
+    size_t filled = total_ == 0 ? kWidth : done * kWidth / total_;
+    std::fprintf(stderr, "\r%s %zu/%zu batches [%s%s]\033[K", phase.c_str(), done, total_,
+                 std::string(filled, '#').c_str(), std::string(kWidth - filled, '.').c_str());
+    shown_ = true;
   }
   ~ProgressLine() {
-    if (enabled_) std::fprintf(stderr, "\r\033[K");
+    if (shown_) std::fprintf(stderr, "\r\033[K");
   }
 
  private:
   bool enabled_;
+  bool shown_ = false;
   size_t total_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 // The model's own error and the line of the user's code it came from.
@@ -481,7 +527,7 @@ std::string model_failed(const std::string& model_path, size_t batch, const std:
 }
 
 std::vector<IValue> run_all(const std::string& model_path, jit::Module& module, const std::vector<Batch>& batches,
-                            Session& session, Mode mode, ProgressLine& progress) {
+                            Session& session, Mode mode, ProgressLine& progress, const std::string& phase) {
   session.mode = mode;
   std::vector<IValue> outputs;
   for (size_t b = 0; b < batches.size(); ++b) {
@@ -493,7 +539,7 @@ std::vector<IValue> run_all(const std::string& model_path, jit::Module& module, 
     } catch (const std::exception& e) {  // torch::jit::JITException: `raise` in the model
       throw SimError(model_failed(model_path, b, e.what()));
     }
-    progress.update(mode == Mode::Float ? "calibrating" : "simulating", b + 1);
+    progress.update(phase, b + 1);
   }
   return outputs;
 }
@@ -534,6 +580,21 @@ void save_outputs(const std::string& file, const std::vector<IValue>& outputs) {
   }
 }
 
+std::vector<OutputResult> compare_outputs(const std::vector<IValue>& float_outputs,
+                                          const std::vector<IValue>& sim_outputs) {
+  std::vector<OutputStats> stats;
+  for (size_t b = 0; b < float_outputs.size() && b < sim_outputs.size(); ++b) {
+    std::vector<at::Tensor> f, s;
+    flatten_tensors(float_outputs[b], f);
+    flatten_tensors(sim_outputs[b], s);
+    stats.resize(std::max(stats.size(), f.size()));
+    for (size_t i = 0; i < f.size() && i < s.size(); ++i) stats[i].add(f[i], s[i]);
+  }
+  std::vector<OutputResult> results;
+  for (size_t i = 0; i < stats.size(); ++i) results.push_back(stats[i].result(i));
+  return results;
+}
+
 Report build_report(const std::string& model_path, const Session& session, const Options& options,
                     const std::vector<IValue>& float_outputs, const std::vector<IValue>& sim_outputs) {
   Report report;
@@ -543,22 +604,14 @@ Report build_report(const std::string& model_path, const Session& session, const
   report.cpu = cpu_features();
   report.batches = static_cast<int>(float_outputs.size());
   for (const auto& [path, p] : session.points) {
-    QuantPointResult r{path, p.observer.seen, p.stored, p.scale, p.zero_point, p.quant_min, p.quant_max, 0, 0};
+    QuantPointResult r{path, p.observer.seen, p.stored, p.scale, p.zero_point, p.quant_min, p.quant_max, 0, 0, p.sites};
     if (p.observer.seen) {
       r.min = p.observer.min.item<double>();
       r.max = p.observer.max.item<double>();
     }
     report.points.push_back(r);
   }
-  std::vector<OutputStats> stats;
-  for (size_t b = 0; b < float_outputs.size(); ++b) {
-    std::vector<at::Tensor> f, s;
-    flatten_tensors(float_outputs[b], f);
-    flatten_tensors(sim_outputs[b], s);
-    stats.resize(std::max(stats.size(), f.size()));
-    for (size_t i = 0; i < f.size() && i < s.size(); ++i) stats[i].add(f[i], s[i]);
-  }
-  for (size_t i = 0; i < stats.size(); ++i) report.outputs.push_back(stats[i].result(i));
+  report.outputs = compare_outputs(float_outputs, sim_outputs);
   for (const auto& probe : session.probes)
     if (probe.elements > 0)
       report.comparisons.push_back({probe.kind, probe.loc, probe.elements, probe.differing, probe.constant,
@@ -567,9 +620,16 @@ Report build_report(const std::string& model_path, const Session& session, const
     auto it = session.observed.find(value.value);
     if (it == session.observed.end() || !it->second.seen) continue;
     const Observer& o = it->second;
-    report.calibrated_values.push_back({value.value, true, false, o.symmetric_scale(value.quant_min, value.quant_max),
+    report.calibrated_values.push_back({value.value,
+                                        true,
+                                        false,
+                                        o.symmetric_scale(value.quant_min, value.quant_max),
                                         Observer::symmetric_zero_point(value.quant_min, value.quant_max),
-                                        value.quant_min, value.quant_max, o.min.item<double>(), o.max.item<double>()});
+                                        value.quant_min,
+                                        value.quant_max,
+                                        o.min.item<double>(),
+                                        o.max.item<double>(),
+                                        {}});
   }
   return report;
 }
@@ -688,27 +748,6 @@ void flatten_tensors(const IValue& v, std::vector<at::Tensor>& out) {
   }
 }
 
-// Runs the float side (observing the quant points), then the simulated side, on every batch,
-// and compares them. One module may be both sides: a model that changes its own attributes in
-// forward (a counter, a cache) then starts both runs from the same state, or its own drift
-// would count as quantization error.
-Run float_then_simulated(const std::string& model_path, jit::Module& float_side, jit::Module& simulated_side,
-                         Session& session, const std::vector<Batch>& batches, const Options& options) {
-  torch::NoGradGuard no_grad;
-  ActiveSession active(session);
-  ProgressLine progress(options.progress, batches.size());
-  const ModuleState initial = ModuleState::of(simulated_side);
-  Run run;
-  run.float_outputs = run_all(model_path, float_side, batches, session, Mode::Float, progress);
-  finish_calibration(session);
-  initial.restore();
-  std::vector<IValue> sim_results = run_all(model_path, simulated_side, batches, session, Mode::Simulate, progress);
-  run.report = build_report(model_path, session, options, run.float_outputs, sim_results);
-  if (!options.save_outputs.empty()) save_outputs(options.save_outputs, sim_results);
-  if (!options.save_float_outputs.empty()) save_outputs(options.save_float_outputs, run.float_outputs);
-  return run;
-}
-
 // The width the simulation actually had: a converted model's kernels are int8, and a model whose
 // quant points all keep their stored ranges (traced QAT) has their width, whatever --bits said.
 int effective_bits(const Report& report, int requested) {
@@ -721,6 +760,94 @@ int effective_bits(const Report& report, int requested) {
   }
   if (!all_stored) return requested;
   return widest <= 255 ? 8 : 16;
+}
+
+namespace {
+
+// What attribution's passes run: the simulated side again, against the float run's outputs.
+struct PassContext {
+  const std::string& model_path;
+  jit::Module& module;
+  Session& session;
+  const std::vector<Batch>& batches;
+  const ModuleState& initial;
+  ProgressLine& progress;
+};
+
+// One simulated pass with only `quantized` quantized, from the model's initial state.
+PassOutcome simulated_pass(const PassContext& c, const std::vector<IValue>& float_outputs,
+                           const std::set<std::string>& quantized, const std::string& phase) {
+  c.session.quantized = &quantized;
+  for (auto& probe : c.session.probes) {
+    probe.simulated_runs.clear();
+    probe.elements = 0;
+    probe.differing = 0;
+  }
+  c.initial.restore();
+  PassOutcome outcome;
+  try {
+    outcome.outputs = compare_outputs(
+        float_outputs, run_all(c.model_path, c.module, c.batches, c.session, Mode::Simulate, c.progress, phase));
+  } catch (const SimError& e) {
+    outcome.failure = e.what();
+  }
+  c.session.quantized = nullptr;
+  for (const auto& probe : c.session.probes) {
+    if (probe.elements == 0) continue;
+    std::string key = analysis::comparison_key(probe.kind, probe.loc);
+    outcome.differing[key] += probe.differing;
+    outcome.elements[key] += probe.elements;
+  }
+  return outcome;
+}
+
+// Options::attribute and Options::sensitivity, after the run in `run`.
+void explain(Run& run, const PassContext& context, const Options& options) {
+  int pass = 0;
+  PassRunner runner = [&](const std::set<std::string>& quantized) {
+    ++pass;
+    return simulated_pass(context, run.float_outputs, quantized,
+                          (options.attribute ? "attributing: pass " : "sensitivity: pass ") + std::to_string(pass));
+  };
+  AttributionSetup setup{context.session.reach_order, context.session.weights_quantized,
+                         options.min_sqnr_db.value_or(default_min_sqnr_db(effective_bits(run.report, options.bits)))};
+  if (options.attribute) {
+    PassOutcome full = outcome_of(run.report);
+    run.report.attributions = attribute(divergences_of(run.report, full, setup.min_sqnr_db), full, setup, runner,
+                                        run.report.attribution_passes);
+  }
+  if (options.sensitivity) run.report.sensitivity = sensitivity(setup, runner);
+}
+
+}  // namespace
+
+// Runs the float side (observing the quant points), then the simulated side, on every batch,
+// and compares them. One module may be both sides: a model that changes its own attributes in
+// forward (a counter, a cache) then starts both runs from the same state, or its own drift
+// would count as quantization error.
+Run float_then_simulated(const std::string& model_path, jit::Module& float_side, jit::Module& simulated_side,
+                         Session& session, const std::vector<Batch>& batches, const Options& options) {
+  torch::NoGradGuard no_grad;
+  ActiveSession active(session);
+  ProgressLine progress(options.progress, batches.size());
+  const ModuleState initial = ModuleState::of(simulated_side);
+  Run run;
+  run.float_outputs = run_all(model_path, float_side, batches, session, Mode::Float, progress, "calibrating");
+  finish_calibration(session);
+  initial.restore();
+  std::vector<IValue> sim_results =
+      run_all(model_path, simulated_side, batches, session, Mode::Simulate, progress, "simulating");
+  run.report = build_report(model_path, session, options, run.float_outputs, sim_results);
+  if (options.attribute || options.sensitivity) {
+    if (&float_side != &simulated_side)
+      run.report.no_attribution =
+          "a converted model's int8 kernels run as a whole: its quant points cannot be kept in float one at a time";
+    else
+      explain(run, {model_path, simulated_side, session, batches, initial, progress}, options);
+  }
+  if (!options.save_outputs.empty()) save_outputs(options.save_outputs, sim_results);
+  if (!options.save_float_outputs.empty()) save_outputs(options.save_float_outputs, run.float_outputs);
+  return run;
 }
 
 // A converted model: its float reference runs as the float side, the model's own int8 kernels

@@ -51,6 +51,13 @@ struct Options {
   // IR names them ("forward:%heading.1"), with the range the new point will have: the float run
   // observes each, and the report gives its symmetric scale (Report::calibrated_values).
   std::vector<ValueToCalibrate> calibrate_values;
+  // After the run, find the quant points that cause each divergence (a flipped comparison, an
+  // output under `min_sqnr_db`): Report::attributions. sim/attribution.h says how.
+  bool attribute = false;
+  // The SQNR an output must keep; unset: default_min_sqnr_db of the width the model has.
+  std::optional<double> min_sqnr_db;
+  // After the run, each quant point's share of the error: Report::sensitivity (2 passes a point).
+  bool sensitivity = false;
 };
 
 struct QuantPointResult {
@@ -63,6 +70,9 @@ struct QuantPointResult {
   int64_t quant_max = 0;
   double min = 0;  // observed over the calibration inputs
   double max = 0;
+  // Where the model quantizes there: the stub's calls, the FakeQuantize's op (a stub called
+  // from two lines has two), at the user's Python lines where the archive says.
+  std::vector<ir::SourceLoc> sites;
 };
 
 struct OutputResult {
@@ -85,6 +95,47 @@ struct ComparisonResult {
   // In the float run the compared tensor held only 0 and `constant`: then `x == c` equals
   // `logical_not(x == 0)` on these inputs.
   bool operand_only_zero_or_constant = false;
+};
+
+// A divergence the simulation measured: a comparison whose results flipped (its copies on one
+// line together, as the sim-divergence rule counts them), or an output under the SQNR threshold.
+struct Divergence {
+  enum class Kind { Comparison, Output };
+  Kind kind = Kind::Comparison;
+  std::string key;    // comparisons: analysis::comparison_key(op, loc)
+  std::string op;     // comparisons: aten::eq, ...
+  ir::SourceLoc loc;  // comparisons: the comparison's line
+  size_t output = 0;  // outputs: the index, as OutputResult::name counts it
+};
+
+// A quant point that causes a divergence, with the divergence's measure (an output's SQNR in
+// dB, a comparison's differing elements) with only this point quantized, and with every point
+// but this one quantized.
+struct Cause {
+  std::string point;  // QuantPointResult::path
+  double alone = 0;
+  double without = 0;
+  bool reproduces = false;  // quantized alone, it diverges
+  bool cures = false;       // kept in float, the divergence is gone
+};
+
+struct Attribution {
+  Divergence divergence;
+  double measure = 0;    // with every quant point quantized
+  int64_t elements = 0;  // comparisons: results compared over all batches
+  // Most responsible first. Empty when the weights' fake quantization alone diverges.
+  std::vector<Cause> causes;
+  bool weights_alone = false;
+  int passes = 0;  // simulated passes this divergence needed (ones shared with others count once)
+};
+
+// One quant point's share of the error: each output's SQNR and the flipped comparison results
+// with only it quantized, and with every point but it quantized (PyTorch Numeric Suite's and
+// AIMET's per-quant-point sensitivity, at the user's lines).
+struct Sensitivity {
+  std::string point;
+  std::vector<double> sqnr_alone, sqnr_without;  // per output
+  int64_t flips_alone = 0, flips_without = 0;
 };
 
 struct Report {
@@ -110,6 +161,14 @@ struct Report {
   // One per Options::calibrate_values (path: the value's name), when the float run reached it:
   // its observed range and the symmetric scale and zero point MinMaxObserver gives it.
   std::vector<QuantPointResult> calibrated_values;
+  // Options::attribute: one per divergence, in the order of the report's comparisons then its
+  // outputs; `attribution_passes` in all. `no_attribution` says why there is none (a converted
+  // model, whose int8 kernels cannot be quantized one point at a time), else "".
+  std::vector<Attribution> attributions;
+  int attribution_passes = 0;
+  std::string no_attribution;
+  // Options::sensitivity: one per reached quant point, most harmful first.
+  std::vector<Sensitivity> sensitivity;
 };
 
 // Throws SimError.

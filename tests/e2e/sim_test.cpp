@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -400,7 +401,8 @@ TEST_F(Sim, BadInputsGiveOneLineAndExitTwo) {
 TEST_F(Sim, TextReport) {
   auto r = run_qlint({"sim", example_model("seed/s1_eq_one"), "--input", example_input("seed/s1_eq_one")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("self.quant: scale 0.0018463416"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("self.quant at examples/seed/s1_eq_one.py:15:13: scale 0.0018463416"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("SQNR 0.0 dB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("examples/seed/s1_eq_one.py:16:16: aten::eq: 4 of 8 differ"), std::string::npos) << r.out;
 }
@@ -416,9 +418,15 @@ TEST_F(Sim, CheckWithInputAttachesEvidence) {
     eq_seen = true;
     EXPECT_EQ(d["severity"], "error");  // the simulation shows the comparison flipping
     EXPECT_NE(d["message"].get<std::string>().find("(scale 0.0018463): 1 becomes 1.0007"), std::string::npos) << d;
-    ASSERT_EQ(d["notes"].size(), 1u);
+    ASSERT_EQ(d["notes"].size(), 3u) << d;
     EXPECT_EQ(d["notes"][0],
               "confirmed by simulation: 4 of 8 results of this comparison differ (int16 simulation on 1 input batch)");
+    // SPEC S1's one stub is the cause (tests/e2e/sim_test.cpp's Attribution tests say more).
+    EXPECT_EQ(d["notes"][1].get<std::string>().rfind("caused by `self.quant` (examples/seed/s1_eq_one.py:15:13)", 0),
+              0u)
+        << d;
+    EXPECT_EQ(d["notes"][2],
+              "see also shared-stub-mask at line 15, bool-arith at line 17, at the quant point that causes it");
   }
   EXPECT_TRUE(eq_seen);
   auto s4 = run_qlint({"check", "--format", "json", example_model("seed/s4_shared_scale"), "--input",
@@ -434,6 +442,157 @@ TEST_F(Sim, CheckWithInputAttachesEvidence) {
   // Without inputs nothing is simulated and the findings stay warnings.
   json plain = json::parse(run_qlint({"check", "--format", "json", example_model("seed/s4_shared_scale")}).out);
   EXPECT_EQ(plain["diagnostics"][0]["severity"], "warning");
+}
+
+// ---- Attribution: which quant point causes a divergence ------------------------------------
+// examples/sim/attribution_*.py each have one quant point among several that causes a divergence,
+// by construction (each example's docstring says why), marked "# the cause" in the source.
+
+// The 1-based lines of `source` that contain `text`.
+std::vector<int> lines_containing(const std::string& source, const std::string& text) {
+  std::ifstream in(source);
+  std::vector<int> lines;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n)
+    if (line.find(text) != std::string::npos) lines.push_back(n);
+  return lines;
+}
+
+std::vector<int> site_lines(const json& cause) {
+  std::vector<int> lines;
+  for (const auto& site : cause["sites"]) lines.push_back(site["line"].get<int>());
+  return lines;
+}
+
+// PyTorch's SQNR of each output with only `stubs` (comma-separated) fake-quantized.
+json torch_sqnr_only(const std::string& model, const std::string& stubs) {
+  auto r = run_reference({"sqnr-only", example_source(model), example_model(model), "16", stubs, example_input(model)});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(r.out);
+}
+
+class Attribution : public Sim {
+ protected:
+  json attributed(const std::string& model, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {"--input", example_input(model), "--attribute"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return sim_json(model, args);
+  }
+
+  // Every divergence is caused by `cause` alone, at the lines marked "the cause"; the other quant
+  // points are not named. Returns the divergence of `kind` ("comparison", "output").
+  json expect_cause(const json& report, const std::string& model, const std::string& cause, const std::string& kind) {
+    const json& divergences = report["attribution"]["divergences"];
+    EXPECT_FALSE(divergences.empty()) << report["attribution"].dump(2);
+    json found;
+    for (const auto& d : divergences) {
+      if (d["kind"] == kind && found.is_null()) found = d;
+      EXPECT_EQ(d["causes"].size(), 1u) << d.dump(2);
+      if (d["causes"].empty()) continue;
+      const json& first = d["causes"][0];
+      EXPECT_EQ(first["path"], cause);
+      EXPECT_EQ(site_lines(first), lines_containing(example_source(model), "# the cause"));
+      EXPECT_TRUE(first["reproduces"].get<bool>());
+      EXPECT_TRUE(first["cures"].get<bool>());
+      // The goal of issue 22: at most 2 log2(N) + 2 simulated passes for a divergence.
+      double points = static_cast<double>(report["quant_points"].size());
+      EXPECT_LE(d["passes"].get<int>(), 2 * std::log2(points) + 2);
+    }
+    EXPECT_FALSE(found.is_null()) << "no " << kind << " divergence: " << divergences.dump(2);
+    return found;
+  }
+};
+
+TEST_F(Attribution, AMaskChannelSharingAStubWithPositions) {
+  const std::string model = "sim/attribution_mask_channel";
+  json report = attributed(model);
+  json d = expect_cause(report, model, "quant_agents", "comparison");
+  ASSERT_FALSE(d.is_null());
+  EXPECT_EQ(std::vector<int>{d["line"].get<int>()}, lines_containing(example_source(model), "crowded = active > 2.0"));
+  EXPECT_EQ(d["measure"], 2);  // two rows of three with exactly two agents: 2.014 > 2 once quantized
+  EXPECT_EQ(d["elements"], 3);
+  EXPECT_EQ(d["causes"][0]["alone"], 2);
+  EXPECT_EQ(d["causes"][0]["without"], 0);
+}
+
+TEST_F(Attribution, ATinyRangeSharingAStubWithAWideOne) {
+  const std::string model = "sim/attribution_tiny_range";
+  json report = attributed(model);
+  json d = expect_cause(report, model, "quant_boxes", "output");
+  ASSERT_FALSE(d.is_null());
+  EXPECT_EQ(d["output"], "output 1");
+  // Alone and without it: PyTorch's own figures for the same stubs.
+  json alone = torch_sqnr_only(model, "quant_boxes");
+  json without = torch_sqnr_only(model, "quant_features,quant_scores");
+  EXPECT_NEAR(d["causes"][0]["alone"].get<double>(), alone[1].get<double>(), 1e-6);
+  EXPECT_NEAR(d["causes"][0]["without"].get<double>(), without[1].get<double>(), 1e-6);
+}
+
+TEST_F(Attribution, AnUnquantizedAdditiveMaskBeforeAStub) {
+  const std::string model = "sim/attribution_additive_mask";
+  json report = attributed(model);
+  json d = expect_cause(report, model, "quant_scores", "output");
+  ASSERT_FALSE(d.is_null());
+  EXPECT_EQ(d["output"], "output 0");
+  json alone = torch_sqnr_only(model, "quant_scores");
+  EXPECT_NEAR(d["causes"][0]["alone"].get<double>(), alone[0].get<double>(), 1e-6);
+}
+
+// The negative: a model with two stubs and no divergence names no quant point, and runs no pass.
+TEST_F(Attribution, NothingToAttributeWithoutADivergence) {
+  json report = sim_json("sim/two_stub_convnet", {"--random-input", "1x3x8x8,1x4", "--attribute"});
+  EXPECT_TRUE(report["attribution"]["divergences"].empty()) << report["attribution"].dump(2);
+  EXPECT_EQ(report["attribution"]["passes"], 0);
+  EXPECT_TRUE(report["attribution"]["unavailable"].is_null());
+}
+
+// A converted model's int8 kernels run as a whole: no attribution, and the report says why.
+TEST_F(Attribution, AConvertedModelSaysWhyThereIsNone) {
+  json report = attributed("flows/eager_converted_scripted");
+  EXPECT_TRUE(report["attribution"]["divergences"].empty());
+  EXPECT_NE(report["attribution"]["unavailable"].get<std::string>().find("converted model"), std::string::npos);
+}
+
+// `check --input` puts the cause on the finding of the flipped comparison, with its line, and
+// links the static finding at that stub.
+TEST_F(Attribution, CheckNamesTheCauseOnTheFinding) {
+  const std::string model = "sim/attribution_mask_channel";
+  auto r = run_qlint({"check", "--format", "json", example_model(model), "--input", example_input(model)});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  const int comparison_line = lines_containing(example_source(model), "crowded = active > 2.0").at(0);
+  const int cause_line = lines_containing(example_source(model), "# the cause").at(0);
+  const int stub_line = lines_containing(example_source(model), "self.quant_agents(agents)").at(0);
+  bool named = false, linked = false;
+  const json doc = json::parse(r.out);
+  for (const auto& d : doc["diagnostics"]) {
+    if (d["line"] != comparison_line) continue;
+    for (const auto& note : d["notes"]) {
+      std::string text = note.get<std::string>();
+      // The static finding at that stub (examples/sim/attribution_mask_channel.py's mask).
+      if (text.rfind("see also shared-stub-mask at line " + std::to_string(stub_line) + ",", 0) == 0) linked = true;
+      if (text.rfind("caused by `self.quant_agents` (examples/sim/attribution_mask_channel.py:" +
+                         std::to_string(cause_line) + ":",
+                     0) == 0)
+        named = true;
+      EXPECT_EQ(text.find("quant_map"), std::string::npos) << text;
+    }
+  }
+  EXPECT_TRUE(named) << r.out;
+  EXPECT_TRUE(linked) << r.out;
+}
+
+// The sensitivity table: every quant point, the cause first, with PyTorch's figures.
+TEST_F(Attribution, SensitivityTableMostHarmfulFirst) {
+  const std::string model = "sim/attribution_additive_mask";
+  json report = sim_json(model, {"--input", example_input(model), "--sensitivity"});
+  const json& table = report["sensitivity"];
+  ASSERT_EQ(table.size(), 4u) << report.dump(2);
+  EXPECT_EQ(table[0]["path"], "quant_scores");
+  for (const auto& row : table) {
+    std::string stub = row["path"];
+    json alone = torch_sqnr_only(model, stub);
+    EXPECT_NEAR(row["sqnr_db_alone"][0].get<double>(), alone[0].get<double>(), 1e-6) << stub;
+  }
 }
 
 }  // namespace

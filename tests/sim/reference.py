@@ -15,6 +15,11 @@
         Runs the TorchScript archive itself in PyTorch (its optimising executor on, as users run
         it) and saves its output; with --no-fake-quant, every `fake_quant_enabled` buffer zeroed
         first (the fused fake quant of PyTorch's default QAT qconfig honours it at run time).
+    reference.py sqnr-only EXAMPLE.py MODEL.pt BITS STUBS INPUT.pt [INPUT.pt ...]
+        As `simulate`, but only the stubs named in STUBS (module paths, comma-separated)
+        fake-quantize; the others pass their float values through. Prints the SQNR of each
+        output against the float run over all inputs, in dB, as JSON (what `qlint sim
+        --attribute` reports as a cause's "alone" and "without").
     reference.py equal A.pt B.pt        exit 0 when every tensor is bit-identical
     reference.py all-zeros A.pt         exit 0 when every element is zero
 
@@ -50,14 +55,19 @@ class ReferenceStub(torch.nn.Module):
 
 
 def replace_stubs(model, bits):
-    stubs = []
+    return list(replace_named_stubs(model, bits).values())
+
+
+def replace_named_stubs(model, bits, prefix=""):
+    """Every QuantStub replaced by a ReferenceStub, by module path."""
+    stubs = {}
     for name, child in list(model.named_children()):
         if isinstance(child, QuantStub):
             stub = ReferenceStub(bits)
             setattr(model, name, stub)
-            stubs.append(stub)
+            stubs[prefix + name] = stub
         else:
-            stubs += replace_stubs(child, bits)
+            stubs.update(replace_named_stubs(child, bits, prefix + name + "."))
     return stubs
 
 
@@ -77,6 +87,33 @@ def simulate(example, model_file, bits, out, inputs):
             stub.calibrating = False
         outputs = [model(*batch) for batch in batches]
     torch.save(outputs[0] if len(outputs) == 1 else outputs, out)
+
+
+def sqnr_only(example, model_file, bits, names, inputs):
+    import json
+    import math
+    model = load_example(example).Model().eval()
+    model.load_state_dict(torch.jit.load(model_file).state_dict())
+    stubs = replace_named_stubs(model, int(bits))
+    quantized = set(names.split(",")) if names else set()
+    batches = [as_args(torch.load(f)) for f in inputs]
+    with torch.no_grad():
+        floats = [model(*batch) for batch in batches]
+        for name, stub in stubs.items():
+            stub.calibrating = False
+            if name not in quantized:
+                stub.forward = lambda x: x
+        simulated = [model(*batch) for batch in batches]
+    signal, noise = [], []
+    for f, q in zip(floats, simulated):
+        for i, (a, b) in enumerate(zip(tensors(f), tensors(q))):
+            if i == len(signal):
+                signal.append(0.0)
+                noise.append(0.0)
+            a, b = a.double(), b.double()
+            signal[i] += (a * a).sum().item()
+            noise[i] += ((b - a) * (b - a)).sum().item()
+    print(json.dumps(["inf" if n == 0 else 10 * math.log10(s / n) for s, n in zip(signal, noise)]))
 
 
 # The op that unpacks each float module's weights from its converted counterpart's packed ones.
@@ -184,6 +221,8 @@ if __name__ == "__main__":
         float_reference(args[0], args[1], args[2], args[3:])
     elif command == "run-archive":
         run_archive(*args)
+    elif command == "sqnr-only":
+        sqnr_only(args[0], args[1], args[2], args[3], args[4:])
     elif command == "equal":
         equal(*args)
     elif command == "all-zeros":

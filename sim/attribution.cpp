@@ -1,0 +1,189 @@
+#include "sim/attribution.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace qlint::sim {
+
+namespace {
+
+// The divergence's measure in a pass: differing elements of a comparison, SQNR of an output
+// (-inf when the pass failed or lost the output).
+double measure(const PassOutcome& o, const Divergence& d) {
+  if (d.kind == Divergence::Kind::Comparison) {
+    auto it = o.differing.find(d.key);
+    return it == o.differing.end() ? 0 : static_cast<double>(it->second);
+  }
+  if (!o.failure.empty() || d.output >= o.outputs.size()) return -std::numeric_limits<double>::infinity();
+  return o.outputs[d.output].sqnr_db;
+}
+
+bool diverges(const PassOutcome& o, const Divergence& d, double min_sqnr_db) {
+  if (!o.failure.empty()) return true;
+  double m = measure(o, d);
+  return d.kind == Divergence::Kind::Comparison ? m > 0 : m < min_sqnr_db;
+}
+
+// Larger is worse: more flipped results, or a lower SQNR.
+double harm(const Divergence& d, double m) { return d.kind == Divergence::Kind::Comparison ? m : -m; }
+
+class Search {
+ public:
+  Search(const AttributionSetup& setup, const PassRunner& run) : setup_(setup), run_(run) {}
+
+  // Every subset is simulated once, whichever divergence asks for it.
+  const PassOutcome& pass(const std::vector<std::string>& quantized) {
+    std::set<std::string> key(quantized.begin(), quantized.end());
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    ++passes_;
+    return cache_.emplace(key, run_(key)).first->second;
+  }
+
+  int passes() const { return passes_; }
+
+  // A pass already run: the report's own, with every point quantized.
+  void know(const std::vector<std::string>& quantized, const PassOutcome& outcome) {
+    cache_.emplace(std::set<std::string>(quantized.begin(), quantized.end()), outcome);
+  }
+
+  Attribution attribute(const Divergence& d, const PassOutcome& full) {
+    const int before = passes_;
+    Attribution a;
+    a.divergence = d;
+    a.measure = measure(full, d);
+    if (d.kind == Divergence::Kind::Comparison)
+      if (auto it = full.elements.find(d.key); it != full.elements.end()) a.elements = it->second;
+    // Without any quant point the passes are the float model, which cannot diverge, unless the
+    // weights' own fake quantization does it.
+    if (setup_.weights_quantized && diverges(pass({}), d, setup_.min_sqnr_db)) {
+      a.weights_alone = true;
+      a.passes = passes_ - before;
+      return a;
+    }
+    std::vector<std::string> candidates = setup_.points;
+    while (!candidates.empty() && a.causes.size() < kMaxCauses) {
+      // Invariant: no candidate quantized does not diverge, all of them do.
+      size_t good = 0, bad = candidates.size();
+      while (bad - good > 1) {
+        size_t mid = good + (bad - good) / 2;
+        if (diverges(pass(prefix(candidates, mid)), d, setup_.min_sqnr_db))
+          bad = mid;
+        else
+          good = mid;
+      }
+      std::string point = candidates[bad - 1];
+      candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(bad - 1));
+      const PassOutcome& alone = pass({point});
+      const PassOutcome& without = pass(candidates);
+      Cause cause{point, measure(alone, d), measure(without, d), diverges(alone, d, setup_.min_sqnr_db),
+                  !diverges(without, d, setup_.min_sqnr_db)};
+      a.causes.push_back(cause);
+      if (cause.cures) break;
+    }
+    std::stable_sort(a.causes.begin(), a.causes.end(), [&d](const Cause& x, const Cause& y) {
+      if (x.reproduces != y.reproduces) return x.reproduces;
+      return harm(d, x.alone) > harm(d, y.alone);
+    });
+    a.passes = passes_ - before;
+    return a;
+  }
+
+ private:
+  static std::vector<std::string> prefix(const std::vector<std::string>& points, size_t n) {
+    return {points.begin(), points.begin() + static_cast<std::ptrdiff_t>(n)};
+  }
+
+  const AttributionSetup& setup_;
+  const PassRunner& run_;
+  std::map<std::set<std::string>, PassOutcome> cache_;
+  int passes_ = 0;
+};
+
+int64_t total_flips(const PassOutcome& o) {
+  int64_t n = 0;
+  for (const auto& [key, differing] : o.differing) n += differing;
+  return n;
+}
+
+std::vector<double> sqnrs(const PassOutcome& o, size_t outputs) {
+  std::vector<double> out;
+  for (size_t i = 0; i < outputs; ++i)
+    out.push_back(o.failure.empty() && i < o.outputs.size() ? o.outputs[i].sqnr_db
+                                                             : -std::numeric_limits<double>::infinity());
+  return out;
+}
+
+double lowest(const std::vector<double>& values) {
+  double low = std::numeric_limits<double>::infinity();
+  for (double v : values) low = std::min(low, v);
+  return low;
+}
+
+}  // namespace
+
+PassOutcome outcome_of(const Report& report) {
+  PassOutcome o;
+  o.outputs = report.outputs;
+  for (const auto& c : report.comparisons) {
+    std::string key = analysis::comparison_key(c.kind, c.loc);
+    o.differing[key] += c.differing;
+    o.elements[key] += c.elements;
+  }
+  return o;
+}
+
+std::vector<Divergence> divergences_of(const Report& report, const PassOutcome& full, double min_sqnr_db) {
+  std::vector<Divergence> out;
+  std::set<std::string> seen;
+  for (const auto& c : report.comparisons) {
+    Divergence d{Divergence::Kind::Comparison, analysis::comparison_key(c.kind, c.loc), c.kind, c.loc, 0};
+    if (seen.insert(d.key).second && diverges(full, d, min_sqnr_db)) out.push_back(d);
+  }
+  for (size_t i = 0; i < full.outputs.size(); ++i) {
+    Divergence d;
+    d.kind = Divergence::Kind::Output;
+    d.output = i;
+    if (diverges(full, d, min_sqnr_db)) out.push_back(d);
+  }
+  return out;
+}
+
+std::vector<Attribution> attribute(const std::vector<Divergence>& divergences, const PassOutcome& full,
+                                   const AttributionSetup& setup, const PassRunner& run, int& passes) {
+  std::vector<Attribution> out;
+  if (setup.points.empty()) return out;
+  Search search(setup, run);
+  search.know(setup.points, full);
+  for (size_t i = 0; i < divergences.size() && i < kMaxAttributedDivergences; ++i)
+    out.push_back(search.attribute(divergences[i], full));
+  passes = search.passes();
+  return out;
+}
+
+std::vector<Sensitivity> sensitivity(const AttributionSetup& setup, const PassRunner& run) {
+  std::vector<Sensitivity> out;
+  size_t outputs = 0;
+  for (const auto& point : setup.points) {
+    std::vector<std::string> others;
+    for (const auto& p : setup.points)
+      if (p != point) others.push_back(p);
+    PassOutcome alone = run({point});
+    PassOutcome without = run({others.begin(), others.end()});
+    outputs = std::max({outputs, alone.outputs.size(), without.outputs.size()});
+    out.push_back({point, sqnrs(alone, outputs), sqnrs(without, outputs), total_flips(alone), total_flips(without)});
+  }
+  for (auto& s : out) {  // a failed pass has no outputs: pad to the others' count
+    s.sqnr_alone.resize(outputs, -std::numeric_limits<double>::infinity());
+    s.sqnr_without.resize(outputs, -std::numeric_limits<double>::infinity());
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Sensitivity& a, const Sensitivity& b) {
+    if (a.flips_alone != b.flips_alone) return a.flips_alone > b.flips_alone;
+    return lowest(a.sqnr_alone) < lowest(b.sqnr_alone);
+  });
+  return out;
+}
+
+}  // namespace qlint::sim

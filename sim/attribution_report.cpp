@@ -1,0 +1,189 @@
+#include "sim/attribution_report.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "ir/display.h"
+#include "sim/report.h"
+
+namespace qlint::sim {
+
+namespace {
+
+std::string general(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.5g", v);
+  return buf;
+}
+
+nlohmann::json number(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(v > 0 ? "inf" : "-inf");
+}
+
+nlohmann::json sites_json(const QuantPointResult* p) {
+  return p == nullptr ? nlohmann::json::array() : point_sites_json(*p);
+}
+
+bool is_comparison(const Attribution& a) { return a.divergence.kind == Divergence::Kind::Comparison; }
+
+std::string output_name(size_t index) { return "output " + std::to_string(index); }
+
+// A comparison's measure: "4 of 8 results differ"; an output's: "1.3 dB".
+std::string measured(const Attribution& a, double m) {
+  if (!is_comparison(a)) return format_db(m);
+  auto n = static_cast<int64_t>(m);
+  if (n == 0) return "none of " + std::to_string(a.elements) + " results differ";
+  return std::to_string(n) + " of " + std::to_string(a.elements) + " results differ";
+}
+
+// "model.py:14:12: aten::eq (4 of 8 results differ)", "output 0 (1.3 dB SQNR)".
+std::string divergence_title(const Attribution& a) {
+  if (is_comparison(a))
+    return ir::display_location(a.divergence.loc) + ": " + a.divergence.op + " (" + measured(a, a.measure) + ")";
+  return output_name(a.divergence.output) + " (" + format_db(a.measure) + " SQNR)";
+}
+
+double lowest(const std::vector<double>& values) {
+  double low = INFINITY;
+  for (double v : values) low = std::min(low, v);
+  return low;
+}
+
+}  // namespace
+
+std::string point_sites_text(const QuantPointResult& p) {
+  std::string out;
+  for (const auto& loc : p.sites)
+    if (loc.known()) out += (out.empty() ? "" : ", ") + ir::display_location(loc);
+  return out;
+}
+
+nlohmann::json point_sites_json(const QuantPointResult& p) {
+  nlohmann::json sites = nlohmann::json::array();
+  for (const auto& loc : p.sites)
+    if (loc.known())
+      sites.push_back({{"file", ir::display_path(loc.file)}, {"line", loc.line}, {"column", loc.column}});
+  return sites;
+}
+
+const QuantPointResult* find_point(const Report& report, const std::string& path) {
+  for (const auto& p : report.points)
+    if (p.path == path) return &p;
+  return nullptr;
+}
+
+std::string describe_point(const Report& report, const std::string& path) {
+  std::string out = "`" + analysis::module_quant_point_display(path) + "`";
+  const QuantPointResult* p = find_point(report, path);
+  if (p == nullptr) return out;
+  if (std::string sites = point_sites_text(*p); !sites.empty()) out += " (" + sites + ")";
+  return out + ", scale " + general(p->scale) + " for values in [" + general(p->min) + ", " + general(p->max) + "]";
+}
+
+std::string describe_cause(const Attribution& a, const Cause& c) {
+  std::string what = is_comparison(a) ? "" : output_name(a.divergence.output) + " keeps ";
+  return "with only it quantized, " + what + measured(a, c.alone) +
+         "; with it in float and the other quant points quantized, " + what + measured(a, c.without);
+}
+
+std::vector<std::string> attribution_notes(const Report& report, const Attribution& a) {
+  std::vector<std::string> notes;
+  if (a.weights_alone) {
+    notes.push_back(
+        "caused by the weights' fake quantization: it diverges with every activation quant point kept in float");
+    return notes;
+  }
+  bool cured = false;
+  for (const auto& c : a.causes) {
+    notes.push_back(std::string(c.reproduces ? "caused by " : "partly caused by ") + describe_point(report, c.point) +
+                    ": " + describe_cause(a, c));
+    cured = cured || c.cures;
+  }
+  if (!a.causes.empty() && !cured)
+    notes.push_back("no single quant point explains it: the rounding of several quant points adds up");
+  return notes;
+}
+
+const Attribution* find_attribution(const Report& report, const std::string& comparison_key) {
+  for (const auto& a : report.attributions)
+    if (is_comparison(a) && a.divergence.key == comparison_key) return &a;
+  return nullptr;
+}
+
+const Attribution* find_output_attribution(const Report& report, size_t output) {
+  for (const auto& a : report.attributions)
+    if (!is_comparison(a) && a.divergence.output == output) return &a;
+  return nullptr;
+}
+
+void render_attribution_text(const Report& report, std::ostream& out) {
+  if (!report.no_attribution.empty()) out << "\nNo attribution: " << report.no_attribution << "\n";
+  if (!report.attributions.empty()) {
+    out << "\nAttribution (the quant points that cause each divergence; " << report.attribution_passes
+        << " simulated passes):\n";
+    for (const auto& a : report.attributions) {
+      out << "  " << divergence_title(a) << "\n";
+      for (const auto& note : attribution_notes(report, a)) out << "    " << note << "\n";
+    }
+  }
+  if (report.sensitivity.empty()) return;
+  out << "\nSensitivity (each quant point quantized alone, and kept in float with all others quantized; "
+         "most harmful first):\n";
+  for (const auto& s : report.sensitivity) {
+    out << "  " << describe_point(report, s.point) << "\n    alone: " << s.flips_alone
+        << " comparison results flip, lowest output SQNR " << format_db(lowest(s.sqnr_alone))
+        << "; kept in float: " << s.flips_without << " flip, lowest output SQNR " << format_db(lowest(s.sqnr_without))
+        << "\n";
+  }
+}
+
+void add_attribution_json(const Report& report, nlohmann::json& out) {
+  nlohmann::json divergences = nlohmann::json::array();
+  for (const auto& a : report.attributions) {
+    nlohmann::json causes = nlohmann::json::array();
+    for (const auto& c : a.causes)
+      causes.push_back({{"path", c.point},
+                        {"name", analysis::module_quant_point_display(c.point)},
+                        {"sites", sites_json(find_point(report, c.point))},
+                        {"alone", number(c.alone)},
+                        {"without", number(c.without)},
+                        {"reproduces", c.reproduces},
+                        {"cures", c.cures}});
+    nlohmann::json d = {{"kind", is_comparison(a) ? "comparison" : "output"},
+                        {"measure", number(a.measure)},
+                        {"weights_alone", a.weights_alone},
+                        {"passes", a.passes},
+                        {"causes", causes}};
+    if (is_comparison(a)) {
+      const ir::SourceLoc& loc = a.divergence.loc;
+      d["node"] = a.divergence.op;
+      d["file"] = loc.known() ? nlohmann::json(ir::display_path(loc.file)) : nlohmann::json();
+      d["line"] = loc.known() ? nlohmann::json(loc.line) : nlohmann::json();
+      d["column"] = loc.known() ? nlohmann::json(loc.column) : nlohmann::json();
+      d["elements"] = a.elements;
+    } else {
+      d["output"] = output_name(a.divergence.output);
+    }
+    divergences.push_back(d);
+  }
+  out["attribution"] = {
+      {"passes", report.attribution_passes},
+      {"divergences", divergences},
+      {"unavailable", report.no_attribution.empty() ? nlohmann::json() : nlohmann::json(report.no_attribution)}};
+  nlohmann::json table = nlohmann::json::array();
+  for (const auto& s : report.sensitivity) {
+    nlohmann::json alone = nlohmann::json::array(), without = nlohmann::json::array();
+    for (double v : s.sqnr_alone) alone.push_back(number(v));
+    for (double v : s.sqnr_without) without.push_back(number(v));
+    table.push_back({{"path", s.point},
+                     {"name", analysis::module_quant_point_display(s.point)},
+                     {"sites", sites_json(find_point(report, s.point))},
+                     {"flips_alone", s.flips_alone},
+                     {"flips_without", s.flips_without},
+                     {"sqnr_db_alone", alone},
+                     {"sqnr_db_without", without}});
+  }
+  out["sensitivity"] = table;
+}
+
+}  // namespace qlint::sim

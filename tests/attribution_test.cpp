@@ -1,0 +1,140 @@
+// The attribution search (sim/attribution.h) on passes whose outcome is a known function of the
+// quant points they quantize: it finds the point that causes a divergence within its pass budget,
+// every point of two independent causes, a loss spread over many points, and the weights' own.
+// The simulator's passes on real models are tested end to end (tests/e2e/sim_test.cpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "sim/attribution.h"
+
+namespace qlint::sim {
+namespace {
+
+std::vector<std::string> points(int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) out.push_back("quant_" + std::to_string(i));
+  return out;
+}
+
+// A pass whose output 0 has the SQNR `sqnr(quantized)`, counting the passes it runs.
+struct FakeModel {
+  std::function<double(const std::set<std::string>&)> sqnr;
+  int runs = 0;
+  PassRunner runner() {
+    return [this](const std::set<std::string>& quantized) {
+      ++runs;
+      PassOutcome o;
+      OutputResult r;
+      r.name = "output 0";
+      r.sqnr_db = sqnr(quantized);
+      o.outputs.push_back(r);
+      return o;
+    };
+  }
+};
+
+Divergence output0() {
+  Divergence d;
+  d.kind = Divergence::Kind::Output;
+  return d;
+}
+
+std::vector<Attribution> attribute_all(FakeModel& model, const AttributionSetup& setup, int& passes) {
+  PassOutcome full = model.runner()(std::set<std::string>(setup.points.begin(), setup.points.end()));
+  model.runs = 0;
+  return attribute({output0()}, full, setup, model.runner(), passes);
+}
+
+TEST(Attribution, FindsTheOnePointThatCausesItWithinTwoLog2NPlusTwoPasses) {
+  for (int n : {2, 3, 8, 100, 1000}) {
+    const std::string cause = "quant_" + std::to_string(n * 2 / 3);
+    FakeModel model{[&](const std::set<std::string>& q) { return q.count(cause) ? 5.0 : 80.0; }};
+    AttributionSetup setup{points(n), false, 40};
+    int passes = 0;
+    auto found = attribute_all(model, setup, passes);
+    ASSERT_EQ(found.size(), 1u);
+    ASSERT_EQ(found[0].causes.size(), 1u) << n;
+    EXPECT_EQ(found[0].causes[0].point, cause);
+    EXPECT_TRUE(found[0].causes[0].reproduces);
+    EXPECT_TRUE(found[0].causes[0].cures);
+    EXPECT_EQ(found[0].causes[0].alone, 5.0);
+    EXPECT_EQ(found[0].causes[0].without, 80.0);
+    EXPECT_EQ(passes, model.runs);
+    EXPECT_LE(passes, 2 * std::log2(n) + 2) << n;
+  }
+}
+
+TEST(Attribution, FindsBothOfTwoIndependentCauses) {
+  FakeModel model{[](const std::set<std::string>& q) { return q.count("quant_2") || q.count("quant_6") ? 5.0 : 80.0; }};
+  AttributionSetup setup{points(8), false, 40};
+  int passes = 0;
+  auto found = attribute_all(model, setup, passes);
+  ASSERT_EQ(found[0].causes.size(), 2u);
+  std::set<std::string> named{found[0].causes[0].point, found[0].causes[1].point};
+  EXPECT_EQ(named, (std::set<std::string>{"quant_2", "quant_6"}));
+  EXPECT_FALSE(found[0].causes[0].cures);  // the other one is still quantized
+  EXPECT_TRUE(found[0].causes[1].cures);
+}
+
+TEST(Attribution, ALossSpreadOverManyPointsHasNoSingleCause) {
+  // Every point costs 10 dB: any six together pass under 40 dB, none alone does, and leaving out
+  // the kMaxCauses points the search names still leaves 13.
+  FakeModel model{[](const std::set<std::string>& q) { return 90.0 - 10.0 * static_cast<double>(q.size()); }};
+  AttributionSetup setup{points(16), false, 40};
+  int passes = 0;
+  auto found = attribute_all(model, setup, passes);
+  ASSERT_FALSE(found[0].causes.empty());
+  for (const auto& c : found[0].causes) EXPECT_FALSE(c.reproduces) << c.point;
+  EXPECT_FALSE(found[0].causes.back().cures);
+}
+
+TEST(Attribution, TheWeightsAloneNeedNoQuantPoint) {
+  FakeModel model{[](const std::set<std::string>&) { return 5.0; }};
+  AttributionSetup setup{points(4), true, 40};
+  int passes = 0;
+  auto found = attribute_all(model, setup, passes);
+  EXPECT_TRUE(found[0].weights_alone);
+  EXPECT_TRUE(found[0].causes.empty());
+  EXPECT_EQ(passes, 1);
+}
+
+TEST(Attribution, AComparisonDivergesWhileAnyResultDiffers) {
+  PassRunner runner = [](const std::set<std::string>& q) {
+    PassOutcome o;
+    o.differing["eq@m.py:3"] = q.count("quant_1") ? 4 : 0;
+    o.elements["eq@m.py:3"] = 8;
+    return o;
+  };
+  Divergence d;
+  d.key = "eq@m.py:3";
+  AttributionSetup setup{points(5), false, 40};
+  int passes = 0;
+  auto found = attribute({d}, runner({"quant_0", "quant_1", "quant_2", "quant_3", "quant_4"}), setup, runner, passes);
+  ASSERT_EQ(found[0].causes.size(), 1u);
+  EXPECT_EQ(found[0].causes[0].point, "quant_1");
+  EXPECT_EQ(found[0].elements, 8);
+  EXPECT_EQ(found[0].causes[0].alone, 4);
+  EXPECT_EQ(found[0].causes[0].without, 0);
+}
+
+TEST(Sensitivity, MostHarmfulFirst) {
+  FakeModel model{[](const std::set<std::string>& q) {
+    double sqnr = 100;
+    if (q.count("quant_1")) sqnr -= 50;
+    if (q.count("quant_3")) sqnr -= 20;
+    return sqnr;
+  }};
+  AttributionSetup setup{points(4), false, 40};
+  auto table = sensitivity(setup, model.runner());
+  ASSERT_EQ(table.size(), 4u);
+  EXPECT_EQ(table[0].point, "quant_1");
+  EXPECT_EQ(table[0].sqnr_alone[0], 50);
+  EXPECT_EQ(table[0].sqnr_without[0], 80);
+  EXPECT_EQ(table[1].point, "quant_3");
+  EXPECT_EQ(model.runs, 8);
+}
+
+}  // namespace
+}  // namespace qlint::sim

@@ -4,9 +4,10 @@
 
 Builds torchvision's quantizable mobilenet_v2 (random weights), prepared for QAT with PyTorch's
 default qnnpack qconfig, calibrated on a few random batches and traced: a model whose every
-activation has a FakeQuantize, the quant points of `qlint sim`. One FakeQuantize in the middle
-gets a scale 1000 times its calibrated one (the injected hazard: it rounds its values to a few
-steps), and qlint must find it. Prints the quant point count N, then for `qlint sim --attribute`
+activation has a FakeQuantize, the quant points of `qlint sim`. The logits' FakeQuantize, the
+last of them, gets a scale 100 times its calibrated one in the archive (the injected hazard:
+the logits keep about 2 of their 8 bits), and qlint must find it among all of them. (With random
+weights, a hazard further up barely moves the logits, which the biases dominate.) Prints the quant point count N, then for `qlint sim --attribute`
 (binary search) the passes it used, the goal 2 log2(N) + 2, whether its first cause is the
 injected point, and its wall time; and for `qlint sim --sensitivity`, which quantizes every point
 alone and leaves every point out (the naive sweep, 2N passes), its wall time. Medians of 3 runs.
@@ -26,10 +27,10 @@ from torchvision.models import quantization as tvq
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QLINT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "build", "qlint")
-INJECTED = "features.9.conv.1.2.activation_post_process"  # a FakeQuantize mid-network
+INJECTED = "classifier.1.activation_post_process"  # the logits' FakeQuantize
 
 
-def build(directory):
+def build(directory, inject=True):
     torch.manual_seed(0)
     torch.backends.quantized.engine = "qnnpack"
     model = tvq.mobilenet_v2(weights=None, quantize=False)
@@ -41,12 +42,12 @@ def build(directory):
         for _ in range(4):
             model(torch.randn(2, 3, 224, 224))
     model.eval()
-    fake_quant = dict(model.named_modules())[INJECTED]
-    fake_quant.scale.mul_(1000.0)
-    fake_quant.disable_observer()
     example = torch.randn(1, 3, 224, 224)
-    traced = torch.jit.trace(model, example)
-    archive, inputs = os.path.join(directory, "mobilenet_v2_qat.pt"), os.path.join(directory, "input.pt")
+    traced = torch.jit.trace(model, example, check_trace=False)
+    if inject:  # in the archive, after the trace: tracing runs the fake quants' observers
+        dict(traced.named_buffers())[INJECTED + ".scale"].mul_(100.0)
+    stem = "mobilenet_v2_qat" + ("_injected" if inject else "")
+    archive, inputs = os.path.join(directory, stem + ".pt"), os.path.join(directory, "input.pt")
     traced.save(archive)
     torch.save(example, inputs)
     return archive, inputs

@@ -112,7 +112,7 @@ std::vector<double> sqnrs(const PassOutcome& o, size_t outputs) {
   std::vector<double> out;
   for (size_t i = 0; i < outputs; ++i)
     out.push_back(o.failure.empty() && i < o.outputs.size() ? o.outputs[i].sqnr_db
-                                                             : -std::numeric_limits<double>::infinity());
+                                                            : -std::numeric_limits<double>::infinity());
   return out;
 }
 

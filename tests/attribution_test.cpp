@@ -2,12 +2,12 @@
 // quant points they quantize: it finds the point that causes a divergence within its pass budget,
 // every point of two independent causes, a loss spread over many points, and the weights' own.
 // The simulator's passes on real models are tested end to end (tests/e2e/sim_test.cpp).
+#include "sim/attribution.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
-
-#include "sim/attribution.h"
 
 namespace qlint::sim {
 namespace {

@@ -64,6 +64,7 @@ class Search {
       return a;
     }
     std::vector<std::string> candidates = setup_.points;
+    std::vector<std::string> found;
     while (!candidates.empty() && a.causes.size() < kMaxCauses) {
       // Invariant: no candidate quantized does not diverge, all of them do.
       size_t good = 0, bad = candidates.size();
@@ -78,9 +79,14 @@ class Search {
       candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(bad - 1));
       const PassOutcome& alone = pass({point});
       const PassOutcome& without = pass(candidates);
-      Cause cause{point, measure(alone, d), measure(without, d), diverges(alone, d, setup_.min_sqnr_db),
-                  !diverges(without, d, setup_.min_sqnr_db)};
+      Cause cause{point,
+                  measure(alone, d),
+                  measure(without, d),
+                  diverges(alone, d, setup_.min_sqnr_db),
+                  !diverges(without, d, setup_.min_sqnr_db),
+                  found};
       a.causes.push_back(cause);
+      found.push_back(point);
       if (cause.cures) break;
     }
     std::stable_sort(a.causes.begin(), a.causes.end(), [&d](const Cause& x, const Cause& y) {

@@ -82,8 +82,12 @@ std::string describe_point(const Report& report, const std::string& path) {
 
 std::string describe_cause(const Attribution& a, const Cause& c) {
   std::string what = is_comparison(a) ? "" : output_name(a.divergence.output) + " keeps ";
-  return "with only it quantized, " + what + measured(a, c.alone) +
-         "; with it in float and the other quant points quantized, " + what + measured(a, c.without);
+  std::string in_float = "it";
+  for (size_t i = 0; i < c.also_in_float.size(); ++i)
+    in_float += std::string(i + 1 == c.also_in_float.size() ? " and " : ", ") + "`" +
+                analysis::module_quant_point_display(c.also_in_float[i]) + "`";
+  return "with only it quantized, " + what + measured(a, c.alone) + "; with " + in_float +
+         " in float and the other quant points quantized, " + what + measured(a, c.without);
 }
 
 std::vector<std::string> attribution_notes(const Report& report, const Attribution& a) {
@@ -147,6 +151,7 @@ void add_attribution_json(const Report& report, nlohmann::json& out) {
                         {"sites", sites_json(find_point(report, c.point))},
                         {"alone", number(c.alone)},
                         {"without", number(c.without)},
+                        {"also_in_float", c.also_in_float},
                         {"reproduces", c.reproduces},
                         {"cures", c.cures}});
     nlohmann::json d = {{"kind", is_comparison(a) ? "comparison" : "output"},

@@ -23,8 +23,9 @@ const QuantPointResult* find_point(const Report& report, const std::string& path
 // wrote it.
 std::string describe_point(const Report& report, const std::string& path);
 
-// "with only it quantized, 4 of 8 results differ; kept in float (every other quant point
-// quantized), none": what the passes measured about one cause.
+// "with only it quantized, 4 of 8 results differ; with it in float and the other quant points
+// quantized, none of 8 results differ": what the passes measured about one cause (a later cause
+// is measured with the earlier ones in float too, and says so).
 std::string describe_cause(const Attribution& attribution, const Cause& cause);
 
 // One line per cause, for a finding's notes ("caused by ...").

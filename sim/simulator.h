@@ -117,6 +117,8 @@ struct Cause {
   double without = 0;
   bool reproduces = false;  // quantized alone, it diverges
   bool cures = false;       // kept in float, the divergence is gone
+  // The causes found before this one, kept in float with it in the `without` pass.
+  std::vector<std::string> also_in_float;
 };
 
 struct Attribution {

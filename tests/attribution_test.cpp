@@ -75,7 +75,8 @@ TEST(Attribution, FindsBothOfTwoIndependentCauses) {
   std::set<std::string> named{found[0].causes[0].point, found[0].causes[1].point};
   EXPECT_EQ(named, (std::set<std::string>{"quant_2", "quant_6"}));
   EXPECT_FALSE(found[0].causes[0].cures);  // the other one is still quantized
-  EXPECT_TRUE(found[0].causes[1].cures);
+  EXPECT_TRUE(found[0].causes[1].cures);   // with the first in float too
+  EXPECT_EQ(found[0].causes[1].also_in_float, std::vector<std::string>{found[0].causes[0].point});
 }
 
 TEST(Attribution, ALossSpreadOverManyPointsHasNoSingleCause) {

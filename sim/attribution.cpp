@@ -122,13 +122,13 @@ std::vector<double> sqnrs(const PassOutcome& o, size_t outputs) {
   return out;
 }
 
+}  // namespace
+
 double lowest(const std::vector<double>& values) {
   double low = std::numeric_limits<double>::infinity();
   for (double v : values) low = std::min(low, v);
   return low;
 }
-
-}  // namespace
 
 PassOutcome outcome_of(const Report& report) {
   PassOutcome o;

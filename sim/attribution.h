@@ -47,6 +47,9 @@ PassOutcome outcome_of(const Report& report);
 // The divergences of that outcome: flipped comparisons, then outputs under the threshold.
 std::vector<Divergence> divergences_of(const Report& report, const PassOutcome& full, double min_sqnr_db);
 
+// The lowest of some SQNRs (+inf for none): a sensitivity row's worst output.
+double lowest(const std::vector<double>& values);
+
 // Counts the passes it runs into `passes`.
 std::vector<Attribution> attribute(const std::vector<Divergence>& divergences, const PassOutcome& full,
                                    const AttributionSetup& setup, const PassRunner& run, int& passes);

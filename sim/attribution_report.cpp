@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "ir/display.h"
+#include "sim/attribution.h"
 #include "sim/report.h"
 
 namespace qlint::sim {
@@ -14,10 +15,6 @@ std::string general(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.5g", v);
   return buf;
-}
-
-nlohmann::json number(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(v > 0 ? "inf" : "-inf");
 }
 
 nlohmann::json sites_json(const QuantPointResult* p) {
@@ -41,12 +38,6 @@ std::string divergence_title(const Attribution& a) {
   if (is_comparison(a))
     return ir::display_location(a.divergence.loc) + ": " + a.divergence.op + " (" + measured(a, a.measure) + ")";
   return output_name(a.divergence.output) + " (" + format_db(a.measure) + " SQNR)";
-}
-
-double lowest(const std::vector<double>& values) {
-  double low = INFINITY;
-  for (double v : values) low = std::min(low, v);
-  return low;
 }
 
 }  // namespace
@@ -149,13 +140,13 @@ void add_attribution_json(const Report& report, nlohmann::json& out) {
       causes.push_back({{"path", c.point},
                         {"name", analysis::module_quant_point_display(c.point)},
                         {"sites", sites_json(find_point(report, c.point))},
-                        {"alone", number(c.alone)},
-                        {"without", number(c.without)},
+                        {"alone", json_number(c.alone)},
+                        {"without", json_number(c.without)},
                         {"also_in_float", c.also_in_float},
                         {"reproduces", c.reproduces},
                         {"cures", c.cures}});
     nlohmann::json d = {{"kind", is_comparison(a) ? "comparison" : "output"},
-                        {"measure", number(a.measure)},
+                        {"measure", json_number(a.measure)},
                         {"weights_alone", a.weights_alone},
                         {"passes", a.passes},
                         {"causes", causes}};
@@ -178,8 +169,8 @@ void add_attribution_json(const Report& report, nlohmann::json& out) {
   nlohmann::json table = nlohmann::json::array();
   for (const auto& s : report.sensitivity) {
     nlohmann::json alone = nlohmann::json::array(), without = nlohmann::json::array();
-    for (double v : s.sqnr_alone) alone.push_back(number(v));
-    for (double v : s.sqnr_without) without.push_back(number(v));
+    for (double v : s.sqnr_alone) alone.push_back(json_number(v));
+    for (double v : s.sqnr_without) without.push_back(json_number(v));
     table.push_back({{"path", s.point},
                      {"name", analysis::module_quant_point_display(s.point)},
                      {"sites", sites_json(find_point(report, s.point))},

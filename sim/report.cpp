@@ -24,11 +24,11 @@ std::string general(double v) {
   return buf;
 }
 
-nlohmann::json number(double v) {
+}  // namespace
+
+nlohmann::json json_number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(v > 0 ? "inf" : "-inf");
 }
-
-}  // namespace
 
 std::string format_db(double db) {
   if (std::isinf(db)) return db > 0 ? "inf dB" : "-inf dB";
@@ -113,7 +113,7 @@ nlohmann::json render_json(const Report& r) {
         {{"name", o.name},
          {"shape", o.shape},
          {"max_abs_error", o.max_abs_error},
-         {"sqnr_db", number(o.sqnr_db)},
+         {"sqnr_db", json_number(o.sqnr_db)},
          {"cosine", o.cosine},
          {"shape_difference", o.shape_difference.empty() ? nlohmann::json() : nlohmann::json(o.shape_difference)}});
   for (const auto& c : r.comparisons) {

@@ -17,6 +17,9 @@ std::string shape_text(const std::vector<int64_t>& shape);
 std::string format_db(double db);
 nlohmann::json render_json(const Report& report);
 
+// A number for the JSON reports: infinities as the strings "inf" and "-inf", which JSON lacks.
+nlohmann::json json_number(double v);
+
 // What the rules can use of a simulation: calibrated quant points, and the comparisons whose
 // tensor held only 0 and the constant.
 analysis::SimulationEvidence evidence_from(const Report& report);

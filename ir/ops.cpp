@@ -75,6 +75,18 @@ const std::map<std::string, bool>& copying_views() {
   return copies;
 }
 
+// `F.interpolate(mask, size=...)` as FX records it, a call of the Python function (TorchScript
+// records the ATen op it runs, upsample_nearest2d): in its default mode, nearest, it keeps every
+// value. The FX front end names its operands after the function's parameters.
+bool resizes_by_nearest(const Node& node) {
+  if (node.kind != "aten::interpolate" || node.inputs.empty() || schema_of(node) != nullptr) return false;
+  const Value* mode = python_operand(node, "mode");
+  const Attr* value = mode != nullptr && mode->producer != nullptr && mode->producer->kind == "prim::Constant"
+                          ? mode->producer->attr("value")
+                          : nullptr;
+  return value != nullptr && value->kind == Attr::Kind::Str && (value->s == "nearest" || value->s == "nearest-exact");
+}
+
 }  // namespace
 
 bool is_cast(const Node& node) {
@@ -90,6 +102,10 @@ bool is_view_op(const Node& node, bool* is_part) {
   }
   if (auto it = copying_views().find(node.kind); it != copying_views().end()) {
     if (is_part) *is_part = it->second;
+    return true;
+  }
+  if (resizes_by_nearest(node)) {
+    if (is_part) *is_part = false;
     return true;
   }
   if (node.inputs.empty() || node.outputs.empty() || is_cast(node)) return false;

@@ -1,5 +1,6 @@
 #include "ir/schema.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -175,9 +176,23 @@ const Schema* schema_of(const Node& node) {
 
 const Value* named_operand(const Node& node, std::string_view name) {
   const Schema* schema = schema_of(node);
-  if (schema == nullptr) return nullptr;
+  if (schema == nullptr) return python_operand(node, name);
   auto index = schema->argument_index(name);
   return index && *index < node.inputs.size() ? node.inputs[*index] : nullptr;
+}
+
+// An FX call of a Python function names its operands in the attribute `parameters`
+// ("input,size,mode"), which the FX front end read off the function's signature.
+const Value* python_operand(const Node& node, std::string_view name) {
+  const Attr* parameters = node.attr("parameters");
+  if (parameters == nullptr || parameters->kind != Attr::Kind::Str) return nullptr;
+  std::string_view names = parameters->s;
+  for (size_t index = 0, start = 0; start <= names.size(); ++index) {
+    size_t end = std::min(names.find(',', start), names.size());
+    if (names.substr(start, end - start) == name) return index < node.inputs.size() ? node.inputs[index] : nullptr;
+    start = end + 1;
+  }
+  return nullptr;
 }
 
 std::optional<bool> output_aliases_operand(const Node& node, size_t output, size_t operand) {

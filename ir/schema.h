@@ -45,7 +45,10 @@ const Schema* schema_of(const Node& node);
 
 // The operand passed as the schema argument `name`; null when the node has no schema, the
 // schema has no such argument, or the node omits it (a trailing default).
+// An FX call of a Python function (no schema) is read by the names of the function's
+// parameters (attribute `parameters`).
 const Value* named_operand(const Node& node, std::string_view name);
+const Value* python_operand(const Node& node, std::string_view name);
 
 // Whether output `output` may share memory with operand `operand`: both carry the same alias
 // set in the schema (`Tensor(a) self -> Tensor(a)`). nullopt when the node has no schema.

@@ -223,6 +223,28 @@ def _schema(node):
     return None
 
 
+def _parameters(node):
+    """For a call of a Python function that is no ATen operator (`F.interpolate`): its
+    parameters in order, each with its default when it has a plain one, so that qlint can read
+    the arguments by name as it does with a schema's. None when Python cannot tell."""
+    if node.op != "call_function":
+        return None
+    try:
+        signature = inspect.signature(node.target)
+    except (TypeError, ValueError):  # builtins without a signature
+        return None
+    plain = (type(None), bool, int, float, str)
+    out = []
+    for parameter in signature.parameters.values():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            return None  # `*args`: positions after it have no names
+        entry = {"name": parameter.name}
+        if parameter.default is not parameter.empty and isinstance(parameter.default, plain):
+            entry["default"] = _encode(parameter.default)
+        out.append(entry)
+    return out
+
+
 def _value_type(node):
     meta = node.meta.get("tensor_meta")
     if meta is not None and hasattr(meta, "dtype"):
@@ -314,6 +336,8 @@ def to_json(model, example_inputs=None, stub_classes=()):
         schema = _schema(node)
         if schema is not None:
             entry["schema"] = schema
+        elif (parameters := _parameters(node)) is not None:
+            entry["parameters"] = parameters
         if node.op == "get_attr":
             entry.update(_attribute(model, node.target))
         else:

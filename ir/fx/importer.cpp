@@ -392,9 +392,46 @@ class Importer {
         node.contains("schema") && node["schema"].is_string() ? node["schema"].get<std::string>() : "";
     auto schema = text.empty() ? std::nullopt : ir::parse_schema(text);
     auto operands = schema && schema->name == kind ? schema_arguments(node, *schema) : std::nullopt;
+    std::string parameter_names;
+    if (!operands) operands = python_arguments(node, parameter_names);
     ir::Value* out = single(kind, operands ? *operands : arguments(node), node.value("name", ""), declared_type(node));
-    if (operands) out->producer->set_attr("schema", ir::Attr::of_str(text));
+    if (schema && operands && parameter_names.empty()) out->producer->set_attr("schema", ir::Attr::of_str(text));
+    if (!parameter_names.empty()) out->producer->set_attr("parameters", ir::Attr::of_str(parameter_names));
     return out;
+  }
+
+  // A Python function's call (`F.interpolate`) with the parameters the export read off its
+  // signature: operands in their order, keyword arguments at their place, omitted ones as their
+  // defaults (None where the default is not a plain value), and `names` the parameters' names,
+  // comma-separated, for ir::named_operand. nullopt when the export gave no parameters or the
+  // call does not fit them.
+  std::optional<std::vector<ir::Value*>> python_arguments(const json& node, std::string& names) {
+    const json parameters = node.value("parameters", json());
+    const json args = node.value("args", json::array());
+    const json kwargs = node.value("kwargs", json::object());
+    if (!parameters.is_array() || !args.is_array() || !kwargs.is_object() || args.size() > parameters.size())
+      return std::nullopt;
+    std::vector<ir::Value*> values;
+    std::string joined;
+    size_t matched_kwargs = 0;
+    for (size_t i = 0; i < parameters.size(); ++i) {
+      const json& parameter = parameters[i];
+      if (!parameter.is_object() || !parameter.contains("name") || !parameter["name"].is_string()) return std::nullopt;
+      const std::string name = parameter["name"].get<std::string>();
+      if (name.empty() || name.find(',') != std::string::npos) return std::nullopt;
+      joined += (i ? "," : "") + name;
+      if (i < args.size()) {
+        values.push_back(value_of(args[i]));
+      } else if (kwargs.contains(name)) {
+        values.push_back(value_of(kwargs[name]));
+        ++matched_kwargs;
+      } else {
+        values.push_back(value_of(parameter.value("default", json())));
+      }
+    }
+    if (matched_kwargs != kwargs.size()) return std::nullopt;  // a keyword the signature lacks
+    names = joined;
+    return values;
   }
 
   std::optional<std::vector<ir::Value*>> schema_arguments(const json& node, const ir::Schema& schema) {

@@ -82,6 +82,11 @@ std::optional<int64_t> int_constant(const ir::Value* v) {
 class FactsSolver {
  public:
   using ValueFacts = Facts::ValueFacts;
+  // One store into a container (`d["k"] = v`, `l.append(v)`).
+  struct Store {
+    std::string key;  // "" when not known statically
+    ValueFacts::Element element;
+  };
 
   FactsSolver(Facts& facts, const StubClasses& stubs, const SimulationEvidence& evidence)
       : facts_(facts), stubs_(stubs), calibration_(evidence.calibration), input_dtypes_(evidence.input_dtypes) {}
@@ -91,6 +96,7 @@ class FactsSolver {
     map_blocks();
     find_written_attributes();
     fold_fixed_branches();
+    number_repeated_calls();
     seed_model_inputs();
     // A call runs its callee's body first (once per pass, at the first call reached), so one pass
     // carries facts through a whole chain of calls; later passes settle loops, later call sites
@@ -103,6 +109,7 @@ class FactsSolver {
       if (!changed_) break;
       ++pass_;
     }
+    fold_stores_into_containers();
     collect_quant_calls();
     apply_calibration();
   }
@@ -208,6 +215,7 @@ class FactsSolver {
     for (const auto& f : facts_.model_->functions) {
       facts_.block_function_[&f->body] = f.get();
       ir::for_each_node(f->body, [&](const ir::Node& n) {
+        program_order_[&n] = program_order_.size();
         for (const auto& b : n.blocks) facts_.block_function_[b.get()] = f.get();
       });
     }
@@ -235,29 +243,121 @@ class FactsSolver {
     }
   }
 
-  // Every call that quantizes: stub calls, and calls of modules whose method holds an
-  // in-graph quantize op (a traced QAT model's FakeQuantize).
-  void collect_quant_calls() {
+  // The calls that may quantize a tensor: live calls of a module with one argument, in model
+  // order (the order of Facts::quant_calls).
+  template <typename Visit>
+  void for_each_module_call(Visit visit) const {
     for (const auto& f : facts_.model_->functions) {
       ir::for_each_node(f->body, [&](const ir::Node& n) {
         if (n.kind != "prim::CallMethod" || n.inputs.size() < 2 || n.outputs.size() != 1 || !facts_.is_live(n)) return;
-        const ir::Type& self = n.inputs[0]->type;
-        if (self.kind != ir::Type::Kind::Module) return;
-        auto it = facts_.quant_points_.find(self.name);
-        if (it == facts_.quant_points_.end()) return;
-        if (it->second.node == nullptr && facts_.stub_call(n) != StubKind::Quant) return;
-        facts_.quant_calls_.push_back({self.name, &n, n.inputs[1], n.outputs[0]});
+        if (n.inputs[0]->type.kind == ir::Type::Kind::Module) visit(n, n.inputs[0]->type.name);
       });
     }
   }
 
-  // A value not reached yet knows only what its declared type says.
+  // A module called more than once gets a view key per call ("quant#1"), so that views tell the
+  // tensors a reused stub quantizes apart. Past kMaxCallsWithOwnViews calls (a stub applied in
+  // a long unrolled loop), views stay per module: each key would be one more entry in every
+  // view's facts.
+  void number_repeated_calls() {
+    static constexpr int kMaxCallsWithOwnViews = 64;
+    std::map<std::string, int> calls;
+    for_each_module_call([&](const ir::Node&, const std::string& path) { ++calls[path]; });
+    std::map<std::string, int> seen;
+    for_each_module_call([&](const ir::Node& n, const std::string& path) {
+      if (calls[path] < 2 || calls[path] > kMaxCallsWithOwnViews) return;
+      call_view_keys_[&n] = path + "#" + std::to_string(seen[path]++);
+    });
+  }
+
+  // A call's output that is the whole of its module's quant point is also a view under the
+  // call's own key.
+  void add_call_view(const ir::Node& call, const std::string& path, ValueFacts& out) const {
+    auto key = call_view_keys_.find(&call);
+    auto whole = out.views.find(path);
+    if (key != call_view_keys_.end() && whole != out.views.end() && !whole->second) out.views[key->second] = false;
+  }
+
+  // Every call that quantizes: stub calls, and calls of modules whose method holds an
+  // in-graph quantize op (a traced QAT model's FakeQuantize).
+  void collect_quant_calls() {
+    for_each_module_call([&](const ir::Node& n, const std::string& path) {
+      auto it = facts_.quant_points_.find(path);
+      if (it == facts_.quant_points_.end() || is_weight_quantizer(path)) return;  // weights are no tensor
+      if (it->second.node == nullptr && facts_.stub_call(n) != StubKind::Quant) return;
+      auto key = call_view_keys_.find(&n);
+      facts_.quant_calls_.push_back(
+          {path, &n, n.inputs[1], n.outputs[0], key == call_view_keys_.end() ? path : key->second});
+    });
+  }
+
+  // A value not reached yet knows only what its declared type says. A container holds what
+  // any of its stores put in, wherever they are.
   ValueFacts get(const ir::Value* v) const {
+    ValueFacts f = unstored(v);
+    if (auto it = stores_.find(v); it != stores_.end())
+      for (const auto& [node, store] : it->second) add_store(f, store);
+    return f;
+  }
+
+  // What a container holds where `read` reads it under `key`: the stores that may have run
+  // before (earlier in program order, in another function, or anywhere in a loop around both),
+  // under that key or one not known statically. A store at the end of forward does not reach
+  // a read at its start, nor `d["ids"]` a store under "feat".
+  ValueFacts get_before(const ir::Value* container, const ir::Node& read, const std::string& key) const {
+    ValueFacts f = unstored(container);
+    if (auto it = stores_.find(container); it != stores_.end())
+      for (const auto& [node, store] : it->second)
+        if ((key.empty() || store.key.empty() || store.key == key) && may_run_before(*node, read)) add_store(f, store);
+    return f;
+  }
+
+  ValueFacts unstored(const ir::Value* v) const {
     auto it = facts_.values_.find(v);
     if (it != facts_.values_.end()) return it->second;
     ValueFacts declared;
     declared.dtype = v->type.dtype;
     return declared;
+  }
+
+  bool may_run_before(const ir::Node& first, const ir::Node& second) const {
+    if (facts_.function_of(first) != facts_.function_of(second)) return true;
+    if (program_order_.at(&first) < program_order_.at(&second)) return true;
+    for (const ir::Node* loop = enclosing_loop(first); loop != nullptr; loop = enclosing_loop(*loop))
+      if (encloses(*loop, second)) return true;  // an earlier iteration's store
+    return false;
+  }
+
+  static const ir::Node* enclosing_loop(const ir::Node& n) {
+    for (const ir::Block* b = n.owner; b != nullptr && b->owner != nullptr; b = b->owner->owner)
+      if (b->owner->kind == "prim::Loop") return b->owner;
+    return nullptr;
+  }
+
+  static bool encloses(const ir::Node& outer, const ir::Node& n) {
+    for (const ir::Block* b = n.owner; b != nullptr && b->owner != nullptr; b = b->owner->owner)
+      if (b->owner == &outer) return true;
+    return false;
+  }
+
+  // A store as a container's facts see it: its element under its key, and its quantization
+  // and origin in the container as a whole.
+  static void add_store(ValueFacts& container, const Store& store) {
+    auto add = [](auto& into, const auto& from) {
+      into.sources.insert(from.sources.begin(), from.sources.end());
+      into.domain.insert(from.domain.begin(), from.domain.end());
+      into.from_input = into.from_input || from.from_input;
+    };
+    ValueFacts::Element& element = container.elements[store.key];
+    add(element, store.element);
+    for (const auto& [point, part] : store.element.views) element.views[point] = element.views[point] || part;
+    add(container, store.element);
+  }
+
+  // Stores join the facts of a container's value once the solver is done: what rules ask of a
+  // container as a whole.
+  void fold_stores_into_containers() {
+    for (const auto& [container, stores] : stores_) facts_.values_[container] = get(container);
   }
 
   void join(const ir::Value* v, const ValueFacts& in) {
@@ -404,6 +504,7 @@ class FactsSolver {
     for (size_t i = 0; i < n.outputs.size() && i < callee.body.returns.size(); ++i) {
       ValueFacts out = get(callee.body.returns[i]);
       if (own_arguments_only) keep_points(out, brought);
+      if (n.inputs[0]->type.kind == ir::Type::Kind::Module) add_call_view(n, n.inputs[0]->type.name, out);
       join(n.outputs[i], out);
     }
   }
@@ -457,6 +558,7 @@ class FactsSolver {
       out.sources = {path};
       out.domain = {path};
       out.views[path] = false;
+      add_call_view(n, path, out);
     } else {
       out.domain.clear();  // back in float; the rounding error stays
     }
@@ -466,16 +568,22 @@ class FactsSolver {
   void plain_node(const ir::Node& n) {
     ValueFacts merged;
     const size_t data_operands = takes_only_the_form_of_its_second_operand(n) ? 1 : n.inputs.size();
+    const bool reads_an_element = element_read(n) || is_unpack(n);
     for (size_t i = 0; i < n.inputs.size() && i < data_operands; ++i) {
       const ir::Value* in = n.inputs[i];
-      if (i == 0 && takes_only_the_form_of_its_tensor(n)) continue;
+      // An element read takes what the container holds there and then (read_element).
+      if (i == 0 && (takes_only_the_form_of_its_tensor(n) || reads_an_element)) continue;
       ValueFacts f = get(in);
       merged.sources.insert(f.sources.begin(), f.sources.end());
       merged.domain.insert(f.domain.begin(), f.domain.end());
       // A size or an index read off an input (`self.pe[: x.size(0)]`) is no data from it.
       if (carries_data(in->type)) merged.from_input = merged.from_input || f.from_input;
     }
-    if (quantizes_activations(n) && !in_weight_quantizer(n)) {
+    if (rounds_weights(n)) {
+      // The weights' rounding reaches what they compute (the only rounding in weight-only QAT),
+      // but puts nothing in the quantized domain and makes no quant point's output.
+      merged.sources = {in_graph_quant_point(n)};
+    } else if (quantizes_activations(n) && !in_weight_quantizer(n)) {
       std::string id = in_graph_quant_point(n);
       merged.sources = {id};
       merged.domain = {id};
@@ -485,7 +593,7 @@ class FactsSolver {
     } else if (is_container_construct(n.kind)) {
       merged.elements = elements_of_construct(n);
     } else if (auto key = element_read(n)) {
-      read_element(get(n.inputs[0]), *key, merged);
+      read_element(get_before(n.inputs[0], n, *key), *key, merged);
     } else if (is_container_store(n)) {
       store_element(n);
     } else if (bool part = false; !n.inputs.empty() && (ir::is_view_op(n, &part) || keeps_the_values(n))) {
@@ -500,12 +608,21 @@ class FactsSolver {
         }
     }
     auto dtype_of = [this](const ir::Value* v) { return facts_.dtype(v); };
-    const bool unpack = n.kind == "prim::TupleUnpack" || n.kind == "prim::ListUnpack";
     for (size_t i = 0; i < n.outputs.size(); ++i) {
       merged.dtype = infer_output_dtype(n, i, dtype_of);
-      if (unpack && !n.inputs.empty()) read_element(get(n.inputs[0]), std::to_string(i), merged);
-      join(n.outputs[i], merged);
+      if (is_unpack(n)) {
+        const std::string key = std::to_string(i);
+        ValueFacts element = merged;
+        read_element(get_before(n.inputs[0], n, key), key, element);
+        join(n.outputs[i], element);
+      } else {
+        join(n.outputs[i], merged);
+      }
     }
+  }
+
+  static bool is_unpack(const ir::Node& n) {
+    return (n.kind == "prim::TupleUnpack" || n.kind == "prim::ListUnpack") && !n.inputs.empty();
   }
 
   static bool is_container_construct(const std::string& kind) {
@@ -550,28 +667,31 @@ class FactsSolver {
     return ops.count(n.kind) > 0 && n.inputs.size() >= 2 && n.inputs[0]->type.kind != ir::Type::Kind::Tensor;
   }
 
+  // Recorded per store node rather than joined into the container's value, so that a read sees
+  // only the stores that may run before it (get_before).
   void store_element(const ir::Node& n) {
-    ValueFacts stored;
     std::string key = n.kind == "aten::_set_item" && n.inputs.size() == 3 ? element_key(n.inputs[1]) : "";
     if (!key.empty() && key[0] == '-') key = "";  // `l[-1] = v`: a position counted from the end
-    join_element(stored.elements, key, element_of(get(n.inputs.back())));
-    stored.sources = stored.elements[key].sources;
-    stored.domain = stored.elements[key].domain;
-    stored.from_input = stored.elements[key].from_input;
-    stored.dtype = get(n.inputs[0]).dtype;
-    join(n.inputs[0], stored);
+    auto [it, added] = stores_[n.inputs[0]].try_emplace(&n);
+    Store& store = it->second;
+    store.key = key;
+    if (added) changed_ = true;
+    join_flow(store.element, element_of(get(n.inputs.back())), true);
   }
 
   // What reading one element gives. A container built from known elements gives the one
   // under that key; an unknown key, or a container some op made (`x.split(2)`, whose
   // elements are parts of a view as a whole), gives what the container as a whole carries.
-  static void read_element(const ValueFacts& container, const std::string& key, ValueFacts& out) {
+  void read_element(const ValueFacts& container, const std::string& key, ValueFacts& out) const {
     out.views.clear();
     for (const auto& [point, part] : container.views) out.views[point] = true;
     const bool exact = !key.empty() && container.elements.count(key) > 0 && container.elements.count("") == 0;
     if (!exact) {
       for (const auto& [element, facts] : container.elements) out.views.insert(facts.views.begin(), facts.views.end());
-      return;  // sources, domain and origin: the container's, already merged
+      out.sources.insert(container.sources.begin(), container.sources.end());
+      out.domain.insert(container.domain.begin(), container.domain.end());
+      out.from_input = out.from_input || container.from_input;
+      return;
     }
     const ValueFacts::Element& element = container.elements.at(key);
     out.sources = element.sources;
@@ -613,6 +733,12 @@ class FactsSolver {
     const bool like = op.size() > 5 && op.compare(op.size() - 5, 5, "_like") == 0;
     const bool fresh = op.rfind("new_", 0) == 0 && op != "new_tensor";
     return n.kind.rfind("aten::", 0) == 0 && (like || fresh);
+  }
+
+  // A fake quant of a QAT module's weights (`conv.weight_fake_quant`), per tensor or per channel.
+  bool rounds_weights(const ir::Node& n) const {
+    const QuantOpOperands* operands = quant_op_operands(n.kind);
+    return operands != nullptr && operands->fake && in_weight_quantizer(n) && !n.outputs.empty();
   }
 
   bool in_weight_quantizer(const ir::Node& n) const {
@@ -707,8 +833,11 @@ class FactsSolver {
   }
 
   Facts& facts_;
-  std::map<std::string, ValueFacts> attributes_;  // "module.path.attribute" -> what forward wrote
-  std::set<std::string> written_;                 // the attributes some prim::SetAttr writes
+  std::map<std::string, ValueFacts> attributes_;           // "module.path.attribute" -> what forward wrote
+  std::set<std::string> written_;                          // the attributes some prim::SetAttr writes
+  std::map<const ir::Node*, std::string> call_view_keys_;  // see number_repeated_calls
+  std::map<const ir::Node*, size_t> program_order_;        // every node's place, for may_run_before
+  std::map<const ir::Value*, std::map<const ir::Node*, Store>> stores_;  // by container, by store node
   std::map<const ir::Function*, bool> transparent_;
   std::map<const ir::Function*, int> visited_in_pass_;  // the pass in which a call last ran the body
   int pass_ = 0;

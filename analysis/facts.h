@@ -66,6 +66,10 @@ struct QuantCall {
   const ir::Node* call = nullptr;
   const ir::Value* input = nullptr;
   const ir::Value* output = nullptr;
+  // The key under which views of this call's output are known (Facts::views_of): the point's id
+  // for a point called once, "quant#1" for the second of its calls, so that a rule can tell the
+  // tensors a reused stub quantizes apart. Views also carry the point's id itself.
+  std::string view_key;
 };
 
 // A quant point's parameters measured by the simulator (`qlint check --input`), by id.

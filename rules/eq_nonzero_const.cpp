@@ -97,8 +97,10 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int side
 // survives quantization and the comparison is fine.
 bool survives_quantization(const analysis::Facts& facts, const ir::Value* quantized,
                            const std::vector<double>& constant) {
+  // Only the quant point's own grid holds the constant exactly: what a layer computes from
+  // quantized values (or from fake-quantized weights) lies on no grid.
   const analysis::QuantPoint* p = known_scale_point(facts, quantized);
-  if (p == nullptr) return false;
+  if (p == nullptr || !on_the_grid_of(facts, quantized, *p)) return false;
   for (double c : constant)
     if (static_cast<double>(quantized_value(*p, c)) != c) return false;
   return true;

@@ -314,14 +314,16 @@ Diagnostic joined_mask_diagnostic(const analysis::Facts& facts, const analysis::
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
-  // A quant point's mask use depends on the point, not on the call: each point is examined once,
-  // however many calls apply it (a stub applied 10,000 times was a quadratic scan).
+  // Each call's tensor is examined for masks on its own (Facts::views_of knows the views of a
+  // reused stub's calls apart), and once: a stub applied past the limit of its own views shares
+  // one key, and was a quadratic scan when examined per call (10,000 applications). The data
+  // may come from any call: the calls share the stub's one scale.
   std::set<std::string> examined;
   const PointUsers users(facts);
   for (const auto& call : facts.quant_calls()) {
     const bool joined = quantizes_cat_of_mask_and_data(facts, call);
-    if (!joined && !examined.insert(call.point).second) continue;
-    const std::vector<MaskUse> mask_uses = mask_uses_of_parts(facts, users, call.point);
+    if (!joined && !examined.insert(call.view_key).second) continue;
+    const std::vector<MaskUse> mask_uses = mask_uses_of_parts(facts, users, call.view_key);
     if (joined && mask_uses.empty()) {
       out.push_back(joined_mask_diagnostic(facts, call));
       continue;

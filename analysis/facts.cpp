@@ -109,7 +109,7 @@ class FactsSolver {
       if (!changed_) break;
       ++pass_;
     }
-    fold_stores_into_containers();
+    flatten_containers();
     collect_quant_calls();
     apply_calibration();
   }
@@ -340,24 +340,35 @@ class FactsSolver {
     return false;
   }
 
-  // A store as a container's facts see it: its element under its key, and its quantization
-  // and origin in the container as a whole.
-  static void add_store(ValueFacts& container, const Store& store) {
-    auto add = [](auto& into, const auto& from) {
-      into.sources.insert(from.sources.begin(), from.sources.end());
-      into.domain.insert(from.domain.begin(), from.domain.end());
-      into.from_input = into.from_input || from.from_input;
-    };
-    ValueFacts::Element& element = container.elements[store.key];
-    add(element, store.element);
-    for (const auto& [point, part] : store.element.views) element.views[point] = element.views[point] || part;
-    add(container, store.element);
+  // What one flow (a value's own facts, or an element's) adds to another.
+  template <typename Into, typename From>
+  static void add_flow(Into& into, const From& from) {
+    into.sources.insert(from.sources.begin(), from.sources.end());
+    into.domain.insert(from.domain.begin(), from.domain.end());
+    into.from_input = into.from_input || from.from_input;
+    for (const auto& [point, part] : from.views) into.views[point] = into.views[point] || part;
   }
 
-  // Stores join the facts of a container's value once the solver is done: what rules ask of a
-  // container as a whole.
-  void fold_stores_into_containers() {
+  // A store as a container's facts see it: its element under its key.
+  static void add_store(ValueFacts& container, const Store& store) {
+    add_flow(container.elements[store.key], store.element);
+  }
+
+  // Everything a value carries, its elements' facts included: what an op that takes a container
+  // whole (`torch.cat(parts)`, `len`, iteration, a store into a module attribute) gets. While the
+  // solver runs, a container's own facts are what it holds under no key (an input dict's
+  // caller-given entries, what an op's result holds), so a read of one key never sees another's.
+  static ValueFacts flattened(ValueFacts f) {
+    for (const auto& [key, element] : f.elements) add_flow(f, element);
+    return f;
+  }
+
+  // Once the solver is done, a container's facts are everything it holds, its stores' included:
+  // what rules ask of a container as a whole.
+  void flatten_containers() {
     for (const auto& [container, stores] : stores_) facts_.values_[container] = get(container);
+    for (auto& [value, f] : facts_.values_)
+      if (!f.elements.empty()) f = flattened(f);
   }
 
   void join(const ir::Value* v, const ValueFacts& in) {
@@ -435,7 +446,7 @@ class FactsSolver {
   void set_attribute(const ir::Node& n) {
     auto key = attribute_key(n);
     if (!key || n.inputs.size() < 2) return;
-    ValueFacts written = get(n.inputs[1]);
+    ValueFacts written = flattened(get(n.inputs[1]));
     auto [it, added] = attributes_.try_emplace(*key);
     ValueFacts& mine = it->second;
     const size_t before = mine.sources.size() + mine.domain.size();
@@ -573,7 +584,7 @@ class FactsSolver {
       const ir::Value* in = n.inputs[i];
       // An element read takes what the container holds there and then (read_element).
       if (i == 0 && (takes_only_the_form_of_its_tensor(n) || reads_an_element)) continue;
-      ValueFacts f = get(in);
+      ValueFacts f = flattened(get(in));
       merged.sources.insert(f.sources.begin(), f.sources.end());
       merged.domain.insert(f.domain.begin(), f.domain.end());
       // A size or an index read off an input (`self.pe[: x.size(0)]`) is no data from it.
@@ -591,6 +602,10 @@ class FactsSolver {
     } else if (is_dequantize_op(n.kind)) {
       merged.domain.clear();
     } else if (is_container_construct(n.kind)) {
+      // Everything it holds is under a key (an unknown one: ""), nothing of it as a whole.
+      merged.sources.clear();
+      merged.domain.clear();
+      merged.from_input = false;
       merged.elements = elements_of_construct(n);
     } else if (auto key = element_read(n)) {
       read_element(get_before(n.inputs[0], n, *key), *key, merged);
@@ -639,14 +654,19 @@ class FactsSolver {
     return "";
   }
 
-  static ValueFacts::Element element_of(const ValueFacts& f) { return {f.sources, f.domain, f.from_input, f.views}; }
+  // An element's facts as a container holds them. A number (`x.size(1)` in `[n, 1]`) is no data
+  // from the input it was read off.
+  ValueFacts::Element element_of(const ir::Value* v) const {
+    ValueFacts f = flattened(get(v));
+    return {f.sources, f.domain, f.from_input && carries_data(v->type), f.views};
+  }
 
   // Dicts take (key, value) pairs; tuples and lists their elements by position.
   std::map<std::string, ValueFacts::Element> elements_of_construct(const ir::Node& n) const {
     std::map<std::string, ValueFacts::Element> elements;
     const bool dict = n.kind == "prim::DictConstruct";
     for (size_t i = dict ? 1 : 0; i < n.inputs.size(); i += dict ? 2 : 1)
-      elements[dict ? element_key(n.inputs[i - 1]) : std::to_string(i)] = element_of(get(n.inputs[i]));
+      elements[dict ? element_key(n.inputs[i - 1]) : std::to_string(i)] = element_of(n.inputs[i]);
     return elements;
   }
 
@@ -676,28 +696,28 @@ class FactsSolver {
     Store& store = it->second;
     store.key = key;
     if (added) changed_ = true;
-    join_flow(store.element, element_of(get(n.inputs.back())), true);
+    join_flow(store.element, element_of(n.inputs.back()), true);
   }
 
-  // What reading one element gives. A container built from known elements gives the one
-  // under that key; an unknown key, or a container some op made (`x.split(2)`, whose
-  // elements are parts of a view as a whole), gives what the container as a whole carries.
+  // What reading one element gives: the element under that key when the container has one,
+  // else what it holds under no key (the caller's entries of an input dict, what an op's result
+  // such as `x.split(2)` holds: parts of a view as a whole), and in either case what was stored
+  // under a key not known statically. A key not known statically reads everything.
   void read_element(const ValueFacts& container, const std::string& key, ValueFacts& out) const {
     out.views.clear();
-    for (const auto& [point, part] : container.views) out.views[point] = true;
-    const bool exact = !key.empty() && container.elements.count(key) > 0 && container.elements.count("") == 0;
-    if (!exact) {
-      for (const auto& [element, facts] : container.elements) out.views.insert(facts.views.begin(), facts.views.end());
-      out.sources.insert(container.sources.begin(), container.sources.end());
-      out.domain.insert(container.domain.begin(), container.domain.end());
-      out.from_input = out.from_input || container.from_input;
-      return;
+    ValueFacts::Element read;
+    for (const auto& [point, part] : container.views) read.views[point] = true;
+    auto element = container.elements.find(key);
+    if (key.empty()) {
+      add_flow(read, flattened(container));
+    } else if (element != container.elements.end()) {
+      add_flow(read, element->second);
+    } else {
+      add_flow(read, ValueFacts::Element{container.sources, container.domain, container.from_input, {}});
     }
-    const ValueFacts::Element& element = container.elements.at(key);
-    out.sources = element.sources;
-    out.domain = element.domain;
-    out.from_input = element.from_input;
-    out.views.insert(element.views.begin(), element.views.end());
+    if (auto unknown = container.elements.find(""); !key.empty() && unknown != container.elements.end())
+      add_flow(read, unknown->second);
+    add_flow(out, read);
   }
 
   // `mask.type_as(x)`, `mask.to(x)`, `a.expand_as(b)`: the second operand gives a dtype or a

@@ -34,8 +34,10 @@ sys.path.insert(0, os.path.join(_HERE, "common"))
 sys.path.insert(0, os.path.join(os.path.dirname(_HERE), "python"))
 
 
-def load_example(path):
-    name = "qlint_example_" + os.path.splitext(os.path.basename(path))[0]
+def load_example(path, suffix=""):
+    """The example at `path` as a module. TorchScript compiles a class once per qualified name, so
+    a second copy of an example in one process (a patched one) needs a `suffix` of its own."""
+    name = "qlint_example_" + os.path.splitext(os.path.basename(path))[0] + suffix
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # TorchScript looks classes up through their module

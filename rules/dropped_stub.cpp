@@ -2,12 +2,61 @@
 // tensor. torch.jit.trace of a float model records QuantStub.forward, an identity in float, as
 // a call with no argument and no result, and lets the data flow around it: nothing in the
 // archive says where quantization starts, so no hazard after the stub can be checked.
+#include <algorithm>
+#include <climits>
+
+#include "ir/input_file.h"
 #include "rules/registry.h"
 #include "rules/support.h"
 
 namespace qlint::rules {
 
 namespace {
+
+// The lines of the user's file that the function's other nodes come from: its first and last.
+struct KnownLines {
+  std::string file;
+  int first = INT_MAX, last = 0;
+};
+
+KnownLines known_lines(const ir::Function& fn) {
+  KnownLines known;
+  ir::for_each_node(fn.body, [&](const ir::Node& n) {
+    if (!n.loc.known() || (!known.file.empty() && n.loc.file != known.file)) return;
+    known.file = n.loc.file;
+    known.first = std::min(known.first, n.loc.line);
+    known.last = std::max(known.last, n.loc.end_line > 0 ? n.loc.end_line : n.loc.line);
+  });
+  return known;
+}
+
+// The trace keeps no location for a call it dropped, but the rest of the function has one: the
+// stub's call `self.quant(` is in the same Python function, between its `def` and its last
+// traced line. Found only when it is written there once.
+std::optional<ir::SourceLoc> dropped_call_location(const ir::Model& model, const ir::Function& fn,
+                                                   const std::string& stub) {
+  constexpr int kMaxLinesAboveTheFirstTraced = 200;
+  const KnownLines known = known_lines(fn);
+  if (known.file.empty()) return std::nullopt;
+  const std::string call = "self." + stub.substr(stub.rfind('.') + 1) + "(";
+  auto line_text = [&](int line) { return ir::read_source_line(known.file, line, model.file); };
+  int first = known.first;
+  for (int line = known.first; line > 0 && line > known.first - kMaxLinesAboveTheFirstTraced; --line) {
+    auto text = line_text(line);
+    if (!text) return std::nullopt;
+    first = line;
+    if (text->find("def ") != std::string::npos) break;
+  }
+  std::optional<ir::SourceLoc> found;
+  for (int line = first; line <= known.last; ++line) {
+    auto text = line_text(line);
+    size_t at = text ? text->find(call) : std::string::npos;
+    if (at == std::string::npos) continue;
+    if (found || text->find(call, at + 1) != std::string::npos) return std::nullopt;  // more than one
+    found = ir::SourceLoc{known.file, line, static_cast<int>(at) + 1, line, static_cast<int>(at + call.size())};
+  }
+  return found;
+}
 
 std::string message(const ir::Node& call) {
   return "the trace dropped `self." + call.inputs[0]->type.name +
@@ -32,7 +81,10 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     // dropped DeQuantStub hides nothing of its own: one finding per model's stub is enough.)
     if (facts.stub_call(node) != analysis::StubKind::Quant || node.inputs.size() != 1) return;
     if (quantizes_through_a_child(facts, node.inputs[0]->type.name)) return;
-    out.push_back(make_diagnostic(dropped_stub_rule(), fn, node, message(node)));
+    Diagnostic d = make_diagnostic(dropped_stub_rule(), fn, node, message(node));
+    if (!d.loc.known())
+      if (auto loc = dropped_call_location(facts.model(), fn, node.inputs[0]->type.name)) d.loc = *loc;
+    out.push_back(d);
   });
   return out;
 }

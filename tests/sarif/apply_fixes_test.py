@@ -139,7 +139,10 @@ def check_model(qlint, source_dir, model_path, work):
         apply(os.path.join(copy, relative), replacements)
 
     original = export.load_example(os.path.join(source_dir, "examples", example_set, stem + ".py"))
-    patched = export.load_example(os.path.join(copy, "examples", example_set, stem + ".py"))
+    # Each patched copy under a module name of its own: a model with a TorchScript class (a
+    # `Masked` pair) is patched once for its archive and once for its FX export.
+    patched = export.load_example(os.path.join(copy, "examples", example_set, stem + ".py"),
+                                  "_patched_" + kind.replace(".", "_"))
     torch.manual_seed(0)
     original_model = original.Model().eval()
     torch.manual_seed(0)

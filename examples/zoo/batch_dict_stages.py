@@ -74,8 +74,9 @@ def example_input():
     generator = torch.Generator().manual_seed(3)
     pillars, slots = 7, 5
     coords = torch.stack([torch.arange(pillars) % 5, torch.arange(pillars) % 6], dim=1).to(torch.int32)
-    return {
+    # One positional argument, the dict (a dict by itself would name forward's arguments).
+    return ({
         "voxels": torch.randn(pillars, slots, 4, generator=generator) * 20,
         "num_points": torch.randint(1, slots + 1, (pillars,), generator=generator, dtype=torch.int32),
         "coords": coords,
-    }
+    },)

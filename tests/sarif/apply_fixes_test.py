@@ -152,6 +152,8 @@ def check_model(qlint, source_dir, model_path, work):
     torch.manual_seed(1)
     # Random batches like the example; non-float inputs (a bool mask) stay as the example has them.
     def like(t):
+        if isinstance(t, dict):  # a batch dict passed as one argument
+            return {key: like(value) for key, value in t.items()}
         return torch.randn_like(t) if t.is_floating_point() else t
     for batch in [example] + [tuple(like(t) for t in example) for _ in range(3)]:
         expected, actual = outputs(original_model, batch), outputs(fixed_model, batch)

@@ -10,6 +10,10 @@ namespace qlint::sim {
 
 std::string render_text(const Report& report);
 
+// "self.quant" for a stub's quant point, "forward:%x.1" for a converted model's int8 value that
+// no module of its own computes.
+std::string point_display(const QuantPointResult& p);
+
 // "1x2x4x4", or "scalar" for no dimensions.
 std::string shape_text(const std::vector<int64_t>& shape);
 

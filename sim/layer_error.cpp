@@ -49,7 +49,11 @@ double ErrorStats::cosine() const {
   return dot / std::sqrt(norm_float * norm_sim);
 }
 
-LayerRecorder::LayerRecorder(int64_t memory_mib) : budget_bytes_(memory_mib * 1024 * 1024) {}
+LayerRecorder::LayerRecorder(int64_t memory_mib)
+    // A budget too large to count in bytes is no limit.
+    : budget_bytes_(memory_mib > std::numeric_limits<int64_t>::max() / (1024 * 1024)
+                        ? std::numeric_limits<int64_t>::max()
+                        : memory_mib * 1024 * 1024) {}
 
 size_t LayerRecorder::row_for(LayerResult::Kind kind, const std::string& path, const ir::SourceLoc& loc) {
   // One row per place: the same module called from two lines is two rows, a loop's calls one.

@@ -406,13 +406,25 @@ class Instrumenter {
     collect(g.block(), nodes);
     for (jit::Node* n : nodes) {
       if (n->kind() != c10::prim::CallMethod || n->inputs().empty()) continue;
-      jit::Node* attribute = n->input(0)->node();
-      if (attribute->kind() != c10::prim::GetAttr || attribute->input(0) != g.inputs()[0]) continue;
-      const std::string& name = attribute->s(jit::attr::name);
+      std::optional<std::string> callee = attribute_path(n->input(0), g.inputs()[0]);
+      if (!callee) continue;
       ir::SourceLoc loc = torchscript::source_location(*n, lines_);
-      std::vector<ir::SourceLoc>& sites = session_.call_sites[owner.empty() ? name : owner + "." + name];
+      std::vector<ir::SourceLoc>& sites = session_.call_sites[owner.empty() ? *callee : owner + "." + *callee];
       if (loc.known() && std::find(sites.begin(), sites.end(), loc) == sites.end()) sites.push_back(loc);
     }
+  }
+
+  // "features.0" for `self.features.0` (GetAttr on GetAttr on `self`); nullopt for any other value.
+  static std::optional<std::string> attribute_path(jit::Value* v, const jit::Value* self) {
+    std::string path;
+    while (v != self) {
+      jit::Node* attribute = v->node();
+      if (attribute->kind() != c10::prim::GetAttr) return std::nullopt;
+      path = attribute->s(jit::attr::name) + (path.empty() ? "" : "." + path);
+      v = attribute->input(0);
+    }
+    if (path.empty()) return std::nullopt;
+    return path;
   }
 
   static bool is_int8_output(const jit::Node& n) {
@@ -744,7 +756,8 @@ Report build_report(const std::string& model_path, const Session& session, const
                                         value.quant_max,
                                         o.min.item<double>(),
                                         o.max.item<double>(),
-                                        {}});
+                                        {},
+                                        ""});
   }
   return report;
 }

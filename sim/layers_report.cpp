@@ -11,12 +11,6 @@ namespace qlint::sim {
 
 namespace {
 
-std::string general(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.5g", v);
-  return buf;
-}
-
 const char* kind_name(LayerResult::Kind kind) {
   return kind == LayerResult::Kind::QuantPoint ? "quant point" : "module";
 }
@@ -31,7 +25,7 @@ std::string calls_text(const LayerResult& layer, int batches) {
 std::string error_text(const LayerResult& layer) {
   if (!layer.shape_difference.empty()) return "its shape differs (" + layer.shape_difference + ")";
   if (layer.compared == 0) return "not compared";
-  return "SQNR " + format_db(layer.sqnr_db) + ", max abs error " + general(layer.max_abs_error);
+  return "SQNR " + format_db(layer.sqnr_db) + ", max abs error " + short_number(layer.max_abs_error);
 }
 
 }  // namespace
@@ -52,7 +46,7 @@ void render_layers_text(const Report& r, std::ostream& out) {
     if (layer.loc.known()) out << " at " << ir::display_location(layer.loc);
     out << " [" << shape_text(layer.shape) << "]: " << error_text(layer) << calls_text(layer, r.batches);
     if (!marked && layer.compared > 0 && layer.sqnr_db < min_sqnr_db) {
-      out << "  <- first under " << general(min_sqnr_db) << " dB";
+      out << "  <- first under " << short_number(min_sqnr_db) << " dB";
       marked = true;
     }
     out << "\n";

@@ -27,6 +27,12 @@ std::string general(double v) {
 
 }  // namespace
 
+std::string short_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.5g", v);
+  return buf;
+}
+
 nlohmann::json json_number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(v > 0 ? "inf" : "-inf");
 }

@@ -19,14 +19,11 @@ namespace {
 
 using nlohmann::json;
 using testing::build_path;
+using testing::example_input;
 using testing::example_model;
+using testing::example_source;
 using testing::run_qlint;
 using testing::run_reference;
-
-std::string example_input(const std::string& name) { return build_path("examples/inputs/" + name + ".pt"); }
-std::string example_source(const std::string& name) {
-  return std::string(QLINT_SOURCE_DIR) + "/examples/" + name + ".py";
-}
 
 json sim_json(const std::vector<std::string>& args) {
   std::vector<std::string> all = {"sim", "--format", "json"};

@@ -15,11 +15,16 @@ const char* kind_name(LayerResult::Kind kind) {
   return kind == LayerResult::Kind::QuantPoint ? "quant point" : "module";
 }
 
-// "3 calls" when the row's place ran more often than once a batch (a loop, `f(f(x))`).
+// "3 calls" when the row's place ran more often than once a batch (a loop, `f(f(x))`); which of
+// them the figures leave out (over --layers-memory).
 std::string calls_text(const LayerResult& layer, int batches) {
-  if (layer.calls <= batches) return "";
-  return ", " + std::to_string(layer.calls) + " calls" +
-         (batches == 1 ? std::string() : " over " + std::to_string(batches) + " batches");
+  std::string out;
+  if (layer.calls > batches)
+    out = ", " + std::to_string(layer.calls) + " calls" +
+          (batches == 1 ? std::string() : " over " + std::to_string(batches) + " batches");
+  if (layer.compared > 0 && layer.compared < layer.calls)
+    out += " (" + std::to_string(layer.compared) + " of " + std::to_string(layer.calls) + " compared)";
+  return out;
 }
 
 std::string error_text(const LayerResult& layer) {

@@ -298,11 +298,20 @@ struct SimCommand {
                   "Find the quant points that cause each flipped comparison and each output under --min-sqnr "
                   "(about log2(quant points) + 2 more simulated passes each)");
     min_sqnr_option = cmd->add_option("--min-sqnr", min_sqnr,
-                                      "With --attribute: the SQNR in dB an output must keep (default: 40 for int16, "
+                                      "With --attribute: the SQNR in dB an output must keep; with --layers: the "
+                                      "threshold that marks the first layer under it (default: 40 for int16, "
                                       "20 for int8)");
     cmd->add_flag("--sensitivity", options.options.sensitivity,
                   "A table of each quant point's share of the error: quantized alone, and kept in float (2 more "
                   "simulated passes a quant point)");
+    cmd->add_flag("--layers", options.options.layers,
+                  "The SQNR of every quant point's and every submodule call's value against float, in execution "
+                  "order: where the error explodes");
+    cmd->add_option("--layers-memory", options.options.layers_memory_mib,
+                    "With --layers: MiB of float values kept until the simulated run compares them (the rest is "
+                    "not compared, and the report says how many)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
     cmd->add_option("--format", options.format, "Output format")
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();

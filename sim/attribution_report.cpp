@@ -11,12 +11,6 @@ namespace qlint::sim {
 
 namespace {
 
-std::string general(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.5g", v);
-  return buf;
-}
-
 nlohmann::json sites_json(const QuantPointResult* p) {
   return p == nullptr ? nlohmann::json::array() : point_sites_json(*p);
 }
@@ -68,7 +62,8 @@ std::string describe_point(const Report& report, const std::string& path) {
   const QuantPointResult* p = find_point(report, path);
   if (p == nullptr) return out;
   if (std::string sites = point_sites_text(*p); !sites.empty()) out += " (" + sites + ")";
-  return out + ", scale " + general(p->scale) + " for values in [" + general(p->min) + ", " + general(p->max) + "]";
+  return out + ", scale " + short_number(p->scale) + " for values in [" + short_number(p->min) + ", " +
+         short_number(p->max) + "]";
 }
 
 std::string describe_cause(const Attribution& a, const Cause& c) {

@@ -23,12 +23,6 @@ bool handles_packed_parameters(const std::string& kind) {
          std::regex_match(kind, accessor);
 }
 
-bool is_int8_op(const std::string& kind) {
-  if (handles_packed_parameters(kind)) return false;
-  return kind.rfind("quantized::", 0) == 0 || kind == "aten::quantize_per_tensor" || kind == "aten::quantized_lstm" ||
-         kind == "aten::quantized_gru";
-}
-
 void collect(jit::Block* block, std::vector<jit::Node*>& out) {
   for (jit::Node* n : block->nodes()) {
     out.push_back(n);
@@ -285,6 +279,12 @@ class FloatForm {
 };
 
 }  // namespace
+
+bool is_int8_op(const std::string& kind) {
+  if (handles_packed_parameters(kind)) return false;
+  return kind.rfind("quantized::", 0) == 0 || kind == "aten::quantize_per_tensor" || kind == "aten::quantized_lstm" ||
+         kind == "aten::quantized_gru";
+}
 
 std::set<std::string> int8_ops(const jit::Module& model) {
   std::set<std::string> kinds;

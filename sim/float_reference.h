@@ -14,6 +14,10 @@
 
 namespace qlint::sim {
 
+// A quantized kernel or quantize op (quantized::conv2d, aten::quantize_per_tensor, ...), not one
+// that packs or unpacks weights.
+bool is_int8_op(const std::string& kind);
+
 // The quantized kernels and quantize ops a model's graphs run: empty for a float model.
 std::set<std::string> int8_ops(const torch::jit::Module& model);
 

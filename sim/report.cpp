@@ -6,6 +6,7 @@
 
 #include "ir/display.h"
 #include "sim/attribution_report.h"
+#include "sim/layers_report.h"
 
 namespace qlint::sim {
 
@@ -26,6 +27,12 @@ std::string general(double v) {
 
 }  // namespace
 
+std::string short_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.5g", v);
+  return buf;
+}
+
 nlohmann::json json_number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(v > 0 ? "inf" : "-inf");
 }
@@ -41,6 +48,12 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s;
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
   return s.empty() ? "scalar" : s;
+}
+
+std::string point_display(const QuantPointResult& p) {
+  // A converted model's point named by its value ("forward:%x.1") rather than a module.
+  if (!p.op.empty() && p.path.find(':') != std::string::npos) return p.path;
+  return analysis::module_quant_point_display(p.path);
 }
 
 std::string join(const std::vector<std::string>& items) {
@@ -66,9 +79,15 @@ std::string render_text(const Report& r) {
           << ", so both runs are the int8 model and show no difference\n";
   }
   for (const auto& p : r.points) {
-    out << "  " << analysis::module_quant_point_display(p.path);
+    out << "  " << point_display(p);
+    if (!p.op.empty()) out << " (" << p.op << ")";
     if (std::string sites = point_sites_text(p); !sites.empty()) out << " at " << sites;
     out << ": ";
+    if (!p.op.empty()) {
+      out << "scale " << general(p.scale) << ", zero point " << p.zero_point << ", int range [" << p.quant_min << ", "
+          << p.quant_max << "], values [" << general(p.min) << ", " << general(p.max) << "]\n";
+      continue;
+    }
     if (!p.reached && !p.stored) {
       out << "not reached by the inputs\n";
       continue;
@@ -89,6 +108,7 @@ std::string render_text(const Report& r) {
   for (const auto& c : r.comparisons)
     out << "  " << ir::display_location(c.loc) << ": " << c.kind << ": " << c.differing << " of " << c.elements
         << (c.differing ? " differ" : " (all agree)") << "\n";
+  render_layers_text(r, out);
   render_attribution_text(r, out);
   return out.str();
 }
@@ -98,7 +118,8 @@ nlohmann::json render_json(const Report& r) {
                  comparisons = nlohmann::json::array();
   for (const auto& p : r.points)
     points.push_back({{"path", p.path},
-                      {"name", analysis::module_quant_point_display(p.path)},
+                      {"name", point_display(p)},
+                      {"op", p.op.empty() ? nlohmann::json() : nlohmann::json(p.op)},
                       {"reached", p.reached},
                       {"stored", p.stored},
                       {"scale", p.scale},
@@ -142,13 +163,16 @@ nlohmann::json render_json(const Report& r) {
       {"int8_ops", r.int8_ops},
       {"float_reference", r.int8_ops.empty() ? nlohmann::json() : nlohmann::json(r.no_float_reference.empty())}};
   add_attribution_json(r, out);
+  add_layers_json(r, out);
   return out;
 }
 
 analysis::SimulationEvidence evidence_from(const sim::Report& report) {
   analysis::SimulationEvidence evidence;
   for (const auto& p : report.points)
-    if (p.reached || p.stored) evidence.calibration[p.path] = {p.scale, p.zero_point, p.quant_min, p.quant_max};
+    // A converted model's int8 outputs are no stub or FakeQuantize the rules know.
+    if ((p.reached || p.stored) && p.op.empty())
+      evidence.calibration[p.path] = {p.scale, p.zero_point, p.quant_min, p.quant_max};
   for (const auto& c : report.comparisons)
     if (c.operand_only_zero_or_constant) evidence.binary_comparisons.insert(analysis::comparison_key(c.kind, c.loc));
   evidence.input_dtypes = report.input_dtypes;

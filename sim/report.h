@@ -10,8 +10,16 @@ namespace qlint::sim {
 
 std::string render_text(const Report& report);
 
+// "self.quant" for a stub's quant point, "forward:%x.1" for a converted model's int8 value that
+// no module of its own computes.
+std::string point_display(const QuantPointResult& p);
+
 // "1x2x4x4", or "scalar" for no dimensions.
 std::string shape_text(const std::vector<int64_t>& shape);
+
+// A figure in five significant digits, as the attribution and layer tables print scales and
+// errors: "0.015259".
+std::string short_number(double v);
 
 // An SQNR as the reports print it: "48.1 dB", "inf dB".
 std::string format_db(double db);

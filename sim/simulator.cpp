@@ -29,6 +29,7 @@
 #include "sim/attribution.h"
 #include "sim/engine.h"
 #include "sim/float_reference.h"
+#include "sim/layer_error.h"
 #include "sim/libtorch.h"
 #include "sim/report.h"
 
@@ -88,6 +89,7 @@ struct PointState {
   int64_t zero_point = 0;
   int64_t quant_min = 0;
   int64_t quant_max = 0;
+  std::string op;  // QuantPointResult::op: a converted model's int8 output
 };
 
 struct ProbeState {
@@ -120,6 +122,11 @@ struct Session {
   // Set during an attribution pass: only these quant points quantize, the others pass their
   // float values through (sim/attribution.h). Null: all of them.
   const std::set<std::string>* quantized = nullptr;
+  // Options::layers, during the float run and the simulated run (not attribution's passes).
+  LayerRecorder* layers = nullptr;
+  // Where each submodule is called (module path -> the calls' lines): the user's lines of a
+  // converted model's quantized kernels, which run in PyTorch's own module code.
+  std::map<std::string, std::vector<ir::SourceLoc>> call_sites;
 };
 
 thread_local Session* g_session = nullptr;
@@ -148,6 +155,28 @@ void note_reached(PointState& p, int64_t site) {
   if (std::find(p.sites.begin(), p.sites.end(), loc) == p.sites.end()) p.sites.push_back(loc);
 }
 
+const ir::SourceLoc& site_location(int64_t site) {
+  static const ir::SourceLoc unknown;
+  if (site < 0 || static_cast<size_t>(site) >= g_session->sites.size()) return unknown;
+  return g_session->sites[static_cast<size_t>(site)];
+}
+
+// The site's location in the user's code: PyTorch's own module code (a scripted converted
+// model's kernels, nn.Sequential's calls of its children) is no line the user can change.
+ir::SourceLoc user_site_location(int64_t site) {
+  const ir::SourceLoc& loc = site_location(site);
+  return torchscript::is_pytorch_file(loc.file) ? ir::SourceLoc{} : loc;
+}
+
+// Options::layers: the value of a quant point or a module call, in the run the session is in.
+void record_layer(LayerResult::Kind kind, const std::string& path, int64_t site, const at::Tensor& value) {
+  if (g_session->layers == nullptr) return;
+  if (g_session->mode == Mode::Float)
+    g_session->layers->record_float(kind, path, user_site_location(site), g_session->batch, value);
+  else
+    g_session->layers->record_simulated(kind, path, g_session->batch, value);
+}
+
 // The simulated value at a quant point: fake quantized, unless an attribution pass keeps this
 // point in float.
 at::Tensor fake_quantize(const at::Tensor& x, const PointState& p) {
@@ -164,10 +193,13 @@ void quant_point_op(jit::Stack& stack) {
   if (g_session->mode == Mode::Float) {
     note_reached(p, site);
     p.observer.observe(x);
+    record_layer(LayerResult::Kind::QuantPoint, p.path, site, x);
     jit::push(stack, x);
     return;
   }
-  jit::push(stack, fake_quantize(x, p));
+  at::Tensor quantized = fake_quantize(x, p);
+  record_layer(LayerResult::Kind::QuantPoint, p.path, site, quantized);
+  jit::push(stack, quantized);
 }
 
 double scalar_of(const IValue& v) { return v.isTensor() ? v.toTensor().item<double>() : v.toDouble(); }
@@ -205,10 +237,13 @@ void stored_quant_point_op(jit::Stack& stack) {
       p.quant_min = quant_min;
       p.quant_max = quant_max;
     }
+    record_layer(LayerResult::Kind::QuantPoint, p.path, site, x);
     jit::push(stack, x);
     return;
   }
-  jit::push(stack, fake_quantize(x, p));
+  at::Tensor quantized = fake_quantize(x, p);
+  record_layer(LayerResult::Kind::QuantPoint, p.path, site, quantized);
+  jit::push(stack, quantized);
 }
 
 constexpr size_t kMaxRunsPerBatch = 4096;
@@ -257,6 +292,59 @@ void observe_op(jit::Stack& stack) {
   jit::push(stack, x);
 }
 
+// qlint::layer(Tensor x, Any module, int site) -> Tensor: after a submodule's forward call,
+// with --layers. A FakeQuantize's call is its quant point's row already, a weight's is no layer.
+void layer_op(jit::Stack& stack) {
+  int64_t site = jit::pop(stack).toInt();
+  IValue module = jit::pop(stack);
+  const at::Tensor& x = stack.back().toTensor();
+  const std::string path = path_of(module);
+  auto point = g_session->points.find(path);
+  bool quant_point = point != g_session->points.end() && point->second.op.empty();
+  if (!quant_point && !analysis::is_weight_quantizer(path)) record_layer(LayerResult::Kind::Module, path, site, x);
+}
+
+// The integer range of a quantized dtype.
+std::pair<int64_t, int64_t> quantized_range(at::ScalarType type) {
+  switch (type) {
+    case at::kQUInt8:
+      return {0, 255};
+    case at::kQInt8:
+      return {-128, 127};
+    default:
+      return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+  }
+}
+
+// qlint::int8_point(Tensor x, Any module, str value, str op, int site) -> Tensor: after a
+// converted model's quantize op or quantized kernel. Its output's own scale and zero point are
+// the quant point's, named by the module whose forward ran it (`module` is None when that
+// forward has several) or else by the value.
+void int8_point_op(jit::Stack& stack) {
+  int64_t site = jit::pop(stack).toInt();
+  std::string op = jit::pop(stack).toStringRef();
+  std::string value = jit::pop(stack).toStringRef();
+  IValue module = jit::pop(stack);
+  const at::Tensor& x = stack.back().toTensor();
+  if (!x.is_quantized() || x.qscheme() != at::kPerTensorAffine) return;  // a dynamic kernel's float output
+  std::string path = module.isObject() ? path_of(module) : "";
+  if (path.empty() || path == "?") path = value;
+  PointState& p = point_for(path);
+  if (!p.reached) {
+    p.reached = p.stored = true;
+    p.op = op;
+    p.scale = x.q_scale();
+    p.zero_point = x.q_zero_point();
+    std::tie(p.quant_min, p.quant_max) = quantized_range(x.scalar_type());
+    ir::SourceLoc own = user_site_location(site);
+    if (own.known())
+      p.sites.push_back(own);
+    else if (auto calls = g_session->call_sites.find(path); calls != g_session->call_sites.end())
+      p.sites = calls->second;
+  }
+  p.observer.observe(x.dequantize());
+}
+
 jit::RegisterOperators g_ops({
     jit::Operator("qlint::quant_point(Tensor x, Any stub, int site) -> Tensor", quant_point_op,
                   c10::AliasAnalysisKind::CONSERVATIVE),
@@ -266,6 +354,10 @@ jit::RegisterOperators g_ops({
     jit::Operator("qlint::probe(Tensor x, int id, Any operand) -> Tensor", probe_op,
                   c10::AliasAnalysisKind::CONSERVATIVE),
     jit::Operator("qlint::observe(Tensor x, str value) -> Tensor", observe_op, c10::AliasAnalysisKind::CONSERVATIVE),
+    jit::Operator("qlint::layer(Tensor x, Any module, int site) -> Tensor", layer_op,
+                  c10::AliasAnalysisKind::CONSERVATIVE),
+    jit::Operator("qlint::int8_point(Tensor x, Any module, str value, str op, int site) -> Tensor", int8_point_op,
+                  c10::AliasAnalysisKind::CONSERVATIVE),
 });
 
 // ---- Instrumenting the graphs ---------------------------------------------------------------
@@ -287,6 +379,9 @@ class Instrumenter {
   // the probes the first copy registered, in the same order.
   void reuse_probes() { reused_probes_ = 0; }
 
+  // Options::layers: a layer op after every submodule call.
+  void record_layers() { layers_ = true; }
+
   // Values to observe for Options::calibrate_values, by their positions.
   void observe(const std::vector<ValueToCalibrate>& values) {
     for (const auto& v : values) observe_.insert(v.value);
@@ -295,18 +390,55 @@ class Instrumenter {
   void module(const jit::Module& root) {
     for (const auto& m : root.named_modules()) {
       session_.module_paths[m.value._ivalue().get()] = m.name;
-      for (const auto& method : m.value.get_methods())
+      for (const auto& method : m.value.get_methods()) {
+        note_call_sites(m.name, *method.graph());
         graph(method.graph(), ir::qualified_function_name(m.name, method.name()));
+      }
     }
   }
 
  private:
+  // Session::call_sites of the submodules that the graph of the module at `owner` calls as
+  // `self.name(...)`. Per module instance: instances of one class share their graphs.
+  void note_call_sites(const std::string& owner, jit::Graph& g) {
+    if (g.inputs().empty()) return;
+    std::vector<jit::Node*> nodes;
+    collect(g.block(), nodes);
+    for (jit::Node* n : nodes) {
+      if (n->kind() != c10::prim::CallMethod || n->inputs().empty()) continue;
+      std::optional<std::string> callee = attribute_path(n->input(0), g.inputs()[0]);
+      if (!callee) continue;
+      ir::SourceLoc loc = torchscript::source_location(*n, lines_);
+      std::vector<ir::SourceLoc>& sites = session_.call_sites[owner.empty() ? *callee : owner + "." + *callee];
+      if (loc.known() && std::find(sites.begin(), sites.end(), loc) == sites.end()) sites.push_back(loc);
+    }
+  }
+
+  // "features.0" for `self.features.0` (GetAttr on GetAttr on `self`); nullopt for any other value.
+  static std::optional<std::string> attribute_path(jit::Value* v, const jit::Value* self) {
+    std::string path;
+    while (v != self) {
+      jit::Node* attribute = v->node();
+      if (attribute->kind() != c10::prim::GetAttr) return std::nullopt;
+      path = attribute->s(jit::attr::name) + (path.empty() ? "" : "." + path);
+      v = attribute->input(0);
+    }
+    if (path.empty()) return std::nullopt;
+    return path;
+  }
+
+  static bool is_int8_output(const jit::Node& n) {
+    return is_int8_op(n.kind().toQualString()) && n.outputs().size() == 1 &&
+           n.output()->type()->cast<c10::TensorType>();
+  }
+
   // `function`: the graph's name in qlint's IR, which names values as "function:%value".
   void graph(const std::shared_ptr<jit::Graph>& g, const std::string& function) {
     if (!visited_.insert(g.get()).second) return;
     std::vector<jit::Node*> nodes;
     collect(g->block(), nodes);
     function_ = function;
+    int8_outputs_ = std::count_if(nodes.begin(), nodes.end(), [](jit::Node* n) { return is_int8_output(*n); });
     // Before the nodes are instrumented, which replaces some of them (and their values' names).
     observe_values(*g);
     for (jit::Node* n : nodes) instrument(*g, n);
@@ -356,11 +488,17 @@ class Instrumenter {
       auto type = n->input(0)->type()->cast<c10::FunctionType>();
       std::string name = type ? type->function()->qualname().qualifiedName() : "";
       std::string caller = function_;
+      std::ptrdiff_t caller_int8_outputs = int8_outputs_;
       if (auto callee = rewriter_.own_copy_of_callee(n)) graph(callee, name);
       function_ = caller;
+      int8_outputs_ = caller_int8_outputs;
     } else if (kind == "prim::CallMethod" && is_quant_stub(n->input(0)) && n->inputs().size() == 2 &&
                n->output()->type()->cast<c10::TensorType>()) {
       rewriter_.insert_after(n, "qlint::quant_point", {n->output(), n->input(0), site(n)});
+    } else if (layers_ && is_module_call(*n)) {
+      rewriter_.insert_after(n, "qlint::layer", {n->output(), n->input(0), site(n)});
+    } else if (is_int8_output(*n)) {
+      note_int8_point(g, n);
     } else if (const analysis::QuantOpOperands* operands = per_tensor_fake_quantize(*n)) {
       replace_fake_quantize(g, n, *operands);
     } else if (is_comparison(*n)) {
@@ -385,6 +523,26 @@ class Instrumenter {
       if (operand == nullptr) operand = rewriter_.insert_constant(n, IValue());
       rewriter_.insert_after(n, "qlint::probe", {n->output(), id, operand});
     }
+  }
+
+  // A submodule's forward, giving a tensor.
+  static bool is_module_call(const jit::Node& n) {
+    return n.kind() == c10::prim::CallMethod && n.s(jit::attr::name) == "forward" && !n.inputs().empty() &&
+           n.input(0)->type()->cast<c10::ClassType>() && n.outputs().size() == 1 &&
+           n.output()->type()->cast<c10::TensorType>();
+  }
+
+  // A converted model's quantize op or quantized kernel: its output's scale and zero point are
+  // a quant point (named by its module when that module's forward has no other, else by value).
+  void note_int8_point(jit::Graph& g, jit::Node* n) {
+    jit::Value* self = nullptr;
+    if (int8_outputs_ == 1 && !g.inputs().empty() && g.inputs()[0]->type()->cast<c10::ClassType>())
+      self = g.inputs()[0];
+    else
+      self = rewriter_.insert_constant(n, IValue());
+    jit::Value* value = rewriter_.insert_constant(n, IValue(function_ + ":%" + n->output()->debugName()));
+    jit::Value* op = rewriter_.insert_constant(n, IValue(std::string(n->kind().toQualString())));
+    rewriter_.insert_after(n, "qlint::int8_point", {n->output(), self, value, op, site(n)});
   }
 
   bool is_quant_stub(const jit::Value* v) const {
@@ -444,54 +602,22 @@ class Instrumenter {
   std::optional<size_t> reused_probes_;  // set: probes are reused, this is the next id
   std::string function_;                 // the graph being instrumented, as the IR names it
   std::set<std::string> observe_;
+  bool layers_ = false;
+  std::ptrdiff_t int8_outputs_ = 0;  // in the graph being instrumented
 };
 
 // ---- Running and comparing -----------------------------------------------------------------
 
-struct OutputStats {
-  std::vector<int64_t> shape;
-  double max_abs = 0, signal = 0, noise = 0, dot = 0, norm_float = 0, norm_sim = 0;
-  std::string shape_difference;
-
-  void add(const at::Tensor& float_out, const at::Tensor& sim_out) {
-    shape = float_out.sizes().vec();
-    if (float_out.sizes() != sim_out.sizes()) {
-      // A size the data decides (how many boxes pass a threshold) changed: nothing to compare
-      // element by element, and the output is as wrong as it can be.
-      if (shape_difference.empty())
-        shape_difference =
-            shape_text(float_out.sizes().vec()) + " in float, " + shape_text(sim_out.sizes().vec()) + " once quantized";
-      return;
-    }
-    at::Tensor f = float_out.detach().to(at::kDouble);
-    at::Tensor s = sim_out.detach().to(at::kDouble);
-    at::Tensor diff = s - f;
-    if (diff.numel() > 0) max_abs = std::max(max_abs, diff.abs().max().item<double>());
-    signal += (f * f).sum().item<double>();
-    noise += (diff * diff).sum().item<double>();
-    dot += (f * s).sum().item<double>();
-    norm_float += (f * f).sum().item<double>();
-    norm_sim += (s * s).sum().item<double>();
-  }
-
-  OutputResult result(size_t index) const {
-    OutputResult r;
-    r.name = "output " + std::to_string(index);
-    r.shape = shape;
-    r.max_abs_error = max_abs;
-    r.sqnr_db = noise == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(signal / noise);
-    if (norm_float == 0 || norm_sim == 0)
-      r.cosine = norm_float == norm_sim ? 1.0 : 0.0;
-    else
-      r.cosine = dot / std::sqrt(norm_float * norm_sim);
-    if (!shape_difference.empty()) {
-      r.shape_difference = shape_difference;
-      r.sqnr_db = -std::numeric_limits<double>::infinity();
-      r.cosine = 0;
-    }
-    return r;
-  }
-};
+OutputResult output_result(const ErrorStats& stats, size_t index) {
+  OutputResult r;
+  r.name = "output " + std::to_string(index);
+  r.shape = stats.shape;
+  r.max_abs_error = stats.max_abs;
+  r.sqnr_db = stats.sqnr_db();
+  r.cosine = stats.cosine();
+  r.shape_difference = stats.shape_difference;
+  return r;
+}
 
 // A progress bar on stderr while the simulation runs, on a terminal only: from the start when
 // many batches run, else once a run has taken a second (a large model, attribution's passes).
@@ -582,7 +708,7 @@ void save_outputs(const std::string& file, const std::vector<IValue>& outputs) {
 
 std::vector<OutputResult> compare_outputs(const std::vector<IValue>& float_outputs,
                                           const std::vector<IValue>& sim_outputs) {
-  std::vector<OutputStats> stats;
+  std::vector<ErrorStats> stats;
   for (size_t b = 0; b < float_outputs.size() && b < sim_outputs.size(); ++b) {
     std::vector<at::Tensor> f, s;
     flatten_tensors(float_outputs[b], f);
@@ -591,7 +717,7 @@ std::vector<OutputResult> compare_outputs(const std::vector<IValue>& float_outpu
     for (size_t i = 0; i < f.size() && i < s.size(); ++i) stats[i].add(f[i], s[i]);
   }
   std::vector<OutputResult> results;
-  for (size_t i = 0; i < stats.size(); ++i) results.push_back(stats[i].result(i));
+  for (size_t i = 0; i < stats.size(); ++i) results.push_back(output_result(stats[i], i));
   return results;
 }
 
@@ -604,7 +730,8 @@ Report build_report(const std::string& model_path, const Session& session, const
   report.cpu = cpu_features();
   report.batches = static_cast<int>(float_outputs.size());
   for (const auto& [path, p] : session.points) {
-    QuantPointResult r{path, p.observer.seen, p.stored, p.scale, p.zero_point, p.quant_min, p.quant_max, 0, 0, p.sites};
+    QuantPointResult r{path, p.observer.seen, p.stored, p.scale, p.zero_point, p.quant_min, p.quant_max, 0,
+                       0,    p.sites,         p.op};
     if (p.observer.seen) {
       r.min = p.observer.min.item<double>();
       r.max = p.observer.max.item<double>();
@@ -629,9 +756,18 @@ Report build_report(const std::string& model_path, const Session& session, const
                                         value.quant_max,
                                         o.min.item<double>(),
                                         o.max.item<double>(),
-                                        {}});
+                                        {},
+                                        ""});
   }
   return report;
+}
+
+void add_layers(Report& report, const LayerRecorder& layers, const Options& options) {
+  report.layers_requested = true;
+  report.layers = layers.results();
+  report.layers_not_compared = layers.not_compared();
+  report.layers_memory_mib = options.layers_memory_mib;
+  report.layers_min_sqnr_db = options.min_sqnr_db;
 }
 
 jit::Module load_model(const std::string& path) {
@@ -666,6 +802,7 @@ std::string instrument_clone(Prepared& p, Session& session, const jit::Module& m
     if (std::string missing = make_float_reference(p.module, rewriter); !missing.empty()) return missing;
   Instrumenter instrumenter(session, options.stubs, p.lines, rewriter);
   if (reuse_probes) instrumenter.reuse_probes();
+  if (options.layers) instrumenter.record_layers();
   instrumenter.observe(options.calibrate_values);
   instrumenter.module(p.module);
   return "";
@@ -832,12 +969,16 @@ Run float_then_simulated(const std::string& model_path, jit::Module& float_side,
   ProgressLine progress(options.progress, batches.size());
   const ModuleState initial = ModuleState::of(simulated_side);
   Run run;
+  std::optional<LayerRecorder> layers;
+  if (options.layers) session.layers = &layers.emplace(options.layers_memory_mib);
   run.float_outputs = run_all(model_path, float_side, batches, session, Mode::Float, progress, "calibrating");
   finish_calibration(session);
   initial.restore();
   std::vector<IValue> sim_results =
       run_all(model_path, simulated_side, batches, session, Mode::Simulate, progress, "simulating");
+  session.layers = nullptr;
   run.report = build_report(model_path, session, options, run.float_outputs, sim_results);
+  if (layers) add_layers(run.report, *layers, options);
   if (options.attribute || options.sensitivity) {
     if (&float_side != &simulated_side)
       run.report.no_attribution =

@@ -58,6 +58,12 @@ struct Options {
   std::optional<double> min_sqnr_db;
   // After the run, each quant point's share of the error: Report::sensitivity (2 passes a point).
   bool sensitivity = false;
+  // The error of every quant point's and every submodule call's value against float, in the
+  // order the model computes them: Report::layers. The float run keeps those values until the
+  // simulated run reaches them, at most `layers_memory_mib` MiB in all (what did not fit is not
+  // compared, and Report::layers_not_compared counts it).
+  bool layers = false;
+  int64_t layers_memory_mib = 512;
 };
 
 struct QuantPointResult {
@@ -73,6 +79,29 @@ struct QuantPointResult {
   // Where the model quantizes there: the stub's calls, the FakeQuantize's op (a stub called
   // from two lines has two), at the user's Python lines where the archive says.
   std::vector<ir::SourceLoc> sites;
+  // A converted model's quant point: the op whose int8 output it is (aten::quantize_per_tensor,
+  // quantized::conv2d, ...), with the scale and zero point that output carried and the range
+  // of its dequantized values. Empty for QuantStubs and FakeQuantizes, which qlint quantizes.
+  std::string op;
+};
+
+// One row of the per-layer error (Options::layers): a quant point or a submodule's forward, at
+// one place it is computed (the stub's or the module's call, its Python line); the statistics
+// cover every time that place ran (`calls`, over all batches: a loop, a module called twice on
+// one line). A module called from two lines has two rows.
+struct LayerResult {
+  enum class Kind { QuantPoint, Module };
+  Kind kind = Kind::Module;
+  std::string path;            // module instance path ("backbone.layer1.0"), or the quant point's
+  ir::SourceLoc loc;           // the call's (or the quant point op's) Python line, when known
+  int64_t calls = 0;           // in the float run, over all batches
+  int64_t compared = 0;        // calls the simulated run reached too, with the float value kept
+  int64_t elements = 0;        // compared elements
+  std::vector<int64_t> shape;  // of the first call's value
+  double max_abs_error = 0;
+  double sqnr_db = 0;  // +inf when exact; -inf when a shape differs
+  // "4x8 in float, 5x8 once quantized" when a simulated value's shape differs from float's.
+  std::string shape_difference;
 };
 
 struct OutputResult {
@@ -171,6 +200,14 @@ struct Report {
   std::string no_attribution;
   // Options::sensitivity: one per reached quant point, most harmful first.
   std::vector<Sensitivity> sensitivity;
+  // Options::layers: in the order the float run first computed them. `layers_not_compared`
+  // counts the values whose float side did not fit into `layers_memory_mib` (or that the
+  // simulated run computed more often than the float one).
+  bool layers_requested = false;
+  std::vector<LayerResult> layers;
+  int64_t layers_not_compared = 0;
+  int64_t layers_memory_mib = 0;
+  std::optional<double> layers_min_sqnr_db;  // Options::min_sqnr_db: the text marks the first row under it
 };
 
 // Throws SimError.

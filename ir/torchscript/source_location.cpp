@@ -34,8 +34,6 @@ std::optional<jit::SourceRange> user_range(const jit::Node& n) {
   return range;
 }
 
-bool is_pytorch_file(const std::string& file) { return file.find("-packages/torch/") != std::string::npos; }
-
 ir::SourceLoc with_statement_columns(ir::SourceLoc loc, SourceLines& lines) {
   std::string line = ir::read_source_line(loc.file, loc.line, "").value_or("");
   if (line.size() > ir::limits().column) return loc;
@@ -106,6 +104,8 @@ std::optional<ir::SourceLoc> scripted_location(const jit::SourceRange& range, So
 }
 
 }  // namespace
+
+bool is_pytorch_file(const std::string& file) { return file.find("-packages/torch/") != std::string::npos; }
 
 ir::SourceLoc source_location(const jit::Node& node, SourceLines& lines) {
   try {

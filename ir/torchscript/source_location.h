@@ -19,4 +19,7 @@ using SourceLines = std::map<std::string, std::map<int, std::string>>;  // file 
 // covered is added to `lines`. Unknown (line 0) when the node has no debug info.
 ir::SourceLoc source_location(const torch::jit::Node& node, SourceLines& lines);
 
+// A file of the installed PyTorch (its modules' own code, which scripted models keep).
+bool is_pytorch_file(const std::string& file);
+
 }  // namespace qlint::torchscript

@@ -19,12 +19,11 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::build_path;
+using testing::example_input;
 using testing::example_model;
 using testing::run_program;
 using testing::run_qlint;
 using testing::run_qlint_with_env;
-
-std::string example_input(const std::string& name) { return build_path("examples/inputs/" + name + ".pt"); }
 
 std::string bytes_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

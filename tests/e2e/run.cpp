@@ -90,4 +90,10 @@ std::string example_model(const std::string& name) {
 
 std::string build_path(const std::string& relative) { return std::string(QLINT_BUILD_DIR) + "/" + relative; }
 
+std::string example_input(const std::string& name) { return build_path("examples/inputs/" + name + ".pt"); }
+
+std::string example_source(const std::string& name) {
+  return std::string(QLINT_SOURCE_DIR) + "/examples/" + name + ".py";
+}
+
 }  // namespace qlint::testing

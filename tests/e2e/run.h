@@ -33,5 +33,9 @@ RunResult run_reference(const std::vector<std::string>& args);
 // build/examples/<set>/<stem>.pt for "set/stem"; a bare stem is a seed example.
 std::string example_model(const std::string& name);
 std::string build_path(const std::string& relative);  // build/<relative>
+// build/examples/inputs/<set>/<stem>.pt, the example's input, for "set/stem".
+std::string example_input(const std::string& name);
+// The example's Python source, examples/<set>/<stem>.py, for "set/stem".
+std::string example_source(const std::string& name);
 
 }  // namespace qlint::testing

@@ -16,10 +16,9 @@ namespace {
 
 using nlohmann::json;
 using testing::build_path;
+using testing::example_input;
 using testing::example_model;
 using testing::run_qlint;
-
-std::string example_input(const std::string& name) { return build_path("examples/inputs/" + name + ".pt"); }
 
 const std::string kExample = "rules/sim_divergence";
 const std::string kSource = "examples/rules/sim_divergence.py";

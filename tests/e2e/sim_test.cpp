@@ -19,15 +19,13 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::build_path;
+using testing::example_input;
 using testing::example_model;
+using testing::example_source;
 using testing::run_qlint;
 using testing::run_qlint_with_env;
 using testing::run_reference;
 
-std::string example_input(const std::string& name) { return build_path("examples/inputs/" + name + ".pt"); }
-std::string example_source(const std::string& name) {
-  return std::string(QLINT_SOURCE_DIR) + "/examples/" + name + ".py";
-}
 std::string test_file(const std::string& name) { return build_path("tests/models/" + name); }
 
 class Sim : public testing::TempDirTest {

@@ -20,6 +20,16 @@
         fake-quantize; the others pass their float values through. Prints the SQNR of each
         output against the float run over all inputs, in dB, as JSON (what `qlint sim
         --attribute` reports as a cause's "alone" and "without").
+    reference.py layers EXAMPLE.py MODEL.pt BITS INPUT.pt [INPUT.pt ...]
+        As `simulate`, with a forward hook on every submodule (the stubs' stand-ins too): prints,
+        as JSON in the order the float run first finished each, every module's path and the SQNR
+        of its output against the float run, in dB, over all its calls ("sqnr") and per call
+        ("calls"): what `qlint sim --layers` reports.
+    reference.py converted-scales EXAMPLE.py INPUT.pt
+        Builds a converted example's eager int8 model as its build() does (without scripting or
+        tracing it) and runs it on the input: prints, as JSON by module path, the q_scale() and
+        q_zero_point() of every module output that is a quantized tensor (a FloatFunctional's
+        add, mul, ... included), the figures `qlint sim` lists as a converted model's quant points.
     reference.py equal A.pt B.pt        exit 0 when every tensor is bit-identical
     reference.py all-zeros A.pt         exit 0 when every element is zero
 
@@ -114,6 +124,97 @@ def sqnr_only(example, model_file, bits, names, inputs):
             signal[i] += (a * a).sum().item()
             noise[i] += ((b - a) * (b - a)).sum().item()
     print(json.dumps(["inf" if n == 0 else 10 * math.log10(s / n) for s, n in zip(signal, noise)]))
+
+
+def sqnr_db(signal, noise):
+    import math
+    return "inf" if noise == 0 else 10 * math.log10(signal / noise)
+
+
+def record_module_outputs(model, calls, order):
+    """A forward hook on every submodule: each call's output (a copy), per path, in order."""
+    def hook(path):
+        def record(module, args, output):
+            if isinstance(output, torch.Tensor):
+                if path not in calls:
+                    order.append(path)
+                calls.setdefault(path, []).append(output.detach().clone())
+        return record
+    stubs = [path for path, module in model.named_modules() if isinstance(module, ReferenceStub)]
+    for path, module in model.named_modules():
+        # the stubs' stand-ins are hooked, not their observers
+        if path and not any(path.startswith(stub + ".") for stub in stubs):
+            module.register_forward_hook(hook(path))
+
+
+def layers(example, model_file, bits, inputs):
+    import json
+    model = load_example(example).Model().eval()
+    model.load_state_dict(torch.jit.load(model_file).state_dict())
+    stubs = replace_named_stubs(model, int(bits))
+    batches = [as_args(torch.load(f)) for f in inputs]
+    runs = {"float": [], "simulated": []}
+    order = []
+    with torch.no_grad():
+        for run in ("float", "simulated"):
+            for batch in batches:
+                calls = {}
+                record_module_outputs(model, calls, order if run == "float" else [])
+                model(*batch)
+                runs[run].append(calls)
+                for module in model.modules():
+                    module._forward_hooks.clear()
+            for stub in stubs.values():
+                stub.calibrating = False
+    rows = []
+    for path in order:
+        per_call, signal, noise = [], 0.0, 0.0
+        for floats, simulated in zip(runs["float"], runs["simulated"]):
+            for a, b in zip(floats.get(path, []), simulated.get(path, [])):
+                a, b = a.double(), b.double()
+                s, n = (a * a).sum().item(), ((b - a) * (b - a)).sum().item()
+                per_call.append(sqnr_db(s, n))
+                signal, noise = signal + s, noise + n
+        rows.append({"path": path, "kind": "quant_point" if path in stubs else "module",
+                     "sqnr": sqnr_db(signal, noise), "calls": per_call})
+    print(json.dumps(rows))
+
+
+def converted_scales(example, input_file):
+    """The eager converted model of `example`'s build(), its quantized module outputs' qparams."""
+    import json
+    from torch.ao.nn.quantized import QFunctional
+    module = load_example(example)
+    torch.manual_seed(0)  # as examples/export.py seeds each example
+    script, trace = torch.jit.script, torch.jit.trace
+    torch.jit.script = lambda model, *args, **kwargs: model
+    torch.jit.trace = lambda model, *args, **kwargs: model
+    try:
+        model = module.build()
+    finally:
+        torch.jit.script, torch.jit.trace = script, trace
+    scales = {}
+
+    def note(path, output):
+        if isinstance(output, torch.Tensor) and output.is_quantized and path not in scales:
+            scales[path] = {"scale": output.q_scale(), "zero_point": output.q_zero_point()}
+
+    for path, m in model.named_modules():
+        if not path:
+            continue
+        m.register_forward_hook(lambda m, args, output, path=path: note(path, output))
+        if isinstance(m, QFunctional):  # its ops are methods, which no forward hook sees
+            for name in ("add", "add_scalar", "mul", "mul_scalar", "add_relu", "cat"):
+                op = getattr(m, name)
+                setattr(m, name, lambda *args, op=op, path=path, **kwargs: note_and_return(path, op(*args, **kwargs)))
+
+    def note_and_return(path, output):
+        note(path, output)
+        return output
+
+    with torch.no_grad():
+        model(*as_args(torch.load(input_file)))
+    print(json.dumps(scales))
 
 
 # The op that unpacks each float module's weights from its converted counterpart's packed ones.
@@ -223,6 +324,10 @@ if __name__ == "__main__":
         run_archive(*args)
     elif command == "sqnr-only":
         sqnr_only(args[0], args[1], args[2], args[3], args[4:])
+    elif command == "layers":
+        layers(args[0], args[1], args[2], args[3:])
+    elif command == "converted-scales":
+        converted_scales(args[0], args[1])
     elif command == "equal":
         equal(*args)
     elif command == "all-zeros":

@@ -121,14 +121,44 @@ void report_loop_reuse(const analysis::Facts& facts, const analysis::QuantCall& 
   out.push_back(d);
 }
 
+// An ordinary module's output fake quant (QAT gives every quantized module one) is shared by all
+// calls of the module. Called again from the same line (a recurrent cell at each time step, one
+// encoder for every agent in a loop, a trace's unrolled copies) its outputs are one kind of
+// value, and one scale for them is the module's design. Called from two lines the user wrote
+// (`self.proj(a)`, then `self.proj(b)`), two different tensors share that one scale.
+bool another_call_site(const analysis::Facts& facts, const analysis::QuantCall& first,
+                       const analysis::QuantCall& call) {
+  const ir::SourceLoc a = quant_call_location(facts, first), b = quant_call_location(facts, call);
+  return a.known() && b.known() && (a.file != b.file || a.line != b.line);
+}
+
+Diagnostic module_reuse_diagnostic(const analysis::Facts& facts, const analysis::QuantCall& first,
+                                   const analysis::QuantCall& call) {
+  const std::string suffix = ".activation_post_process";
+  const std::string module = call.point.substr(0, call.point.size() - suffix.size());
+  const ir::SourceLoc at = quant_call_location(facts, first);
+  Diagnostic d = quant_call_diagnostic(
+      reused_stub_rule(), facts, call,
+      "`self." + module + "` is called on a second tensor (first on line " + std::to_string(at.line) +
+          "); QAT gives a module one output fake quant, shared by all its calls, so both outputs get one scale "
+          "calibrated over both ranges and the one with the smaller range loses precision; call a separate "
+          "instance for each tensor (sharing its weights if they must stay tied)");
+  if (auto fake = fake_quantize_call_edit(facts, call))
+    d.fixes.push_back(new_fake_quant_fix("give this call's output a new fake quant of its own", *fake));
+  return d;
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   std::map<std::string, const analysis::QuantCall*> first;
   for (const auto& call : facts.quant_calls()) {
-    // An ordinary module's output fake quant called again (a recurrent cell at each time step,
-    // one encoder for every agent) is a module shared on purpose: its outputs are one kind of
-    // value, and one scale for them is the module's design, not a stub put to two uses.
-    if (inserted_by_fx(call.point) || facts.is_module_output_quant_point(call.point)) continue;
+    if (inserted_by_fx(call.point)) continue;
+    if (facts.is_module_output_quant_point(call.point)) {
+      auto [it, is_first] = first.emplace(call.point, &call);
+      if (!is_first && it->second->input != call.input && another_call_site(facts, *it->second, call))
+        out.push_back(module_reuse_diagnostic(facts, *it->second, call));
+      continue;
+    }
     if (const ir::Node* loop = loop_applying_to_new_tensors(call); loop != nullptr && !first.count(call.point)) {
       report_loop_reuse(facts, call, *loop, out);
       first.emplace(call.point, &call);
@@ -171,9 +201,11 @@ const Rule& reused_stub_rule() {
     r.doc.what =
         "A QuantStub module (or, in a traced QAT model, its FakeQuantize) called on two "
         "different tensors, or in a `for` loop over a list of tensors (one stub for every level "
-        "of a feature pyramid). The output fake quant of an ordinary module called several times "
-        "(a recurrent cell at each time step, one encoder for every agent) is not reported: the "
-        "module is shared on purpose, and so is its scale.";
+        "of a feature pyramid). An ordinary module of a QAT model has one output fake quant too: "
+        "called from two lines of the user's code on different tensors (`self.proj(a)`, then "
+        "`self.proj(b)`) it is reported as well. Called again from one line (a recurrent cell at "
+        "each time step, one encoder for every agent in a loop) it is not: the module is shared "
+        "on purpose there, and so is its scale.";
     r.doc.why =
         "A stub holds one scale, calibrated over everything it sees. Two tensors through one "
         "stub share it: the tensor with the smaller range keeps far fewer bits than it would "

@@ -54,6 +54,18 @@ bool restructures(const Fix& fix) {
                      [](const Edit& e) { return e.kind == Edit::Kind::UnrollLoop || e.inline_call != nullptr; });
 }
 
+// What a round has done for a finding: its signature, and for a fix that inlines a helper's call
+// the call it inlines. A helper called from two places keeps its finding after the first call's
+// fix (the other call still runs it), and the next round inlines the other call.
+std::string planned_signature(const Diagnostic& d, const Fix& fix) {
+  std::string key = signature(d);
+  for (const Edit& e : fix.edits)
+    if (e.inline_call != nullptr)
+      key += " inlining the call at " + std::to_string(e.inline_call->loc.line) + ":" +
+             std::to_string(e.inline_call->loc.column);
+  return key;
+}
+
 // One fix per diagnostic; edits touching a node another planned fix edits wait for the next
 // round (the rules re-run first, and the other fix may have made them moot). A fix that
 // restructures the graph has a round of its own.
@@ -63,13 +75,13 @@ std::vector<Planned> plan(const std::vector<Diagnostic>& diagnostics, bool unsaf
   std::set<const ir::Node*> touched;
   for (const auto& d : diagnostics) {
     const Fix* fix = first_applicable_fix(d, unsafe);
-    if (fix == nullptr || done.count(signature(d)) || excluded.count(signature(d))) continue;
+    if (fix == nullptr || done.count(planned_signature(d, *fix)) || excluded.count(signature(d))) continue;
     if (restructures(*fix) && !planned.empty()) continue;
     bool conflict =
         std::any_of(fix->edits.begin(), fix->edits.end(), [&](const Edit& e) { return touched.count(e.node); });
     if (conflict) continue;
     for (const auto& e : fix->edits) touched.insert(e.node);
-    done.insert(signature(d));
+    done.insert(planned_signature(d, *fix));
     planned.push_back({&d, *fix});
     if (restructures(*fix)) break;
   }

@@ -180,13 +180,14 @@ bool is_module_method(const ir::Function* fn) {
   return fn != nullptr && !fn->method.empty() && fn->method.find('.') == std::string::npos;
 }
 
-// The one call of a free function, when a module method makes it: where the function can be
-// inlined so that its code reaches a module (ir::GraphRewriter::inline_call). Called from
-// several places, each would need its own stub (and its own copy): not done.
-const ir::Node* only_call_from_a_method(const analysis::Facts& facts, const ir::Function& fn) {
-  const std::vector<const ir::Node*> sites = call_sites_of(facts.model(), fn);
-  if (sites.size() != 1 || sites[0]->kind != "prim::CallFunction") return nullptr;
-  return is_module_method(facts.function_of(*sites[0])) ? sites[0] : nullptr;
+// The first call of a free function that a module method makes: where the function can be
+// inlined so that its code reaches a module (ir::GraphRewriter::inline_call). A function called
+// from several places gets one call inlined (with its own stub) per round of `--fix`, the others
+// keep calling the function, until no call is left.
+const ir::Node* first_call_from_a_method(const analysis::Facts& facts, const ir::Function& fn) {
+  for (const ir::Node* site : call_sites_of(facts.model(), fn))
+    if (site->kind == "prim::CallFunction" && is_module_method(facts.function_of(*site))) return site;
+  return nullptr;
 }
 
 }  // namespace
@@ -199,7 +200,7 @@ std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir
   const ir::Node* inline_call = nullptr;
   if (!is_module_method(fn)) {
     // A free function (the `@torch.jit.script` helper of a utils module) has no `self`.
-    inline_call = only_call_from_a_method(facts, *fn);
+    inline_call = first_call_from_a_method(facts, *fn);
     if (inline_call == nullptr) return std::nullopt;
   }
   Edit e;

@@ -54,14 +54,31 @@ IValue read_torch_save(const std::string& file) {
   }
 }
 
+namespace {
+
+// A dict argument as forward declares it. The unpickler gives a dict of a torch.save file the
+// types Dict[Any, Any], and forward refuses that for `Dict[str, Tensor]` (a point-cloud batch
+// dict); with string keys and tensor values only, it becomes exactly that.
+IValue typed_argument(const IValue& v) {
+  if (!v.isGenericDict()) return v;
+  c10::Dict<std::string, at::Tensor> typed;
+  for (const auto& entry : v.toGenericDict()) {
+    if (!entry.key().isString() || !entry.value().isTensor()) return v;
+    typed.insert(entry.key().toStringRef(), entry.value().toTensor());
+  }
+  return IValue(typed);
+}
+
+}  // namespace
+
 Batch batch_from(const IValue& v, const std::vector<std::string>& names, const std::string& file) {
   Batch batch;
   if (v.isTensor()) {
     batch.push_back(v);
   } else if (v.isTuple()) {
-    for (const auto& e : v.toTupleRef().elements()) batch.push_back(e);
+    for (const auto& e : v.toTupleRef().elements()) batch.push_back(typed_argument(e));
   } else if (v.isList()) {
-    for (const auto& e : v.toListRef()) batch.push_back(e);
+    for (const auto& e : v.toListRef()) batch.push_back(typed_argument(e));
   } else if (v.isGenericDict()) {
     auto dict = v.toGenericDict();
     for (const auto& name : names) {

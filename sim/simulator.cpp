@@ -652,6 +652,16 @@ std::string model_failed(const std::string& model_path, size_t batch, const std:
          ir::describe_script_error(what);
 }
 
+// A batch as one run may change it: forward writes into a dict it is given (a point-cloud
+// model's `batch["voxels"] = self.quant(batch["voxels"])`) or into a tensor in place, and the next
+// run (float, simulated, another attribution pass) must see the inputs as the file holds them.
+Batch fresh_copy(const Batch& batch) {
+  Batch copy;
+  copy.reserve(batch.size());
+  for (const IValue& v : batch) copy.push_back(v.deepcopy());
+  return copy;
+}
+
 std::vector<IValue> run_all(const std::string& model_path, jit::Module& module, const std::vector<Batch>& batches,
                             Session& session, Mode mode, ProgressLine& progress, const std::string& phase) {
   session.mode = mode;
@@ -659,7 +669,7 @@ std::vector<IValue> run_all(const std::string& model_path, jit::Module& module, 
   for (size_t b = 0; b < batches.size(); ++b) {
     session.batch = b;
     try {
-      outputs.push_back(module.forward(batches[b]));
+      outputs.push_back(module.forward(fresh_copy(batches[b])));
     } catch (const c10::Error& e) {
       throw SimError(model_failed(model_path, b, e.what_without_backtrace()));
     } catch (const std::exception& e) {  // torch::jit::JITException: `raise` in the model

@@ -42,7 +42,7 @@ class Scatter(nn.Module):
     def __init__(self):
         super().__init__()
         self.nx = 6
-        self.ny = 5
+        self.ny = 6
 
     def forward(self, batch: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
         coords = batch["coords"]

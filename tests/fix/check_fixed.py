@@ -18,6 +18,7 @@
 Exits non-zero with one line saying what broke.
 """
 import os
+import copy
 import sys
 
 import torch
@@ -46,7 +47,9 @@ def fake_quant_off(module):
 
 def random_like(t):
     """A seeded random tensor like `t`: normal for floats, integers in t's own range (counts,
-    indices) for integer tensors."""
+    indices) for integer tensors; a dict of tensors (a batch dict) entry by entry."""
+    if isinstance(t, dict):
+        return {key: random_like(value) for key, value in t.items()}
     if t.is_floating_point():
         return torch.randn_like(t)
     return torch.randint_like(t, int(t.min()), int(t.max()) + 1)
@@ -94,7 +97,9 @@ def main():
     if not no_float:
         with torch.no_grad():
             for b, batch in enumerate(batches):
-                expected, actual = tensors(original_float(*batch)), tensors(fixed_float(*batch))
+                # A fresh copy for each run: forward may write into a dict it is given.
+                expected = tensors(original_float(*copy.deepcopy(batch)))
+                actual = tensors(fixed_float(*copy.deepcopy(batch)))
                 if len(expected) != len(actual) or not all(
                         e.dtype == a.dtype and torch.equal(e, a) for e, a in zip(expected, actual)):
                     sys.exit(f"float outputs differ on batch {b}")

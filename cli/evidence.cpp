@@ -40,7 +40,16 @@ bool concerns(const Diagnostic& d, const std::string& point, const analysis::Fac
   return false;
 }
 
-// "see also shared-stub-mask at line 171, bool-arith at line 180, at the quant point that causes it".
+// The value part a shared-stub-mask finding is about, where its evidence says where that part
+// becomes a mask: " (the part of its output that becomes a mask on line 173)".
+std::string part_made_a_mask(const Diagnostic& d) {
+  if (d.rule != rules::shared_stub_mask_rule().id || d.evidence_node == nullptr || !d.evidence_node->loc.known())
+    return "";
+  return " (the part of its output that becomes a mask on line " + std::to_string(d.evidence_node->loc.line) + ")";
+}
+
+// "see also shared-stub-mask at line 171 (the part of its output that becomes a mask on line 173),
+// bool-arith at line 180, at the quant point that causes it".
 std::string related_findings(const std::vector<Diagnostic>& diagnostics, const Diagnostic& self,
                              const std::vector<sim::Cause>& causes, const analysis::Facts& facts) {
   constexpr size_t kMaxRelated = 3;
@@ -50,7 +59,7 @@ std::string related_findings(const std::vector<Diagnostic>& diagnostics, const D
     bool same_point =
         std::any_of(causes.begin(), causes.end(), [&](const sim::Cause& c) { return concerns(d, c.point, facts); });
     if (!same_point) continue;
-    std::string where = d.loc.known() ? " at line " + std::to_string(d.loc.line) : "";
+    std::string where = d.loc.known() ? " at line " + std::to_string(d.loc.line) + part_made_a_mask(d) : "";
     if (std::find(related.begin(), related.end(), d.rule + where) == related.end()) related.push_back(d.rule + where);
   }
   std::string out;

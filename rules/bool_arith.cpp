@@ -72,9 +72,9 @@ const Rule& bool_arith_rule() {
         "bool mask in float, and a dedicated stub or fake quant quantizes 0 and 1 exactly. FX exports get "
         "the Python change only (`--diff`); converted models have no fix. In a free function (a "
         "`@torch.jit.script` helper of a utils module), which has no module to hold a stub, `--fix` inlines "
-        "the function's one call into the calling method and quantizes there (the same ops in the same "
+        "the function's call into the calling method and quantizes there (the same ops in the same "
         "order); the Python change is described in a note, not written. A helper called from several "
-        "places has no automatic fix.";
+        "places gets one call inlined per round, each with a stub of its own, until no call is left.";
     return r;
   }();
   return rule;

@@ -120,8 +120,8 @@ const Rule& unquantized_operand_rule() {
         "disable_fake_quant reaches, is the identity in float, so float results do not change; the "
         "clone's scale predates re-calibration, so re-run QAT calibration. FX exports get the Python "
         "change only (`--diff`); converted models have no fix. A tensor joined with `torch.cat`/`stack` "
-        "gets its quant point on the list item; in a free function, the function's one call is inlined "
-        "into the calling method first (as for bool-arith).";
+        "gets its quant point on the list item; in a free function, the function's calls are inlined "
+        "into the calling methods first, one per round (as for bool-arith).";
     return r;
   }();
   return rule;

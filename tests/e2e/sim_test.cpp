@@ -424,7 +424,8 @@ TEST_F(Sim, CheckWithInputAttachesEvidence) {
               0u)
         << d;
     EXPECT_EQ(d["notes"][2],
-              "see also shared-stub-mask at line 15, bool-arith at line 17, at the quant point that causes it");
+              "see also shared-stub-mask at line 15 (the part of its output that becomes a mask on line 16), "
+              "bool-arith at line 17, at the quant point that causes it");
   }
   EXPECT_TRUE(eq_seen);
   auto s4 = run_qlint({"check", "--format", "json", example_model("seed/s4_shared_scale"), "--input",
@@ -560,14 +561,19 @@ TEST_F(Attribution, CheckNamesTheCauseOnTheFinding) {
   const int comparison_line = lines_containing(example_source(model), "crowded = active > 2.0").at(0);
   const int cause_line = lines_containing(example_source(model), "# the cause").at(0);
   const int stub_line = lines_containing(example_source(model), "self.quant_agents(agents)").at(0);
+  const int mask_line = lines_containing(example_source(model), "(exists == 0)").at(0);
   bool named = false, linked = false;
   const json doc = json::parse(r.out);
   for (const auto& d : doc["diagnostics"]) {
     if (d["line"] != comparison_line) continue;
     for (const auto& note : d["notes"]) {
       std::string text = note.get<std::string>();
-      // The static finding at that stub (examples/sim/attribution_mask_channel.py's mask).
-      if (text.rfind("see also shared-stub-mask at line " + std::to_string(stub_line) + ",", 0) == 0) linked = true;
+      // The static finding at that stub (examples/sim/attribution_mask_channel.py's mask), with the
+      // value part it is about: the channel that becomes a mask.
+      if (text.rfind("see also shared-stub-mask at line " + std::to_string(stub_line) +
+                         " (the part of its output that becomes a mask on line " + std::to_string(mask_line) + ")",
+                     0) == 0)
+        linked = true;
       if (text.rfind("caused by `self.quant_agents` (examples/sim/attribution_mask_channel.py:" +
                          std::to_string(cause_line) + ":",
                      0) == 0)

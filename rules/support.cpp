@@ -279,6 +279,12 @@ std::optional<Edit> fake_quantize_call_edit(const analysis::Facts& facts, const 
   if (it == inputs.end()) return std::nullopt;
   Edit e = new_fake_quant(facts, *like, *call.call, static_cast<int>(it - inputs.begin()));
   e.fake_quant.replaces_call = true;
+  // A module's output (a Linear called on a second tensor) has no name of its own: the new fake
+  // quant is named after the module, `proj_output_fake_quant`.
+  if (facts.is_module_output_quant_point(call.point)) {
+    const std::string module = call.point.substr(0, call.point.rfind('.'));
+    e.new_stub = module.substr(module.rfind('.') + 1) + "_output_fake_quant";
+  }
   return e;
 }
 

@@ -215,6 +215,18 @@ TEST_F(Fix, InlinesEachCallOfAHelperInARoundOfItsOwn) {
   EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again.dump(2);
 }
 
+// One projection for two inputs in a traced QAT model (examples/zoo/shared_projection.py): the
+// second call's output gets a fake quant named after the module, and the Python advice is a second
+// instance of the module, not a QuantStub.
+TEST_F(Fix, ASharedModulesSecondCallGetsAnOutputFakeQuantOfItsOwn) {
+  const std::string name = "qat/qat_shared_projection";
+  auto r = run_qlint({"check", "--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string all = r.out + r.err;
+  EXPECT_NE(all.find("new fake quant `self.proj_output_fake_quant`"), std::string::npos) << all;
+  EXPECT_NE(all.find("call a separate instance of `self.proj` for this tensor"), std::string::npos) << all;
+}
+
 double sqnr(const json& report) { return report["outputs"][0]["sqnr_db"].get<double>(); }
 
 // Never worse (issue #20): the offset's new fake quant would cost the output 41 dB (87.3 -> 45.9

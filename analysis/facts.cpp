@@ -951,14 +951,15 @@ bool Facts::is_plain_stub(const std::string& path) const {
   return true;
 }
 
-bool Facts::is_module_output_quant_point(const std::string& point) const {
+std::optional<std::string> Facts::output_quant_point_owner(const std::string& point) const {
   const std::string suffix = ".activation_post_process";
   if (point.size() <= suffix.size() || point.compare(point.size() - suffix.size(), suffix.size(), suffix) != 0)
-    return false;
+    return std::nullopt;
   const std::string owner = point.substr(0, point.size() - suffix.size());
-  if (model_->find_module(owner) == nullptr) return false;
+  if (model_->find_module(owner) == nullptr) return std::nullopt;
   auto it = stub_modules_.find(owner);
-  return it == stub_modules_.end() || it->second != StubKind::Quant;
+  if (it != stub_modules_.end() && it->second == StubKind::Quant) return std::nullopt;
+  return owner;
 }
 
 std::string Facts::plain_stub_template() const {

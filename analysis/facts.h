@@ -164,7 +164,11 @@ class Facts {
   // The output fake quant of an ordinary module (`linear.activation_post_process` of a Linear, an
   // LSTM's gate), as QAT gives every quantized module; not a QuantStub's, nor a FakeQuantize
   // the model calls itself.
-  bool is_module_output_quant_point(const std::string& point) const;
+  bool is_module_output_quant_point(const std::string& point) const {
+    return output_quant_point_owner(point).has_value();
+  }
+  // The ordinary module such a point belongs to ("proj" for "proj.activation_post_process").
+  std::optional<std::string> output_quant_point_owner(const std::string& point) const;
 
   // Whether the simulation saw only 0 and the constant in this comparison's tensor operand.
   bool compares_only_zero_or_constant(const ir::Node& comparison) const;

@@ -75,13 +75,15 @@ std::vector<Planned> plan(const std::vector<Diagnostic>& diagnostics, bool unsaf
   std::set<const ir::Node*> touched;
   for (const auto& d : diagnostics) {
     const Fix* fix = first_applicable_fix(d, unsafe);
-    if (fix == nullptr || done.count(planned_signature(d, *fix)) || excluded.count(signature(d))) continue;
+    if (fix == nullptr || excluded.count(signature(d))) continue;
+    const std::string key = planned_signature(d, *fix);
+    if (done.count(key)) continue;
     if (restructures(*fix) && !planned.empty()) continue;
     bool conflict =
         std::any_of(fix->edits.begin(), fix->edits.end(), [&](const Edit& e) { return touched.count(e.node); });
     if (conflict) continue;
     for (const auto& e : fix->edits) touched.insert(e.node);
-    done.insert(planned_signature(d, *fix));
+    done.insert(key);
     planned.push_back({&d, *fix});
     if (restructures(*fix)) break;
   }

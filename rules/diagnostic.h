@@ -81,6 +81,8 @@ struct Edit {
     double observed_min = 0;
     double observed_max = 1;
     bool replaces_call = false;
+    // The ordinary module whose output fake quant this one stands beside for one call ("proj"), or "".
+    std::string output_of_module;
     std::string scale_source;  // for the summary: "exact for a 0/1 mask", "calibrated on 1 input batch"
   };
   FakeQuant fake_quant;

@@ -4,6 +4,8 @@
 // archive says where quantization starts, so no hazard after the stub can be checked.
 #include <algorithm>
 #include <climits>
+#include <sstream>
+#include <vector>
 
 #include "ir/input_file.h"
 #include "rules/registry.h"
@@ -39,20 +41,23 @@ std::optional<ir::SourceLoc> dropped_call_location(const ir::Model& model, const
   const KnownLines known = known_lines(fn);
   if (known.file.empty()) return std::nullopt;
   const std::string call = "self." + stub.substr(stub.rfind('.') + 1) + "(";
-  auto line_text = [&](int line) { return ir::read_source_line(known.file, line, model.file); };
+  const auto content = ir::read_source_file(known.file, model.file);
+  if (!content) return std::nullopt;
+  std::vector<std::string> lines;  // lines[0] is line 1
+  std::istringstream text(*content);
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  if (static_cast<size_t>(known.last) > lines.size()) return std::nullopt;
   int first = known.first;
   for (int line = known.first; line > 0 && line > known.first - kMaxLinesAboveTheFirstTraced; --line) {
-    auto text = line_text(line);
-    if (!text) return std::nullopt;
     first = line;
-    if (text->find("def ") != std::string::npos) break;
+    if (lines[line - 1].find("def ") != std::string::npos) break;
   }
   std::optional<ir::SourceLoc> found;
   for (int line = first; line <= known.last; ++line) {
-    auto text = line_text(line);
-    size_t at = text ? text->find(call) : std::string::npos;
+    const std::string& here = lines[line - 1];
+    size_t at = here.find(call);
     if (at == std::string::npos) continue;
-    if (found || text->find(call, at + 1) != std::string::npos) return std::nullopt;  // more than one
+    if (found || here.find(call, at + 1) != std::string::npos) return std::nullopt;  // more than one
     found = ir::SourceLoc{known.file, line, static_cast<int>(at) + 1, line, static_cast<int>(at + call.size())};
   }
   return found;

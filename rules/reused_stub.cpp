@@ -134,8 +134,7 @@ bool another_call_site(const analysis::Facts& facts, const analysis::QuantCall& 
 
 Diagnostic module_reuse_diagnostic(const analysis::Facts& facts, const analysis::QuantCall& first,
                                    const analysis::QuantCall& call) {
-  const std::string suffix = ".activation_post_process";
-  const std::string module = call.point.substr(0, call.point.size() - suffix.size());
+  const std::string module = facts.output_quant_point_owner(call.point).value_or(call.point);
   const ir::SourceLoc at = quant_call_location(facts, first);
   Diagnostic d = quant_call_diagnostic(
       reused_stub_rule(), facts, call,

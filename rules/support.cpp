@@ -281,9 +281,9 @@ std::optional<Edit> fake_quantize_call_edit(const analysis::Facts& facts, const 
   e.fake_quant.replaces_call = true;
   // A module's output (a Linear called on a second tensor) has no name of its own: the new fake
   // quant is named after the module, `proj_output_fake_quant`.
-  if (facts.is_module_output_quant_point(call.point)) {
-    const std::string module = call.point.substr(0, call.point.rfind('.'));
-    e.new_stub = module.substr(module.rfind('.') + 1) + "_output_fake_quant";
+  if (auto module = facts.output_quant_point_owner(call.point)) {
+    e.fake_quant.output_of_module = *module;
+    e.new_stub = module->substr(module->rfind('.') + 1) + "_output_fake_quant";
   }
   return e;
 }

@@ -9,8 +9,6 @@
 // `aten::fake_quantize_per_tensor_affine` of the model's range instead. At the exact scale of
 // a mask that changes nothing in any mode; at a calibrated one it is unsafe, since
 // disable_fake_quant does not reach a graph op.
-#include <optional>
-
 #include "ir/ops.h"
 #include "ir/source_text.h"
 #include "rewriter/edits/edit_kind.h"
@@ -80,31 +78,18 @@ class NewFakeQuant final : public EditKind {
 
   // A trace records lines, not expressions, and the Python model would get a QuantStub (which
   // prepare_qat equips with a FakeQuantize), not this op.
-  void render_python(const ir::Model& model, const Edit& edit, SourceSuggestions& python) const override {
+  void render_python(const ir::Model&, const Edit& edit, SourceSuggestions& python) const override {
     // A traced call has no location of its own: then the value, or the new fake quant, names the place.
     const std::string value = ir::display_name(edit.node->inputs.at(static_cast<size_t>(edit.operand)));
     const std::string place = edit.node->loc.known() ? "at " + note_place(edit.node->loc)
                               : value.empty()        ? "`self." + edit.new_stub + "`"
                                                      : "on `" + value + "`";
-    const auto module = output_fake_quant_owner(model, edit.template_stub);
+    const std::string& module = edit.fake_quant.output_of_module;
     python.note("no Python suggestion for the new fake quant " + place +
                 ": the model was traced; in the Python model, " +
-                (module ? "call a separate instance of `self." + *module + "` for this tensor"
-                        : std::string("give the value a QuantStub of its own")) +
+                (!module.empty() ? "call a separate instance of `self." + module + "` for this tensor"
+                                 : std::string("give the value a QuantStub of its own")) +
                 " and run QAT again");
-  }
-
-  // The ordinary module (not a QuantStub) whose output fake quant `template_stub` is
-  // ("proj.activation_post_process" of a Linear): its clone stands for a second instance.
-  static std::optional<std::string> output_fake_quant_owner(const ir::Model& model, const std::string& template_stub) {
-    const std::string suffix = ".activation_post_process";
-    if (template_stub.size() <= suffix.size() ||
-        template_stub.compare(template_stub.size() - suffix.size(), suffix.size(), suffix) != 0)
-      return std::nullopt;
-    const std::string owner = template_stub.substr(0, template_stub.size() - suffix.size());
-    const ir::ModuleInfo* info = model.find_module(owner);
-    if (info == nullptr || info->class_name.find("QuantStub") != std::string::npos) return std::nullopt;
-    return owner;
   }
 };
 

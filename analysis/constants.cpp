@@ -2,14 +2,24 @@
 
 namespace qlint::analysis {
 
-std::optional<std::vector<double>> constant_values(const ir::Value* v) {
-  const ir::Node* producer = v->producer;
-  if (producer == nullptr) return std::nullopt;
-  // Conversions that keep the number: torch.tensor(c), float(t), int(t), t.item().
+namespace {
+
+// Conversions that keep the number: torch.tensor(c), float(t), int(t), t.item().
+bool keeps_the_number(const ir::Node& n) {
   static const char* const kConversions[] = {"aten::tensor", "aten::Float",       "aten::Int",
                                              "aten::item",   "prim::NumToTensor", "aten::ScalarImplicit"};
   for (const char* conversion : kConversions)
-    if (producer->kind == conversion && !producer->inputs.empty()) return constant_values(producer->inputs[0]);
+    if (n.kind == conversion && !n.inputs.empty()) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::vector<double>> constant_values(const ir::Value* v) {
+  const ir::Node* producer = v->producer;
+  // Through any chain of conversions, in a loop: the chain is as long as the model makes it.
+  while (producer != nullptr && keeps_the_number(*producer)) producer = producer->inputs[0]->producer;
+  if (producer == nullptr) return std::nullopt;
   if (producer->kind != "prim::Constant" && producer->kind != "prim::GetAttr") return std::nullopt;
   const ir::Attr* value = producer->attr("value");
   if (value == nullptr) return std::nullopt;

@@ -46,9 +46,8 @@ struct ModelOptions {
 
   void define(CLI::App* cmd, bool runs_model) {
     cmd->add_option("--limit", limits,
-                    "Raise (or lower) a limit on untrusted input, NAME=VALUE (K, M, G suffixes): archive-bytes, "
-                    "archive-member-bytes, archive-members, column, compression-ratio, file-bytes, graph-nodes, "
-                    "json-depth, line, pickle-bytes, snippet-chars, source-file-bytes; repeatable")
+                    "Raise (or lower) a limit on untrusted input, NAME=VALUE (K, M, G suffixes): " +
+                        qlint::ir::known_limits() + "; repeatable")
         ->allow_extra_args(false);
     cmd->add_option("--source-root", source_roots,
                     "Also show source lines from files under this directory (by default only from the working "

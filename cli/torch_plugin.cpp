@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include "cli/torch_backend.h"
+#include "ir/large_stack.h"
 #include "ir/torchscript/importer.h"
 #include "sim/engine.h"
 
@@ -11,15 +12,19 @@ namespace {
 
 class LibTorchBackend final : public TorchBackend {
  public:
-  ir::Model import_torchscript(const std::string& path) override { return torchscript::import_torchscript(path); }
+  // LibTorch compiles and runs graphs recursively, once per level of what the model holds: on
+  // a large stack (ir/large_stack.h), so that the limits qlint predicts are far from it.
+  ir::Model import_torchscript(const std::string& path) override {
+    return ir::on_large_stack([&] { return torchscript::import_torchscript(path); });
+  }
 
   sim::Report simulate(const std::string& model_path, const sim::Inputs& inputs, const sim::Options& options) override {
-    return sim::simulate(model_path, inputs, options);
+    return ir::on_large_stack([&] { return sim::simulate(model_path, inputs, options); });
   }
 
   rewriter::FixResult fix_model(const std::string& path, const rewriter::FixOptions& options,
                                 const std::function<std::string(const std::string&)>& display) override {
-    return rewriter::fix_model(path, options, display);
+    return ir::on_large_stack([&] { return rewriter::fix_model(path, options, display); });
   }
 
   // RTLD_GLOBAL, as torch.ops.load_library: the library's static initializers register its

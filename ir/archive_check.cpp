@@ -280,7 +280,7 @@ int length_field(unsigned char op) {
 
 }  // namespace
 
-std::string pickle_problem(const std::string& p) {
+std::string pickle_problem(const std::string& p, std::vector<std::string>* globals) {
   const size_t n = p.size();
   size_t i = 0;
   uint64_t opcodes = 0;
@@ -290,6 +290,7 @@ std::string pickle_problem(const std::string& p) {
   uint64_t depth = 0;
   std::vector<uint64_t> marks;  // depth at each MARK
   std::set<uint64_t> memo;
+  std::set<std::string> named;  // the globals already listed
   auto above_mark = [&] { return depth - (marks.empty() ? 0 : marks.back()); };
   auto need = [&](uint64_t k) { return k <= n - i; };
   auto until_newline = [&](int lines) {
@@ -408,10 +409,17 @@ std::string pickle_problem(const std::string& p) {
         if (op == 'P') break;  // PERSID pushes below
         ++depth;
         break;
-      case 'c':  // GLOBAL
+      case 'c': {  // GLOBAL: "module\nname\n", a class or function the unpickler looks up
+        const size_t start = i;
         if (!until_newline(2)) return cut;
+        if (globals != nullptr && globals->size() < kMaxGlobals) {
+          std::string reference = p.substr(start, i - 1 - start);
+          reference[reference.find('\n')] = '.';
+          if (named.insert(reference).second) globals->push_back(std::move(reference));
+        }
         ++depth;
         break;
+      }
       default:
         return "the pickle has an unknown opcode";
     }

@@ -32,7 +32,10 @@ ZipDirectory read_zip_directory_of(const std::string& path);
 
 // "" when `pickle` is a well-formed sequence of pickle opcodes up to STOP whose every length
 // field fits in the pickle and whose memo indices are sane; else what is wrong, in one line.
-// No allocation in proportion to a length field.
-std::string pickle_problem(const std::string& pickle);
+// No allocation in proportion to a length field. With `globals`, also the distinct classes and
+// functions its GLOBAL opcodes name ("__torch__.torch.classes.quantized.LinearPackedParamsBase"),
+// the first kMaxGlobals of them.
+inline constexpr size_t kMaxGlobals = 4096;
+std::string pickle_problem(const std::string& pickle, std::vector<std::string>* globals = nullptr);
 
 }  // namespace qlint::ir

@@ -30,6 +30,7 @@ const LimitField kLimitFields[] = {
     {"archive-bytes", &Limits::archive_bytes, "bytes"},
     {"archive-member-bytes", &Limits::archive_member_bytes, "bytes"},
     {"archive-members", &Limits::archive_members, ""},
+    {"chain-length", &Limits::chain_length, ""},
     {"column", &Limits::column, ""},
     {"compression-ratio", &Limits::compression_ratio, ""},
     {"file-bytes", &Limits::file_bytes, "bytes"},
@@ -40,12 +41,6 @@ const LimitField kLimitFields[] = {
     {"snippet-chars", &Limits::snippet_chars, ""},
     {"source-file-bytes", &Limits::source_file_bytes, "bytes"},
 };
-
-std::string known_limits() {
-  std::string out;
-  for (const auto& f : kLimitFields) out += (out.empty() ? "" : ", ") + std::string(f.name);
-  return out;
-}
 
 std::string amount(uint64_t value, bool bytes) {
   if (!bytes) return std::to_string(value);
@@ -111,6 +106,12 @@ bool allowed_source(const fs::path& file, const std::string& model_file) {
 }
 
 }  // namespace
+
+std::string known_limits() {
+  std::string out;
+  for (const auto& f : kLimitFields) out += (out.empty() ? "" : ", ") + std::string(f.name);
+  return out;
+}
 
 Limits& limits() {
   static Limits l;

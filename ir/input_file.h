@@ -22,6 +22,7 @@ struct Limits {
   uint64_t pickle_bytes = 1ull << 30;           // one pickle (data.pkl, debug info)
   uint64_t json_depth = 100;                    // nesting of an FX export
   uint64_t graph_nodes = 2000000;               // nodes of an FX export
+  uint64_t chain_length = 50000;                // operations in a chain LibTorch's interpreter runs
   uint64_t line = 10000000;                     // a line number in debug info or an export
   uint64_t column = 100000;                     // a column
   uint64_t snippet_chars = 400;                 // characters of a source line shown
@@ -40,6 +41,9 @@ Limits& limits();
 void set_limit(Limits& limits, const std::string& assignment);
 
 // "is N bytes, over the limit file-bytes (256 MiB); raise it with --limit file-bytes=BYTES"
+// The limits' names, as --limit takes them: "archive-bytes, archive-member-bytes, ...".
+std::string known_limits();
+
 std::string limit_error(const std::string& what, const std::string& limit, uint64_t value);
 
 // Throws ImportError unless `path` is a regular file (after following symbolic links) of at most

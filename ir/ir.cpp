@@ -172,9 +172,8 @@ const ModuleInfo* Model::find_module(const std::string& path) const {
 }
 
 const Function* Model::find_function(const std::string& name) const {
-  for (const auto& f : functions)
-    if (f->name == name) return f.get();
-  return nullptr;
+  auto it = function_index_.find(name);
+  return it == function_index_.end() ? nullptr : it->second;
 }
 
 const Function* Model::function_of(const Node& node) const {
@@ -191,6 +190,7 @@ Function& Model::add_function(std::string module_path, std::string method) {
   f.name = qualified_function_name(module_path, method);
   f.module_path = std::move(module_path);
   f.method = std::move(method);
+  function_index_.emplace(f.name, &f);  // the first of a name stays the one found
   return f;
 }
 

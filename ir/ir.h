@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace qlint::ir {
@@ -189,9 +190,20 @@ struct Model {
   const Function* function_of(const Node& node) const;
   Function& add_function(std::string module_path, std::string method);
   const std::string* source_line(const std::string& file, int line) const;
+
+ private:
+  // By name, for find_function: a call is resolved at every call node (20,000 C++ functions
+  // calling each other made the linear search quadratic). Functions are added only by
+  // add_function.
+  std::unordered_map<std::string, const Function*> function_index_;
 };
 
 std::string qualified_function_name(const std::string& module_path, const std::string& method);
+
+// How deep blocks may nest in a model qlint accepts (ir::verify refuses deeper ones; archives'
+// code is refused past it before LibTorch compiles it). Python allows about 100 levels; a walk
+// over nested blocks may recurse, since it never goes deeper than this.
+inline constexpr int kMaxNesting = 256;
 
 // Visits every node of a block, nested blocks included, in program order.
 template <typename Fn>

@@ -186,7 +186,7 @@ class Parser {
   struct Nesting {
     int& depth;
     explicit Nesting(Parser& p) : depth(p.depth_) {
-      if (++depth > 200) p.fail("nested too deeply");
+      if (++depth > kMaxNesting) p.fail("nested too deeply");
     }
     ~Nesting() { --depth; }
   };
@@ -201,14 +201,25 @@ class Parser {
       ModuleInfo info;
       info.path = string();
       info.class_name = string();
+      if (at_word("display")) {  // how messages name a C++ quant point, and its line
+        take();
+        info.display = string();
+        expect_word("line");
+        info.line = integer();
+      }
       m.modules.push_back(std::move(info));
+    } else if (at_word("language")) {
+      take();
+      std::string language = string();
+      if (language != "cxx" && language != "python") fail("unknown language '" + language + "'");
+      m.language = language == "cxx" ? Language::Cxx : Language::Python;
     } else if (at_word("source")) {
       take();
       std::string file = string();
       int line = integer();
       m.source_lines[file][line] = string();
     } else {
-      fail("expected 'model', 'module', 'source' or 'func'");
+      fail("expected 'model', 'language', 'module', 'source' or 'func'");
     }
   }
 
@@ -219,6 +230,10 @@ class Parser {
     std::string module_path = string();
     Function& f = result_.model.add_function(module_path, method);
     if (result_.model.find_function(f.name) != &f) fail("function '" + f.name + "' defined twice");
+    if (at_word("entry")) {  // a C++ function: its parameters are the program's inputs
+      take();
+      f.entry = true;
+    }
     fn_ = &f;
     values_.clear();
     params(f.body);

@@ -75,7 +75,12 @@ class Printer {
   std::string print(const Model& model) {
     out_ << "qlint-ir 1\n";
     out_ << "model " << quote(model.file) << "\n";
-    for (const auto& m : model.modules) out_ << "module " << quote(m.path) << " " << quote(m.class_name) << "\n";
+    if (model.language == Language::Cxx) out_ << "language \"cxx\"\n";
+    for (const auto& m : model.modules) {
+      out_ << "module " << quote(m.path) << " " << quote(m.class_name);
+      if (!m.display.empty() || m.line != 0) out_ << " display " << quote(m.display) << " line " << m.line;
+      out_ << "\n";
+    }
     for (const auto& [file, lines] : model.source_lines)
       for (const auto& [line, text] : lines)
         out_ << "source " << quote(file) << " " << line << " " << quote(text) << "\n";
@@ -85,8 +90,8 @@ class Printer {
 
  private:
   void print_function(const Function& f) {
-    out_ << "\nfunc " << quote(f.method) << " in " << quote(f.module_path) << " (" << join(f.body.params, typed_value)
-         << ") {\n";
+    out_ << "\nfunc " << quote(f.method) << " in " << quote(f.module_path) << (f.entry ? " entry" : "") << " ("
+         << join(f.body.params, typed_value) << ") {\n";
     print_nodes(f.body, 1);
     indent(1);
     out_ << "return (" << join(f.body.returns, value_ref) << ")\n}\n";

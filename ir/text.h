@@ -11,6 +11,11 @@
 //     return (%m)
 //   }
 //
+// The C++ front end's models add `language "cxx"` after the model line, `display "..." line N`
+// to a quant point's module line (how messages name the quantize call, and its line) and
+// `entry` after a function's module (its parameters are the program's inputs); `qlint cxx`
+// carries each file's model out of the process that parsed it in this form.
+//
 // `#` starts a comment that runs to the end of the line; fixtures put expectations there.
 #pragma once
 

@@ -1,6 +1,6 @@
 #include "ir/verifier.h"
 
-#include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace qlint::ir {
@@ -15,6 +15,8 @@ class Verifier {
     fn_ = &f;
     defined_.clear();
     seen_.clear();
+    users_.clear();
+    depth_ = 0;
     block(f.body, "return");
   }
 
@@ -45,12 +47,17 @@ class Verifier {
     std::string where = "node " + n.kind;
     for (const Value* in : n.inputs) {
       if (!defined_.count(in)) report(where, "uses %" + in->name + " before its definition");
-      if (std::find(in->users.begin(), in->users.end(), &n) == in->users.end())
-        report(where, "%" + in->name + " does not list this node as a user");
+      if (!users_of(in).count(&n)) report(where, "%" + in->name + " does not list this node as a user");
     }
     for (const auto& b : n.blocks) {
       if (b->owner != &n) report(where, "a nested block does not point back at its node");
+      if (depth_ == kMaxNesting) {
+        report(where, "blocks nest deeper than " + std::to_string(kMaxNesting) + " levels");
+        return;
+      }
+      ++depth_;
       block(*b, "block return");
+      --depth_;
     }
     for (const Value* out : n.outputs) {
       if (out->producer != &n) report(where, "output %" + out->name + " names another producer");
@@ -59,6 +66,13 @@ class Verifier {
     const Attr* callee = n.attr("callee");
     if (callee && (callee->kind != Attr::Kind::Str || !model_.find_function(callee->s)))
       report(where, "calls a function that is not in the model");
+  }
+
+  // A value's users as a set, made once: a value used 100,000 times is checked in linear time.
+  const std::unordered_set<const Node*>& users_of(const Value* v) {
+    auto [it, added] = users_.try_emplace(v);
+    if (added) it->second.insert(v->users.begin(), v->users.end());
+    return it->second;
   }
 
   void check_module_type(const Value* v, const std::string& where) {
@@ -71,6 +85,8 @@ class Verifier {
   const Function* fn_ = nullptr;
   std::unordered_set<const Value*> defined_;
   std::unordered_set<const Value*> seen_;
+  std::unordered_map<const Value*, std::unordered_set<const Node*>> users_;
+  int depth_ = 0;
 };
 
 }  // namespace

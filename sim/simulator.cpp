@@ -24,6 +24,7 @@
 #include "ir/display.h"
 #include "ir/script_error.h"
 #include "ir/torchscript/graph_rewriter.h"
+#include "ir/torchscript/interpreter_limits.h"
 #include "ir/torchscript/module_import.h"
 #include "ir/torchscript/source_location.h"
 #include "sim/attribution.h"
@@ -665,6 +666,8 @@ Batch fresh_copy(const Batch& batch) {
 std::vector<IValue> run_all(const std::string& model_path, jit::Module& module, const std::vector<Batch>& batches,
                             Session& session, Mode mode, ProgressLine& progress, const std::string& phase) {
   session.mode = mode;
+  if (std::string why = torchscript::interpreter_limit_exceeded(module); !why.empty())
+    throw SimError(ir::display_path(model_path) + ": " + why);
   std::vector<IValue> outputs;
   for (size_t b = 0; b < batches.size(); ++b) {
     session.batch = b;

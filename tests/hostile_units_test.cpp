@@ -1,6 +1,7 @@
 // Issue #27's decisions, without a binary: which TorchScript code runs while loading
-// (ir/load_hooks.h), the bounds on configuration files before toml++ sees them, and which
-// configurations the server may use (cli/config.h).
+// (ir/load_hooks.h) and which registered classes a pickle builds, the bounds on configuration
+// files before toml++ sees them, which configurations the server may use (cli/config.h), the
+// nesting bound every walk relies on, and the form `qlint cxx` carries a model across processes.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,8 +10,12 @@
 #include <string>
 
 #include "cli/config.h"
+#include "ir/archive_check.h"
+#include "ir/large_stack.h"
 #include "ir/load_hooks.h"
 #include "ir/script_error.h"
+#include "ir/text.h"
+#include "ir/verifier.h"
 
 namespace qlint {
 namespace {
@@ -137,6 +142,89 @@ TEST(LibraryMessages, NeverCutOffAtTheColon) {
   EXPECT_EQ(ir::library_message("\n  isTuple() INTERNAL ASSERT FAILED\nmore"), "isTuple() INTERNAL ASSERT FAILED");
   EXPECT_EQ(ir::library_message("ends with a colon:"), "ends with a colon:");
   EXPECT_LE(ir::library_message(std::string(5000, 'x')).size(), 300u);
+}
+
+// A pickle as TorchScript writes one: an M whose attribute is a registered C++ class's object
+// (torch.jit.script of a module holding torch.ops.quantized.linear_prepack's result).
+TEST(PickleGlobals, NamesEveryClassTheUnpicklerLooksUp) {
+  using namespace std::string_literals;  // the pickle holds NUL bytes
+  const std::string pickle = "\x80\x02"s + "c__torch__\nM\n)\x81}(X\x01\x00\x00\x00p"s +
+                             "c__torch__.torch.classes.quantized\nLinearPackedParamsBase\n)\x81"s +
+                             "c__torch__\nM\n0u0."s;
+  std::vector<std::string> globals;
+  EXPECT_EQ(ir::pickle_problem(pickle, &globals), "");
+  EXPECT_EQ(globals,
+            (std::vector<std::string>{"__torch__.M", "__torch__.torch.classes.quantized.LinearPackedParamsBase"}));
+}
+
+TEST(PickleGlobals, BoundedOnAMillionDistinctNames) {
+  std::string pickle = "\x80\x02";
+  for (int i = 0; i < 1000000; ++i) pickle += "cm\nC" + std::to_string(i) + "\n0";
+  pickle += "N.";
+  std::vector<std::string> globals;
+  EXPECT_EQ(ir::pickle_problem(pickle, &globals), "");
+  EXPECT_EQ(globals.size(), ir::kMaxGlobals);
+}
+
+// A chain of `depth` nested ifs in one function.
+ir::Model nested_ifs(int depth) {
+  ir::Model model;
+  ir::Function& f = model.add_function("", "forward");
+  ir::Block* block = &f.body;
+  for (int i = 0; i < depth; ++i) {
+    ir::Node* n = f.append_node(*block, "prim::If");
+    n->blocks.push_back(std::make_unique<ir::Block>());
+    n->blocks.back()->owner = n;
+    block = n->blocks.back().get();
+  }
+  return model;
+}
+
+TEST(Nesting, TheVerifierRefusesBlocksDeeperThanTheBoundInOneLine) {
+  EXPECT_TRUE(ir::verify(nested_ifs(ir::kMaxNesting)).empty());
+  std::vector<std::string> problems = ir::verify(nested_ifs(100000));  // no stack overflow
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("nest deeper than 256"), std::string::npos) << problems[0];
+}
+
+TEST(Nesting, AValueUsedAHundredThousandTimesVerifiesInLinearTime) {
+  ir::Model model;
+  ir::Function& f = model.add_function("", "forward");
+  ir::Value* x = f.add_param(f.body, "x", ir::Type::tensor());
+  for (int i = 0; i < 100000; ++i) {
+    ir::Node* n = f.append_node(f.body, "aten::neg");
+    f.add_input(*n, x);
+    f.add_output(*n, "y" + std::to_string(i), ir::Type::tensor());
+  }
+  EXPECT_TRUE(ir::verify(model).empty());  // quadratic, this took minutes
+}
+
+TEST(LargeStack, RunsDeepRecursionAndCarriesResultsAndExceptions) {
+  std::function<int(int)> depth = [&](int n) { return n == 0 ? 0 : 1 + depth(n - 1); };
+  // About 100 bytes a frame: 500,000 frames are past the 8 MiB main-thread stack.
+  EXPECT_EQ(ir::on_large_stack([&] { return depth(500000); }), 500000);
+  EXPECT_THROW(ir::on_large_stack([]() -> int { throw std::runtime_error("from the thread"); }), std::runtime_error);
+}
+
+// `qlint cxx` hands each file's model from the process that parsed it to the one that reports
+// it in text IR: what C++ models carry must survive.
+TEST(TextIr, CarriesWhatTheCxxFrontEndSets) {
+  ir::Model model;
+  model.file = "deploy.cpp";
+  model.language = ir::Language::Cxx;
+  model.modules.push_back(
+      {"cxx_quantize_per_tensor_1", "torch.ao.quantization.stubs.QuantStub", "at::quantize_per_tensor", 12});
+  ir::Function& f = model.add_function("", "run");
+  f.entry = true;
+  f.body.returns.push_back(f.add_param(f.body, "x", ir::Type::tensor()));
+  ir::Model back = ir::parse_model(ir::print_model(model)).model;
+  EXPECT_EQ(back.language, ir::Language::Cxx);
+  ASSERT_EQ(back.modules.size(), 1u);
+  EXPECT_EQ(back.modules[0].display, "at::quantize_per_tensor");
+  EXPECT_EQ(back.modules[0].line, 12);
+  ASSERT_NE(back.find_function("run"), nullptr);
+  EXPECT_TRUE(back.find_function("run")->entry);
+  EXPECT_EQ(ir::print_model(back), ir::print_model(model));
 }
 
 }  // namespace

@@ -7,17 +7,26 @@
 #include <clang/Tooling/ArgumentsAdjusters.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
+#include <fcntl.h>
 #include <llvm/Option/ArgList.h>
 #include <llvm/Option/OptTable.h>
 #include <llvm/Support/raw_ostream.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 
 #include "ir/cxx/lowering.h"
 #include "ir/import_error.h"
 #include "ir/input_file.h"
+#include "ir/large_stack.h"
+#include "ir/text.h"
 
 namespace qlint::cxx {
 
@@ -154,6 +163,122 @@ std::unique_ptr<clang::tooling::CompilationDatabase> database(const ImportReques
   return db;
 }
 
+// Parses one file with Clang and lowers it; Clang's first error, if any, in `error`.
+ImportedFile parse_file(clang::tooling::CompilationDatabase& db, const ImportRequest& request, const Options& options,
+                        const std::string& file, const std::string& absolute) {
+  ImportedFile result;
+  result.file = file;
+  clang::tooling::ClangTool tool(db, {absolute});
+  if (auto overlay = request.overlays.find(absolute); overlay != request.overlays.end())
+    tool.mapVirtualFile(absolute, overlay->second);
+  // GCC's driver in compile_commands.json finds no Clang builtin headers: name Clang's own.
+  tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
+      // -fno-caret-diagnostics: no "N errors generated." line; ErrorCollector says it in one.
+      {"-resource-dir=" QLINT_CLANG_RESOURCE_DIR, "-Wno-unknown-warning-option", "-Wno-everything",
+       "-fno-caret-diagnostics"},
+      clang::tooling::ArgumentInsertPosition::END));
+  if (!request.extra_args.empty())
+    tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
+        clang::tooling::CommandLineArguments(request.extra_args.begin(), request.extra_args.end()),
+        clang::tooling::ArgumentInsertPosition::END));
+  tool.appendArgumentsAdjuster(drop_unknown_arguments());
+  ErrorCollector errors(absolute);
+  tool.setDiagnosticConsumer(&errors);
+  tool.setPrintErrorMessage(false);  // "Error while processing FILE.": the error line says it
+  std::map<std::string, ImportedFile> results;
+  LoweringFactory factory(options, results);
+  int status = tool.run(&factory);
+  if (!results.empty()) result = std::move(results.begin()->second);
+  result.file = file;
+  if (status != 0 && result.error.empty())
+    result.error = "does not compile: " + (errors.first_error.empty() ? "Clang failed" : errors.first_error);
+  return result;
+}
+
+// What the child process sends back: a tag byte, then the error or the model's text IR.
+std::string encode(const ImportedFile& imported) {
+  return imported.error.empty() ? "M" + ir::print_model(imported.model) : "E" + imported.error;
+}
+
+ImportedFile decode(const std::string& file, const std::string& message) {
+  ImportedFile result;
+  result.file = file;
+  if (message.empty()) {
+    result.error = "Clang stopped on it without a result (its own error above, if any)";
+  } else if (message[0] == 'E') {
+    result.error = message.substr(1);
+  } else {
+    try {
+      result.model = std::move(ir::parse_model(message.substr(1)).model);
+    } catch (const ir::ParseError& e) {
+      result.error = std::string("its model could not be carried over from the parse: ") + e.what();
+    }
+  }
+  return result;
+}
+
+bool write_all(int fd, const std::string& data) {
+  for (size_t done = 0; done < data.size();) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+std::string read_all(int fd) {
+  std::string data;
+  char buffer[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return data;
+    data.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+// Runs `parse` in a child process, one per file as run-clang-tidy does: a translation unit that
+// crashes Clang itself (it recurses per level of nesting, per term of an expression; plain
+// clang++-14 dies on 20,000 of them) costs only that file, and the other files go on. The
+// child parses on a large stack (ir/large_stack.h) and hands the model back as text IR.
+ImportedFile isolated(const std::string& file, const std::function<ImportedFile()>& parse) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return parse();
+  std::fflush(nullptr);
+  pid_t child = ::fork();
+  if (child < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return parse();
+  }
+  if (child == 0) {
+    ::close(fds[0]);
+    std::string message;
+    try {
+      message = encode(ir::on_large_stack(parse));
+    } catch (const std::exception& e) {
+      message = std::string("E") + e.what();
+    }
+    _exit(write_all(fds[1], message) ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string message = read_all(fds[0]);
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    ImportedFile crashed;
+    crashed.file = file;
+    crashed.error = std::string("Clang itself crashed on it (") + ::strsignal(WTERMSIG(status)) +
+                    "; deep nesting or very long expressions exhaust Clang's stack, plain clang++ fails on it too); "
+                    "the other files were checked";
+    return crashed;
+  }
+  return decode(file, message);
+}
+
 }  // namespace
 
 std::vector<ImportedFile> import_cxx(const ImportRequest& request, const Options& options) {
@@ -182,30 +307,7 @@ std::vector<ImportedFile> import_cxx(const ImportRequest& request, const Options
       out.push_back(std::move(result));
       continue;
     }
-    clang::tooling::ClangTool tool(*db, {absolute});
-    if (auto overlay = request.overlays.find(absolute); overlay != request.overlays.end())
-      tool.mapVirtualFile(absolute, overlay->second);
-    // GCC's driver in compile_commands.json finds no Clang builtin headers: name Clang's own.
-    tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
-        // -fno-caret-diagnostics: no "N errors generated." line; ErrorCollector says it in one.
-        {"-resource-dir=" QLINT_CLANG_RESOURCE_DIR, "-Wno-unknown-warning-option", "-Wno-everything",
-         "-fno-caret-diagnostics"},
-        clang::tooling::ArgumentInsertPosition::END));
-    if (!request.extra_args.empty())
-      tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
-          clang::tooling::CommandLineArguments(request.extra_args.begin(), request.extra_args.end()),
-          clang::tooling::ArgumentInsertPosition::END));
-    tool.appendArgumentsAdjuster(drop_unknown_arguments());
-    ErrorCollector errors(absolute);
-    tool.setDiagnosticConsumer(&errors);
-    tool.setPrintErrorMessage(false);  // "Error while processing FILE.": the error line says it
-    std::map<std::string, ImportedFile> results;
-    LoweringFactory factory(options, results);
-    int status = tool.run(&factory);
-    if (!results.empty()) result = std::move(results.begin()->second);
-    result.file = file;
-    if (status != 0 && result.error.empty())
-      result.error = "does not compile: " + (errors.first_error.empty() ? "Clang failed" : errors.first_error);
+    result = isolated(file, [&] { return parse_file(*db, request, options, file, absolute); });
     out.push_back(std::move(result));
   }
   return out;

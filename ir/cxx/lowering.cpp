@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "ir/cxx/schemas.h"
 #include "ir/import_error.h"
@@ -197,6 +198,7 @@ class UnitLowering {
     return it == function_names_.end() ? nullptr : &it->second;
   }
   int quant_points_ = 0;
+  std::unordered_map<const Stmt*, SourceLocation> begins_, ends_;
 
   std::string file_name(SourceLocation loc) const {
     FileID id = sm_.getFileID(sm_.getFileLoc(loc));
@@ -206,6 +208,51 @@ class UnitLowering {
       return entry->getName().str();
     }
     return "";
+  }
+
+  // A statement's range as Clang gives it, without Clang's cost on long chains: the begin of
+  // `a + b + ... + z` is the begin of its left operand, found by recursion each time it is
+  // asked for, and the lowering asks at every operation (a 100,000-term sum took 46 s).
+  // Memoised here, where the operands were asked first.
+  SourceRange range(const Stmt* s) { return {begin_of(s), end_of(s)}; }
+
+  SourceLocation begin_of(const Stmt* s) {
+    if (auto it = begins_.find(s); it != begins_.end()) return it->second;
+    const Stmt* leftmost = nullptr;
+    if (const auto* b = dyn_cast<BinaryOperator>(s))
+      leftmost = b->getLHS();
+    else if (const auto* op = dyn_cast<CXXOperatorCallExpr>(s);
+             op && op->getNumArgs() == 2 && op->getOperator() != OO_Arrow)
+      leftmost = op->getArg(0);
+    else if (const auto* cast = dyn_cast<ImplicitCastExpr>(s))
+      leftmost = cast->getSubExpr();
+    else if (const auto* member = dyn_cast<MemberExpr>(s); member && !member->isImplicitAccess())
+      leftmost = member->getBase();
+    else if (const auto* call = dyn_cast<CallExpr>(s); call && !isa<CXXOperatorCallExpr>(s))
+      leftmost = call->getCallee();
+    SourceLocation begin = leftmost != nullptr ? begin_of(leftmost) : SourceLocation();
+    if (begin.isInvalid()) begin = s->getBeginLoc();
+    return begins_[s] = begin;
+  }
+
+  // Likewise for the end: an overloaded operator computes its begin to give its end.
+  SourceLocation end_of(const Stmt* s) {
+    if (auto it = ends_.find(s); it != ends_.end()) return it->second;
+    const Stmt* rightmost = nullptr;
+    SourceLocation end;
+    if (const auto* b = dyn_cast<BinaryOperator>(s))
+      rightmost = b->getRHS();
+    else if (const auto* cast = dyn_cast<ImplicitCastExpr>(s))
+      rightmost = cast->getSubExpr();
+    else if (const auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && op->getNumArgs() == 2) {
+      if (op->getOperator() == OO_Call || op->getOperator() == OO_Subscript)
+        end = op->getRParenLoc();
+      else if (op->getOperator() != OO_PlusPlus && op->getOperator() != OO_MinusMinus)
+        rightmost = op->getArg(1);
+    }
+    if (rightmost != nullptr) end = end_of(rightmost);
+    if (end.isInvalid()) end = s->getEndLoc();
+    return ends_[s] = end;
   }
 
   ir::SourceLoc location(SourceRange range) const {
@@ -394,7 +441,7 @@ class FunctionLowering {
 
   ir::Node* emit(const std::string& kind, const Stmt* where) {
     ir::Node* n = fn_.append_node(fn_.body, kind);
-    if (where != nullptr) n->loc = unit_.location(where->getSourceRange());
+    if (where != nullptr) n->loc = unit_.location(unit_.range(where));
     return n;
   }
 
@@ -421,6 +468,7 @@ class FunctionLowering {
     QualType type = e->getType();
     if (e->isValueDependent() || e->isTypeDependent()) return nullptr;
     if (!type->isIntegralOrEnumerationType() && !type->isRealFloatingType() && !type->isBooleanType()) return nullptr;
+    if (!may_be_constant(e)) return nullptr;
     Expr::EvalResult result;
     if (!e->EvaluateAsRValue(result, unit_.ctx_) || result.HasSideEffects) return nullptr;
     if (result.Val.isInt()) {
@@ -431,6 +479,27 @@ class FunctionLowering {
     if (result.Val.isFloat())
       return constant(ir::Attr::of_float(result.Val.getFloat().convertToDouble()), ir::Type::simple(K::Float));
     return nullptr;
+  }
+
+  // Whether `e` can be a constant at all. The evaluator, tried on each subexpression of
+  // `x + x + ... + x` as the lowering reaches it, walks down to the first variable every time:
+  // quadratic (20,000 terms took 6 s, 200,000 ten minutes). Arithmetic on something that is
+  // not constant is not constant either, so one memoised pass over the tree says where to try.
+  bool may_be_constant(const Expr* e) {
+    if (auto it = may_be_constant_.find(e); it != may_be_constant_.end()) return it->second;
+    bool maybe = true;
+    if (const auto* b = dyn_cast<BinaryOperator>(e); b && !b->isLogicalOp() && !b->isCommaOp())
+      maybe = may_be_constant(b->getLHS()) && may_be_constant(b->getRHS());
+    else if (const auto* u = dyn_cast<UnaryOperator>(e))
+      maybe = may_be_constant(u->getSubExpr());
+    else if (const auto* p = dyn_cast<ParenExpr>(e))
+      maybe = may_be_constant(p->getSubExpr());
+    else if (const auto* c = dyn_cast<ImplicitCastExpr>(e))
+      maybe = may_be_constant(c->getSubExpr());
+    else if (const auto* ref = dyn_cast<DeclRefExpr>(e))
+      if (const auto* var = dyn_cast<VarDecl>(ref->getDecl()))
+        maybe = var->isConstexpr() || var->getType().isConstQualified();
+    return may_be_constant_[e] = maybe;
   }
 
   // An argument in its position: lowered, or an opaque placeholder for what tensor code does
@@ -796,7 +865,7 @@ class FunctionLowering {
   }
 
   ir::Value* stub_call(const Expr& call, const std::string& display, ir::Value* input, ir::Type type) {
-    ir::SourceLoc loc = unit_.location(call.getSourceRange());
+    ir::SourceLoc loc = unit_.location(unit_.range(&call));
     std::string base = display.substr(display.rfind(':') == std::string::npos ? 0 : display.rfind(':') + 1);
     std::string path = "cxx_" + base + "_" + std::to_string(++unit_.quant_points_);
     for (char& c : path)
@@ -902,6 +971,7 @@ class FunctionLowering {
   UnitLowering& unit_;
   ir::Function& fn_;
   std::map<const ValueDecl*, ir::Value*> vars_;
+  std::unordered_map<const Expr*, bool> may_be_constant_;
   std::map<std::string, int> name_counts_;
   std::set<const ValueDecl*> assigned_;
   int counter_ = 0;

@@ -114,6 +114,20 @@ bool is_int(const c10::IValue& v) { return v.isInt(); }
 
 constexpr int kMaxCodeNesting = 256;
 
+// The objects of registered C++ classes (torch.classes: packed parameters, a custom operator
+// library's classes) a pickle builds, from the classes it names: the unpickler runs each one's
+// registered __setstate__, C++ code, on the state the archive gives it. The archive's own
+// classes are vetted in their code records (ir/load_hooks.h).
+std::vector<std::string> registered_class_hooks(const std::vector<std::string>& globals) {
+  static const std::string kRegistered = "__torch__.torch.classes.";
+  std::vector<std::string> out;
+  for (const std::string& global : globals)
+    if (global.rfind(kRegistered, 0) == 0)
+      out.push_back("builds an object of " + ir::printable(global.substr(10), 120) +
+                    ", a registered C++ class whose __setstate__ runs on the archive's data");
+  return out;
+}
+
 // The deepest bracket nesting, or indentation in levels of one space, of serialized code.
 int nesting_depth(const std::string& code) {
   int deepest = 0, depth = 0, indent = 0;
@@ -202,10 +216,14 @@ ProbeResult probe_archive(const std::string& path) {
     if (!is_torchscript(reader)) {
       problem = describe_pickle(data_pickle(reader));
     } else {
+      std::vector<std::string> class_hooks;
       for (const char* name : {"data.pkl", "constants.pkl"}) {
         if (!reader.hasRecord(name)) continue;
-        std::string why = ir::pickle_problem(record(reader, name));
+        std::vector<std::string> globals;
+        std::string why = ir::pickle_problem(record(reader, name), &globals);
         if (!why.empty()) throw ImportError(std::string("is a corrupt TorchScript archive: ") + name + ": " + why);
+        for (const std::string& hook : registered_class_hooks(globals))
+          class_hooks.push_back(std::string(name) + " " + hook);
       }
       for (const auto& name : reader.getAllRecords()) {
         if (ends_with(name, ".debug_pkl")) {
@@ -232,6 +250,7 @@ ProbeResult probe_archive(const std::string& path) {
       // not vet it, so it counts as code that may run.
       if (reader.hasRecord("model.json"))
         result.load_hooks.push_back("model.json (the pre-1.4 format, whose code records qlint does not read)");
+      result.load_hooks.insert(result.load_hooks.end(), class_hooks.begin(), class_hooks.end());
       return result;
     }
   } catch (const ImportError&) {

@@ -49,6 +49,9 @@ class ShadowBuilder {
   ir::GraphValue shadow(const ir::Value* v) {
     if (!plan_.shadowed(v)) return graph_.value_of(*v);
     if (auto it = shadows_.find(v); it != shadows_.end()) return it->second;
+    // The twin of a value asks for its operands' twins first: a recursion as deep as the path
+    // from the stub is long, bounded so that a hostile chain is a refused fix, not a crash.
+    Depth depth(depth_);
     if (v == plan_.stub_call->output()) return remember(v, shadow(plan_.stub_call->inputs.back()));
     const ir::Node* n = v->producer;
     const ir::Node* loop = n == nullptr && v->param_of ? v->param_of->owner : n;
@@ -138,10 +141,24 @@ class ShadowBuilder {
     return shadow;
   }
 
+  static constexpr int kMaxPath = 20000;
+  struct Depth {
+    int& depth;
+    explicit Depth(int& d) : depth(d) {
+      if (++depth > kMaxPath) {
+        --depth;
+        throw ir::RewriteRefused("the float path from the stub is longer than " + std::to_string(kMaxPath) +
+                                 " operations");
+      }
+    }
+    ~Depth() { --depth; }
+  };
+
   const ir::Model& model_;
   const analysis::FloatShadowPlan& plan_;
   ir::GraphRewriter& graph_;
   std::map<const ir::Value*, ir::GraphValue> shadows_;
+  int depth_ = 0;
 };
 
 // The quantizing half of reroot+quantize, as a quantize edit of its own.

@@ -10,16 +10,21 @@ GROUP is one of:
             upper-case record name, a child module): their code writes a marker file (through
             torch.from_file(shared=True)); without --no-exec qlint check must run it (the test can
             fail), with --no-exec check, dump, --diff, --fix, sim and `qlint cxx` must
-            not, and refuse;
+            not, and refuse; an archive whose pickle builds a registered C++ class's object
+            (packed parameters) is refused too;
   server    `qlint server` in an untrusted workspace holding such an archive: never loads it, says
             so; a configuration outside the workspace is never used (its `export` never runs, its
             `models` are never scanned), also with --trusted; `models` outside the workspace named
             by the workspace's own configuration are not watched;
   cxx       `qlint cxx`: an include of a file outside the project is never quoted; a database
-            entry whose directory is gone fails alone; --export-fixes onto a FIFO, /dev/full and a
-            directory; a FIFO and a directory named as sources;
-  deep      a 40,000-op FX chain, a 14,000-statement scripted chain, 20,000 `if`s in a row in C++, a 50,000-part dotted key in
-            .qlint.toml (check, cxx, server), a FIFO and a directory .qlint.toml, --config /dev/zero;
+            entry whose directory is gone fails alone; a file that crashes Clang itself is reported
+            and the next file checked; --export-fixes onto a FIFO, /dev/full and a directory; a
+            FIFO and a directory named as sources;
+  deep      a 40,000-op FX chain, a 14,000-statement scripted chain (checked, and simulated: PyTorch
+            itself overflows its stack on it; refused in one line past --limit chain-length),
+            20,000 `if`s in a row, a 100,000-term sum and 10,000 functions calling each other in
+            C++, a 50,000-part dotted key in .qlint.toml (check, cxx, server), a FIFO and a
+            directory .qlint.toml, --config /dev/zero;
   protocol  the server on a message nested 100,000 deep, a 1 MiB header line, a Content-Length of
             1 GiB with no body, a missing and a non-string `method`.
 Every run has a timeout and an address-space cap; a signal, a timeout or a marker file fails.
@@ -215,6 +220,34 @@ def group_no_exec(qlint, work, cxx_flags):
             fail(f"{args}: exit {rc}")
         if os.path.exists(marker):
             fail(f"{name}: qlint cxx --no-exec ran the archive's code")
+
+
+    # No code record defines __setstate__, but the pickle builds an object of a registered C++
+    # class: LibTorch runs that class's registered __setstate__ on the archive's data.
+    packed = registered_class_archive(work)
+    for command in (["check", "--no-exec"], ["dump", "--no-exec"], ["sim", "--no-exec", "--random-input", "1x2"]):
+        args = [qlint, *command, packed]
+        rc, _, err = run(args)
+        expect_one_error(args, rc, err, "torch.classes.quantized.LinearPackedParamsBase", "refused because of --no-exec")
+    rc, _, err = run([qlint, "check", packed])
+    if rc != 0:
+        fail(f"check without --no-exec on an archive with packed parameters: exit {rc}: {err[-500:]}")
+
+
+def registered_class_archive(work):
+    """A scripted module holding torch.ops.quantized.linear_prepack's result as an attribute."""
+    import torch
+    source = os.path.join(work, "packed_attribute.py")
+    with open(source, "w") as f:
+        f.write("import torch\n\nclass Packed(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                "        w = torch.quantize_per_tensor(torch.ones(2, 2), 0.1, 0, torch.qint8)\n"
+                "        self.p = torch.ops.quantized.linear_prepack(w, None)\n\n"
+                "    def forward(self, x):\n        return x\n")
+    sys.path.insert(0, work)
+    import packed_attribute
+    archive = os.path.join(work, "packed_attribute.pt")
+    torch.jit.script(packed_attribute.Packed()).save(archive)
+    return archive
 
 
 # ---- the server ----
@@ -428,6 +461,18 @@ def group_cxx(qlint, work, cxx_flags):
     if b"LLVM ERROR" in err:
         fail("qlint cxx: LLVM aborted on a missing directory")
 
+    # A translation unit that crashes Clang itself (a million nested parentheses, with the
+    # bracket limit lifted as a compile command may lift it; plain clang++-14 dies on it too):
+    # reported as such, and the file after it is still checked.
+    crasher = os.path.join(project, "parens.cpp")
+    with open(crasher, "w") as f:
+        f.write("int f() { return " + "(" * 1000000 + "1" + ")" * 1000000 + "; }\n")
+    args = [qlint, "cxx", crasher, good, "--", *cxx_flags, "-fbracket-depth=2000000"]
+    rc, out, err = run(args)
+    expect_one_error(args, rc, err, "parens.cpp", "Clang itself crashed")
+    if b"good.cpp:4" not in out:
+        fail(f"qlint cxx: the file after one that crashed Clang was not checked: {out[-500:]}")
+
     # --export-fixes onto what cannot hold them.
     fifo = os.path.join(work, "fixes.fifo")
     os.mkfifo(fifo)
@@ -505,6 +550,38 @@ def group_deep(qlint, work, cxx_flags):
             fail(f"{args}: exit {rc}: {err[-500:]}")
         if command == ["check"] and b"eq-nonzero-const" not in out:
             fail(f"the 14,000-statement chain's comparison was not found: {out[-500:]}")
+
+    # LibTorch's interpreter prepares a graph by recursing along its chains (PyTorch itself
+    # overflows its stack at about 7,000 statements): qlint runs it on a large stack, and a
+    # chain past the limit chain-length is refused in one line.
+    args = [qlint, "sim", "--random-input", "4", archive]
+    rc, out, err = run(args)
+    if rc != 0 or b"aten::eq" not in out:
+        fail(f"sim on the 14,000-statement chain: exit {rc}: {err[-500:]}")
+    args = [qlint, "sim", "--random-input", "4", "--limit", "chain-length=10000", archive]
+    rc, _, err = run(args)
+    expect_one_error(args, rc, err, "forward", "exceeds the limit chain-length", "--limit chain-length=N")
+
+    # C++ that made the lowering quadratic: a 100,000-term sum (Clang's begin location of a
+    # left-nested sum recurses) and 10,000 functions calling each other (a linear function
+    # lookup per call). Each must finish within the timeout.
+    long_sum = os.path.join(work, "long_sum.cpp")
+    with open(long_sum, "w") as f:
+        f.write("int g(int x) { return " + "x + " * 100000 + "x; }\n")
+    calls = os.path.join(work, "calls.cpp")
+    with open(calls, "w") as f:
+        f.write("#include <torch/script.h>\ntorch::Tensor f0(const torch::Tensor& x) { return x + 1; }\n")
+        for i in range(1, 10000):
+            f.write(f"torch::Tensor f{i}(const torch::Tensor& x) {{ return f{i - 1}(x) + 1; }}\n")
+        f.write("torch::Tensor top(const torch::Tensor& input) {\n"
+                "  return torch::fake_quantize_per_tensor_affine(f9999(input), 0.01, 0, -32768, 32767) == 1;\n}\n")
+    for source in (long_sum, calls):
+        args = [qlint, "cxx", source, "--", *cxx_flags]
+        rc, out, err = run(args)
+        if rc not in (0, 1) or error_lines(err):
+            fail(f"{args[:3]}: exit {rc}: {err[-500:]}")
+        if source == calls and b"eq-nonzero-const" not in out:
+            fail("qlint cxx on 10,000 functions calling each other missed the comparison at the end")
 
     ifs = os.path.join(work, "ifs.cpp")
     with open(ifs, "w") as f:

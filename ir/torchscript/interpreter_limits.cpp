@@ -71,7 +71,8 @@ std::string interpreter_limit_exceeded(const jit::Module& module) {
   LongestChain chain = longest_chain(module);
   if (chain.length <= ir::limits().chain_length) return "";
   // LibTorch's interpreter prepares such a chain by recursing once per operation.
-  return ir::limit_error("its " + chain.function + " is one chain of operations, each feeding the next, too long for "
+  return ir::limit_error("its " + chain.function +
+                             " is one chain of operations, each feeding the next, too long for "
                              "LibTorch's interpreter to prepare safely: its length",
                          "chain-length", chain.length) +
          " (docs/reliability.md); a loop instead of repeated statements keeps chains short, and qlint checks the "

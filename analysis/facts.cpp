@@ -6,10 +6,12 @@
 #include <regex>
 #include <set>
 #include <tuple>
+#include <unordered_set>
 
 #include "analysis/constants.h"
 #include "analysis/dtype.h"
 #include "analysis/quant_domain.h"
+#include "ir/large_stack.h"
 #include "ir/ops.h"
 
 namespace qlint::analysis {
@@ -101,11 +103,13 @@ class FactsSolver {
     // A call runs its callee's body first (once per pass, at the first call reached), so one pass
     // carries facts through a whole chain of calls; later passes settle loops, later call sites
     // and recursion. The cap only guards against bugs.
+    // Functions nobody calls go first, so that a pass reaches each callee from its caller (in
+    // model order, a callee listed before its caller would get its caller's facts a pass later).
+    std::vector<const ir::Function*> order = callers_first();
     for (int pass = 0; pass < 100; ++pass) {
       changed_ = false;
-      for (const auto& f : facts_.model_->functions)
-        if (auto it = visited_in_pass_.find(f.get()); it == visited_in_pass_.end() || it->second != pass_)
-          block(f->body);
+      for (const ir::Function* f : order)
+        if (auto it = visited_in_pass_.find(f); it == visited_in_pass_.end() || it->second != pass_) block(f->body);
       if (!changed_) break;
       ++pass_;
     }
@@ -115,6 +119,20 @@ class FactsSolver {
   }
 
  private:
+  std::vector<const ir::Function*> callers_first() const {
+    std::unordered_set<const ir::Function*> called;
+    for (const auto& f : facts_.model_->functions)
+      ir::for_each_node(f->body, [&](const ir::Node& n) {
+        if (const ir::Function* callee = ir::callee_of(*facts_.model_, n); callee && callee != f.get())
+          called.insert(callee);
+      });
+    std::vector<const ir::Function*> order;
+    for (bool roots : {true, false})
+      for (const auto& f : facts_.model_->functions)
+        if (called.count(f.get()) != roots) order.push_back(f.get());
+    return order;
+  }
+
   void classify_stub_modules() {
     for (const auto& m : facts_.model_->modules) {
       std::string cls = normalize_class_name(m.class_name);
@@ -505,9 +523,14 @@ class FactsSolver {
     std::vector<ir::Value*> args = ir::call_arguments(n);
     for (size_t i = 0; i < args.size() && i < callee.body.params.size(); ++i)
       join_value(callee.body.params[i], args[i]);
-    if (auto [it, first] = visited_in_pass_.try_emplace(&callee, pass_); first || it->second != pass_) {
-      it->second = pass_;
+    // Past the verifier's bound (reached only through recursion the verifier does not count),
+    // the callee's facts come from its own run in this pass or the last.
+    auto it = visited_in_pass_.find(&callee);
+    if ((it == visited_in_pass_.end() || it->second != pass_) && call_depth_ < ir::kMaxCallDepth) {
+      visited_in_pass_[&callee] = pass_;
+      ++call_depth_;
       block(callee.body);
+      --call_depth_;
     }
     const bool own_arguments_only = transparent(callee);
     std::set<std::string> brought;
@@ -861,6 +884,7 @@ class FactsSolver {
   std::map<const ir::Function*, bool> transparent_;
   std::map<const ir::Function*, int> visited_in_pass_;  // the pass in which a call last ran the body
   int pass_ = 0;
+  int call_depth_ = 0;  // calls being followed into their callees
   const StubClasses& stubs_;
   const Calibration& calibration_;
   const std::vector<ir::DType>& input_dtypes_;
@@ -872,7 +896,9 @@ Facts Facts::compute(const ir::Model& model, const StubClasses& stubs, const Sim
   facts.model_ = &model;
   facts.binary_comparisons_ = evidence.binary_comparisons;
   facts.simulated_run_ = evidence.run;
-  FactsSolver(facts, stubs, evidence).run();
+  // The solver follows calls into their callees by recursion, up to ir::kMaxCallDepth deep
+  // (a few frames a level): past what the 8 MiB main thread holds.
+  ir::run_on_large_stack([&] { FactsSolver(facts, stubs, evidence).run(); });
   return facts;
 }
 

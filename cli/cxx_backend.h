@@ -7,6 +7,7 @@
 
 #include "cli/plugin_loader.h"
 #include "ir/cxx/importer.h"
+#include "ir/input_file.h"
 
 namespace qlint::cli {
 
@@ -14,10 +15,12 @@ class CxxBackend {
  public:
   virtual ~CxxBackend() = default;
   virtual std::vector<cxx::ImportedFile> import_cxx(const cxx::ImportRequest& request, const cxx::Options& options) = 0;
+  // The plugin has its own copy of qlint_ir, and so of ir::limits(): the command line's go here.
+  virtual void set_limits(const ir::Limits& limits) = 0;
 };
 
-// Loads the plugin on first use, from $QLINT_CXX_PLUGIN or beside the binary or in ../lib/qlint.
-// Throws BackendError.
+// Loads the plugin on first use, from $QLINT_CXX_PLUGIN or beside the binary or in ../lib/qlint,
+// and hands it the limits the command line set. Throws BackendError.
 CxxBackend& cxx_backend();
 
 }  // namespace qlint::cli

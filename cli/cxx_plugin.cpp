@@ -10,6 +10,7 @@ class ClangBackend final : public CxxBackend {
   std::vector<cxx::ImportedFile> import_cxx(const cxx::ImportRequest& request, const cxx::Options& options) override {
     return cxx::import_cxx(request, options);
   }
+  void set_limits(const ir::Limits& limits) override { ir::limits() = limits; }
 };
 
 }  // namespace

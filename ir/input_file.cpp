@@ -37,6 +37,7 @@ const LimitField kLimitFields[] = {
     {"graph-nodes", &Limits::graph_nodes, ""},
     {"json-depth", &Limits::json_depth, ""},
     {"line", &Limits::line, ""},
+    {"parse-seconds", &Limits::parse_seconds, ""},
     {"pickle-bytes", &Limits::pickle_bytes, "bytes"},
     {"snippet-chars", &Limits::snippet_chars, ""},
     {"source-file-bytes", &Limits::source_file_bytes, "bytes"},

@@ -23,6 +23,7 @@ struct Limits {
   uint64_t json_depth = 100;                    // nesting of an FX export
   uint64_t graph_nodes = 2000000;               // nodes of an FX export
   uint64_t chain_length = 50000;                // operations in a chain LibTorch's interpreter runs
+  uint64_t parse_seconds = 600;                 // Clang's time on one C++ file (`qlint cxx`)
   uint64_t line = 10000000;                     // a line number in debug info or an export
   uint64_t column = 100000;                     // a column
   uint64_t snippet_chars = 400;                 // characters of a source line shown

@@ -205,6 +205,12 @@ std::string qualified_function_name(const std::string& module_path, const std::s
 // over nested blocks may recurse, since it never goes deeper than this.
 inline constexpr int kMaxNesting = 256;
 
+// How deep calls may nest (the longest chain of functions calling each other, from a function
+// nobody calls): ir::verify refuses longer chains. TorchScript inlines functions, so only C++
+// code comes near it; the analyses follow a call into its callee by recursion, which Facts runs
+// on a large stack (ir/large_stack.h).
+inline constexpr int kMaxCallDepth = 20000;
+
 // Visits every node of a block, nested blocks included, in program order.
 template <typename Fn>
 void for_each_node(const Block& block, Fn&& fn) {

@@ -1,5 +1,6 @@
 #include "ir/verifier.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -89,7 +90,75 @@ class Verifier {
   int depth_ = 0;
 };
 
+// The longest chain of calls, counted in functions, and the function it starts at; a function in
+// a cycle of calls (C++ recursion) ends the chain where it would repeat. Iterative: the chain is
+// what may be too deep to recurse along.
+std::pair<size_t, const Function*> longest_call_chain(const Model& model) {
+  std::unordered_map<const Function*, std::vector<const Function*>> callees;
+  for (const auto& f : model.functions)
+    for_each_node(f->body, [&](const Node& n) {
+      if (const Function* callee = callee_of(model, n)) callees[f.get()].push_back(callee);
+    });
+  enum class State { Open, Done };
+  std::unordered_map<const Function*, State> state;
+  std::unordered_map<const Function*, size_t> length;  // of the longest chain starting there
+  std::pair<size_t, const Function*> longest = {0, nullptr};
+  for (const auto& root : model.functions) {
+    if (state.count(root.get())) continue;
+    std::vector<std::pair<const Function*, size_t>> stack = {{root.get(), 0}};  // function, next callee
+    state[root.get()] = State::Open;
+    while (!stack.empty()) {
+      auto& [f, next] = stack.back();
+      const auto& out = callees[f];
+      if (next < out.size()) {
+        const Function* callee = out[next++];
+        if (!state.count(callee)) {
+          state[callee] = State::Open;
+          stack.push_back({callee, 0});
+        }
+        continue;
+      }
+      size_t best = 0;
+      for (const Function* callee : out)
+        if (state[callee] == State::Done) best = std::max(best, length[callee]);
+      length[f] = best + 1;
+      state[f] = State::Done;
+      if (length[f] > longest.first) longest = {length[f], f};
+      stack.pop_back();
+    }
+  }
+  return longest;
+}
+
+// The deepest nesting of blocks in `b`, counted without recursion.
+int deepest_nesting(const Block& b) {
+  int deepest = 0;
+  std::vector<std::pair<const Block*, int>> pending = {{&b, 0}};
+  while (!pending.empty()) {
+    auto [block, depth] = pending.back();
+    pending.pop_back();
+    deepest = std::max(deepest, depth);
+    for (const auto& n : block->nodes)
+      for (const auto& inner : n->blocks) pending.push_back({inner.get(), depth + 1});
+  }
+  return deepest;
+}
+
+std::string too_deep_calls(const Model& model) {
+  auto [depth, from] = longest_call_chain(model);
+  if (depth <= static_cast<size_t>(kMaxCallDepth)) return "";
+  return "in " + from->name + ": calls nest deeper than " + std::to_string(kMaxCallDepth) + " levels (" +
+         std::to_string(depth) + " functions calling each other)";
+}
+
 }  // namespace
+
+std::string beyond_limits(const Model& model) {
+  for (const auto& f : model.functions)
+    if (deepest_nesting(f->body) > kMaxNesting)
+      return "in " + f->name + ": blocks nest deeper than " + std::to_string(kMaxNesting) + " levels";
+  return too_deep_calls(model);
+}
 
 std::vector<std::string> verify(const Model& model) {
   std::vector<std::string> problems;
@@ -99,6 +168,7 @@ std::vector<std::string> verify(const Model& model) {
     if (!names.insert(f->name).second) problems.push_back("function " + f->name + " is defined twice");
     verifier.function(*f);
   }
+  if (std::string too_deep = too_deep_calls(model); !too_deep.empty()) problems.push_back(too_deep);
   return problems;
 }
 

@@ -13,4 +13,9 @@ namespace qlint::ir {
 // Returns one message per problem, each saying where ("in head.forward: node aten::eq: ...").
 std::vector<std::string> verify(const Model& model);
 
+// What of the model's shape is past qlint's bounds (kMaxNesting, kMaxCallDepth), said as the
+// user's code made it, or "": the input's size, not a bug. ir::verify reports it too; a front
+// end asks first, to say which.
+std::string beyond_limits(const Model& model);
+
 }  // namespace qlint::ir

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "analysis/facts.h"
 #include "cli/config.h"
 #include "ir/archive_check.h"
 #include "ir/large_stack.h"
@@ -16,6 +17,7 @@
 #include "ir/script_error.h"
 #include "ir/text.h"
 #include "ir/verifier.h"
+#include "rules/registry.h"
 
 namespace qlint {
 namespace {
@@ -185,6 +187,8 @@ TEST(Nesting, TheVerifierRefusesBlocksDeeperThanTheBoundInOneLine) {
   std::vector<std::string> problems = ir::verify(nested_ifs(100000));  // no stack overflow
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems[0].find("nest deeper than 256"), std::string::npos) << problems[0];
+  EXPECT_NE(ir::beyond_limits(nested_ifs(100000)).find("blocks nest deeper than 256"), std::string::npos);
+  EXPECT_EQ(ir::beyond_limits(nested_ifs(ir::kMaxNesting)), "");
 }
 
 TEST(Nesting, AValueUsedAHundredThousandTimesVerifiesInLinearTime) {
@@ -204,6 +208,58 @@ TEST(LargeStack, RunsDeepRecursionAndCarriesResultsAndExceptions) {
   // About 100 bytes a frame: 500,000 frames are past the 8 MiB main-thread stack.
   EXPECT_EQ(ir::on_large_stack([&] { return depth(500000); }), 500000);
   EXPECT_THROW(ir::on_large_stack([]() -> int { throw std::runtime_error("from the thread"); }), std::runtime_error);
+}
+
+// `depth` functions calling each other (C++ code does that; TorchScript inlines), the last
+// called on a stub's output and compared with 1 by forward. Callers first, the solver's own
+// recursion follows the whole chain; callees first, each pass meets a function before its caller.
+std::string call_chain(int depth, bool callers_first) {
+  auto call = [](int callee, const std::string& argument) {
+    std::string name = "f" + std::to_string(callee);
+    return "  %fn : Other(\"Function\") = prim::Constant[value=\"" + name +
+           "\"]()\n  %y : Tensor = prim::CallFunction[callee=\"" + name + "\"](%fn, " + argument + ")\n";
+  };
+  std::vector<std::string> functions = {"func \"f0\" in \"\" (%x : Tensor) {\n  return (%x)\n}\n"};
+  for (int i = 1; i < depth; ++i)
+    functions.push_back("func \"f" + std::to_string(i) + "\" in \"\" (%x : Tensor) {\n" + call(i - 1, "%x") +
+                        "  return (%y)\n}\n");
+  functions.push_back(
+      "func \"forward\" in \"\" (%self : Module<>, %x : Tensor) {\n  %one : int = prim::Constant[value=1]()\n"
+      "  %quant : Module<quant> = prim::GetAttr[name=\"quant\"](%self)\n"
+      "  %q : Tensor = prim::CallMethod[name=\"forward\", callee=\"quant.forward\"](%quant, %x)\n" +
+      call(depth - 1, "%q") + "  %e : Tensor = aten::eq(%y, %one)\n  return (%e)\n}\n");
+  if (callers_first) std::reverse(functions.begin(), functions.end());
+  std::string text =
+      "qlint-ir 1\nmodel \"chain\"\nmodule \"\" \"__torch__.Model\"\n"
+      "module \"quant\" \"__torch__.torch.ao.quantization.stubs.QuantStub\"\n"
+      "func \"forward\" in \"quant\" (%self : Module<quant>, %x : Tensor) {\n  return (%x)\n}\n";
+  for (const std::string& f : functions) text += f;
+  return text;
+}
+
+bool finds_the_comparison(int depth, bool callers_first) {
+  ir::ParsedModel parsed = ir::parse_model(call_chain(depth, callers_first));
+  for (const std::string& problem : ir::verify(parsed.model)) ADD_FAILURE() << problem;
+  auto diagnostics = rules::run_all(analysis::Facts::compute(parsed.model));
+  return std::any_of(diagnostics.begin(), diagnostics.end(),
+                     [](const auto& d) { return d.rule == "eq-nonzero-const"; });
+}
+
+TEST(CallDepth, AnalysesFollowAChainOfCallsToItsEnd) {
+  for (bool callers_first : {true, false}) {
+    EXPECT_TRUE(finds_the_comparison(3, callers_first)) << callers_first;
+    EXPECT_TRUE(finds_the_comparison(500, callers_first)) << callers_first;
+    EXPECT_TRUE(finds_the_comparison(ir::kMaxCallDepth - 1, callers_first)) << callers_first;
+  }
+}
+
+TEST(CallDepth, TheVerifierRefusesChainsLongerThanTheBoundInOneLine) {
+  ir::ParsedModel parsed = ir::parse_model(call_chain(100000, true));
+  std::vector<std::string> problems = ir::verify(parsed.model);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("calls nest deeper than"), std::string::npos) << problems[0];
+  EXPECT_EQ(ir::beyond_limits(parsed.model), problems[0]);  // the front ends' words: not a bug of qlint's
+  EXPECT_EQ(ir::beyond_limits(ir::parse_model(call_chain(ir::kMaxCallDepth - 1, true)).model), "");
 }
 
 // `qlint cxx` hands each file's model from the process that parsed it to the one that reports

@@ -14,7 +14,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -254,6 +257,9 @@ ImportedFile isolated(const std::string& file, const std::function<ImportedFile(
   }
   if (child == 0) {
     ::close(fds[0]);
+    // Clang's name lookup is quadratic in some shapes (200,000 nested braceless `if`s took over
+    // ten minutes): past the limit the file is given up, as a crash is.
+    ::alarm(static_cast<unsigned>(std::min<uint64_t>(ir::limits().parse_seconds, UINT_MAX)));
     std::string message;
     try {
       message = encode(ir::on_large_stack(parse));
@@ -267,6 +273,12 @@ ImportedFile isolated(const std::string& file, const std::function<ImportedFile(
   ::close(fds[0]);
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+    ImportedFile slow;
+    slow.file = file;
+    slow.error = ir::limit_error("Clang's time on it", "parse-seconds", 0) + "; the other files were checked";
+    return slow;
   }
   if (WIFSIGNALED(status)) {
     ImportedFile crashed;

@@ -1031,6 +1031,7 @@ ir::Model UnitLowering::run() {
 
 ir::Model lower_translation_unit(ASTContext& context, const Options& options) {
   ir::Model model = UnitLowering(context, options).run();
+  if (std::string too_deep = ir::beyond_limits(model); !too_deep.empty()) throw ir::ImportError(too_deep);
   std::vector<std::string> problems = ir::verify(model);
   if (!problems.empty()) throw ir::ImportError("lowers to an invalid IR (a bug of qlint's): " + problems[0]);
   return model;

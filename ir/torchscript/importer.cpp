@@ -495,6 +495,7 @@ ir::Model import_module(const jit::Module& module, const std::string& path) {
   } catch (const std::exception& e) {  // corrupt debug info or constants LibTorch trusted
     throw ImportError("could not be imported: " + ir::printable(first_line(e.what()), 200));
   }
+  if (std::string too_deep = ir::beyond_limits(model); !too_deep.empty()) throw ImportError(too_deep);
   auto problems = ir::verify(model);
   if (!problems.empty()) throw ImportError("internal error: the imported IR is malformed: " + problems.front());
   return model;

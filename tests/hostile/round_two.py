@@ -473,6 +473,17 @@ def group_cxx(qlint, work, cxx_flags):
     if b"good.cpp:4" not in out:
         fail(f"qlint cxx: the file after one that crashed Clang was not checked: {out[-500:]}")
 
+    # A translation unit Clang takes minutes on (200,000 nested braceless `if`s: its name lookup
+    # is quadratic there) is given up after --limit parse-seconds, and the next file is checked.
+    slow = os.path.join(project, "slow.cpp")
+    with open(slow, "w") as f:
+        f.write("int f(int x) {\n" + "if (x)\n" * 200000 + "return 1;\nreturn 0;\n}\n")
+    args = [qlint, "cxx", "--limit", "parse-seconds=30", slow, good, "--", *cxx_flags]
+    rc, out, err = run(args, timeout=120)
+    expect_one_error(args, rc, err, "slow.cpp", "exceeds the limit parse-seconds")
+    if b"good.cpp:4" not in out:
+        fail(f"qlint cxx: the file after one Clang was too slow on was not checked: {out[-500:]}")
+
     # --export-fixes onto what cannot hold them.
     fifo = os.path.join(work, "fixes.fifo")
     os.mkfifo(fifo)

@@ -656,6 +656,9 @@ std::string model_failed(const std::string& model_path, size_t batch, const std:
 // A batch as one run may change it: forward writes into a dict it is given (a point-cloud
 // model's `batch["voxels"] = self.quant(batch["voxels"])`) or into a tensor in place, and the next
 // run (float, simulated, another attribution pass) must see the inputs as the file holds them.
+// The seed of LibTorch's random generator when a run of a batch starts (plus the batch's index).
+constexpr uint64_t kRandomSeedOfBatch = 20261203;
+
 Batch fresh_copy(const Batch& batch) {
   Batch copy;
   copy.reserve(batch.size());
@@ -671,6 +674,9 @@ std::vector<IValue> run_all(const std::string& model_path, jit::Module& module, 
   std::vector<IValue> outputs;
   for (size_t b = 0; b < batches.size(); ++b) {
     session.batch = b;
+    // Every run of a batch draws the same random numbers (farthest-point sampling starts at
+    // torch.randint): float, simulated and fixed runs then differ by quantization alone.
+    at::manual_seed(kRandomSeedOfBatch + b);
     try {
       outputs.push_back(module.forward(fresh_copy(batches[b])));
     } catch (const c10::Error& e) {

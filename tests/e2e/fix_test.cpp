@@ -174,7 +174,7 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
         "qat/qat_fpn_levels_loop", "zoo/bool_cast_overloads", "qat/qat_padding_type_cast", "zoo/voxel_indices",
         "qat/qat_voxel_indices", "zoo/cat_position_channels", "qat/qat_cat_position_channels",
         "qat/qat_shared_projection", "zoo/stub_for_two_inputs", "qat/qat_stub_for_two_inputs", "zoo/batch_dict_stages",
-        "qat/qat_batch_dict_stages"}) {
+        "qat/qat_batch_dict_stages", "zoo/random_start_sampling"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);

@@ -127,7 +127,9 @@ std::optional<MaskUse> comparison_mask_use(const analysis::Facts& facts, const i
   return MaskUse{&n, disguised->reader, disguised->operand, true, !mask_channel};
 }
 
-// A mul of two parts of the same output: the mask is the part that picked a single channel.
+// A mul of two parts of the same output: the mask is the part that picked a single channel,
+// gating the other part's channels. Two single channels multiplied (a point's x * y, a box's
+// width * height) are a product of coordinates, not a gate.
 std::optional<MaskUse> product_mask_use(const analysis::Facts& facts, const ir::Node& n, const std::string& point) {
   if (ir::base_op(n.kind) != "mul" || n.inputs.size() < 2) return std::nullopt;
   const ir::Value* a = n.inputs[0];
@@ -135,6 +137,7 @@ std::optional<MaskUse> product_mask_use(const analysis::Facts& facts, const ir::
   if (a == b || !is_view_of(facts, a, point, false) || !is_view_of(facts, b, point, false) ||
       !(is_view_of(facts, a, point, true) || is_view_of(facts, b, point, true)))
     return std::nullopt;
+  if (picks_one_channel(a) && picks_one_channel(b)) return std::nullopt;
   int operand = picks_one_channel(b) || !picks_one_channel(a) ? 1 : 0;
   return MaskUse{&n, &n, operand, false, false};
 }

@@ -111,6 +111,20 @@ DType arithmetic_dtype(const ir::Node& node, const DTypeOf& dtype_of) {
   return result;
 }
 
+// A call whose body qlint does not have (a module passed in as an argument, an FX leaf module):
+// the dtype its tensor arguments share, else unknown. A traced `fn(self.norm(x))` whose closure
+// captured a bool mask passes the mask first; its result is no bool.
+DType shared_argument_dtype(const ir::Node& node, const DTypeOf& dtype_of) {
+  std::optional<DType> shared;
+  for (const ir::Value* in : node.inputs) {
+    if (!in->type.is_tensor()) continue;
+    DType d = dtype_of(in);
+    if (shared && *shared != d) return DType::Unknown;
+    shared = d;
+  }
+  return shared.value_or(DType::Unknown);
+}
+
 }  // namespace
 
 std::optional<DType> cast_dtype(const ir::Node& node, const DTypeOf& dtype_of) {
@@ -164,6 +178,7 @@ DType infer_output_dtype(const ir::Node& node, size_t index, const DTypeOf& dtyp
     const ir::Attr* value = node.attr("value");
     return value && value->kind == ir::Attr::Kind::Tensor ? value->dtype : DType::Unknown;
   }
+  if (k == "prim::CallMethod" || k == "prim::CallFunction") return shared_argument_dtype(node, dtype_of);
   // Views, indexing, unary math, cat/stack, conv, linear, ...: the first tensor input's dtype.
   for (const ir::Value* in : node.inputs)
     if (in->type.is_tensor()) return dtype_of(in);

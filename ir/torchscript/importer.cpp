@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -186,6 +187,21 @@ class Importer {
     return name;
   }
 
+  // The one module instance of a module type, for a module that reaches a method as an argument
+  // (a traced `sublayer(x, lambda y: self.attn(y, mask))` passes `self.attn` in): calls on it are
+  // that instance's. Several instances of the type leave the call unresolved.
+  std::optional<std::string> only_module_of_type(const c10::TypePtr& type) const {
+    auto cls = type->cast<c10::ClassType>();
+    if (!cls || !cls->is_module()) return std::nullopt;
+    std::optional<std::string> found;
+    for (const auto& [path, module] : modules_) {
+      if (module.type() != cls) continue;
+      if (found) return std::nullopt;
+      found = path;
+    }
+    return found;
+  }
+
   // A method of a TorchScript class object (`Pair(x, mask)` calls `Pair.__init__`): a function
   // of its own, called with the object as its first argument, so the fields it sets carry what
   // it was given.
@@ -290,8 +306,10 @@ class Importer {
     }
     if (n.kind() == c10::prim::CallMethod) {
       auto self = module_paths_.find(n.input(0));
-      if (self == module_paths_.end()) return enqueue_object_method(n, node);
-      std::string callee = enqueue_method(self->second, n.s(c10::attr::name));
+      std::optional<std::string> path =
+          self != module_paths_.end() ? std::optional(self->second) : only_module_of_type(n.input(0)->type());
+      if (!path) return enqueue_object_method(n, node);
+      std::string callee = enqueue_method(*path, n.s(c10::attr::name));
       if (!callee.empty()) node.set_attr("callee", ir::Attr::of_str(callee));
       return;
     }

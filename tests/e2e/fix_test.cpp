@@ -168,13 +168,17 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
 // the second call), a batch dict passed along stages. `--fix --input` leaves no finding that has a fix, with every
 // guarantee.
 TEST_F(Fix, RepairsWhatRealModelsContain) {
-  for (const std::string name :
-       {"zoo/detection_nms_helper", "qat/qat_detection_nms_helper", "zoo/padding_mask_layers",
-        "qat/qat_padding_mask_layers", "zoo/fpn_levels_one_stub", "qat/qat_fpn_levels_one_stub", "zoo/fpn_levels_loop",
-        "qat/qat_fpn_levels_loop", "zoo/bool_cast_overloads", "qat/qat_padding_type_cast", "zoo/voxel_indices",
-        "qat/qat_voxel_indices", "zoo/cat_position_channels", "qat/qat_cat_position_channels",
-        "qat/qat_shared_projection", "zoo/stub_for_two_inputs", "qat/qat_stub_for_two_inputs", "zoo/batch_dict_stages",
-        "qat/qat_batch_dict_stages", "zoo/random_start_sampling"}) {
+  for (const std::string name : {"zoo/detection_nms_helper",    "qat/qat_detection_nms_helper",
+                                 "zoo/padding_mask_layers",     "qat/qat_padding_mask_layers",
+                                 "zoo/fpn_levels_one_stub",     "qat/qat_fpn_levels_one_stub",
+                                 "zoo/fpn_levels_loop",         "qat/qat_fpn_levels_loop",
+                                 "zoo/bool_cast_overloads",     "qat/qat_padding_type_cast",
+                                 "zoo/voxel_indices",           "qat/qat_voxel_indices",
+                                 "zoo/cat_position_channels",   "qat/qat_cat_position_channels",
+                                 "qat/qat_shared_projection",   "zoo/stub_for_two_inputs",
+                                 "qat/qat_stub_for_two_inputs", "zoo/batch_dict_stages",
+                                 "qat/qat_batch_dict_stages",   "zoo/random_start_sampling",
+                                 "qat/qat_sublayer_closure"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);

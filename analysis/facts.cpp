@@ -599,7 +599,33 @@ class FactsSolver {
     join(n.outputs[0], out);
   }
 
+  // `best[m] = d[m]`, `canvas.index_put_(...)`, `x.add_(q)`: from here on the tensor written in
+  // place (and each tensor it is a view of) holds what was written. Joined whatever the order, as
+  // a loop's next iteration reads it (farthest-point sampling's `best`); SSA gives the write's
+  // output a value of its own, but later reads name the tensor.
+  void write_in_place(const ir::Node& n) {
+    if (n.inputs.empty() || !n.inputs[0]->type.is_tensor() || !ir::writes_in_place(n, 0)) return;
+    ValueFacts written;
+    for (size_t i = 1; i < n.inputs.size(); ++i) {
+      if (!carries_data(n.inputs[i]->type)) continue;
+      ValueFacts f = flattened(get(n.inputs[i]));
+      merge(written.sources, f.sources);
+      merge(written.domain, f.domain);
+      written.from_input = written.from_input || f.from_input;
+    }
+    if (written.sources.empty() && written.domain.empty() && !written.from_input) return;
+    const ir::Value* target = n.inputs[0];
+    for (int depth = 0; target != nullptr && depth < 256; ++depth) {
+      written.dtype = facts_.dtype(target);
+      join(target, written);
+      const ir::Node* producer = target->producer;
+      if (producer == nullptr || producer->inputs.empty() || !ir::may_alias_first_operand(*producer)) break;
+      target = producer->inputs[0];
+    }
+  }
+
   void plain_node(const ir::Node& n) {
+    write_in_place(n);
     ValueFacts merged;
     const size_t data_operands = takes_only_the_form_of_its_second_operand(n) ? 1 : n.inputs.size();
     const bool reads_an_element = element_read(n) || is_unpack(n);

@@ -142,7 +142,7 @@ void applied_text(std::ostream& out, const std::string& model, const rewriter::F
         << rewrites << ":\n";
   else
     out << (diff_only ? "Would apply " : "Applied ") << rewrites << " in " << ir::display_path(model) << " for "
-        << problems << " found statically:\n";
+        << problems << ":\n";
   for (const auto& f : r.applied) {
     out << "  " << ir::display_location(f.loc) << ": " << f.rule << ": " << f.description << "\n";
     for (const auto& s : f.scales) out << "    " << scale_text(s) << "\n";
@@ -175,10 +175,13 @@ std::string render_fix_text(const std::string& model, const rewriter::FixResult&
   verdict_text(out, model, r);
   for (const auto& note : r.python_notes) out << "note: " << note << "\n";
   if (r.applied.empty()) {
-    const char* what = !r.dropped.empty()    ? "No fix kept in "
-                       : r.held_back.empty() ? "Nothing to fix in "
-                                             : "No safe fix in ";
-    out << what << ir::display_path(model) << ".\n";
+    // "Nothing to fix" only when nothing was found: findings without a fix say why in their notes.
+    const char* what = !r.dropped.empty()     ? "No fix kept in "
+                       : !r.held_back.empty() ? "No safe fix in "
+                       : r.found > 0          ? "No automatic fix for the problems in "
+                                              : "Nothing to fix in ";
+    out << what << ir::display_path(model)
+        << (r.found > 0 && r.dropped.empty() && r.held_back.empty() ? " (each finding below says why)" : "") << ".\n";
   } else {
     applied_text(out, model, r, diff_only);
     verification_text(out, r);

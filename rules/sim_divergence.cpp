@@ -69,30 +69,50 @@ bool shadow_is_exact(const analysis::Facts& facts, const analysis::FloatShadowPl
   return true;
 }
 
-// Reads the compared value's float shadow instead, the same computation from the stub's float
-// input, where the decision is the float model's: float results are unchanged. Offered only
-// where that float input is float data, so the comparison really is exact.
-std::optional<Edit> exact_reroot(const analysis::Facts& facts, const ir::Node& node) {
+// Reads each compared value that carries quantization from its float shadow instead, the same
+// computation from the stub's float input, where the decision is the float model's: float
+// results are unchanged. Offered only where every such side's float input is float data, so the
+// comparison really is exact: rerooting one side of `d < best` while `best` (a buffer filled
+// with quantized distances) stays quantized would change no result. Else `refusal` says why.
+std::optional<std::vector<Edit>> exact_reroots(const analysis::Facts& facts, const ir::Node& node,
+                                               std::string& refusal) {
+  std::vector<Edit> edits;
   for (int side = 0; side < 2 && static_cast<size_t>(side) < node.inputs.size(); ++side) {
-    if (!facts.in_quantized_domain(node.inputs[static_cast<size_t>(side)])) continue;
-    auto edit = reroot_edit(facts, node, side);
-    if (edit && shadow_is_exact(facts, edit->shadow)) return edit;
+    const ir::Value* compared = node.inputs[static_cast<size_t>(side)];
+    if (!facts.in_quantized_domain(compared)) continue;
+    auto edit = reroot_edit(facts, node, side, &refusal);
+    if (edit && !shadow_is_exact(facts, edit->shadow)) {
+      refusal = "no automatic fix: the float input of the quant point " + describe_stubs(facts, compared) +
+                " is itself computed from quantized values, so comparing it would still round";
+      edit.reset();
+    }
+    if (!edit) {
+      std::string operand = ir::display_name(compared);
+      if (refusal.empty()) refusal = "no automatic fix: the quantized operand cannot be recomputed in float";
+      if (!operand.empty()) refusal += " (operand `" + operand + "`)";
+      return std::nullopt;
+    }
+    edits.push_back(std::move(*edit));
   }
-  return std::nullopt;
+  if (edits.empty()) return std::nullopt;
+  return edits;
 }
 
 // One fix for every copy of the comparison at this line (a helper a trace inlined for lanes,
 // crosswalks and route): the simulation counts them together, so each of them is rerooted, or
 // none when one cannot be.
-std::optional<Fix> reroot_fix(const analysis::Facts& facts, const std::vector<const ir::Node*>& copies) {
+std::optional<Fix> reroot_fix(const analysis::Facts& facts, const std::vector<const ir::Node*>& copies,
+                              std::string& refusal) {
   std::vector<Edit> edits;
   std::vector<std::string> stubs;
   for (const ir::Node* node : copies) {
-    auto edit = exact_reroot(facts, *node);
-    if (!edit) return std::nullopt;
-    std::string these = describe_stubs(facts, node->inputs.at(static_cast<size_t>(edit->operand)));
-    if (std::find(stubs.begin(), stubs.end(), these) == stubs.end()) stubs.push_back(these);
-    edits.push_back(std::move(*edit));
+    auto rerooted = exact_reroots(facts, *node, refusal);
+    if (!rerooted) return std::nullopt;
+    for (Edit& edit : *rerooted) {
+      std::string these = describe_stubs(facts, node->inputs.at(static_cast<size_t>(edit.operand)));
+      if (std::find(stubs.begin(), stubs.end(), these) == stubs.end()) stubs.push_back(these);
+      edits.push_back(std::move(edit));
+    }
   }
   if (edits.empty()) return std::nullopt;
   std::string inputs;
@@ -119,7 +139,11 @@ void report_comparisons(const analysis::Facts& facts, const analysis::SimulatedR
     Diagnostic d = make_diagnostic(sim_divergence_rule(), *fn, node,
                                    comparison_message(facts, node, *facts.simulated_comparison(node), run));
     d.evidence_node = &node;  // marks a comparison finding, for the confirmation of static ones
-    if (auto fix = reroot_fix(facts, nodes)) d.fixes.push_back(std::move(*fix));
+    std::string refusal;
+    if (auto fix = reroot_fix(facts, nodes, refusal))
+      d.fixes.push_back(std::move(*fix));
+    else if (!refusal.empty())
+      d.notes.push_back(refusal);
     out.push_back(std::move(d));
   }
 }

@@ -263,10 +263,33 @@ class Planner {
     return it == sites_.end() ? none : it->second;
   }
 
+  // `d += t` (`%d2 = aten::add_(%d1, %t)`) where nothing but this write reads `d1`, and the twin
+  // makes its own `d1` (a fresh result of a copied op, no view, no stub output, which in float
+  // is the original tensor itself): the twin's copy writes only into the twin's `d1`, as the
+  // original writes into its own, and nothing else sees either.
+  // A chain of such writes (`dist += a; dist += b`) qualifies when its first value is fresh.
+  bool writes_only_its_own_fresh_operand(const ir::Node& write) const {
+    const ir::Node* n = &write;
+    for (int depth = 0; depth < 256; ++depth) {
+      if (n->inputs.empty() || n->outputs.size() != 1 || !ir::writes_in_place(*n, 0)) return false;
+      for (size_t i = 1; i < n->inputs.size(); ++i)
+        if (ir::writes_in_place(*n, i)) return false;
+      const ir::Value* target = n->inputs[0];
+      const ir::Node* maker = target->producer;
+      if (target->users.size() != 1 || maker == nullptr || !maker->blocks.empty() || !tainted(target) ||
+          facts_.quant_call_producing(target) != nullptr || maker->kind.rfind("prim::", 0) == 0)
+        return false;
+      if (!mutates(*maker)) return !ir::is_view_op(*maker) && !ir::may_alias_first_operand(*maker);
+      n = maker;  // the value was itself written in place: its own operand must be fresh
+    }
+    return false;
+  }
+
   std::string why_not_copyable(const ir::Node& n) const {
     const std::string what = "`" + n.kind + "`" + on_line(n);
     if (!n.blocks.empty()) return "the value comes out of " + what + ", which qlint does not rewrite";
-    if (mutates(n)) return "the value is made by " + what + ", which changes its operand in place";
+    if (mutates(n) && !writes_only_its_own_fresh_operand(n))
+      return "the value is made by " + what + ", which changes its operand in place";
     if (n.kind == "prim::GetAttr") return "the value is read from module state written in forward (" + what + ")";
     if (const ir::Function* callee = ir::callee_of(facts_.model(), n); callee && !callee_is_pure(facts_, *callee))
       return "the value comes out of `" + callee->name + "`, which writes module state or quantizes";

@@ -178,7 +178,7 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
                                  "qat/qat_shared_projection",   "zoo/stub_for_two_inputs",
                                  "qat/qat_stub_for_two_inputs", "zoo/batch_dict_stages",
                                  "qat/qat_batch_dict_stages",   "zoo/random_start_sampling",
-                                 "qat/qat_sublayer_closure"}) {
+                                 "qat/qat_sublayer_closure",    "zoo/ball_query"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);
@@ -363,6 +363,25 @@ TEST_F(Fix, VerdictWithNothingToRewriteStillReportsTheSimulation) {
   EXPECT_EQ(r.out.rfind("Not resolved: the int16 simulation of the model still flips 1 comparison", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("Nothing to fix"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(tmp("fixed.pt")));
+}
+
+// Farthest-point sampling (examples/zoo/farthest_point_sampling.py): `d < nearest` flips at
+// int8, and both sides carry quantization, `nearest` through a buffer written in place in the
+// loop, which no float twin rebuilds. Rerooting `d` alone changed no result but was written as a
+// fix; now nothing is written, the summary says there is no automatic fix (not "Nothing to
+// fix"), and the finding says why.
+TEST_F(Fix, NoHalfRerootOfAComparisonWithABufferWrittenInPlace) {
+  const std::string name = "zoo/farthest_point_sampling", fixed = tmp("fixed.pt");
+  auto r = run_qlint({"--fix", "-o", fixed, "--bits", "8", "--input", example_input(name), example_model(name)});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("`d < nearest` gives a different result"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("No automatic fix for the problems in "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Nothing to fix"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note: no automatic fix: a value on the way (or a view of it) is changed in place by "
+                       "`aten::index_put_` on line 40"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(fixed));
 }
 
 // A flip only the simulation shows (examples/rules/sim_divergence.py: `energy > 0.5` on the

@@ -269,9 +269,13 @@ const Rule& sim_divergence_rule() {
     r.doc.fix_safety =
         "Safe for a comparison whose compared value qlint can recompute from the stub's float input (the "
         "float shadow, as for eq-nonzero-const): `--fix --input` compares that float value instead, and float "
-        "results are unchanged, in scripted, traced QAT and FX-traced models alike. An output under the "
-        "threshold, and a comparison on a value the float shadow cannot reach, get no automatic fix: the "
-        "simulation shows what breaks, not which rewrite keeps float results.";
+        "results are unchanged, in scripted, traced QAT and FX-traced models alike. Every side of the "
+        "comparison that carries quantization is rerooted, or none: `d < best` with `best` a buffer filled "
+        "in place from quantized values keeps its finding, since rerooting `d` alone would change no result. "
+        "In-place arithmetic on a fresh value (`dist += ...`, as pairwise squared distances are built) is "
+        "copied into the float shadow. An output under the threshold, and a comparison on a value the float "
+        "shadow cannot reach, get no automatic fix, and the finding's note says why: the simulation shows "
+        "what breaks, not which rewrite keeps float results.";
     return r;
   }();
   return rule;

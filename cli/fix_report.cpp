@@ -176,13 +176,12 @@ std::string render_fix_text(const std::string& model, const rewriter::FixResult&
   for (const auto& note : r.python_notes) out << "note: " << note << "\n";
   if (r.applied.empty()) {
     // "Nothing to fix" only when nothing was found: findings without a fix say why in their notes.
-    const bool found = r.found > 0 || !r.simulation_failures.empty();
+    const bool found = r.found > 0 || !r.remaining.empty();
     const char* what = !r.dropped.empty()     ? "No fix kept in "
                        : !r.held_back.empty() ? "No safe fix in "
                        : found                ? "No automatic fix for the problems in "
                                               : "Nothing to fix in ";
-    out << what << ir::display_path(model)
-        << (found && r.dropped.empty() && r.held_back.empty() ? " (each finding below says why)" : "") << ".\n";
+    out << what << ir::display_path(model) << ".\n";
   } else {
     applied_text(out, model, r, diff_only);
     verification_text(out, r);

@@ -17,7 +17,7 @@
 namespace {
 
 std::string deep_message(const uint8_t* data, size_t size) {
-  size_t depth = (size_t{data[1] >> 4} << 16) | (size_t{data[2]} << 8) | data[3];
+  size_t depth = (static_cast<size_t>(data[1] >> 4) << 16) | (size_t{data[2]} << 8) | data[3];
   std::string inner(reinterpret_cast<const char*>(data + 4), size - 4);
   std::string body = std::string(depth, data[1] & 1 ? '{' : '[') + inner + std::string(depth, data[1] & 1 ? '}' : ']');
   return qlint::server::frame_message(body) + qlint::server::frame_message("{}");

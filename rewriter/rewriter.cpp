@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -270,6 +271,13 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
       return "the new fake quant's scale is calibrated on the inputs: give --input FILE or --random-input SHAPES";
     auto it = measured.find(ids[&e]);
     if (it == measured.end()) return "the inputs never reach the value the new fake quant would calibrate on";
+    // An additive attention mask built with masked_fill(-inf): no scale quantizes it, and an
+    // infinite one makes every output NaN.
+    if (!std::isfinite(it->second.min) || !std::isfinite(it->second.max) || !std::isfinite(it->second.scale))
+      return "the value holds " +
+             std::string(std::isnan(it->second.min) || std::isnan(it->second.max) ? "NaN" : "infinity") +
+             " on the inputs (a mask filled with -inf?), which no scale quantizes: keep it out of the quantized "
+             "domain, e.g. apply a bool mask with masked_fill after the quantized op";
     e.fake_quant.scale = it->second.scale;
     e.fake_quant.zero_point = it->second.zero_point;
     e.fake_quant.observed_min = it->second.min;
@@ -512,6 +520,8 @@ std::vector<std::string> harm_done(const sim::Run& before, const sim::Report& af
     const std::string change = ": SQNR " + sim::format_db(was.sqnr_db) + " -> " + sim::format_db(is.sqnr_db);
     if (!is.shape_difference.empty() && was.shape_difference.empty())
       harm.push_back(is.name + " changes shape once quantized (" + is.shape_difference + ")");
+    else if (std::isnan(is.sqnr_db) && !std::isnan(was.sqnr_db))
+      harm.push_back(is.name + change + " (not a number: the quantized output holds NaN)");
     else if (is.sqnr_db < was.sqnr_db - sqnr_slack_db(is.sqnr_db, before.report.bits))
       harm.push_back(is.name + change);
     else if (is.sqnr_db < threshold && was.sqnr_db >= threshold)

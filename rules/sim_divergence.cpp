@@ -23,6 +23,7 @@ std::string what_was_simulated(const analysis::SimulatedRun& run) { return analy
 
 std::string decibels(double db) {
   if (std::isinf(db)) return db < 0 ? "-inf dB" : "inf dB";
+  if (std::isnan(db)) return "NaN dB";
   char text[32];
   std::snprintf(text, sizeof text, "%.1f dB", db);
   return text;
@@ -180,9 +181,13 @@ void report_outputs(const analysis::Facts& facts, const analysis::SimulatedRun& 
   const ir::Function* forward = facts.model().find_function("forward");
   for (size_t i = 0; i < run.outputs.size(); ++i) {
     const analysis::SimulatedOutput& o = run.outputs[i];
-    if (!(o.sqnr_db < run.min_sqnr_db)) continue;
+    if (o.sqnr_db >= run.min_sqnr_db) continue;  // NaN (a quantized output holding NaN) is reported
     std::string message =
-        !o.shape_difference.empty()
+        std::isnan(o.sqnr_db)
+            ? o.name + " is not a number (NaN) once quantized, where the float output is (" + what_was_simulated(run) +
+                  "): a quant point's scale is infinite or NaN (a value holding -inf, such as a mask filled with "
+                  "-inf, quantized), or a value overflowed; `qlint sim` shows each quant point's scale and range"
+        : !o.shape_difference.empty()
             ? o.name + " changes shape once quantized (" + o.shape_difference + ", " + what_was_simulated(run) +
                   "): a size the data decides, such as how many boxes pass a threshold, came out differently; "
                   "find the comparison that flipped before it (a sim-divergence finding of its own), and take that "

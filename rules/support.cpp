@@ -33,6 +33,11 @@ std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v) {
 
 bool is_binary_arithmetic(const std::string& kind) {
   static const std::set<std::string> ops = {"mul", "add", "sub", "div", "rsub", "true_divide"};
+  return (kind.rfind("aten::", 0) == 0 && ops.count(ir::base_op(kind)) > 0) || is_fused_multiply_add(kind);
+}
+
+bool is_fused_multiply_add(const std::string& kind) {
+  static const std::set<std::string> ops = {"addmm", "addbmm", "baddbmm", "addcmul", "addcdiv"};
   return kind.rfind("aten::", 0) == 0 && ops.count(ir::base_op(kind)) > 0;
 }
 
@@ -91,15 +96,12 @@ ir::SourceLoc quant_call_location(const analysis::Facts& facts, const analysis::
   return best_location(*call.call);
 }
 
-namespace {
-
-// PyTorch's own Python (nn.Sequential.forward, nn.ModuleList loops), or TorchScript's builtins
-// compiled from a string (`1.0 == t` calls one whose body is `return b == a`, "<string>"): a
-// line there is where a hazard surfaced, not a line the user can change.
 bool in_library_code(const ir::SourceLoc& loc) {
   return loc.file.find("/dist-packages/torch/") != std::string::npos ||
          loc.file.find("/site-packages/torch/") != std::string::npos || loc.file == "<string>";
 }
+
+namespace {
 
 // The calls of `fn` from other functions of the model, in model order.
 std::vector<const ir::Node*> call_sites_of(const ir::Model& model, const ir::Function& fn) {

@@ -52,6 +52,16 @@ std::string reroot_comparison_description(const std::string& stubs);
 // Elementwise arithmetic whose operands must share the quantized domain:
 // mul/add/sub/div/rsub/true_divide and their in-place forms.
 bool is_binary_arithmetic(const std::string& kind);
+// The fused forms that add their first operand to a product of the next two (`torch.baddbmm(bias,
+// q, k)`, an additive attention mask; `addmm`, a Linear's bias): their first two operands meet as
+// `+`'s do, so is_binary_arithmetic counts them.
+bool is_fused_multiply_add(const std::string& kind);
+
+// PyTorch's own Python (nn.Sequential.forward, nn.ModuleList loops, nn.MultiheadAttention's
+// internals), or TorchScript's builtins compiled from a string (`1.0 == t` calls one whose body
+// is `return b == a`, "<string>"): a line there is where a hazard surfaced, not a line the user
+// can change.
+bool in_library_code(const ir::SourceLoc& loc);
 
 // A number as people write it: 1, 0.5, 1.0007, 2.1363 (five significant digits at most).
 std::string format_number(double v);

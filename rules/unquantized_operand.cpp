@@ -75,6 +75,10 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
   for_each_operand_side(facts, is_binary_arithmetic, [&](const ir::Function& fn, const ir::Node& node, int side) {
     if (!is_unquantized_input_tensor(facts, node.inputs[side]) || !facts.in_quantized_domain(node.inputs[1 - side]))
       return false;
+    // nn.MultiheadAttention's own `baddbmm` of its additive mask: toolchains map the attention
+    // as one unit (and quantizable MHA keeps the mask in float); the same op in the user's code
+    // is reported.
+    if (is_fused_multiply_add(node.kind) && in_library_code(node.loc)) return false;
     Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side));
     add_own_quant_point_fix(facts, node, side, d);
     out.push_back(d);
@@ -93,7 +97,8 @@ const Rule& unquantized_operand_rule() {
     r.severity = Severity::Warning;
     r.check = check;
     r.doc.what =
-        "Arithmetic (`*`, `+`, `-`, `/`) between a tensor in the quantized domain and a float "
+        "Arithmetic (`*`, `+`, `-`, `/`, and the first operand of `torch.baddbmm`/`addmm`/`addcmul`, "
+        "which is added) between a tensor in the quantized domain and a float "
         "tensor computed from a model input that never passed a QuantStub. Constants, Python "
         "scalars, weights and buffers are fine: the toolchain quantizes those itself. Values "
         "after a DeQuantStub are back in float and fine too.";

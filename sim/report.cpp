@@ -39,6 +39,7 @@ nlohmann::json json_number(double v) {
 
 std::string format_db(double db) {
   if (std::isinf(db)) return db > 0 ? "inf dB" : "-inf dB";
+  if (std::isnan(db)) return "NaN dB";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f dB", db);
   return buf;

@@ -234,7 +234,8 @@ bool rename_operand_root(const ir::Model& model, const Edit& edit, const std::st
     python.note(here + ": the value is also read quantized elsewhere, and its source names it only there");
     return false;
   }
-  python.note(here + ": its source does not name `" + from + "`");
+  python.note(here + ": no expression on the way from the stub to the operand starts with `" + from +
+              "`, which the Python rename needs");
   return false;
 }
 

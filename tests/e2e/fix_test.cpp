@@ -384,6 +384,27 @@ TEST_F(Fix, NoHalfRerootOfAComparisonWithABufferWrittenInPlace) {
   EXPECT_FALSE(fs::exists(fixed));
 }
 
+// An additive padding bias filled with -inf (examples/zoo/additive_padding_mask.py) is an
+// unquantized operand of `baddbmm`, but no quant point can hold -inf: an infinite scale makes
+// every quantized output NaN. Scripted, the new QuantStub's rewrite is dropped as worse (NaN is
+// worse than any SQNR); traced QAT, the new fake quant's calibration is refused. Nothing is
+// written either way (before: "Resolved", SQNR 35.5 dB -> -nan dB, and the model written).
+TEST_F(Fix, NeverWritesARewriteThatMakesTheQuantizedOutputNaN) {
+  const std::string fixed = tmp("fixed.pt");
+  json scripted = fix_json({"--fix", "-o", fixed, "--input", example_input("zoo/additive_padding_mask"),
+                            example_model("zoo/additive_padding_mask")});
+  const json& dropped = scripted["fixes"][0]["dropped"];
+  ASSERT_EQ(dropped.size(), 1u) << scripted.dump(2);
+  EXPECT_NE(dropped[0]["why"].get<std::string>().find("NaN dB (not a number"), std::string::npos) << dropped;
+  EXPECT_FALSE(fs::exists(fixed));
+  auto traced = run_qlint({"--fix", "-o", fixed, "--input", example_input("qat/qat_additive_padding_mask"),
+                           example_model("qat/qat_additive_padding_mask")});
+  EXPECT_EQ(traced.exit_code, 1) << traced.err;
+  EXPECT_NE(traced.out.find("the value holds infinity on the inputs"), std::string::npos) << traced.out;
+  EXPECT_NE(traced.out.find("No automatic fix for the problems in "), std::string::npos) << traced.out;
+  EXPECT_FALSE(fs::exists(fixed));
+}
+
 // A flip only the simulation shows (examples/rules/sim_divergence.py: `energy > 0.5` on the
 // stub's output) is fixed like eq-nonzero-const: the comparison reads the float shadow, where
 // it is the float model's. Also in a traced QAT model (GameFormer-style lane padding,

@@ -602,7 +602,9 @@ class FactsSolver {
   // `best[m] = d[m]`, `canvas.index_put_(...)`, `x.add_(q)`: from here on the tensor written in
   // place (and each tensor it is a view of) holds what was written. Joined whatever the order, as
   // a loop's next iteration reads it (farthest-point sampling's `best`); SSA gives the write's
-  // output a value of its own, but later reads name the tensor.
+  // output a value of its own, but later reads name the tensor. Only tensors the model makes: a
+  // parameter (`flags[:, 0] = q[:, 0]` on an input) keeps what the caller gave it, so that reads
+  // of it before the write stay what they are.
   void write_in_place(const ir::Node& n) {
     if (n.inputs.empty() || !n.inputs[0]->type.is_tensor() || !ir::writes_in_place(n, 0)) return;
     ValueFacts written;
@@ -615,11 +617,11 @@ class FactsSolver {
     }
     if (written.sources.empty() && written.domain.empty() && !written.from_input) return;
     const ir::Value* target = n.inputs[0];
-    for (int depth = 0; target != nullptr && depth < 256; ++depth) {
+    for (int depth = 0; target != nullptr && target->producer != nullptr && depth < 256; ++depth) {
       written.dtype = facts_.dtype(target);
       join(target, written);
       const ir::Node* producer = target->producer;
-      if (producer == nullptr || producer->inputs.empty() || !ir::may_alias_first_operand(*producer)) break;
+      if (producer->inputs.empty() || !ir::may_alias_first_operand(*producer)) break;
       target = producer->inputs[0];
     }
   }

@@ -279,7 +279,9 @@ class Planner {
       if (target->users.size() != 1 || maker == nullptr || !maker->blocks.empty() || !tainted(target) ||
           facts_.quant_call_producing(target) != nullptr || maker->kind.rfind("prim::", 0) == 0)
         return false;
-      if (!mutates(*maker)) return !ir::is_view_op(*maker) && !ir::may_alias_first_operand(*maker);
+      // A cast returns its operand itself when nothing changes (`q.type_as(y)` of a float q).
+      if (!mutates(*maker))
+        return !ir::is_view_op(*maker) && !ir::may_alias_first_operand(*maker) && !ir::is_cast(*maker);
       n = maker;  // the value was itself written in place: its own operand must be fresh
     }
     return false;

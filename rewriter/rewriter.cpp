@@ -521,7 +521,8 @@ std::vector<std::string> harm_done(const sim::Run& before, const sim::Report& af
     if (!is.shape_difference.empty() && was.shape_difference.empty())
       harm.push_back(is.name + " changes shape once quantized (" + is.shape_difference + ")");
     else if (std::isnan(is.sqnr_db) && !std::isnan(was.sqnr_db))
-      harm.push_back(is.name + change + " (not a number: the quantized output holds NaN)");
+      harm.push_back(is.name + change +
+                     " (not a number: the quantized output holds NaN or infinity where the float one does not)");
     else if (is.sqnr_db < was.sqnr_db - sqnr_slack_db(is.sqnr_db, before.report.bits))
       harm.push_back(is.name + change);
     else if (is.sqnr_db < threshold && was.sqnr_db >= threshold)

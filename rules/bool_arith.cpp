@@ -24,7 +24,9 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int side
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
-  for_each_operand_side(facts, is_binary_arithmetic, [&](const ir::Function& fn, const ir::Node& node, int side) {
+  // The fused forms (`baddbmm`, `addmm`) take no bool operand: PyTorch refuses one.
+  auto arithmetic = [](const std::string& kind) { return is_binary_arithmetic(kind) && !is_fused_multiply_add(kind); };
+  for_each_operand_side(facts, arithmetic, [&](const ir::Function& fn, const ir::Node& node, int side) {
     if (!is_bool_tensor(facts, node.inputs[side]) || !facts.in_quantized_domain(node.inputs[1 - side])) return false;
     Diagnostic d = make_diagnostic(bool_arith_rule(), fn, node, message(facts, node, side));
     if (auto edit = quantize_operand_edit(facts, node, side, true))

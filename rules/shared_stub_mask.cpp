@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/comparisons.h"
+#include "analysis/constants.h"
 #include "analysis/fake_quant.h"
 #include "analysis/quant_domain.h"
 #include "analysis/value_flow.h"
@@ -37,15 +38,26 @@ bool is_view_of(const analysis::Facts& facts, const ir::Value* v, const std::str
   return it != views.end() && (it->second || !part_only);
 }
 
-// Whether a view chain selected a single index somewhere (a mask channel), not just sliced.
-bool picks_one_channel(const ir::Value* v) {
+// The node of a view chain that selected a single index (a mask channel), not just sliced.
+const ir::Node* channel_pick(const ir::Value* v) {
   for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 16; ++depth) {
     const std::string& kind = v->producer->kind;
-    if (kind == "aten::select" || kind == "aten::index") return true;
-    if (!ir::is_view_op(*v->producer) || v->producer->inputs.empty()) return false;
+    if (kind == "aten::select" || kind == "aten::index") return v->producer;
+    if (!ir::is_view_op(*v->producer) || v->producer->inputs.empty()) return nullptr;
     v = v->producer->inputs[0];
   }
-  return false;
+  return nullptr;
+}
+
+bool picks_one_channel(const ir::Value* v) { return channel_pick(v) != nullptr; }
+
+// A channel picked by a constant index counted from the front (`p[..., 0]`, `box[..., 3]`): how
+// coordinates are read. A mask channel is read from the end (`x[..., -1]`, SPEC S1).
+bool picks_a_coordinate(const ir::Value* v) {
+  const ir::Node* pick = channel_pick(v);
+  if (pick == nullptr || pick->kind != "aten::select" || pick->inputs.size() < 3) return false;
+  auto index = analysis::scalar_constant(pick->inputs[2]);
+  return index && *index >= 0;
 }
 
 // Where a part of a quant point's output becomes a mask: the node that does so (for the
@@ -128,8 +140,9 @@ std::optional<MaskUse> comparison_mask_use(const analysis::Facts& facts, const i
 }
 
 // A mul of two parts of the same output: the mask is the part that picked a single channel,
-// gating the other part's channels. Two single channels multiplied (a point's x * y, a box's
-// width * height) are a product of coordinates, not a gate.
+// gating the other part's channels. Two coordinates multiplied (a point's `p[..., 0] * p[..., 1]`,
+// a box's width * height) are a product, not a gate; `x[..., 0] * x[..., -1]` is data and its
+// mask channel (SPEC S5 with one data channel).
 std::optional<MaskUse> product_mask_use(const analysis::Facts& facts, const ir::Node& n, const std::string& point) {
   if (ir::base_op(n.kind) != "mul" || n.inputs.size() < 2) return std::nullopt;
   const ir::Value* a = n.inputs[0];
@@ -137,7 +150,7 @@ std::optional<MaskUse> product_mask_use(const analysis::Facts& facts, const ir::
   if (a == b || !is_view_of(facts, a, point, false) || !is_view_of(facts, b, point, false) ||
       !(is_view_of(facts, a, point, true) || is_view_of(facts, b, point, true)))
     return std::nullopt;
-  if (picks_one_channel(a) && picks_one_channel(b)) return std::nullopt;
+  if (picks_a_coordinate(a) && picks_a_coordinate(b)) return std::nullopt;
   int operand = picks_one_channel(b) || !picks_one_channel(a) ? 1 : 0;
   return MaskUse{&n, &n, operand, false, false};
 }

@@ -184,7 +184,8 @@ void report_outputs(const analysis::Facts& facts, const analysis::SimulatedRun& 
     if (o.sqnr_db >= run.min_sqnr_db) continue;  // NaN (a quantized output holding NaN) is reported
     std::string message =
         std::isnan(o.sqnr_db)
-            ? o.name + " is not a number (NaN) once quantized, where the float output is (" + what_was_simulated(run) +
+            ? o.name + " holds NaN or infinity once quantized where the float output does not, or the reverse (" +
+                  what_was_simulated(run) +
                   "): a quant point's scale is infinite or NaN (a value holding -inf, such as a mask filled with "
                   "-inf, quantized), or a value overflowed; `qlint sim` shows each quant point's scale and range"
         : !o.shape_difference.empty()
@@ -278,9 +279,9 @@ const Rule& sim_divergence_rule() {
         "comparison that carries quantization is rerooted, or none: `d < best` with `best` a buffer filled "
         "in place from quantized values keeps its finding, since rerooting `d` alone would change no result. "
         "In-place arithmetic on a fresh value (`dist += ...`, as pairwise squared distances are built) is "
-        "copied into the float shadow. An output under the threshold, and a comparison on a value the float "
-        "shadow cannot reach, get no automatic fix, and the finding's note says why: the simulation shows "
-        "what breaks, not which rewrite keeps float results.";
+        "copied into the float shadow. An output under the threshold gets no automatic fix, nor does a "
+        "comparison on a value the float shadow cannot reach (its finding's note says why): the simulation "
+        "shows what breaks, not which rewrite keeps float results.";
     return r;
   }();
   return rule;

@@ -73,8 +73,14 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   check_joined_tensors(facts, out);
   for_each_operand_side(facts, is_binary_arithmetic, [&](const ir::Function& fn, const ir::Node& node, int side) {
-    if (!is_unquantized_input_tensor(facts, node.inputs[side]) || !facts.in_quantized_domain(node.inputs[1 - side]))
-      return false;
+    // A fused form adds its first operand to the product of the next two: that operand meets
+    // the product, whichever of its factors is quantized.
+    const bool fused = is_fused_multiply_add(node.kind);
+    if (fused && (side != 0 || node.inputs.size() < 3)) return false;
+    const bool other_quantized =
+        fused ? facts.in_quantized_domain(node.inputs[1]) || facts.in_quantized_domain(node.inputs[2])
+              : facts.in_quantized_domain(node.inputs[1 - side]);
+    if (!is_unquantized_input_tensor(facts, node.inputs[side]) || !other_quantized) return false;
     // nn.MultiheadAttention's own `baddbmm` of its additive mask: toolchains map the attention
     // as one unit (and quantizable MHA keeps the mask in float); the same op in the user's code
     // is reported.

@@ -28,6 +28,13 @@ void ErrorStats::add(const at::Tensor& float_value, const at::Tensor& simulated_
   }
   at::Tensor f = as_double(float_value);
   at::Tensor s = as_double(simulated_value);
+  // A masked logit at -inf in both runs is no error (-inf - -inf would be NaN noise); a value
+  // that is infinite or NaN in one run only is counted apart and makes the SQNR NaN.
+  const at::Tensor both_finite = f.isfinite().logical_and(s.isfinite());
+  const at::Tensor alike = f.eq(s).logical_or(f.isnan().logical_and(s.isnan()));
+  nonfinite_mismatches += both_finite.logical_or(alike).logical_not().sum().item<int64_t>();
+  f = f.where(both_finite, at::zeros_like(f));
+  s = s.where(both_finite, at::zeros_like(s));
   at::Tensor diff = s - f;
   if (diff.numel() > 0) max_abs = std::max(max_abs, diff.abs().max().item<double>());
   elements += f.numel();
@@ -40,6 +47,7 @@ void ErrorStats::add(const at::Tensor& float_value, const at::Tensor& simulated_
 
 double ErrorStats::sqnr_db() const {
   if (!shape_difference.empty()) return -std::numeric_limits<double>::infinity();
+  if (nonfinite_mismatches > 0) return std::numeric_limits<double>::quiet_NaN();
   return noise == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(signal / noise);
 }
 

@@ -25,11 +25,14 @@ struct ErrorStats {
   std::vector<int64_t> shape;  // the float value's, of the last call
   double max_abs = 0, signal = 0, noise = 0, dot = 0, norm_float = 0, norm_sim = 0;
   int64_t elements = 0;
+  // Elements infinite or NaN in one run and not alike in the other (an infinite scale made
+  // them NaN): the SQNR is then NaN. Equal infinities (a masked logit) are no error.
+  int64_t nonfinite_mismatches = 0;
   // "34x4 in float, 36x4 once quantized" the first time the shapes differ.
   std::string shape_difference;
 
   void add(const at::Tensor& float_value, const at::Tensor& simulated_value);
-  // +inf when exact, -inf once a shape differed.
+  // +inf when exact, -inf once a shape differed, NaN with non-finite mismatches.
   double sqnr_db() const;
   double cosine() const;
 };

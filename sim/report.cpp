@@ -103,7 +103,7 @@ std::string render_text(const Report& r) {
       continue;
     }
     out << "  " << o.name << " [" << shape_text(o.shape) << "]: max abs error " << general(o.max_abs_error) << ", SQNR "
-        << fixed(o.sqnr_db, 1) << " dB, cosine " << fixed(o.cosine, 6) << "\n";
+        << format_db(o.sqnr_db) << ", cosine " << fixed(o.cosine, 6) << "\n";
   }
   if (!r.comparisons.empty()) out << "\nComparisons (elements whose result differs from float):\n";
   for (const auto& c : r.comparisons)

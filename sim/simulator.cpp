@@ -656,15 +656,15 @@ std::string model_failed(const std::string& model_path, size_t batch, const std:
 // A batch as one run may change it: forward writes into a dict it is given (a point-cloud
 // model's `batch["voxels"] = self.quant(batch["voxels"])`) or into a tensor in place, and the next
 // run (float, simulated, another attribution pass) must see the inputs as the file holds them.
-// The seed of LibTorch's random generator when a run of a batch starts (plus the batch's index).
-constexpr uint64_t kRandomSeedOfBatch = 20261203;
-
 Batch fresh_copy(const Batch& batch) {
   Batch copy;
   copy.reserve(batch.size());
   for (const IValue& v : batch) copy.push_back(v.deepcopy());
   return copy;
 }
+
+// The seed of LibTorch's random generator when a run of a batch starts (plus the batch's index).
+constexpr uint64_t kRandomSeedOfBatch = 20261203;
 
 std::vector<IValue> run_all(const std::string& model_path, jit::Module& module, const std::vector<Batch>& batches,
                             Session& session, Mode mode, ProgressLine& progress, const std::string& phase) {

@@ -259,6 +259,12 @@ ImportedFile isolated(const std::string& file, const std::function<ImportedFile(
     ::close(fds[0]);
     // Clang's name lookup is quadratic in some shapes (200,000 nested braceless `if`s took over
     // ten minutes): past the limit the file is given up, as a crash is.
+    // The default action, unblocked, whatever the parent set: the alarm must end the child.
+    ::signal(SIGALRM, SIG_DFL);
+    sigset_t alarm_only;
+    sigemptyset(&alarm_only);
+    sigaddset(&alarm_only, SIGALRM);
+    ::pthread_sigmask(SIG_UNBLOCK, &alarm_only, nullptr);
     ::alarm(static_cast<unsigned>(std::min<uint64_t>(ir::limits().parse_seconds, UINT_MAX)));
     std::string message;
     try {

@@ -15,7 +15,7 @@ std::vector<std::string> verify(const Model& model);
 
 // What of the model's shape is past qlint's bounds (kMaxNesting, kMaxCallDepth), said as the
 // user's code made it, or "": the input's size, not a bug. ir::verify reports it too; a front
-// end asks first, to say which.
+// end asks when verify fails, to say which (so a valid model pays for one walk, not two).
 std::string beyond_limits(const Model& model);
 
 }  // namespace qlint::ir

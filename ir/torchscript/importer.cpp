@@ -172,6 +172,10 @@ class Importer {
       model_.modules.push_back({child.name, child.value.type()->name()->qualifiedName(), "", 0});
       modules_.emplace(child.name, child.value);
     }
+    for (const auto& [path, module] : modules_) {
+      auto [it, first] = path_of_type_.try_emplace(module.type().get(), path);
+      if (!first) it->second = std::nullopt;  // several instances of the type
+    }
   }
 
   // Returns the qualified callee name, or "" when the method cannot be resolved.
@@ -193,13 +197,9 @@ class Importer {
   std::optional<std::string> only_module_of_type(const c10::TypePtr& type) const {
     auto cls = type->cast<c10::ClassType>();
     if (!cls || !cls->is_module()) return std::nullopt;
-    std::optional<std::string> found;
-    for (const auto& [path, module] : modules_) {
-      if (module.type() != cls) continue;
-      if (found) return std::nullopt;
-      found = path;
-    }
-    return found;
+    auto it = path_of_type_.find(cls.get());
+    if (it == path_of_type_.end()) return std::nullopt;
+    return it->second;
   }
 
   // A method of a TorchScript class object (`Pair(x, mask)` calls `Pair.__init__`): a function
@@ -389,6 +389,8 @@ class Importer {
   jit::Module root_;
   ir::Model& model_;
   std::unordered_map<std::string, jit::Module> modules_;
+  // Each module type's one instance, or nullopt when several share it (only_module_of_type).
+  std::unordered_map<const c10::ClassType*, std::optional<std::string>> path_of_type_;
   std::deque<Pending> pending_;
   std::set<std::string> queued_;
   ir::Function* fn_ = nullptr;
@@ -513,9 +515,12 @@ ir::Model import_module(const jit::Module& module, const std::string& path) {
   } catch (const std::exception& e) {  // corrupt debug info or constants LibTorch trusted
     throw ImportError("could not be imported: " + ir::printable(first_line(e.what()), 200));
   }
-  if (std::string too_deep = ir::beyond_limits(model); !too_deep.empty()) throw ImportError(too_deep);
   auto problems = ir::verify(model);
-  if (!problems.empty()) throw ImportError("internal error: the imported IR is malformed: " + problems.front());
+  if (!problems.empty()) {
+    // The input past qlint's bounds, said as the user's code made it; else a bug of qlint's.
+    if (std::string too_deep = ir::beyond_limits(model); !too_deep.empty()) throw ImportError(too_deep);
+    throw ImportError("internal error: the imported IR is malformed: " + problems.front());
+  }
   return model;
 }
 

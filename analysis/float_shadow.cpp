@@ -142,13 +142,20 @@ class Planner {
     for (const auto& [callee, call] : returning_)
       if (call_into_.count(callee))
         return refuse("the value passes into `" + callee->name + "` and back out, which qlint does not rewrite");
+    for (const auto& [callee, call] : inlined_)
+      if (returning_.count(callee))
+        return refuse("the value passes into `" + callee->name + "` and back out, which qlint does not rewrite");
+    // An inlined call is no call any more: its callee's code runs in the caller.
     std::set<const ir::Function*> on_path;
-    for (const ir::Function* fn = facts_.function_of(consumer); fn != top; fn = facts_.function_of(*call_into_[fn])) {
-      if (fn == nullptr || !call_into_.count(fn) || !on_path.insert(fn).second)
+    for (const ir::Function* fn = facts_.function_of(consumer); fn != top;) {
+      const bool inlined = inlined_.count(fn) > 0;
+      if (fn == nullptr || (!inlined && !call_into_.count(fn)) || !on_path.insert(fn).second)
         return refuse("the stub call is not in a caller of the function that compares");
-      plan_.calls.insert(plan_.calls.begin(), call_into_[fn]);
+      const ir::Node* call = inlined ? inlined_[fn] : call_into_[fn];
+      if (!inlined) plan_.calls.insert(plan_.calls.begin(), call);
+      fn = facts_.function_of(*call);
     }
-    if (on_path.size() != call_into_.size())
+    if (on_path.size() != call_into_.size() + inlined_.size())
       refuse("the value reaches the comparison through calls qlint cannot follow");
   }
 
@@ -231,16 +238,28 @@ class Planner {
     const ir::Function* fn = function_with_parameter(v);
     if (fn == nullptr) return refuse("the value is a parameter qlint cannot find the function of");
     const std::vector<const ir::Node*>& sites = call_sites(*fn);
-    if (sites.size() != 1)
+    const ir::Node* site = sites.size() == 1 ? sites[0] : call_to_inline(*fn, sites);
+    if (site == nullptr)
       return refuse("`" + fn->name + "` is called from " + std::to_string(sites.size()) +
                     " places, and its parameter comes from each");
     const auto& params = fn->body.params;
     const auto index = static_cast<size_t>(std::find(params.begin(), params.end(), v) - params.begin());
-    std::vector<ir::Value*> args = ir::call_arguments(*sites[0]);
+    std::vector<ir::Value*> args = ir::call_arguments(*site);
     if (index >= args.size()) return refuse("a call of `" + fn->name + "` passes fewer arguments than it takes");
     plan_.params.insert(v);
-    call_into_[fn] = sites[0];
+    (site == plan_.inline_call ? inlined_ : call_into_)[fn] = site;
     visit(args[index]);
+  }
+
+  // A free function called from several places (a `@torch.jit.script` helper two heads share)
+  // has one parameter for every call's argument: the first call is inlined into its caller, so
+  // that there the parameter is that argument. One such call per plan; the next round of --fix
+  // takes the next call. Methods are not inlined (their module state would have to follow).
+  const ir::Node* call_to_inline(const ir::Function& fn, const std::vector<const ir::Node*>& sites) {
+    if (auto it = inlined_.find(&fn); it != inlined_.end()) return it->second;
+    if (plan_.inline_call != nullptr || sites.empty() || sites[0]->kind != "prim::CallFunction") return nullptr;
+    plan_.inline_call = sites[0];
+    return sites[0];
   }
 
   const ir::Function* function_with_parameter(const ir::Value* v) const {
@@ -306,6 +325,7 @@ class Planner {
   const ir::Node* nearest_ = nullptr;                         // the first quant call on the way back
   std::map<const ir::Function*, const ir::Node*> call_into_;  // callee -> the call passing a twin in
   std::map<const ir::Function*, const ir::Node*> returning_;  // callee -> the call getting a twin back
+  std::map<const ir::Function*, const ir::Node*> inlined_;    // callee -> its call inlined (plan_.inline_call)
   std::set<const ir::Value*> seen_;
   std::map<const ir::Function*, std::vector<const ir::Node*>> sites_;
   bool sites_indexed_ = false;

@@ -5,7 +5,8 @@
 // The shadow starts at the stub call's float input and follows the value's computation through
 // any op, through other stubs (the identity in float), and into child modules and free
 // functions: a parameter's shadow is the caller's argument's, passed in as an extra argument
-// of a copy of the callee. A value a loop carries gets a float twin carried beside it, and a
+// of a copy of the callee (or, for a free function called from several places, the twin of the
+// argument of one call, inlined first). A value a loop carries gets a float twin carried beside it, and a
 // value out of a branch a float twin out of each block. This planner finds which values to
 // recompute, or says why it cannot; rewriter/edits/reroot.cpp carries the plan out.
 #pragma once
@@ -37,6 +38,11 @@ struct FloatShadowPlan {
   // Outputs of calls into callees that quantize (the stub is inside): the callee's copy returns
   // their twins beside them.
   std::set<const ir::Value*> returned;
+  // A call of a free function that is called from several places, through whose parameter the
+  // value enters: the callee's parameter has one float counterpart per call site, so this call
+  // is inlined into its caller first, and the parameter's twin is this call's argument's. The
+  // other calls keep the function; each gets its own fix in a later round of --fix.
+  const ir::Node* inline_call = nullptr;
 
   bool crosses_calls() const { return !calls.empty(); }
   // Whether the shadow passes through a loop or a branch.

@@ -84,9 +84,8 @@ std::optional<SourceSuggestions::StubNames> SourceSuggestions::stub_names(const 
   // Bounded: libstdc++'s regex recurses per matched character.
   if (line == nullptr || line->size() > 4096 || !std::regex_match(*line, m, assignment)) return std::nullopt;
   std::string out = m[2], in = m[3];
-  if (out != in) return StubNames{out, in};
-  if (FileEdits* f = file(loc.file)) insert(f->insert_before, loc.line, std::string(m[1]) + in + "_float = " + in);
-  return StubNames{out, in + "_float"};
+  if (out != in) return StubNames{out, in, "", 0};
+  return StubNames{out, in + "_float", std::string(m[1]) + in + "_float = " + in, loc.line};
 }
 
 namespace {

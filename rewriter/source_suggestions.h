@@ -80,8 +80,13 @@ class SourceSuggestions {
   // The Python names of a stub call's output and of its float input. For `x = self.quant(x)`
   // the name is rebound to the quantized value, so this adds a float alias line, `x_float =
   // x`: {"x", "x_float"}. Nullopt when the call is not a plain `name = self.stub(name)`.
+  // When the stub's output takes its input's name (`x = self.quant(x)`), the float name is new:
+  // `alias` (`x_float = x`) is the line to insert before the stub call's `alias_line`, once the
+  // whole suggestion is known to be made.
   struct StubNames {
     std::string quantized, floating;
+    std::string alias;
+    int alias_line = 0;
   };
   std::optional<StubNames> stub_names(const ir::Model& model, const ir::Node& stub_call);
   // Adds `self.NAME = QuantStub()` next to the template stub's line in __init__, when the new

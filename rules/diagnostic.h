@@ -55,6 +55,7 @@ struct Edit {
   bool cast_to_float = false;           // QuantizeOperand
   // QuantizeOperand in a free function, which has no module to hold a stub: the one call of it
   // (in a module method) is inlined first, and the new stub belongs to that method's module.
+  // Reroot: the shadow's inline_call (a helper called from several places), inlined first.
   const ir::Node* inline_call = nullptr;
   int64_t trips = 0;                   // UnrollLoop
   bool quantize_after_reroot = false;  // Reroot: then quantize the rerooted value (a float mask)

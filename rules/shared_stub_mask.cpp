@@ -279,8 +279,8 @@ std::optional<Edit> own_stub_from_float(const analysis::Facts& facts, const ir::
                                         std::string* refusal = nullptr) {
   auto edit = reroot_edit(facts, consumer, operand, refusal);
   auto stub = edit ? quantize_operand_edit(facts, consumer, operand, false) : std::nullopt;
-  // A reroot does not inline the helper a consumer sits in: its new stub needs a method.
-  if (!stub || stub->inline_call != nullptr) return std::nullopt;
+  // A reroot+quantize does not inline the helper a consumer sits in: its new stub needs a method.
+  if (!stub || stub->inline_call != nullptr || edit->inline_call != nullptr) return std::nullopt;
   edit->quantize_after_reroot = true;
   edit->template_stub = stub->template_stub;
   edit->new_stub = stub->new_stub;

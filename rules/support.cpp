@@ -153,6 +153,7 @@ std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& co
   e.operand = operand;
   e.shadow = std::get<analysis::FloatShadowPlan>(std::move(plan));
   e.stub_call = e.shadow.stub_call;
+  e.inline_call = e.shadow.inline_call;  // a round of its own (rewriter::plan)
   return e;
 }
 

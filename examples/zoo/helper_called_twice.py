@@ -2,9 +2,9 @@
 
 A utility `flag_is_set(feats)` (`feats[..., -1] == 1`) serves both the box head and the
 keypoint head. The helper is one function with two callers, so its parameter has no single
-float counterpart: the float shadow does not apply, and the finding says so. The simulation
-sees only 0 and 1 in the compared column, so the unsafe fix (compare with 0 instead) is
-offered behind --unsafe-fixes.
+float counterpart: `--fix` inlines one call per round into `forward`, where the comparison
+reads the float twin of that call's argument (the float shadow), until no call is left. The
+Python suggestion is a note: the helper would take the float tensor too, at every call.
 
 Expected findings:
   line 33 shared-stub-mask  `self.quant` quantizes the flag columns together with the data

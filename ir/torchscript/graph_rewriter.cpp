@@ -464,6 +464,9 @@ void GraphRewriter::redirect(const ir::Function& callee, const std::map<jit::Nod
 // jit::insertGraph clones the callee's nodes in order (nested blocks by Node::cloneFrom, in
 // order too), right before the call: the counterparts are found by walking both in step.
 void GraphRewriter::inline_call(const ir::Node& call_ir, const ir::Function& callee) {
+  // Two edits of one fix inlining the same call (two comparisons in one helper): the callee's
+  // nodes already lead to that copy.
+  if (&call_ir == last_inlined_) return;
   jit::Node* call = node_for(call_ir);
   auto type = call->kind() == c10::prim::CallFunction ? call->input(0)->type()->cast<c10::FunctionType>() : nullptr;
   if (!type || !type->function()->isGraphFunction())
@@ -496,6 +499,7 @@ void GraphRewriter::inline_call(const ir::Node& call_ir, const ir::Function& cal
   }
   destroy(call);
   if (function_constant->kind() == c10::prim::Constant) erase_candidates_.push_back(function_constant);
+  last_inlined_ = &call_ir;
 }
 
 void GraphRewriter::unroll_loop(const ir::Node& loop_ir, int64_t trips) {

@@ -132,6 +132,7 @@ class GraphRewriter final : public ir::GraphRewriter {
   void remember_destroyed(jit::Node* node);
   std::map<const jit::Function*, jit::Function*> function_copies_;
   std::map<std::string, FakeQuantStart> clone_starts_;  // "owner.name"
+  const ir::Node* last_inlined_ = nullptr;              // the call inline_call inlined last
 };
 
 }  // namespace qlint::torchscript

@@ -28,6 +28,19 @@ class ShadowBuilder {
   ShadowBuilder(const ir::Model& model, const Edit& edit, ir::GraphRewriter& graph)
       : model_(model), plan_(edit.shadow), graph_(graph) {}
 
+  // Inlines the plan's call of a helper called from several places: there its parameters are
+  // the call's arguments, and so are their twins.
+  void inline_call() {
+    const ir::Node* call = plan_.inline_call;
+    if (call == nullptr) return;
+    const ir::Function* callee = ir::callee_of(model_, *call);
+    if (callee == nullptr) throw ir::RewriteRefused("the call to inline has no callee in the model");
+    graph_.inline_call(*call, *callee);
+    const std::vector<ir::Value*> args = ir::call_arguments(*call);
+    for (size_t i = 0; i < callee->body.params.size() && i < args.size(); ++i)
+      if (plan_.params.count(callee->body.params[i])) inlined_arguments_[callee->body.params[i]] = args[i];
+  }
+
   // Passes the float values each callee on the path needs as extra arguments of its copy.
   void enter_calls() {
     for (const ir::Node* call : plan_.calls) {
@@ -49,6 +62,7 @@ class ShadowBuilder {
   ir::GraphValue shadow(const ir::Value* v) {
     if (!plan_.shadowed(v)) return graph_.value_of(*v);
     if (auto it = shadows_.find(v); it != shadows_.end()) return it->second;
+    if (auto it = inlined_arguments_.find(v); it != inlined_arguments_.end()) return remember(v, shadow(it->second));
     // The twin of a value asks for its operands' twins first: a recursion as deep as the path
     // from the stub is long, bounded so that a hostile chain is a refused fix, not a crash.
     Depth depth(depth_);
@@ -158,6 +172,7 @@ class ShadowBuilder {
   const analysis::FloatShadowPlan& plan_;
   ir::GraphRewriter& graph_;
   std::map<const ir::Value*, ir::GraphValue> shadows_;
+  std::map<const ir::Value*, const ir::Value*> inlined_arguments_;  // an inlined callee's parameter -> argument
   int depth_ = 0;
 };
 
@@ -305,19 +320,33 @@ std::optional<std::pair<int, std::string>> def_line(SourceSuggestions& python, c
   return std::nullopt;
 }
 
-// Passes the float value down the calls of the plan in Python: an extra argument at each call
-// site (`self.head(x.view(...), x_float.view(...))`) and an extra parameter on each callee
-// (`def forward(self, feats, feats_float):`). Returns the names the consumer then renames.
-// Whether the callee's Python code serves other module instances too, which would miss the
-// argument their calls do not pass.
+// A free function's code serves its other calls, also those an earlier round inlined (their
+// copies carry the function's source lines).
+bool inlined_elsewhere(const ir::Model& model, const ir::Function& callee) {
+  std::set<std::pair<std::string, int>> lines;
+  ir::for_each_node(callee.body, [&](const ir::Node& n) {
+    if (n.loc.known()) lines.emplace(n.loc.file, n.loc.line);
+  });
+  bool found = false;
+  for (const auto& fn : model.functions)
+    if (fn.get() != &callee && !found)
+      ir::for_each_node(fn->body, [&](const ir::Node& n) { found = found || lines.count({n.loc.file, n.loc.line}); });
+  return found;
+}
+
+// Whether the callee's Python code serves other module instances or calls too, which would
+// miss the argument their calls do not pass.
 bool shared_python_code(const ir::Model& model, const ir::Function& callee) {
-  if (callee.module_path.empty()) return false;
+  if (callee.module_path.empty()) return inlined_elsewhere(model, callee);
   const ir::ModuleInfo* module = model.find_module(callee.module_path);
   if (module == nullptr) return true;
   return std::count_if(model.modules.begin(), model.modules.end(),
                        [&](const ir::ModuleInfo& m) { return m.class_name == module->class_name; }) > 1;
 }
 
+// Passes the float value down the calls of the plan in Python: an extra argument at each call
+// site (`self.head(x.view(...), x_float.view(...))`) and an extra parameter on each callee
+// (`def forward(self, feats, feats_float):`). Returns the names the consumer then renames.
 // The edits are collected first and made only when every call and the consumer allow them, so
 // that a suggestion never passes an argument no parameter takes.
 std::optional<StubNames> pass_down_calls(const ir::Model& model, const Edit& edit, StubNames names,
@@ -369,9 +398,21 @@ std::optional<StubNames> pass_down_calls(const ir::Model& model, const Edit& edi
     pending.push_back([&python, file, line = def->first, list = *params, declaration = param + "_float" + annotation] {
       append_argument(python, file, line, list, declaration);
     });
-    names = StubNames{param, param + "_float"};
+    names = StubNames{param, param + "_float", "", 0};
   }
   return names;
+}
+
+// A helper called from several places: the archive inlines one call per round; Python keeps one
+// helper, which would take the float tensor too at every call.
+std::string inlined_helper_note(const ir::Model& model, const Edit& edit, const std::string& here) {
+  const ir::Node& call = *edit.shadow.inline_call;
+  const ir::Function* helper = ir::callee_of(model, call);
+  const std::string name = helper ? helper->name.substr(helper->name.rfind('.') + 1) : std::string("the helper");
+  return here + ": `" + name + "` is called from several places, so its parameter has no one float counterpart; " +
+         "the rewritten archive inlines its call at " + note_place(call.loc) +
+         " (and each other call in a round of its own) and compares the float value there; in Python, give `" + name +
+         "` the float tensor as well, as an extra parameter passed at every call, and compare that";
 }
 
 class Reroot final : public EditKind {
@@ -382,6 +423,7 @@ class Reroot final : public EditKind {
 
   void apply(const ir::Model& model, const Edit& edit, ir::GraphRewriter& graph) const override {
     ShadowBuilder shadows(model, edit, graph);
+    shadows.inline_call();
     shadows.enter_calls();
     const ir::Node& consumer = *edit.node;
     const auto operand = static_cast<size_t>(edit.operand);
@@ -391,6 +433,7 @@ class Reroot final : public EditKind {
 
   void render_python(const ir::Model& model, const Edit& edit, SourceSuggestions& python) const override {
     const std::string here = "no Python suggestion for the rewrite at " + note_place(edit.node->loc);
+    if (edit.shadow.inline_call != nullptr) return python.note(inlined_helper_note(model, edit, here));
     if (!edit.shadow.crosses_calls() && !ir::same_python_function(*edit.stub_call, *edit.node)) {
       python.note(here + ": the stub call is in another Python function, whose float input this one cannot name");
       return;
@@ -412,6 +455,10 @@ class Reroot final : public EditKind {
     if (edit.quantize_after_reroot && !python.self_module(model, *edit.node)) return;
     std::vector<std::function<void()>> pending;
     auto names = stub_names(model, edit, python, here);
+    if (names && !names->alias.empty())
+      pending.push_back([&python, file = edit.stub_call->loc.file, line = names->alias_line, text = names->alias] {
+        python.insert_line_before(file, line, text);
+      });
     if (names) names = pass_down_calls(model, edit, *names, pending, python, here);
     if (!names || !rename_operand_root(model, edit, names->quantized, names->floating, pending, python, here)) return;
     for (const auto& make : pending) make();

@@ -155,15 +155,15 @@ async function mainServerTest() {
   // and 1) is offered as such: quickfix.unsafe, and its title says so.
   const zoo = path.join(ws, 'models/zoo');
   fs.mkdirSync(zoo);
-  const zooInputs = path.join(buildDir, 'examples/inputs/zoo/helper_called_twice.pt');
+  const zooInputs = path.join(buildDir, 'examples/inputs/zoo/channel_zeroed_in_place.pt');
   fs.writeFileSync(path.join(zoo, '.qlint.toml'), `inputs = [${JSON.stringify(zooInputs)}]\n`);
-  fs.copyFileSync(path.join(buildDir, 'examples/zoo/helper_called_twice.pt'), path.join(zoo, 'helper_called_twice.pt'));
-  const zooUri = uriOf(path.join(sourceDir, 'examples/zoo/helper_called_twice.py'));
+  fs.copyFileSync(path.join(buildDir, 'examples/zoo/channel_zeroed_in_place.pt'), path.join(zoo, 'channel_zeroed_in_place.pt'));
+  const zooUri = uriOf(path.join(sourceDir, 'examples/zoo/channel_zeroed_in_place.py'));
   const zooFound = await server.waitFor(zooUri, (d) => d.some((x) => x.code === 'eq-nonzero-const'),
-                                        'eq-nonzero-const in helper_called_twice');
+                                        'eq-nonzero-const in channel_zeroed_in_place');
   const unsafe = [];
   for (const d of zooFound) unsafe.push(...(await codeActionsFor(server, zooUri, d)).filter((a) => a.kind === 'quickfix.unsafe'));
-  assert.ok(unsafe.length > 0, 'no unsafe quick fix offered for helper_called_twice');
+  assert.ok(unsafe.length > 0, 'no unsafe quick fix offered for channel_zeroed_in_place');
   for (const a of unsafe) {
     assert.match(a.title, /unsafe/);
     assert.ok(!a.isPreferred, 'an unsafe fix is never the preferred one');

@@ -251,13 +251,15 @@ class Planner {
     visit(args[index]);
   }
 
-  // A free function called from several places (a `@torch.jit.script` helper two heads share)
-  // has one parameter for every call's argument: the first call is inlined into its caller, so
-  // that there the parameter is that argument. One such call per plan; the next round of --fix
-  // takes the next call. Methods are not inlined (their module state would have to follow).
+  // A function called from several places (a `@torch.jit.script` helper two heads share, the
+  // forward of a layer class every encoder layer is an instance of) has one parameter for every
+  // call's argument: the first call is inlined into its caller, so that there the parameter is
+  // that argument (and a method's `self` the module it was called on). One such call per plan;
+  // the next round of --fix takes the next call.
   const ir::Node* call_to_inline(const ir::Function& fn, const std::vector<const ir::Node*>& sites) {
     if (auto it = inlined_.find(&fn); it != inlined_.end()) return it->second;
-    if (plan_.inline_call != nullptr || sites.empty() || sites[0]->kind != "prim::CallFunction") return nullptr;
+    if (plan_.inline_call != nullptr || sites.empty()) return nullptr;
+    if (sites[0]->kind != "prim::CallFunction" && sites[0]->kind != "prim::CallMethod") return nullptr;
     plan_.inline_call = sites[0];
     return sites[0];
   }

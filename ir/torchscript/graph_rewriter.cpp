@@ -468,17 +468,25 @@ void GraphRewriter::inline_call(const ir::Node& call_ir, const ir::Function& cal
   // nodes already lead to that copy.
   if (&call_ir == last_inlined_) return;
   jit::Node* call = node_for(call_ir);
-  auto type = call->kind() == c10::prim::CallFunction ? call->input(0)->type()->cast<c10::FunctionType>() : nullptr;
-  if (!type || !type->function()->isGraphFunction())
-    throw ir::RewriteRefused("the call of `" + callee.name + "` is not a call of a TorchScript function");
-  jit::Graph& from = *jit::toGraphFunction(*type->function()).graph();
+  // A function's call passes the function first; a method's passes its module first, which is
+  // the method's `self`.
+  jit::Function* function = nullptr;
+  if (call->kind() == c10::prim::CallFunction) {
+    if (auto type = call->input(0)->type()->cast<c10::FunctionType>()) function = type->function();
+  } else if (call->kind() == c10::prim::CallMethod) {
+    if (auto cls = call->input(0)->type()->cast<c10::ClassType>()) function = &cls->getMethod(call->s(c10::attr::name));
+  }
+  if (function == nullptr || !function->isGraphFunction())
+    throw ir::RewriteRefused("the call of `" + callee.name + "` is not a call of a TorchScript function or method");
+  jit::Graph& from = *jit::toGraphFunction(*function).graph();
   jit::Graph& g = *call->owningGraph();
   std::unordered_map<jit::Value*, jit::Value*> value_map;
   jit::Node* before = call->prev();
   std::vector<jit::Value*> returned;
   {
     jit::WithInsertPoint guard(call);
-    returned = jit::insertGraph(g, from, call->inputs().slice(1), value_map);
+    auto arguments = call->kind() == c10::prim::CallFunction ? call->inputs().slice(1) : call->inputs();
+    returned = jit::insertGraph(g, from, arguments, value_map);
   }
   std::map<jit::Node*, jit::Node*> nodes;
   std::map<jit::Value*, jit::Value*> values(value_map.begin(), value_map.end());

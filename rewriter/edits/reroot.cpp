@@ -320,8 +320,8 @@ std::optional<std::pair<int, std::string>> def_line(SourceSuggestions& python, c
   return std::nullopt;
 }
 
-// A free function's code serves its other calls, also those an earlier round inlined (their
-// copies carry the function's source lines).
+// A function's or method's code serves its other calls, also those an earlier round inlined
+// (their copies carry its source lines).
 bool inlined_elsewhere(const ir::Model& model, const ir::Function& callee) {
   std::set<std::pair<std::string, int>> lines;
   ir::for_each_node(callee.body, [&](const ir::Node& n) {
@@ -337,7 +337,8 @@ bool inlined_elsewhere(const ir::Model& model, const ir::Function& callee) {
 // Whether the callee's Python code serves other module instances or calls too, which would
 // miss the argument their calls do not pass.
 bool shared_python_code(const ir::Model& model, const ir::Function& callee) {
-  if (callee.module_path.empty()) return inlined_elsewhere(model, callee);
+  if (inlined_elsewhere(model, callee)) return true;
+  if (callee.module_path.empty()) return false;
   const ir::ModuleInfo* module = model.find_module(callee.module_path);
   if (module == nullptr) return true;
   return std::count_if(model.modules.begin(), model.modules.end(),
@@ -408,7 +409,15 @@ std::optional<StubNames> pass_down_calls(const ir::Model& model, const Edit& edi
 std::string inlined_helper_note(const ir::Model& model, const Edit& edit, const std::string& here) {
   const ir::Node& call = *edit.shadow.inline_call;
   const ir::Function* helper = ir::callee_of(model, call);
-  const std::string name = helper ? helper->name.substr(helper->name.rfind('.') + 1) : std::string("the helper");
+  std::string name = "the helper";
+  if (helper != nullptr) {
+    // A method by its class (`Layer.forward`), a function by its own name.
+    const size_t last = helper->name.rfind('.');
+    const size_t cut = call.kind == "prim::CallMethod" && last != std::string::npos && last > 0
+                           ? helper->name.rfind('.', last - 1)
+                           : last;
+    name = cut == std::string::npos ? helper->name : helper->name.substr(cut + 1);
+  }
   return here + ": `" + name + "` is called from several places, so its parameter has no one float counterpart; " +
          "the rewritten archive inlines its call at " + note_place(call.loc) +
          " (and each other call in a round of its own) and compares the float value there; in Python, give `" + name +

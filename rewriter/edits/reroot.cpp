@@ -9,6 +9,7 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "ir/ops.h"
@@ -28,22 +29,15 @@ class ShadowBuilder {
   ShadowBuilder(const ir::Model& model, const Edit& edit, ir::GraphRewriter& graph)
       : model_(model), plan_(edit.shadow), graph_(graph) {}
 
-  // Inlines the plan's call of a helper called from several places: there its parameters are
-  // the call's arguments, and so are their twins.
-  void inline_call() {
-    const ir::Node* call = plan_.inline_call;
-    if (call == nullptr) return;
-    const ir::Function* callee = ir::callee_of(model_, *call);
-    if (callee == nullptr) throw ir::RewriteRefused("the call to inline has no callee in the model");
-    graph_.inline_call(*call, *callee);
-    const std::vector<ir::Value*> args = ir::call_arguments(*call);
-    for (size_t i = 0; i < callee->body.params.size() && i < args.size(); ++i)
-      if (plan_.params.count(callee->body.params[i])) inlined_arguments_[callee->body.params[i]] = args[i];
-  }
-
-  // Passes the float values each callee on the path needs as extra arguments of its copy.
+  // Passes the float values each callee on the path needs as extra arguments of its copy, and
+  // inlines the plan's call of a function called from several places on the way: after the
+  // calls above it (whose copies then hold the inlined code) and before those inside it.
   void enter_calls() {
+    const ir::Function* inlined = plan_.inline_call ? ir::callee_of(model_, *plan_.inline_call) : nullptr;
+    if (plan_.inline_call != nullptr && inlined == nullptr)
+      throw ir::RewriteRefused("the call to inline has no callee in the model");
     for (const ir::Node* call : plan_.calls) {
+      if (inlined != nullptr && model_.function_of(*call) == inlined) inline_call(*std::exchange(inlined, nullptr));
       const ir::Function* callee = ir::callee_of(model_, *call);
       if (callee == nullptr) throw ir::RewriteRefused("a call on the way has no callee in the model");
       std::vector<const ir::Value*> needed;
@@ -57,6 +51,15 @@ class ShadowBuilder {
       std::vector<ir::GraphValue> params = graph_.call_copy_with_extra_arguments(*call, *callee, extra);
       for (size_t i = 0; i < needed.size() && i < params.size(); ++i) shadows_[needed[i]] = params[i];
     }
+    if (inlined != nullptr) inline_call(*inlined);
+  }
+
+  // There the callee's parameters are the call's arguments, and so are their twins.
+  void inline_call(const ir::Function& callee) {
+    graph_.inline_call(*plan_.inline_call, callee);
+    const std::vector<ir::Value*> args = ir::call_arguments(*plan_.inline_call);
+    for (size_t i = 0; i < callee.body.params.size() && i < args.size(); ++i)
+      if (plan_.params.count(callee.body.params[i])) inlined_arguments_[callee.body.params[i]] = args[i];
   }
 
   ir::GraphValue shadow(const ir::Value* v) {
@@ -418,8 +421,11 @@ std::string inlined_helper_note(const ir::Model& model, const Edit& edit, const 
                            : last;
     name = cut == std::string::npos ? helper->name : helper->name.substr(cut + 1);
   }
+  const ir::Function* caller = model.function_of(call);
+  const std::string at =
+      call.loc.known() || caller == nullptr ? "at " + note_place(call.loc) : "in `" + caller->name + "`";
   return here + ": `" + name + "` is called from several places, so its parameter has no one float counterpart; " +
-         "the rewritten archive inlines its call at " + note_place(call.loc) +
+         "the rewritten archive inlines its call " + at +
          " (and each other call in a round of its own) and compares the float value there; in Python, give `" + name +
          "` the float tensor as well, as an extra parameter passed at every call, and compare that";
 }
@@ -432,7 +438,6 @@ class Reroot final : public EditKind {
 
   void apply(const ir::Model& model, const Edit& edit, ir::GraphRewriter& graph) const override {
     ShadowBuilder shadows(model, edit, graph);
-    shadows.inline_call();
     shadows.enter_calls();
     const ir::Node& consumer = *edit.node;
     const auto operand = static_cast<size_t>(edit.operand);

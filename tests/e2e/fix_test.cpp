@@ -179,7 +179,8 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
                                  "qat/qat_stub_for_two_inputs", "zoo/batch_dict_stages",
                                  "qat/qat_batch_dict_stages",   "zoo/random_start_sampling",
                                  "qat/qat_sublayer_closure",    "zoo/ball_query",
-                                 "zoo/helper_called_twice",     "zoo/shared_encoder_pad_flag"}) {
+                                 "zoo/helper_called_twice",     "zoo/shared_encoder_pad_flag",
+                                 "zoo/set_abstraction_levels"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);

@@ -61,14 +61,17 @@ void in_place_writes(const Facts& facts, const ir::Value* v, std::vector<InPlace
   }
 }
 
-// Whether a call's body (and the bodies it calls) writes module state or quantizes: copying the
-// call would then do it twice, or quantize the shadow again.
+// Whether a call's body (and the bodies it calls) writes module state, quantizes or draws random
+// numbers: copying the call would then do it twice, quantize the shadow again, or draw other
+// numbers (farthest-point sampling from a random start). Such a callee's copy computes the twin
+// beside the value instead (Planner::returned), from the same draw.
 bool callee_is_pure(const Facts& facts, const ir::Function& callee, int depth = 0) {
   if (depth > 16) return false;
   bool pure = true;
   ir::for_each_node(callee.body, [&](const ir::Node& n) {
     if (!pure) return;
-    if (n.kind == "prim::SetAttr" || facts.stub_call(n) == StubKind::Quant || facts.quant_call_producing(n.output()))
+    if (n.kind == "prim::SetAttr" || facts.stub_call(n) == StubKind::Quant || facts.quant_call_producing(n.output()) ||
+        ir::draws_random_numbers(n))
       pure = false;
     else if (const ir::Function* inner = ir::callee_of(facts.model(), n))
       pure = callee_is_pure(facts, *inner, depth + 1);
@@ -78,7 +81,8 @@ bool callee_is_pure(const Facts& facts, const ir::Function& callee, int depth = 
 
 class Planner {
  public:
-  Planner(const Facts& facts, std::set<std::string> points) : facts_(facts), points_(std::move(points)) {}
+  Planner(const Facts& facts, std::set<std::string> points, size_t inline_choice)
+      : facts_(facts), points_(std::move(points)), inline_choice_(inline_choice) {}
 
   // Walks back from `start` depth first with a work list, not recursion: the way back is as long
   // as the model (a 40,000-op FX chain, 20,000 branches in a row). Each step's visits run in the
@@ -252,16 +256,18 @@ class Planner {
   }
 
   // A function called from several places (a `@torch.jit.script` helper two heads share, the
-  // forward of a layer class every encoder layer is an instance of) has one parameter for every
-  // call's argument: the first call is inlined into its caller, so that there the parameter is
-  // that argument (and a method's `self` the module it was called on). One such call per plan;
-  // the next round of --fix takes the next call.
+  // forward of one encoder applied to two inputs) has one parameter for every call's argument:
+  // the chosen call (the first by default) is inlined into its caller, so that there the
+  // parameter is that argument (and a method's `self` the module it was called on). One such
+  // call per plan: the next round of --fix takes the next call, or a fix has one plan per call.
   const ir::Node* call_to_inline(const ir::Function& fn, const std::vector<const ir::Node*>& sites) {
     if (auto it = inlined_.find(&fn); it != inlined_.end()) return it->second;
-    if (plan_.inline_call != nullptr || sites.empty()) return nullptr;
-    if (sites[0]->kind != "prim::CallFunction" && sites[0]->kind != "prim::CallMethod") return nullptr;
-    plan_.inline_call = sites[0];
-    return sites[0];
+    if (plan_.inline_call != nullptr || inline_choice_ >= sites.size()) return nullptr;
+    const ir::Node* site = sites[inline_choice_];
+    if (site->kind != "prim::CallFunction" && site->kind != "prim::CallMethod") return nullptr;
+    plan_.inline_call = site;
+    plan_.inline_sites = sites.size();
+    return site;
   }
 
   const ir::Function* function_with_parameter(const ir::Value* v) const {
@@ -314,6 +320,8 @@ class Planner {
     if (mutates(n) && !writes_only_its_own_fresh_operand(n))
       return "the value is made by " + what + ", which changes its operand in place";
     if (n.kind == "prim::GetAttr") return "the value is read from module state written in forward (" + what + ")";
+    if (ir::draws_random_numbers(n))
+      return "the value is drawn at random by " + what + ", which a copy would draw anew";
     if (const ir::Function* callee = ir::callee_of(facts_.model(), n); callee && !callee_is_pure(facts_, *callee))
       return "the value comes out of `" + callee->name + "`, which writes module state or quantizes";
     if ((n.kind == "prim::CallMethod" || n.kind == "prim::CallFunction") && ir::callee_of(facts_.model(), n) == nullptr)
@@ -323,6 +331,7 @@ class Planner {
 
   const Facts& facts_;
   std::set<std::string> points_;  // the quant points the value passed, all the identity in float
+  size_t inline_choice_;          // which call of a function called from several places to inline
   FloatShadowPlan plan_;
   const ir::Node* nearest_ = nullptr;                         // the first quant call on the way back
   std::map<const ir::Function*, const ir::Node*> call_into_;  // callee -> the call passing a twin in
@@ -350,12 +359,12 @@ bool FloatShadowPlan::crosses_blocks() const {
                      [](const ir::Value* p) { return p->param_of != nullptr && p->param_of->owner != nullptr; });
 }
 
-std::variant<FloatShadowPlan, std::string> plan_float_shadow(const Facts& facts, const ir::Node& consumer,
-                                                             int operand) {
+std::variant<FloatShadowPlan, std::string> plan_float_shadow(const Facts& facts, const ir::Node& consumer, int operand,
+                                                             size_t inline_choice) {
   const ir::Value* v = consumer.inputs.at(static_cast<size_t>(operand));
   const auto& sources = facts.quant_sources(v);
   if (sources.empty()) return std::string("the value is not quantized");
-  Planner planner(facts, {sources.begin(), sources.end()});
+  Planner planner(facts, {sources.begin(), sources.end()}, inline_choice);
   planner.walk(v);
   planner.finish(consumer);
   if (!planner.refusal().empty()) return planner.refusal();

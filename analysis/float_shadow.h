@@ -43,6 +43,7 @@ struct FloatShadowPlan {
   // is inlined into its caller first, and the parameter's twin is this call's argument's. The
   // other calls keep the function; each gets its own fix in a later round of --fix.
   const ir::Node* inline_call = nullptr;
+  size_t inline_sites = 0;  // how many calls the inlined function has (plan_float_shadow's inline_choice)
 
   bool crosses_calls() const { return !calls.empty(); }
   // Whether the shadow passes through a loop or a branch.
@@ -54,6 +55,9 @@ struct FloatShadowPlan {
 // The plan for operand `operand` of `consumer`, or why that value has no float shadow. Every
 // stub the value passed is taken out (each is the identity in float), so the shadow is the
 // float model's own value.
-std::variant<FloatShadowPlan, std::string> plan_float_shadow(const Facts& facts, const ir::Node& consumer, int operand);
+// `inline_choice` picks which call of a function called from several places is inlined (in the
+// order of FloatShadowPlan::inline_sites), so that a fix can take each call in turn.
+std::variant<FloatShadowPlan, std::string> plan_float_shadow(const Facts& facts, const ir::Node& consumer, int operand,
+                                                             size_t inline_choice = 0);
 
 }  // namespace qlint::analysis

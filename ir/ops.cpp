@@ -1,5 +1,6 @@
 #include "ir/ops.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -190,6 +191,24 @@ bool spelled_in_place(const std::string& kind) {
 }
 
 }  // namespace
+
+bool draws_random_numbers(const Node& node) {
+  // Most sampling ops have an overload without the generator (`randint.low`), so their names
+  // count too. Dropout is left out: exported models run it in eval mode, where it draws nothing.
+  static const std::set<std::string> sampling = {
+      "rand",      "randn",       "randint",    "randperm", "rand_like", "randn_like",      "randint_like",
+      "bernoulli", "multinomial", "normal",     "poisson",  "binomial",  "uniform",         "exponential",
+      "geometric", "cauchy",      "log_normal", "random",   "rrelu",     "rrelu_with_noise"};
+  if (node.kind.rfind("aten::", 0) == 0) {
+    std::string name = node.kind.substr(6);
+    if (!name.empty() && name.back() == '_') name.pop_back();
+    if (sampling.count(name)) return true;
+  }
+  const Schema* schema = schema_of(node);
+  return schema != nullptr &&
+         std::any_of(schema->arguments.begin(), schema->arguments.end(),
+                     [](const SchemaArgument& a) { return a.type == "Generator" || a.type == "Generator?"; });
+}
 
 bool writes_in_place(const Node& node, size_t operand) {
   if (operand >= node.inputs.size()) return false;

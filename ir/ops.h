@@ -30,6 +30,10 @@ bool writes_in_place(const Node& node, size_t operand);
 // Whether it writes any operand in place or module state.
 bool writes_anything_in_place(const Node& node);
 
+// Whether the op draws random numbers (its schema takes a `Generator`: `randint`, `rand_like`,
+// `bernoulli`, `normal_`, ...): running a copy of it draws other numbers.
+bool draws_random_numbers(const Node& node);
+
 // A tensor cast: `x.to(...)` in any overload, `x.type_as(y)`.
 bool is_cast(const Node& node);
 

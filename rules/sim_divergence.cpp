@@ -93,7 +93,19 @@ std::optional<std::vector<Edit>> exact_reroots(const analysis::Facts& facts, con
       if (!operand.empty()) refusal += " (operand `" + operand + "`)";
       return std::nullopt;
     }
+    // In a function called from several places the simulation counts every call's results
+    // together: each call is inlined and rerooted, all in this one fix (a later round has no
+    // simulation to show the other calls flip).
+    const size_t calls = edit->shadow.inline_call ? edit->shadow.inline_sites : 1;
     edits.push_back(std::move(*edit));
+    for (size_t choice = 1; choice < calls; ++choice) {
+      auto other = reroot_edit(facts, node, side, &refusal, choice);
+      if (!other || !shadow_is_exact(facts, other->shadow)) {
+        if (refusal.empty()) refusal = "no automatic fix: another call of the function cannot be rerooted";
+        return std::nullopt;
+      }
+      edits.push_back(std::move(*other));
+    }
   }
   if (edits.empty()) return std::nullopt;
   return edits;

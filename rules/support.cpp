@@ -141,8 +141,8 @@ Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts,
 }
 
 std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
-                                std::string* refusal) {
-  auto plan = analysis::plan_float_shadow(facts, consumer, operand);
+                                std::string* refusal, size_t inline_choice) {
+  auto plan = analysis::plan_float_shadow(facts, consumer, operand, inline_choice);
   if (const auto* why = std::get_if<std::string>(&plan)) {
     if (refusal != nullptr) *refusal = "no automatic fix: " + *why;
     return std::nullopt;

@@ -89,8 +89,9 @@ Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts,
 // chain starts at (same function only: a value cannot be fetched from the caller).
 // When there is none, `refusal` (if given) says why, as "no automatic fix: ...": rules add it as
 // a note to a finding they cannot fix, so --fix says why.
+// `inline_choice`: analysis::plan_float_shadow's.
 std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
-                                std::string* refusal = nullptr);
+                                std::string* refusal = nullptr, size_t inline_choice = 0);
 // Quantize operand `operand` of `consumer` with a new stub cloned from the model's plain
 // QuantStub (the consumer must sit in a module's method, where `self` can hold the stub).
 std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,

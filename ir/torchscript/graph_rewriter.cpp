@@ -447,14 +447,24 @@ void GraphRewriter::redirect_into(const ir::Function& callee, jit::Graph& from, 
 
 void GraphRewriter::redirect(const ir::Function& callee, const std::map<jit::Node*, jit::Node*>& nodes,
                              const std::map<jit::Value*, jit::Value*>& values) {
+  // The maps are keyed by the graph copied: the callee's own (the IR's origins), or a copy of it
+  // the IR was redirected into. An earlier inlining of another call of the callee redirected the
+  // IR into that caller: then its origins are the keys again.
   auto redirect_value = [&](const ir::Value* v) {
     if (v->origin == nullptr && !value_redirects_.count(v)) return;
-    if (auto it = values.find(value_for(*v)); it != values.end()) value_redirects_[v] = it->second;
+    auto it = values.find(value_for(*v));
+    if (it == values.end() && v->origin != nullptr)
+      it = values.find(const_cast<jit::Value*>(static_cast<const jit::Value*>(v->origin)));
+    if (it != values.end()) value_redirects_[v] = it->second;
   };
   for (const ir::Value* p : callee.body.params) redirect_value(p);
   ir::for_each_node(callee.body, [&](const ir::Node& n) {
     if (n.origin == nullptr && !node_redirects_.count(&n)) return;
-    if (auto it = nodes.find(node_for(n)); it != nodes.end()) node_redirects_[&n] = it->second;
+    auto* origin = const_cast<jit::Node*>(static_cast<const jit::Node*>(n.origin));
+    auto now = node_redirects_.find(&n);
+    auto it = nodes.find(now != node_redirects_.end() ? now->second : origin);
+    if (it == nodes.end() && origin != nullptr) it = nodes.find(origin);
+    if (it != nodes.end()) node_redirects_[&n] = it->second;
     for (const ir::Value* out : n.outputs) redirect_value(out);
     for (const auto& block : n.blocks)
       for (const ir::Value* p : block->params) redirect_value(p);

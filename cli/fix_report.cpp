@@ -51,6 +51,11 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
   auto [a_diff, a_all] = flips(v.after);
   if (b_all || a_all)
     out << "  comparison results flipped: " << b_diff << " of " << b_all << " -> " << a_diff << " of " << a_all << "\n";
+  // A float twin recomputes what it copies (a comparison on the way, a layer called again on the
+  // float input) at the same lines: the fixed model makes more comparisons there.
+  if (a_all > b_all)
+    out << "    (the fixed model compares " << a_all - b_all
+        << " results more at these lines: its float twins recompute them from float values)\n";
 }
 
 std::string number(double v) {

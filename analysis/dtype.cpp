@@ -45,6 +45,11 @@ const std::set<std::string> kArithmeticOps = {
 
 const std::set<std::string> kTrueDivisionOps = {"aten::div", "aten::div_", "aten::true_divide"};
 
+// Reductions that add or multiply up integers return int64 for bool and integer operands
+// (`(x > 0).sum()` counts), as LibTorch's type promotion for them says; floats stay floats.
+const std::set<std::string> kIntegerAccumulatingOps = {"aten::sum", "aten::nansum", "aten::prod", "aten::cumsum",
+                                                       "aten::cumprod"};
+
 int category(DType d) {
   if (d == DType::Bool) return 0;
   if (ir::is_integral(d)) return 1;
@@ -173,6 +178,11 @@ DType infer_output_dtype(const ir::Node& node, size_t index, const DTypeOf& dtyp
     return category(d) == 2 || d == DType::Unknown ? d : DType::Float32;
   }
   if (kArithmeticOps.count(k)) return arithmetic_dtype(node, dtype_of);
+  if (k == "aten::count_nonzero") return DType::Int64;
+  if (kIntegerAccumulatingOps.count(k) && !node.inputs.empty() && node.inputs[0]->type.is_tensor()) {
+    DType d = dtype_of(node.inputs[0]);
+    return category(d) == 0 || category(d) == 1 ? DType::Int64 : d;
+  }
   if (k == "aten::tensor" && !node.inputs.empty()) return constant_dtype(node.inputs[0]);
   if (k == "prim::Constant") {
     const ir::Attr* value = node.attr("value");

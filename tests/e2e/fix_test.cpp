@@ -195,33 +195,26 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
 }
 
 // The S1 comparison in a helper two heads call on two slices of one stub's output
-// (zoo/helper_called_twice): its parameter has a float counterpart per call, so each round
-// inlines one call and compares the float twin of that call's argument there. Python keeps
-// one helper, so the suggestion is a note, never a diff that passes the float tensor at one
-// call only.
-TEST_F(Fix, FloatShadowInlinesEachCallOfAHelperCalledFromSeveralPlaces) {
-  const std::string name = "zoo/helper_called_twice", fixed = tmp("fixed.pt");
-  json doc = fix_json({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
-  const json& fix = doc["fixes"][0];
-  ASSERT_EQ(fix["applied"].size(), 2u) << fix.dump(2);
-  for (const auto& a : fix["applied"]) EXPECT_EQ(a["rule"], "eq-nonzero-const") << fix.dump(2);
-  EXPECT_EQ(fix["python_diff"], "") << fix.dump(2);
-  EXPECT_NE(fix.dump().find("`flag_is_set` is called from several places"), std::string::npos) << fix.dump(2);
-  EXPECT_TRUE(doc["diagnostics"].empty()) << doc.dump(2);
-  expect_guarantees(name, doc, fixed, {});
-}
-
-// The same for a method: one encoder instance called for two token sets
-// (zoo/shared_encoder_pad_flag); the inlined copy's `self` is the encoder it was called on.
-TEST_F(Fix, FloatShadowInlinesEachCallOfAMethodCalledFromSeveralPlaces) {
-  const std::string name = "zoo/shared_encoder_pad_flag", fixed = tmp("fixed.pt");
-  json doc = fix_json({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
-  const json& fix = doc["fixes"][0];
-  ASSERT_EQ(fix["applied"].size(), 2u) << fix.dump(2);
-  EXPECT_EQ(fix["python_diff"], "") << fix.dump(2);
-  EXPECT_NE(fix.dump().find("`encoder.forward` is called from several places"), std::string::npos) << fix.dump(2);
-  EXPECT_TRUE(doc["diagnostics"].empty()) << doc.dump(2);
-  expect_guarantees(name, doc, fixed, {});
+// (zoo/helper_called_twice), and in the method of one encoder instance called for two token
+// sets (zoo/shared_encoder_pad_flag; the inlined copy's `self` is that encoder): the parameter
+// has a float counterpart per call, so each round inlines one call and compares the float twin
+// of that call's argument there. Python keeps one helper, so the suggestion is a note, never a
+// diff that passes the float tensor at one call only.
+TEST_F(Fix, FloatShadowInlinesEachCallOfAFunctionCalledFromSeveralPlaces) {
+  for (const auto& [name, callee] : std::vector<std::pair<std::string, std::string>>{
+           {"zoo/helper_called_twice", "flag_is_set"}, {"zoo/shared_encoder_pad_flag", "encoder.forward"}}) {
+    SCOPED_TRACE(name);
+    const std::string fixed = tmp("fixed.pt");
+    fs::remove(fixed);
+    json doc = fix_json({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
+    const json& fix = doc["fixes"][0];
+    ASSERT_EQ(fix["applied"].size(), 2u) << fix.dump(2);
+    for (const auto& a : fix["applied"]) EXPECT_EQ(a["rule"], "eq-nonzero-const") << fix.dump(2);
+    EXPECT_EQ(fix["python_diff"], "") << fix.dump(2);
+    EXPECT_NE(fix.dump().find("`" + callee + "` is called from several places"), std::string::npos) << fix.dump(2);
+    EXPECT_TRUE(doc["diagnostics"].empty()) << doc.dump(2);
+    expect_guarantees(name, doc, fixed, {});
+  }
 }
 
 // A helper with a bool mask in `*` that two heads call (examples/zoo/nms_helper_two_heads.py): each

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "ir/display.h"
 #include "ir/ops.h"
 
 namespace qlint::analysis {
@@ -145,10 +146,12 @@ class Planner {
     if (up.size() != returning_.size()) return refuse("the value comes back through calls qlint cannot follow");
     for (const auto& [callee, call] : returning_)
       if (call_into_.count(callee))
-        return refuse("the value passes into `" + callee->name + "` and back out, which qlint does not rewrite");
+        return refuse("the value passes into `" + ir::source_function_name(callee->name) +
+                      "` and back out, which qlint does not rewrite");
     for (const auto& [callee, call] : inlined_)
       if (returning_.count(callee))
-        return refuse("the value passes into `" + callee->name + "` and back out, which qlint does not rewrite");
+        return refuse("the value passes into `" + ir::source_function_name(callee->name) +
+                      "` and back out, which qlint does not rewrite");
     // An inlined call is no call any more: its callee's code runs in the caller.
     std::set<const ir::Function*> on_path;
     for (const ir::Function* fn = facts_.function_of(consumer); fn != top;) {
@@ -212,9 +215,11 @@ class Planner {
     const auto index =
         static_cast<size_t>(std::find(call.outputs.begin(), call.outputs.end(), v) - call.outputs.begin());
     if (call.outputs.size() != 1 || index >= callee.body.returns.size())
-      return refuse("the value comes out of `" + callee.name + "`, which returns it in a way qlint cannot follow");
+      return refuse("the value comes out of `" + ir::source_function_name(callee.name) +
+                    "`, which returns it in a way qlint cannot follow");
     if (auto [it, added] = returning_.try_emplace(&callee, &call); !added && it->second != &call)
-      return refuse("the value comes out of `" + callee.name + "`, which is called from several places");
+      return refuse("the value comes out of `" + ir::source_function_name(callee.name) +
+                    "`, which is called from several places");
     plan_.returned.insert(v);
     visit(callee.body.returns[index]);
   }
@@ -244,12 +249,13 @@ class Planner {
     const std::vector<const ir::Node*>& sites = call_sites(*fn);
     const ir::Node* site = sites.size() == 1 ? sites[0] : call_to_inline(*fn, sites);
     if (site == nullptr)
-      return refuse("`" + fn->name + "` is called from " + std::to_string(sites.size()) +
+      return refuse("`" + ir::source_function_name(fn->name) + "` is called from " + std::to_string(sites.size()) +
                     " places, and its parameter comes from each");
     const auto& params = fn->body.params;
     const auto index = static_cast<size_t>(std::find(params.begin(), params.end(), v) - params.begin());
     std::vector<ir::Value*> args = ir::call_arguments(*site);
-    if (index >= args.size()) return refuse("a call of `" + fn->name + "` passes fewer arguments than it takes");
+    if (index >= args.size())
+      return refuse("a call of `" + ir::source_function_name(fn->name) + "` passes fewer arguments than it takes");
     plan_.params.insert(v);
     (site == plan_.inline_call ? inlined_ : call_into_)[fn] = site;
     visit(args[index]);
@@ -323,7 +329,8 @@ class Planner {
     if (ir::draws_random_numbers(n))
       return "the value is drawn at random by " + what + ", which a copy would draw anew";
     if (const ir::Function* callee = ir::callee_of(facts_.model(), n); callee && !callee_is_pure(facts_, *callee))
-      return "the value comes out of `" + callee->name + "`, which writes module state or quantizes";
+      return "the value comes out of `" + ir::source_function_name(callee->name) +
+             "`, which writes module state or quantizes";
     if ((n.kind == "prim::CallMethod" || n.kind == "prim::CallFunction") && ir::callee_of(facts_.model(), n) == nullptr)
       return "the value comes out of a call qlint cannot see into (" + what + ")";
     return "";

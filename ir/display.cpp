@@ -1,5 +1,6 @@
 #include "ir/display.h"
 
+#include <cctype>
 #include <filesystem>
 
 namespace qlint::ir {
@@ -20,6 +21,23 @@ std::string display_path(const std::string& path) {
 std::string display_location(const SourceLoc& loc) {
   if (!loc.known()) return "(no source location)";
   return display_path(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
+}
+
+std::string source_function_name(const std::string& name) {
+  static const std::string kCopy = "__qlint_float_";
+  std::string out;
+  for (size_t i = 0; i < name.size();) {
+    if (name.compare(i, kCopy.size(), kCopy) == 0) {
+      size_t end = i + kCopy.size();
+      while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;
+      if (end > i + kCopy.size()) {
+        i = end;
+        continue;
+      }
+    }
+    out += name[i++];
+  }
+  return out;
 }
 
 std::string first_line(const std::string& text) {

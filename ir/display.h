@@ -20,6 +20,10 @@ std::string display_path(const std::string& path);
 // "(no source location)".
 std::string display_location(const SourceLoc& loc);
 
+// A function's name as the user's source spells it: without the `__qlint_float_N` suffixes of
+// the copies an earlier `--fix` round made to pass float values in (`net.sa1.forward`).
+std::string source_function_name(const std::string& name);
+
 // The first non-blank line of a message (library errors append backtraces and notes).
 std::string first_line(const std::string& text);
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fixture_files.h"
+#include "ir/display.h"
 #include "ir/ops.h"
 #include "ir/schema.h"
 #include "ir/script_error.h"
@@ -300,6 +301,14 @@ func "forward" in "" (%self : Module<>, %x : Tensor, %l : List[Tensor]) {
   EXPECT_FALSE(ir::is_view_op(node("aten::exp")));
   EXPECT_FALSE(ir::may_alias_first_operand(node("aten::exp")));
   EXPECT_FALSE(ir::writes_anything_in_place(node("aten::exp")));
+}
+
+// Messages name a function as the user wrote it, not as a copy an earlier --fix round made.
+TEST(Display, SourceFunctionNameDropsTheCopiesSuffixes) {
+  EXPECT_EQ(ir::source_function_name("net.sa1.forward__qlint_float_1"), "net.sa1.forward");
+  EXPECT_EQ(ir::source_function_name("__torch__.ball__qlint_float_2__qlint_float_10"), "__torch__.ball");
+  EXPECT_EQ(ir::source_function_name("head.forward"), "head.forward");
+  EXPECT_EQ(ir::source_function_name("keep__qlint_float_"), "keep__qlint_float_");  // no number: not a copy
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/display.h"
 #include "ir/ops.h"
 #include "ir/source_text.h"
 #include "rewriter/edits/edit_kind.h"
@@ -376,8 +377,8 @@ std::optional<StubNames> pass_down_calls(const ir::Model& model, const Edit& edi
     const auto [begin, end] = list->arguments[position];
     const std::string argument = text->substr(begin, end - begin);
     // A method's Python name is the call's; a free function's, the last part of its qualified name.
-    const std::string method =
-        call->kind == "prim::CallMethod" && call->attr("name") ? call->attr("name")->s : callee->name;
+    const std::string method = ir::source_function_name(
+        call->kind == "prim::CallMethod" && call->attr("name") ? call->attr("name")->s : callee->name);
     auto def = def_line(python, *callee, method.substr(method.rfind('.') + 1));
     auto params = def ? argument_list(def->second, def->second.find('(')) : std::nullopt;
     const std::string param = ir::display_name(callee->body.params[needed[0]]);
@@ -419,7 +420,7 @@ std::string inlined_helper_note(const ir::Model& model, const Edit& edit, const 
     const size_t cut = call.kind == "prim::CallMethod" && last != std::string::npos && last > 0
                            ? helper->name.rfind('.', last - 1)
                            : last;
-    name = cut == std::string::npos ? helper->name : helper->name.substr(cut + 1);
+    name = ir::source_function_name(cut == std::string::npos ? helper->name : helper->name.substr(cut + 1));
   }
   const ir::Function* caller = model.function_of(call);
   const std::string at =

@@ -542,7 +542,8 @@ class Server {
 
   std::vector<Finding> check(const std::string& model) {
     std::error_code ec;
-    if (!fs::exists(model, ec)) return {};  // removed: its findings go
+    // Removed, or out of the workspace (its folder was removed from it): its findings go.
+    if (!fs::exists(model, ec) || !watcher_.watches(model)) return {};
     auto started = std::chrono::steady_clock::now();
     cli::CheckOutcome outcome;
     try {

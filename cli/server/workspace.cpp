@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "cli/model_files.h"
+#include "ir/archive_check.h"
 
 namespace qlint::server {
 
@@ -39,7 +40,40 @@ void add_models_under(const std::string& root, std::vector<std::string>& out) {
   }
 }
 
+bool is_under(const std::string& file, const std::vector<std::string>& roots) {
+  const std::string path = fs::path(file).lexically_normal().string();
+  for (const auto& root : roots) {
+    std::string prefix = fs::path(root).lexically_normal().string();
+    if (path == prefix) return true;
+    if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+    if (path.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+// torch.save writes a zip with `data.pkl` and no TorchScript code; anything else that is no
+// model (a corrupt archive) stays in, so that its error is shown.
+bool ModelWatcher::saved_with_torch_save(const std::string& file, const Stamp& stamp) const {
+  std::lock_guard<std::mutex> lock(torch_save_mutex_);
+  auto it = torch_save_files_.find(file);
+  if (it != torch_save_files_.end() && it->second.first == stamp) return it->second.second;
+  bool saved = false;
+  try {
+    const ir::ZipDirectory zip = ir::read_zip_directory_of(file);
+    bool data = false, code = false;
+    for (const auto& member : zip.members) {
+      data = data || member.name == zip.folder + "/data.pkl";
+      code = code || member.name.rfind(zip.folder + "/code/", 0) == 0;
+    }
+    saved = data && !code;
+  } catch (const std::exception&) {
+    saved = false;
+  }
+  torch_save_files_[file] = {stamp, saved};
+  return saved;
+}
 
 void ModelWatcher::set_roots(std::vector<std::string> roots) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -59,7 +93,7 @@ std::map<std::string, ModelWatcher::Stamp> ModelWatcher::current_stamps() const 
     std::error_code ec;
     Stamp stamp{fs::last_write_time(file, ec), 0};
     if (!ec) stamp.size = fs::file_size(file, ec);
-    if (!ec) stamps[file] = stamp;
+    if (!ec && !saved_with_torch_save(file, stamp)) stamps[file] = stamp;
   }
   return stamps;
 }
@@ -73,8 +107,10 @@ ModelWatcher::Changes ModelWatcher::scan() {
       ++it;
       continue;
     }
+    // Gone, or no longer in the workspace (its folder was removed from it): its diagnostics go.
     std::error_code ec;
-    if (it->second.reported && !fs::exists(it->first, ec)) changes.removed.push_back(it->first);
+    if (it->second.reported && (!fs::exists(it->first, ec) || !is_under(it->first, roots_)))
+      changes.removed.push_back(it->first);
     it = seen_.erase(it);
   }
   for (const auto& [file, stamp] : stamps) {
@@ -94,15 +130,14 @@ ModelWatcher::Changes ModelWatcher::scan() {
 }
 
 bool ModelWatcher::watches(const std::string& file) const {
-  const std::string path = fs::path(file).lexically_normal().string();
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (const auto& root : roots_) {
-    std::string prefix = fs::path(root).lexically_normal().string();
-    if (path == prefix) return true;
-    if (!prefix.empty() && prefix.back() != '/') prefix += '/';
-    if (path.rfind(prefix, 0) == 0) return true;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!is_under(file, roots_)) return false;
   }
-  return false;
+  std::error_code ec;
+  Stamp stamp{fs::last_write_time(file, ec), 0};
+  if (!ec) stamp.size = fs::file_size(file, ec);
+  return ec || !saved_with_torch_save(file, stamp);
 }
 
 void ModelWatcher::settle() {

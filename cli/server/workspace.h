@@ -28,7 +28,8 @@ class ModelWatcher {
   // Whatever writes the models has finished (the export command ended): the next scan reports
   // changed files at once.
   void settle();
-  // Whether `file` is under one of the roots (or is one).
+  // Whether `file` is under one of the roots (or is one), and not a tensor file torch.save
+  // wrote (model inputs beside the models are no models).
   bool watches(const std::string& file) const;
   // The client said `file` changed, and it is being checked: later scans report it only when
   // it changes again.
@@ -47,8 +48,13 @@ class ModelWatcher {
     bool reported = false;
   };
   std::map<std::string, Stamp> current_stamps() const;
+  // Whether `file` is a tensor file torch.save wrote (an input beside the models, not a model),
+  // read once per stamp.
+  bool saved_with_torch_save(const std::string& file, const Stamp& stamp) const;
 
   mutable std::mutex mutex_;
+  mutable std::mutex torch_save_mutex_;
+  mutable std::map<std::string, std::pair<Stamp, bool>> torch_save_files_;
   std::vector<std::string> roots_;
   std::map<std::string, Seen> seen_;
   bool first_scan_ = true;

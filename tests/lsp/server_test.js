@@ -216,7 +216,10 @@ async function mainServerTest() {
   assert.deepStrictEqual(server.diagnostics.get(pythonUri), [], 'the fixed model is clean');
   console.log(`ok - ${applied} code actions applied, re-exported on save, and checked clean`);
 
-  // A corrupt model: an error on the model file; the server carries on.
+  // A corrupt model: an error on the model file; the server carries on. A tensor file that
+  // torch.save wrote beside the models (an input) is no model: nothing is published for it.
+  const saved = path.join(ws, 'models/saved_input.pt');
+  fs.copyFileSync(path.join(ws, 'inputs/s1_eq_one.pt'), saved);
   const broken = path.join(ws, 'models/broken.pt');
   fs.writeFileSync(broken, 'PK\x03\x04 this is not an archive');
   const [error] = await server.waitFor(uriOf(broken), (d) => d.length === 1, 'an error on the corrupt model');
@@ -228,7 +231,8 @@ async function mainServerTest() {
   await server.waitFor(uriOf(truncated), (d) => d.length === 1 && d[0].severity === 1, 'an error on a truncated model');
   fs.unlinkSync(broken);
   await server.waitFor(uriOf(broken), (d) => d.length === 0, 'the error gone with the model');
-  console.log('ok - corrupt models are errors on the model file');
+  assert.ok(!server.diagnostics.has(uriOf(saved)), 'a file torch.save wrote was checked as a model');
+  console.log('ok - corrupt models are errors on the model file; torch.save files are no models');
 
   // Cancelled requests are answered (with their result, or RequestCancelled), never dropped.
   const answers = await Promise.all([...Array(20).keys()].map(async () => {
@@ -246,6 +250,13 @@ async function mainServerTest() {
     }
   }));
   console.log(`ok - cancellation (${answers.filter((a) => a === 'cancelled').length} of 20 cancelled)`);
+
+  // The workspace folder removed from the workspace: its diagnostics are cleared.
+  server.connection.sendNotification(rpc.DidChangeWorkspaceFoldersNotification.type, {
+    event: {added: [], removed: [{uri: uriOf(ws), name: 'ws'}]},
+  });
+  await server.waitFor(uriOf(truncated), (d) => d.length === 0, 'the diagnostics of a removed folder cleared');
+  console.log('ok - a removed folder\'s diagnostics are cleared');
 
   // shutdown, then exit: code 0.
   assert.strictEqual(await server.connection.sendRequest(rpc.ShutdownRequest.type), null);

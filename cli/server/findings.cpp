@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <regex>
 
 #include "cli/formats.h"
 #include "cli/python_fixes.h"
@@ -92,6 +93,36 @@ std::vector<nlohmann::json> actions_of(const cli::ModelReport& report, const Dia
   return actions;
 }
 
+// "Ignore `rule` on this line": a `# qlint: ignore[rule]` comment at the end of the finding's
+// first line (where suppressions are read), or the rule added to the one already there. Offered
+// only where the line on disk is the one the model was exported from.
+std::optional<nlohmann::json> ignore_action(const cli::ModelReport& report, const Diagnostic& d,
+                                            rewriter::SourceFiles& sources, const FindingOptions& options) {
+  if (!d.loc.known() || cli::is_pseudo_file(d.loc.file) || d.rule.empty()) return std::nullopt;
+  const std::vector<std::string>* lines = sources.lines(d.loc.file);
+  const std::string* recorded = report.model->source_line(d.loc.file, d.loc.line);
+  if (lines == nullptr || recorded == nullptr || d.loc.line > static_cast<int>(lines->size()) ||
+      (*lines)[static_cast<size_t>(d.loc.line) - 1] != *recorded)
+    return std::nullopt;
+  const std::string& text = *recorded;
+  // The comment rules::find_suppressions reads (the first one on the line).
+  static const std::regex comment(R"((#|//)\s*qlint:\s*ignore\[([^\]]*)\])");
+  ir::SourceLoc at{d.loc.file, d.loc.line, static_cast<int>(text.size()) + 1, d.loc.line,
+                   static_cast<int>(text.size()) + 1};
+  std::string insert = "  # qlint: ignore[" + d.rule + "]";
+  std::smatch m;
+  if (text.size() <= 4096 && std::regex_search(text, m, comment)) {
+    const size_t close = static_cast<size_t>(m.position(0) + m.length(0)) - 1;  // the `]`
+    at.column = at.end_column = static_cast<int>(close) + 1;
+    insert = (m[2].length() == 0 ? "" : ", ") + d.rule;
+  }
+  auto line_text = [&text](int) { return &text; };
+  nlohmann::json edit = {{"range", lsp_range(at, line_text).to_json()}, {"newText", insert}};
+  return nlohmann::json{{"title", "qlint: ignore `" + d.rule + "` on this line"},
+                        {"kind", "quickfix"},
+                        {"edit", {{"changes", {{file_uri(absolute_path(d.loc.file, options.root)), {edit}}}}}}};
+}
+
 std::string hover_text(const Diagnostic& d, const std::string& model_file) {
   std::string text = "**qlint `" + d.rule + "`** (" + severity_name(d.severity) + "): " + d.message + "\n";
   for (const auto& note : d.notes) text += "\n- " + note;
@@ -141,6 +172,7 @@ std::vector<Finding> findings_of(const cli::ModelReport& report, const FindingOp
     }
     f.diagnostic = lsp_diagnostic(d, f.range, options, model_file);
     f.actions = actions_of(report, d, scope, options);
+    if (auto ignore = ignore_action(report, d, scope.sources, options)) f.actions.push_back(std::move(*ignore));
     f.hover = hover_text(d, model_file);
     out.push_back(std::move(f));
   }

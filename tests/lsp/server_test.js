@@ -151,6 +151,17 @@ async function mainServerTest() {
   assert.strictEqual(nothing, null);
   console.log('ok - hover');
 
+  // "Ignore on this line": a `# qlint: ignore[rule]` comment at the end of the finding's line.
+  const ignore = (await codeActionsFor(server, pythonUri, eq)).find((a) => /ignore `eq-nonzero-const`/.test(a.title));
+  assert.ok(ignore, 'no "ignore on this line" action');
+  assert.strictEqual(ignore.kind, 'quickfix');
+  assert.ok(!ignore.isPreferred, 'ignoring is never the preferred fix');
+  const [comment] = ignore.edit.changes[pythonUri];
+  const sourceLine = fs.readFileSync(path.join(ws, 's1_eq_one.py'), 'utf8').split('\n')[eq.range.start.line];
+  assert.deepStrictEqual(comment.range.start, {line: eq.range.start.line, character: sourceLine.length});
+  assert.strictEqual(comment.newText, '  # qlint: ignore[eq-nonzero-const]');
+  console.log('ok - ignore on this line');
+
   // An unsafe fix (only the simulation on this model's inputs shows the compared values are 0
   // and 1) is offered as such: quickfix.unsafe, and its title says so.
   const zoo = path.join(ws, 'models/zoo');

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 #include <regex>
 
 #include "cli/formats.h"
@@ -202,6 +203,41 @@ nlohmann::json code_actions(const std::vector<const Finding*>& on_file, const Ra
     }
   }
   return actions;
+}
+
+nlohmann::json fix_all_action(const std::vector<const Finding*>& on_file) {
+  std::map<std::string, std::vector<std::pair<Range, std::string>>> taken;  // uri -> edits so far
+  auto fits = [&](const std::string& uri, const Range& range, const std::string& text) {
+    for (const auto& [other, other_text] : taken[uri])
+      if (other.intersects(range) && !(other == range && other_text == text)) return false;
+    return true;
+  };
+  nlohmann::json changes = nlohmann::json::object();
+  size_t fixes = 0;
+  for (const Finding* f : on_file) {
+    auto preferred = std::find_if(f->actions.begin(), f->actions.end(),
+                                  [](const nlohmann::json& a) { return a.value("isPreferred", false); });
+    if (preferred == f->actions.end()) continue;
+    const nlohmann::json& edit_changes = (*preferred)["edit"]["changes"];
+    bool all_fit = true;
+    for (const auto& [uri, edits] : edit_changes.items())
+      for (const auto& e : edits) all_fit = all_fit && fits(uri, Range::from_json(e["range"]), e["newText"]);
+    if (!all_fit) continue;
+    for (const auto& [uri, edits] : edit_changes.items())
+      for (const auto& e : edits) {
+        const Range range = Range::from_json(e["range"]);
+        const std::string text = e["newText"];
+        auto& list = taken[uri];
+        if (std::find(list.begin(), list.end(), std::pair(range, text)) != list.end()) continue;  // the same edit
+        list.emplace_back(range, text);
+        changes[uri].push_back(e);
+      }
+    ++fixes;
+  }
+  if (fixes == 0) return nullptr;
+  return {{"title", "qlint: fix all (" + std::to_string(fixes) + (fixes == 1 ? " safe fix)" : " safe fixes)")},
+          {"kind", "source.fixAll.qlint"},
+          {"edit", {{"changes", changes}}}};
 }
 
 nlohmann::json hover(const std::vector<const Finding*>& on_file, const Range& position) {

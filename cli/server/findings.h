@@ -46,6 +46,11 @@ Finding load_failure(const std::string& model_file, const std::string& message);
 // The code actions of the findings on `path` whose range meets `range`, each naming the diagnostic it fixes.
 nlohmann::json code_actions(const std::vector<const Finding*>& on_file, const Range& range);
 
+// "Fix all" (`source.fixAll.qlint`): the preferred (safe) fix of every finding on the file, as
+// one WorkspaceEdit; a fix whose edits overlap an earlier one's differently waits for the next
+// round (after the re-export). Null when there is no safe fix.
+nlohmann::json fix_all_action(const std::vector<const Finding*>& on_file);
+
 // The hover of the findings on `path` under `position` (a zero-width range), or null.
 nlohmann::json hover(const std::vector<const Finding*>& on_file, const Range& position);
 

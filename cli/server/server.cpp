@@ -363,11 +363,12 @@ class Server {
     }
     watch_registration_ = supports_watch_registration(params.value("capabilities", json::object()));
     initialized_ = true;
-    json capabilities = {{"positionEncoding", "utf-16"},
-                         {"textDocumentSync", {{"openClose", true}, {"change", 0}, {"save", {{"includeText", false}}}}},
-                         {"codeActionProvider", {{"codeActionKinds", {"quickfix", "quickfix.unsafe"}}}},
-                         {"hoverProvider", true},
-                         {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}}};
+    json capabilities = {
+        {"positionEncoding", "utf-16"},
+        {"textDocumentSync", {{"openClose", true}, {"change", 0}, {"save", {{"includeText", false}}}}},
+        {"codeActionProvider", {{"codeActionKinds", {"quickfix", "quickfix.unsafe", "source.fixAll.qlint"}}}},
+        {"hoverProvider", true},
+        {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}}};
     return {{"capabilities", capabilities}, {"serverInfo", {{"name", "qlint"}, {"version", QLINT_VERSION}}}};
   }
 
@@ -456,6 +457,7 @@ class Server {
       only = params["context"]["only"].get<std::vector<std::string>>();
     std::lock_guard<std::mutex> lock(state_mutex_);
     json actions = code_actions(findings_on(*path), range);
+    if (json all = fix_all_action(findings_on(*path)); !all.is_null()) actions.push_back(std::move(all));
     if (only.empty()) return actions;
     json wanted = json::array();
     for (const auto& action : actions) {

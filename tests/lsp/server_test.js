@@ -199,33 +199,62 @@ async function mainServerTest() {
   await server.waitFor(s2Uri, (d) => d.length === 0, 'the findings gone after the model changed back');
   console.log('ok - diagnostics follow a model that changes on disk');
 
-  // Code actions, applied to the Python source, which is saved: the server exports and re-checks,
-  // until nothing is left.
-  let applied = 0;
-  for (let round = 0; round < 6; ++round) {
-    const current = server.diagnostics.get(pythonUri);
-    if (current.length === 0) break;
-    let action = null;
-    for (const d of current) {
-      const actions = await codeActionsFor(server, pythonUri, d);
-      for (const a of actions) {
-        assert.ok(a.kind === 'quickfix' || a.kind === 'quickfix.unsafe', a.kind);
-        assert.ok(a.diagnostics.length === 1 && a.diagnostics[0].code === d.code);
+  // Code actions one by one, applied to the Python source, which is saved: the server exports
+  // and re-checks. One first, then "fix all", then one by one again until nothing is left.
+  async function applyOneByOne(maxRounds) {
+    let applied = 0;
+    for (let round = 0; round < maxRounds; ++round) {
+      const current = server.diagnostics.get(pythonUri);
+      if (current.length === 0) break;
+      let action = null;
+      for (const d of current) {
+        const actions = await codeActionsFor(server, pythonUri, d);
+        for (const a of actions) {
+          assert.ok(a.kind === 'quickfix' || a.kind === 'quickfix.unsafe', a.kind);
+          assert.ok(a.diagnostics.length === 1 && a.diagnostics[0].code === d.code);
+        }
+        action = actions.find((a) => a.kind === 'quickfix' && a.isPreferred);
+        if (action) break;
       }
-      action = actions.find((a) => a.kind === 'quickfix' && a.isPreferred);
-      if (action) break;
+      assert.ok(action, `no safe quick fix for ${JSON.stringify(current)}`);
+      for (const uri of Object.keys(action.edit.changes)) assert.strictEqual(uri, pythonUri);
+      applyEdit(action.edit);
+      ++applied;
+      const before = current;
+      server.connection.sendNotification(rpc.DidSaveTextDocumentNotification.type, {textDocument: {uri: pythonUri}});
+      await server.waitFor(pythonUri, (d) => d !== before, `a re-check after applying "${action.title}"`);
     }
-    assert.ok(action, `no safe quick fix for ${JSON.stringify(current)}`);
-    for (const uri of Object.keys(action.edit.changes)) assert.strictEqual(uri, pythonUri);
-    applyEdit(action.edit);
-    ++applied;
-    const before = current;
-    server.connection.sendNotification(rpc.DidSaveTextDocumentNotification.type, {textDocument: {uri: pythonUri}});
-    await server.waitFor(pythonUri, (d) => d !== before, `a re-check after applying "${action.title}"`);
+    return applied;
   }
+
+  // "Fix all" (source.fixAll.qlint, as editors ask on save): every safe fix of the file as one
+  // edit, applied and saved; the re-export and re-check find nothing left. Then the source is
+  // put back, for the fixes one by one.
+  const pythonFile = path.join(ws, 's1_eq_one.py');
+  const original = fs.readFileSync(pythonFile, 'utf8');
+  const onFile = server.diagnostics.get(pythonUri);
+  const sourceActions = await server.connection.sendRequest(rpc.CodeActionRequest.type, {
+    textDocument: {uri: pythonUri},
+    range: {start: {line: 0, character: 0}, end: {line: 0, character: 0}},
+    context: {diagnostics: [], only: [rpc.CodeActionKind.SourceFixAll]},
+  });
+  assert.strictEqual(sourceActions.length, 1, JSON.stringify(sourceActions));
+  const [fixAll] = sourceActions;
+  assert.strictEqual(fixAll.kind, 'source.fixAll.qlint');
+  assert.match(fixAll.title, /^qlint: fix all \(\d+ safe fix(es)?\)$/);
+  applyEdit(fixAll.edit);
+  server.connection.sendNotification(rpc.DidSaveTextDocumentNotification.type, {textDocument: {uri: pythonUri}});
+  await server.waitFor(pythonUri, (d) => d.length === 0, 'nothing left after fix all');
+  assert.ok(onFile.length > 1 && !/\(1 safe fix\)/.test(fixAll.title), `one edit for several fixes: ${fixAll.title}`);
+  console.log(`ok - ${fixAll.title}: ${onFile.length} findings -> 0`);
+  fs.writeFileSync(pythonFile, original);
+  server.connection.sendNotification(rpc.DidSaveTextDocumentNotification.type, {textDocument: {uri: pythonUri}});
+  await server.waitFor(pythonUri, (d) => d.length === onFile.length, 'the findings back with the original source');
+
+  const applied = await applyOneByOne(6);
   assert.ok(applied > 0);
+  console.log(`ok - ${applied} code actions applied one by one, re-exported on save, and checked clean`);
   assert.deepStrictEqual(server.diagnostics.get(pythonUri), [], 'the fixed model is clean');
-  console.log(`ok - ${applied} code actions applied, re-exported on save, and checked clean`);
 
   // A corrupt model: an error on the model file; the server carries on. A tensor file that
   // torch.save wrote beside the models (an input) is no model: nothing is published for it.

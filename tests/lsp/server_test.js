@@ -5,9 +5,12 @@
 //   - diagnostics on the Python source range, with rule id, docs link and hover;
 //   - a model that changes on disk: announced by the client (didChangeWatchedFiles), and found
 //     by the server's own polling;
-//   - code actions applied to the Python source, the source saved, re-exported by the configured
-//     export command, and checked clean;
-//   - a corrupt model: a diagnostic on the model file, and the server goes on;
+//   - "ignore on this line"; "fix all" (source.fixAll.qlint) and code actions one by one, applied
+//     to the Python source, the source saved, re-exported by the configured export command, and
+//     checked clean;
+//   - a corrupt model: a diagnostic on the model file, and the server goes on; a file torch.save
+//     wrote: no model;
+//   - a workspace folder removed: its diagnostics cleared;
 //   - cancellation, malformed input, shutdown and exit (0 after shutdown, 1 without).
 //
 //   node server_test.js QLINT SOURCE_DIR BUILD_DIR

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 
 #include "cli/model_files.h"
@@ -53,21 +54,38 @@ bool is_under(const std::string& file, const std::vector<std::string>& roots) {
 
 }  // namespace
 
-// torch.save writes a zip with `data.pkl` and no TorchScript code; anything else that is no
-// model (a corrupt archive) stays in, so that its error is shown.
+// torch.save writes a zip of `data.pkl`, the tensors' storages under `data/` and a few records
+// of its own, and nothing else. Any other member (TorchScript's `code/`, spelt in any case, as
+// LibTorch finds it; something hostile), or no zip at all (a corrupt archive), and the file is
+// checked, so that what is wrong with it is shown.
+static bool only_torch_save_records(const ir::ZipDirectory& zip) {
+  auto lower = [](std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  };
+  const std::string folder = lower(zip.folder) + "/";
+  bool data = false;
+  for (const auto& member : zip.members) {
+    const std::string name = lower(member.name);
+    if (name.rfind(folder, 0) != 0) return false;
+    const std::string record = name.substr(folder.size());
+    if (record == "data.pkl") {
+      data = true;
+    } else if (record != "version" && record != "byteorder" && record.rfind("data/", 0) != 0 &&
+               record.rfind(".data/", 0) != 0) {
+      return false;
+    }
+  }
+  return data;
+}
+
 bool ModelWatcher::saved_with_torch_save(const std::string& file, const Stamp& stamp) const {
   std::lock_guard<std::mutex> lock(torch_save_mutex_);
   auto it = torch_save_files_.find(file);
   if (it != torch_save_files_.end() && it->second.first == stamp) return it->second.second;
   bool saved = false;
   try {
-    const ir::ZipDirectory zip = ir::read_zip_directory_of(file);
-    bool data = false, code = false;
-    for (const auto& member : zip.members) {
-      data = data || member.name == zip.folder + "/data.pkl";
-      code = code || member.name.rfind(zip.folder + "/code/", 0) == 0;
-    }
-    saved = data && !code;
+    saved = only_torch_save_records(ir::read_zip_directory_of(file));
   } catch (const std::exception&) {
     saved = false;
   }

@@ -13,26 +13,29 @@ local function ok(message)
   io.stdout:write('ok - ' .. message .. '\n')
 end
 
+-- The first item of `list()` that `matches`, waiting for one to appear (events are handled
+-- meanwhile); nil after TIMEOUT_MS.
+local function wait_for_item(list, matches)
+  local found = nil
+  vim.wait(TIMEOUT_MS, function()
+    for _, item in pairs(list()) do
+      if found == nil and matches(item) then found = item end
+    end
+    return found ~= nil
+  end, 100)
+  return found
+end
+
 local buffer = vim.api.nvim_get_current_buf()
-local client = nil
 -- A client attaches once the server has answered `initialize`.
-vim.wait(TIMEOUT_MS, function()
-  for _, c in pairs(vim.lsp.buf_get_clients(buffer)) do
-    if c.name == 'qlint' then client = c end
-  end
-  return client ~= nil
-end, 100)
+local client = wait_for_item(function() return vim.lsp.buf_get_clients(buffer) end,
+                             function(c) return c.name == 'qlint' end)
 if client == nil then return fail('the snippet attached no qlint client to ' .. vim.api.nvim_buf_get_name(buffer)) end
 ok('the snippet started qlint server and attached it')
 
 -- Diagnostics: pushed by the server after its first check.
-local found = nil
-vim.wait(TIMEOUT_MS, function()
-  for _, d in ipairs(vim.diagnostic.get(buffer)) do
-    if d.code == 'eq-nonzero-const' then found = d end
-  end
-  return found ~= nil
-end, 100)
+local found = wait_for_item(function() return vim.diagnostic.get(buffer) end,
+                            function(d) return d.code == 'eq-nonzero-const' end)
 if found == nil then return fail('no eq-nonzero-const diagnostic within ' .. TIMEOUT_MS .. ' ms') end
 local line = vim.api.nvim_buf_get_lines(buffer, found.lnum, found.lnum + 1, false)[1]
 if not line:find('== 1', 1, true) then return fail('the diagnostic is on `' .. line .. '`, not on the comparison') end

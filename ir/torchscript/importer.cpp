@@ -418,10 +418,12 @@ std::string operator_library_hint(const std::string& ns) {
 // LibTorch's own failures on a damaged archive ("isTuple() INTERNAL ASSERT FAILED ... report a
 // bug to PyTorch", "Unknown opcode for unpickling") say nothing a user can act on.
 std::string cannot_load(const std::string& what) {
-  // An unordered map's at() inside the deserializer: a name in the archive's data or debug info
-  // that its code does not define.
+  // A map's at() inside the deserializer: the code declares an attribute the pickled object
+  // lacks (readArchive fills each slot with `state.at(name)`), or the data or debug info names
+  // something the code does not define.
   if (what.find("was not in the map") != std::string::npos)
-    return "is a corrupt TorchScript archive: its data names a class, attribute or method its code does not define";
+    return "is a corrupt TorchScript archive: its code and its data disagree (a class, attribute or method one of "
+           "them names is missing from the other)";
   std::string line = ir::library_message(what);
   for (const char* internal : {"INTERNAL ASSERT", "report a bug", "opcode", "Expected", "expected", "unpickl",
                                "vector::", "basic_string", "std::", "stoi", "stol", "bad_alloc", "_M_"})

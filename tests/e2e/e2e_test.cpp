@@ -353,6 +353,26 @@ TEST_F(BadInput, TruncatedArchive) {
   expect_one_line_error(write("truncated.pt", bytes.substr(0, bytes.size() / 2)), "truncated or corrupt");
 }
 
+// The code declares an attribute (`threshold : float`) the pickled module lacks: LibTorch's
+// deserializer fails in a map's at() ("Argument passed to at() was not in the map."), which
+// says nothing to the user (issue #27).
+TEST_F(BadInput, CodeDeclaringAnAttributeTheDataLacks) {
+  const std::string archive = (dir_ / "missing_attribute.pt").string();
+  const char* script =
+      "import sys, zipfile\n"
+      "src, dst = zipfile.ZipFile(sys.argv[1]), zipfile.ZipFile(sys.argv[2], 'w')\n"
+      "for info in src.infolist():\n"
+      "    data = src.read(info.filename)\n"
+      "    if info.filename.endswith('qlint_example_s1_eq_one.py'):\n"
+      "        data = data.replace(b'  training : bool\\n', b'  training : bool\\n  threshold : float\\n', 1)\n"
+      "    dst.writestr(info, data)\n"
+      "dst.close()\n";
+  auto made = testing::run_program({QLINT_PYTHON, "-c", script, example_model("seed/s1_eq_one"), archive});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  expect_one_line_error(archive, "its code and its data disagree");
+  EXPECT_EQ(run_qlint({"check", archive}).err.find("at()"), std::string::npos);
+}
+
 TEST_F(BadInput, PickledPythonModuleSaysHowToExport) {
   expect_one_line_error(build_path("tests/models/pickled_module.pt"), "torch.jit.script(model).save");
   auto r = run_qlint({"check", build_path("tests/models/pickled_module.pt")});

@@ -145,11 +145,7 @@ class Planner {
       if (!up.insert(top).second) return refuse("the value comes back through a recursive call");
     if (up.size() != returning_.size()) return refuse("the value comes back through calls qlint cannot follow");
     for (const auto& [callee, call] : returning_)
-      if (call_into_.count(callee))
-        return refuse("the value passes into `" + ir::source_function_name(callee->name) +
-                      "` and back out, which qlint does not rewrite");
-    for (const auto& [callee, call] : inlined_)
-      if (returning_.count(callee))
+      if (call_into_.count(callee) || inlined_.count(callee))
         return refuse("the value passes into `" + ir::source_function_name(callee->name) +
                       "` and back out, which qlint does not rewrite");
     // An inlined call is no call any more: its callee's code runs in the caller.

@@ -78,11 +78,9 @@ class SourceSuggestions {
     if (std::find(notes_.begin(), notes_.end(), text) == notes_.end()) notes_.push_back(std::move(text));
   }
   // The Python names of a stub call's output and of its float input. For `x = self.quant(x)`
-  // the name is rebound to the quantized value, so this adds a float alias line, `x_float =
-  // x`: {"x", "x_float"}. Nullopt when the call is not a plain `name = self.stub(name)`.
-  // When the stub's output takes its input's name (`x = self.quant(x)`), the float name is new:
-  // `alias` (`x_float = x`) is the line to insert before the stub call's `alias_line`, once the
-  // whole suggestion is known to be made.
+  // the name is rebound to the quantized value, so the float name is new: {"x", "x_float"}, with
+  // `alias` (`x_float = x`) the line to insert before the stub call's `alias_line` once the whole
+  // suggestion is known to be made. Nullopt when the call is not a plain `name = self.stub(name)`.
   struct StubNames {
     std::string quantized, floating;
     std::string alias;

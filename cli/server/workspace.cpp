@@ -79,6 +79,14 @@ static bool only_torch_save_records(const ir::ZipDirectory& zip) {
   return data;
 }
 
+std::optional<ModelWatcher::Stamp> ModelWatcher::stamp_of(const std::string& file) {
+  std::error_code ec;
+  Stamp stamp{fs::last_write_time(file, ec), 0};
+  if (!ec) stamp.size = fs::file_size(file, ec);
+  if (ec) return std::nullopt;
+  return stamp;
+}
+
 bool ModelWatcher::saved_with_torch_save(const std::string& file, const Stamp& stamp) const {
   std::lock_guard<std::mutex> lock(torch_save_mutex_);
   auto it = torch_save_files_.find(file);
@@ -108,10 +116,8 @@ std::map<std::string, ModelWatcher::Stamp> ModelWatcher::current_stamps() const 
   for (const auto& root : roots) add_models_under(root, files);
   std::map<std::string, Stamp> stamps;
   for (const auto& file : files) {
-    std::error_code ec;
-    Stamp stamp{fs::last_write_time(file, ec), 0};
-    if (!ec) stamp.size = fs::file_size(file, ec);
-    if (!ec && !saved_with_torch_save(file, stamp)) stamps[file] = stamp;
+    auto stamp = stamp_of(file);
+    if (stamp && !saved_with_torch_save(file, *stamp)) stamps[file] = *stamp;
   }
   return stamps;
 }
@@ -152,10 +158,8 @@ bool ModelWatcher::watches(const std::string& file) const {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!is_under(file, roots_)) return false;
   }
-  std::error_code ec;
-  Stamp stamp{fs::last_write_time(file, ec), 0};
-  if (!ec) stamp.size = fs::file_size(file, ec);
-  return ec || !saved_with_torch_save(file, stamp);
+  auto stamp = stamp_of(file);
+  return !stamp || !saved_with_torch_save(file, *stamp);
 }
 
 void ModelWatcher::settle() {
@@ -164,12 +168,10 @@ void ModelWatcher::settle() {
 }
 
 void ModelWatcher::mark_checked(const std::string& file) {
-  std::error_code ec;
-  Stamp stamp{fs::last_write_time(file, ec), 0};
-  if (!ec) stamp.size = fs::file_size(file, ec);
-  if (ec) return;
+  auto stamp = stamp_of(file);
+  if (!stamp) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  seen_[file] = Seen{stamp, true};
+  seen_[file] = Seen{*stamp, true};
 }
 
 std::vector<std::string> ModelWatcher::models() const {

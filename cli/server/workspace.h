@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,8 @@ class ModelWatcher {
     Stamp stamp;
     bool reported = false;
   };
+  // The file's time and size; nullopt when it cannot be read.
+  static std::optional<Stamp> stamp_of(const std::string& file);
   std::map<std::string, Stamp> current_stamps() const;
   // Whether `file` is a tensor file torch.save wrote (an input beside the models, not a model),
   // read once per stamp.

@@ -423,8 +423,8 @@ std::string inlined_helper_note(const ir::Model& model, const Edit& edit, const 
     name = ir::source_function_name(cut == std::string::npos ? helper->name : helper->name.substr(cut + 1));
   }
   const ir::Function* caller = model.function_of(call);
-  const std::string at =
-      call.loc.known() || caller == nullptr ? "at " + note_place(call.loc) : "in `" + caller->name + "`";
+  const std::string at = call.loc.known() || caller == nullptr ? "at " + note_place(call.loc)
+                                                               : "in `" + ir::source_function_name(caller->name) + "`";
   return here + ": `" + name + "` is called from several places, so its parameter has no one float counterpart; " +
          "the rewritten archive inlines its call " + at +
          " (and each other call in a round of its own) and compares the float value there; in Python, give `" + name +

@@ -129,22 +129,73 @@ std::string yaml_quoted(const std::string& s) {
   return out + "'";
 }
 
-// The replacements in clang-tidy's export format, which clang-apply-replacements reads.
-std::string export_yaml(const std::vector<ModelReport>& reports, const FileEdits& edits) {
-  std::ostringstream out;
-  std::string main = reports.empty() ? "" : std::filesystem::absolute(reports.front().model->file).string();
-  out << "---\nMainSourceFile: " << yaml_quoted(main) << "\nDiagnostics:\n";
+// The finding a replacement fixes, for --export-fixes: the first whose own fix, rendered
+// alone, makes that same edit (edits two fixes share were merged into one).
+struct FixOwner {
+  const ModelReport* report = nullptr;
+  const Diagnostic* finding = nullptr;
+};
+
+bool same_edit(const rewriter::TextEdit& a, const rewriter::TextEdit& b) {
+  return a.text == b.text && a.region.file == b.region.file && a.region.line == b.region.line &&
+         a.region.column == b.region.column && a.region.end_line == b.region.end_line &&
+         a.region.end_column == b.region.end_column;
+}
+
+FixOwner owner_of(const rewriter::TextEdit& edit, const std::vector<ModelReport>& reports, bool unsafe,
+                  rewriter::SourceFiles& files) {
+  for (const auto& r : reports)
+    for (const auto& d : r.diagnostics)
+      if (const Fix* fix = first_applicable_fix(d, unsafe)) {
+        rewriter::SourceSuggestions alone(&files);
+        for (const auto& e : fix->edits) alone.add(*r.model, e);
+        for (const auto& [file, edits] : alone.text_edits())
+          for (const auto& e : edits)
+            if (same_edit(e, edit)) return {&r, &d};
+      }
+  return {};
+}
+
+// The replacements in clang-tidy's export format, which clang-apply-replacements reads: one
+// diagnostic per finding, named by its rule and message and placed at the finding, with the
+// replacements of its fix.
+std::string export_yaml(const std::vector<ModelReport>& reports, const FileEdits& edits, bool unsafe) {
+  struct Entry {
+    FixOwner owner;
+    std::vector<std::pair<std::string, Replacement>> replacements;  // absolute path, replacement
+  };
+  std::vector<Entry> entries;
+  rewriter::SourceFiles files;
   for (const auto& [file, file_edits] : edits) {
     auto text = read_file(file);
     if (!text) continue;
     std::string path = std::filesystem::absolute(file).string();
-    for (const auto& r : replacements(*text, file_edits)) {
-      out << "  - DiagnosticName: qlint\n    DiagnosticMessage:\n      Message: " << yaml_quoted("qlint fix")
-          << "\n      FilePath: " << yaml_quoted(path) << "\n      FileOffset: " << r.offset
-          << "\n      Replacements:\n        - FilePath: " << yaml_quoted(path) << "\n          Offset: " << r.offset
-          << "\n          Length: " << r.length << "\n          ReplacementText: " << yaml_quoted(r.text)
-          << "\n    Level: Warning\n";
+    for (const auto& edit : file_edits) {
+      FixOwner owner = owner_of(edit, reports, unsafe, files);
+      auto entry = std::find_if(entries.begin(), entries.end(),
+                                [&](const Entry& e) { return e.owner.finding == owner.finding; });
+      if (entry == entries.end()) entry = entries.insert(entries.end(), Entry{owner, {}});
+      entry->replacements.emplace_back(path, replacements(*text, {edit}).front());
     }
+  }
+  std::ostringstream out;
+  std::string main = reports.empty() ? "" : std::filesystem::absolute(reports.front().model->file).string();
+  out << "---\nMainSourceFile: " << yaml_quoted(main) << "\nDiagnostics:\n";
+  for (const Entry& entry : entries) {
+    const Diagnostic* d = entry.owner.finding;
+    std::string path = entry.replacements.front().first;
+    size_t offset = entry.replacements.front().second.offset;
+    if (d != nullptr && d->loc.known()) {
+      path = std::filesystem::absolute(d->loc.file).string();
+      if (auto text = read_file(d->loc.file)) offset = offset_of(*text, d->loc.line, d->loc.column);
+    }
+    out << "  - DiagnosticName: " << yaml_quoted(d ? d->rule : "qlint")
+        << "\n    DiagnosticMessage:\n      Message: " << yaml_quoted(d ? d->message : "qlint fix")
+        << "\n      FilePath: " << yaml_quoted(path) << "\n      FileOffset: " << offset << "\n      Replacements:\n";
+    for (const auto& [file, r] : entry.replacements)
+      out << "        - FilePath: " << yaml_quoted(file) << "\n          Offset: " << r.offset
+          << "\n          Length: " << r.length << "\n          ReplacementText: " << yaml_quoted(r.text) << "\n";
+    out << "    Level: Warning\n";
   }
   out << "...\n";
   return out.str();
@@ -340,7 +391,8 @@ int run_cxx(const CxxOptions& options) {
       if (!options.export_fixes.empty()) {
         // Written as --fix writes a source (a temporary file, synced, renamed): a FIFO, a device
         // or a full disk is one line and exit 2, never a blocked open or a silent short write.
-        if (std::string why = write_export(options.export_fixes, export_yaml(reports, edits)); !why.empty()) {
+        if (std::string why = write_export(options.export_fixes, export_yaml(reports, edits, options.unsafe_fixes));
+            !why.empty()) {
           std::cerr << "qlint: error: " << ir::printable(options.export_fixes, 200) << ": " << why
                     << " (--export-fixes)\n";
           return kExitError;

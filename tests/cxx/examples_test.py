@@ -8,7 +8,8 @@
         each example compiled with `-fplugin`: its warnings are the expected ones; S1 compiled to
         an object with -Werror=qlint fails, with -Wno-qlint it builds silently.
     examples_test.py fixes QLINT APPLY CLANGXX -- FLAGS...
-        S1 and S2 copied to a scratch directory: `qlint cxx --export-fixes`, clang-apply-replacements
+        S1 and S2 copied to a scratch directory: `qlint cxx --export-fixes` (each diagnostic named by
+        its rule and message, at the finding, as clang-tidy exports them), clang-apply-replacements
         on the YAML, a rebuild with clang++, and `qlint cxx` finds nothing.
 """
 import shutil
@@ -104,6 +105,32 @@ def plugin(clangxx, library, flags):
     return status
 
 
+def exported_as_clang_tidy_does(yaml_file, sources, flags, qlint):
+    """Each exported diagnostic is a finding of `qlint cxx --format json`: its rule, message and
+    place (byte offset of its line and column), with at least one replacement."""
+    import yaml  # python3-yaml, which pre-commit depends on
+    with open(yaml_file, encoding="utf-8") as f:
+        exported = yaml.safe_load(f)["Diagnostics"]
+    run = subprocess.run([qlint, "cxx", "--format", "json"] + sources + ["--"] + flags, capture_output=True, text=True)
+    findings = set()
+    for d in json.loads(run.stdout)["diagnostics"]:
+        with open(d["file"], encoding="utf-8") as f:
+            lines = f.read().encode().split(b"\n")
+        offset = sum(len(line) + 1 for line in lines[:d["line"] - 1]) + d["column"] - 1
+        findings.add((d["rule"], d["message"], os.path.realpath(d["file"]), offset))
+    status = 0 if exported else 1
+    for e in exported:
+        message = e["DiagnosticMessage"]
+        key = (e["DiagnosticName"], message["Message"], os.path.realpath(message["FilePath"]), message["FileOffset"])
+        if key not in findings:
+            print(f"exported diagnostic {key} is no finding of qlint cxx: {sorted(findings)}")
+            status = 1
+        if not message["Replacements"]:
+            print(f"exported diagnostic {key} has no replacement")
+            status = 1
+    return status
+
+
 def fixes(qlint, apply, clangxx, flags):
     status = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -117,6 +144,7 @@ def fixes(qlint, apply, clangxx, flags):
         if export.returncode != 1:
             print(f"qlint cxx --export-fixes should report the findings (exit 1):\n{export.stdout}{export.stderr}")
             return 1
+        status |= exported_as_clang_tidy_does(os.path.join(fixes_dir, "qlint.yaml"), sources, flags, qlint)
         applied = subprocess.run([apply, fixes_dir], capture_output=True, text=True)
         if applied.returncode != 0:
             print(f"clang-apply-replacements failed:\n{applied.stdout}{applied.stderr}")

@@ -95,6 +95,7 @@ class FactsSolver {
 
   void run() {
     classify_stub_modules();
+    read_stated_parameters();
     map_blocks();
     find_written_attributes();
     fold_fixed_branches();
@@ -150,6 +151,28 @@ class FactsSolver {
         facts_.stub_modules_[m.path] = StubKind::DeQuant;
       }
     }
+  }
+
+  // What the C++ front end states on a quantizing call (as attributes of the stub call): the
+  // scale, zero point and range of `at::quantize_per_tensor(x, 0.05, 0, torch::kQInt8)`, or that
+  // the call stands for a TorchScript model's outputs.
+  void read_stated_parameters() {
+    for (const auto& f : facts_.model_->functions)
+      ir::for_each_node(f->body, [&](const ir::Node& n) {
+        if (facts_.stub_call(n) != StubKind::Quant) return;
+        QuantPoint& p = facts_.quant_points_[n.inputs[0]->type.name];
+        if (const ir::Attr* outputs = n.attr("model_outputs"); outputs && outputs->kind == ir::Attr::Kind::Bool)
+          p.model_outputs = outputs->b;
+        const ir::Attr* scale = n.attr("scale");
+        if (scale == nullptr || scale->kind != ir::Attr::Kind::Float) return;
+        p.scale = scale->f;
+        auto integer = [&](const char* name, int64_t& field) {
+          if (const ir::Attr* a = n.attr(name); a != nullptr && a->kind == ir::Attr::Kind::Int) field = a->i;
+        };
+        integer("zero_point", p.zero_point);
+        integer("quant_min", p.quant_min);
+        integer("quant_max", p.quant_max);
+      });
   }
 
   void find_written_attributes() {
@@ -882,10 +905,8 @@ class FactsSolver {
     if (const ir::Value* quant_max = operand(operands.quant_max))
       p.quant_max = int_constant(quant_max).value_or(p.quant_max);
     if (const ir::Value* dtype_operand = operand(operands.dtype)) {
-      auto dtype = ir::dtype_from_scalar_type_code(int_constant(dtype_operand).value_or(-1));
-      if (dtype == ir::DType::QInt8) std::tie(p.quant_min, p.quant_max) = std::pair(-128, 127);
-      if (dtype == ir::DType::QUInt8) std::tie(p.quant_min, p.quant_max) = std::pair(0, 255);
-      if (dtype == ir::DType::QInt32) std::tie(p.quant_min, p.quant_max) = std::pair(INT32_MIN, INT32_MAX);
+      auto range = ir::quantized_range(ir::dtype_from_scalar_type_code(int_constant(dtype_operand).value_or(-1)));
+      if (range) std::tie(p.quant_min, p.quant_max) = *range;
     }
   }
 

@@ -55,6 +55,8 @@ struct QuantPoint {
   // A stub or a fake quantize: switched off, it passes its input through, so a rewrite may
   // read its input instead. Quantize ops and quantized kernels change the value and its type.
   bool identity_in_float = true;
+  // C++: the outputs of a TorchScript model the program runs, quantized inside the model.
+  bool model_outputs = false;
 };
 
 // A quant point as messages name it: "`self.quant`", "`torch.quantize_per_tensor` on line 12".

@@ -40,36 +40,38 @@ class ArchiveOracle {
     for (const auto& f : files) dirs_.push_back(std::filesystem::path(f).parent_path());
   }
 
-  std::optional<bool> operator()(const std::string& archive) {
+  cxx::ArchiveVerdict operator()(const std::string& archive) {
     auto it = cache_.find(archive);
     if (it != cache_.end()) return it->second;
     return cache_[archive] = evaluate(archive);
   }
 
  private:
-  std::optional<bool> evaluate(const std::string& archive) {
+  cxx::ArchiveVerdict evaluate(const std::string& archive) {
     std::error_code ec;
     std::filesystem::path path = archive;
     if (!std::filesystem::exists(path, ec))
       for (const auto& dir : dirs_)
         if (std::filesystem::exists(dir / archive, ec)) path = dir / archive;
-    if (!std::filesystem::exists(path, ec)) return std::nullopt;
+    if (!std::filesystem::exists(path, ec))
+      return {std::nullopt, "is not there (looked from the working directory and beside each checked file)"};
     try {
       ir::Model model = torch_backend().import_torchscript(path.string());
       auto facts = analysis::Facts::compute(model, stubs_);
       const ir::Function* forward = model.find_function("forward");
-      if (forward == nullptr) return std::nullopt;
+      if (forward == nullptr) return {std::nullopt, "has no forward method"};
       for (const ir::Value* out : forward->body.returns)
-        if (facts.quantized(out)) return true;
-      return false;
-    } catch (const std::exception&) {
-      return std::nullopt;
+        if (facts.quantized(out)) return {true, ""};
+      return {false, ""};
+    } catch (const std::exception& e) {
+      std::string why = e.what();
+      return {std::nullopt, "cannot be read: " + why.substr(0, why.find('\n'))};
     }
   }
 
   analysis::StubClasses stubs_;
   std::vector<std::filesystem::path> dirs_;
-  std::map<std::string, std::optional<bool>> cache_;
+  std::map<std::string, cxx::ArchiveVerdict> cache_;
 };
 
 using FileEdits = std::map<std::string, std::vector<rewriter::TextEdit>>;
@@ -264,6 +266,19 @@ std::string canonical_path(const std::string& file) {
   return std::filesystem::weakly_canonical(std::filesystem::absolute(file, ec), ec).string();
 }
 
+// A model run whose archive qlint could not read: its outputs counted as unquantized.
+void print_unread_archives(const ir::Model& model) {
+  for (const auto& f : model.functions)
+    ir::for_each_node(f->body, [&](const ir::Node& n) {
+      const ir::Attr* unread = n.attr("unread_archive");
+      if (unread == nullptr || unread->kind != ir::Attr::Kind::Str) return;
+      const size_t cut = unread->s.find('\n');
+      std::cerr << ir::display_location(n.loc) << ": note: the TorchScript archive `"
+                << ir::printable(unread->s.substr(0, cut), 200) << "` " << ir::printable(unread->s.substr(cut + 1), 400)
+                << "; qlint counts this model's outputs as unquantized\n";
+    });
+}
+
 void print_error(const CheckOptions& options, const InputError& error) {
   if (options.format != "json" && options.format != "github") std::cerr << "qlint: error: " << error.message << "\n";
 }
@@ -404,6 +419,7 @@ int run_cxx(const CxxOptions& options) {
     std::cerr << "qlint: error: " << e.what() << "\n";
     return kExitError;
   }
+  for (const auto& r : reports) print_unread_archives(*r.model);
   for (const InputError& error : errors) print_error(options.check, error);
   CheckOptions shown = options.check;
   shown.fix = options.fix;

@@ -56,6 +56,13 @@ std::optional<int64_t> scalar_type_code(DType dtype) {
   return std::nullopt;
 }
 
+std::optional<std::pair<int64_t, int64_t>> quantized_range(std::optional<DType> dtype) {
+  if (dtype == DType::QInt8) return std::pair<int64_t, int64_t>(-128, 127);
+  if (dtype == DType::QUInt8) return std::pair<int64_t, int64_t>(0, 255);
+  if (dtype == DType::QInt32) return std::pair<int64_t, int64_t>(INT32_MIN, INT32_MAX);
+  return std::nullopt;
+}
+
 bool is_floating(DType dtype) {
   return dtype == DType::Float16 || dtype == DType::BFloat16 || dtype == DType::Float32 || dtype == DType::Float64;
 }

@@ -36,6 +36,8 @@ std::optional<DType> dtype_from_name(const std::string& name);
 // PyTorch's ScalarType codes, as TorchScript spells dtype constants (torch.float is 6).
 std::optional<DType> dtype_from_scalar_type_code(int64_t code);
 std::optional<int64_t> scalar_type_code(DType dtype);
+// The integers a quantized dtype holds (qint8: -128..127); nullopt for any other dtype.
+std::optional<std::pair<int64_t, int64_t>> quantized_range(std::optional<DType> dtype);
 bool is_floating(DType dtype);
 bool is_integral(DType dtype);  // Bool excluded
 

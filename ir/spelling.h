@@ -16,6 +16,7 @@ struct Spelling {
   std::string op_prefix;     // "torch." before an ATen function's name
   // A quant point of this language's own (not a QuantStub module): before its float input.
   std::string before_quant_point;
+  std::string round_then_cast;  // "`torch.round(x).long()`"
 };
 
 const Spelling& spelling(const Model& model);

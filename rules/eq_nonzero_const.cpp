@@ -74,6 +74,9 @@ std::string what_it_becomes(const analysis::Facts& facts, const ir::Value* quant
 std::string advice(const analysis::Facts& facts, const ir::Value* quantized) {
   const auto& sources = facts.quant_sources(quantized);
   const analysis::QuantPoint* point = sources.empty() ? nullptr : facts.quant_point(*sources.begin());
+  if (point != nullptr && point->model_outputs)
+    return "compare inside the model, before its quantization, and return the result, or allow a tolerance of "
+           "half the output's scale";
   if (point == nullptr || point->node == nullptr)
     return "compare the float tensor before " + ir::spelling(facts.model()).before_quant_point;
   if (point->identity_in_float)

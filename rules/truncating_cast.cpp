@@ -21,8 +21,8 @@ std::string message(const analysis::Facts& facts, const ir::Node& node) {
   std::string value = ir::operand_text(facts.model(), node, 0);  // "`x[:, -1]`", or ""
   return (value.empty() ? std::string("a value") : value) + ", quantized by " + describe_stubs(facts, node.inputs[0]) +
          ", is cast to integers, which truncates toward zero: a whole number that quantization moves just below "
-         "itself (2.0 as 1.9997) loses one; round before the cast (`torch.round(x).long()`), or cast the float "
-         "value before the " +
+         "itself (2.0 as 1.9997) loses one; round before the cast (" +
+         ir::spelling(facts.model()).round_then_cast + "), or cast the float value before the " +
          ir::spelling(facts.model()).stub;
 }
 

@@ -3,6 +3,7 @@
 // (rules/unused_suppression.h).
 #include "rules/unused_suppression.h"
 
+#include <algorithm>
 #include <optional>
 #include <regex>
 
@@ -12,18 +13,24 @@ namespace qlint::rules {
 
 namespace {
 
-// `# qlint: ignore` or `# qlint: ignore[a, b]` anywhere in a line's comment (`// qlint: ignore[...]` in C++).
+// `# qlint: ignore` or `# qlint: ignore[a, b]` anywhere in a line's comment (`// qlint: ignore[...]`
+// in C++); `qlint: ignore-next-line[...]` silences the line after it, as clang-tidy's NOLINTNEXTLINE.
 std::optional<Suppression> parse_suppression(const std::string& file, int line, const std::string& text) {
-  static const std::regex comment(R"((#|//)\s*qlint:\s*ignore(\[([^\]]*)\])?)");
+  static const std::regex comment(R"((#|//)\s*qlint:\s*ignore(-next-line)?(\[([^\]]*)\])?)");
   std::smatch m;
   // libstdc++'s regex recurses per matched character: no line of real source is this long,
   // and a crafted one would overflow the stack.
   if (text.size() > 4096 || !std::regex_search(text, m, comment)) return std::nullopt;
-  Suppression s{
-      file,          line, static_cast<int>(m.position(0)) + 1, static_cast<int>(m.position(0) + m.length(0)) + 1,
-      !m[2].matched, {}};
+  Suppression s;
+  s.file = file;
+  s.line = line;
+  s.column = static_cast<int>(m.position(0)) + 1;
+  s.end_column = static_cast<int>(m.position(0) + m.length(0)) + 1;
+  s.all_rules = !m[3].matched;
+  s.spelling = m[1].str() + " qlint: ignore" + m[2].str();
+  s.target_line = m[2].matched ? line + 1 : line;
   static const std::regex id(R"([a-z0-9-]+)");
-  std::string ids = m[3];
+  std::string ids = m[4];
   for (std::sregex_iterator it(ids.begin(), ids.end(), id), end; it != end; ++it) s.rules.insert(it->str());
   return s;
 }
@@ -39,7 +46,9 @@ std::vector<Suppression> find_suppressions(const ir::Model& model) {
 }
 
 bool suppresses(const Suppression& s, const Diagnostic& d) {
-  return s.file == d.loc.file && s.line == d.loc.line && (s.all_rules || s.rules.count(d.rule));
+  const int last_line = std::max(d.loc.line, d.loc.end_line);
+  return s.file == d.loc.file && s.target_line >= d.loc.line && s.target_line <= last_line &&
+         (s.all_rules || s.rules.count(d.rule));
 }
 
 Diagnostic unused_suppression(const Suppression& s) {
@@ -47,7 +56,8 @@ Diagnostic unused_suppression(const Suppression& s) {
   Diagnostic d;
   d.rule = rule.id;
   d.severity = rule.severity;
-  d.message = "this `# qlint: ignore` silences nothing here; remove it so it cannot hide a future finding";
+  d.message = "this `" + s.spelling + "` silences nothing " + (s.target_line == s.line ? "here" : "on the next line") +
+              "; remove it so it cannot hide a future finding";
   d.loc = {s.file, s.line, s.column, s.line, s.end_column};
   return d;
 }

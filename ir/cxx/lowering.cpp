@@ -465,20 +465,27 @@ class FunctionLowering {
     if (isa<CXXNullPtrLiteralExpr>(e) || record_name(e->getType()) == "c10::nullopt_t") return none();
     if (const auto* s = dyn_cast<StringLiteral>(e))
       return constant(ir::Attr::of_str(s->getString().str()), ir::Type::simple(K::Str));
+    std::optional<ir::Attr> value = number(e);
+    if (!value) return nullptr;
+    if (value->kind == ir::Attr::Kind::Bool) return constant(*value, ir::Type::simple(K::Bool));
+    if (value->kind == ir::Attr::Kind::Float) return constant(*value, ir::Type::simple(K::Float));
+    return constant(*value, ir::Type::simple(K::Int));
+  }
+
+  // The value of a constant number, bool or enumerator (a ScalarType), without lowering it.
+  std::optional<ir::Attr> number(const Expr* e) {
     QualType type = e->getType();
-    if (e->isValueDependent() || e->isTypeDependent()) return nullptr;
-    if (!type->isIntegralOrEnumerationType() && !type->isRealFloatingType() && !type->isBooleanType()) return nullptr;
-    if (!may_be_constant(e)) return nullptr;
+    if (e->isValueDependent() || e->isTypeDependent()) return std::nullopt;
+    if (!type->isIntegralOrEnumerationType() && !type->isRealFloatingType() && !type->isBooleanType())
+      return std::nullopt;
+    if (!may_be_constant(e)) return std::nullopt;
     Expr::EvalResult result;
-    if (!e->EvaluateAsRValue(result, unit_.ctx_) || result.HasSideEffects) return nullptr;
-    if (result.Val.isInt()) {
-      if (type->isBooleanType())
-        return constant(ir::Attr::of_bool(result.Val.getInt().getBoolValue()), ir::Type::simple(K::Bool));
-      return int_constant(result.Val.getInt().getSExtValue());
-    }
-    if (result.Val.isFloat())
-      return constant(ir::Attr::of_float(result.Val.getFloat().convertToDouble()), ir::Type::simple(K::Float));
-    return nullptr;
+    if (!e->EvaluateAsRValue(result, unit_.ctx_) || result.HasSideEffects) return std::nullopt;
+    if (result.Val.isInt())
+      return type->isBooleanType() ? ir::Attr::of_bool(result.Val.getInt().getBoolValue())
+                                   : ir::Attr::of_int(result.Val.getInt().getSExtValue());
+    if (result.Val.isFloat()) return ir::Attr::of_float(result.Val.getFloat().convertToDouble());
+    return std::nullopt;
   }
 
   // Whether `e` can be a constant at all. The evaluator, tried on each subexpression of
@@ -850,6 +857,8 @@ class FunctionLowering {
       display = unit_.text(c->getCallee()->getSourceRange());
     if (display.empty()) display = callee.getQualifiedNameAsString();
     ir::Value* out = stub_call(call, display, input, ir::Type::tensor());
+    if (const auto* c = dyn_cast<CallExpr>(&call); c && !unit_.is_quant_function(callee))
+      record_stated_parameters(*c, callee.getNameAsString(), *out->producer);
     // What a C++ fix needs: how to call the quantizer on another tensor (a one-argument call,
     // as written), and the name of the variable it quantizes while that name keeps the value.
     const auto* c = dyn_cast<CallExpr>(&call);
@@ -862,6 +871,35 @@ class FunctionLowering {
           ref && isa<VarDecl>(ref->getDecl()) && !assigned_.count(ref->getDecl()))
         out->producer->set_attr("input_name", ir::Attr::of_str(ref->getDecl()->getNameAsString()));
     return out;
+  }
+
+  // The scale, zero point and range a LibTorch quantize call states as constants
+  // (`at::quantize_per_tensor(x, 0.05, 0, torch::kQInt8)`), as the call's attributes: with them
+  // qlint knows what the scale does to a constant, as for a converted model's quantize op.
+  void record_stated_parameters(const CallExpr& call, const std::string& name, ir::Node& node) {
+    const unsigned first = isa<CXXMemberCallExpr>(call) ? 0 : 1;  // the scale's argument
+    auto argument_value = [&](unsigned i) {
+      return first + i < call.getNumArgs() ? number(strip(call.getArg(first + i))) : std::nullopt;
+    };
+    std::optional<ir::Attr> scale = argument_value(0), zero_point = argument_value(1);
+    if (scale && scale->kind == ir::Attr::Kind::Int) scale = ir::Attr::of_float(static_cast<double>(scale->i));
+    if (!scale || scale->kind != ir::Attr::Kind::Float || !zero_point || zero_point->kind != ir::Attr::Kind::Int)
+      return;
+    std::optional<ir::Attr> quant_min, quant_max;
+    if (name == "fake_quantize_per_tensor_affine") {
+      quant_min = argument_value(2);
+      quant_max = argument_value(3);
+    } else if (std::optional<ir::Attr> dtype = argument_value(2); dtype && dtype->kind == ir::Attr::Kind::Int) {
+      auto range = ir::quantized_range(ir::dtype_from_scalar_type_code(dtype->i));
+      if (range)
+        std::tie(quant_min, quant_max) = std::pair(ir::Attr::of_int(range->first), ir::Attr::of_int(range->second));
+    }
+    if (!quant_min || !quant_max || quant_min->kind != ir::Attr::Kind::Int || quant_max->kind != ir::Attr::Kind::Int)
+      return;
+    node.set_attr("scale", *scale);
+    node.set_attr("zero_point", *zero_point);
+    node.set_attr("quant_min", *quant_min);
+    node.set_attr("quant_max", *quant_max);
   }
 
   ir::Value* stub_call(const Expr& call, const std::string& display, ir::Value* input, ir::Type type) {
@@ -906,17 +944,22 @@ class FunctionLowering {
       if (ir::Value* v = expr(arg)) inputs.push_back(v);
     ir::Type out_type = type.value_or(ir::Type::simple(ir::Type::Kind::Tuple));
     const ir::Attr* archive = module && module->producer ? module->producer->attr("archive") : nullptr;
-    if (archive != nullptr && unit_.options_.archive_quantized) {
-      std::optional<bool> quantized = unit_.options_.archive_quantized(archive->s);
-      if (quantized.value_or(false)) {
-        ir::Value* joined = inputs.empty()
-                                ? single("cxx::forward", {}, out_type, &call)
-                                : single("prim::ListConstruct", inputs, ir::Type::simple(ir::Type::Kind::List), &call);
-        return stub_call(call, "the TorchScript model " + archive->s, joined, out_type);
-      }
+    cxx::ArchiveVerdict verdict;
+    if (archive != nullptr && unit_.options_.archive_quantized) verdict = unit_.options_.archive_quantized(archive->s);
+    if (verdict.quantized.value_or(false)) {
+      ir::Value* joined = inputs.empty()
+                              ? single("cxx::forward", {}, out_type, &call)
+                              : single("prim::ListConstruct", inputs, ir::Type::simple(ir::Type::Kind::List), &call);
+      ir::Value* out = stub_call(call, "the TorchScript model " + archive->s, joined, out_type);
+      out->producer->set_attr("model_outputs", ir::Attr::of_bool(true));
+      return out;
     }
     if (module) inputs.insert(inputs.begin(), module);
-    return single("cxx::forward", inputs, out_type, &call);
+    ir::Value* out = single("cxx::forward", inputs, out_type, &call);
+    // The command line says so in a note: the outputs count as unquantized.
+    if (!verdict.unread.empty())
+      out->producer->set_attr("unread_archive", ir::Attr::of_str(archive->s + "\n" + verdict.unread));
+    return out;
   }
 
   ir::Value* builtin_binary(const BinaryOperator& bin) {

@@ -10,14 +10,20 @@
 
 namespace qlint::cxx {
 
+// What qlint's TorchScript analysis says of an archive's outputs: quantized or not, or nullopt
+// with why it cannot tell (the archive is not there, or cannot be read).
+struct ArchiveVerdict {
+  std::optional<bool> quantized;
+  std::string unread;
+};
+
 struct Options {
   // Functions that quantize their first argument (a toolchain's own quantize call), by
   // qualified name or a `::`-separated suffix of it: "quantize" or "tc::quantize".
   std::vector<std::string> quant_functions;
   // Whether the outputs of the TorchScript archive at this path carry quantization (qlint's
-  // TorchScript analysis); nullopt when it cannot tell (no such archive, no LibTorch). Unset:
-  // model outputs are plain values.
-  std::function<std::optional<bool>(const std::string& archive)> archive_quantized;
+  // TorchScript analysis). Unset: model outputs are plain values.
+  std::function<ArchiveVerdict(const std::string& archive)> archive_quantized;
   // Archive paths for `torch::jit::load(path)` calls whose path is not a string literal, by
   // the variable or parameter the path is in ("model_path=models/s1.pt").
   std::vector<std::string> archives;

@@ -4,8 +4,10 @@
     // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: `==` compares {{.*}} [eq-nonzero-const]
 
 expects a diagnostic on the line above (or [[@LINE]], [[@LINE+N]]) at that column, whose
-"message [rule]" contains the text; `{{...}}` is a regular expression. Every diagnostic must be
-expected, and every expectation met; a fixture without expectations asserts silence.
+"message [rule]" contains the text; `{{...}}` is a regular expression. `note:` instead of
+`warning:` expects a located note on standard error (`file:line:column: note: text`). Every
+diagnostic and located note must be expected, and every expectation met; a fixture without
+expectations asserts silence.
 
 A line `// QLINT-ARGS: ARGS` adds command-line arguments; @BUILD@ in them is the build directory.
 
@@ -43,7 +45,8 @@ def expectations(path):
         for number, line in enumerate(f, start=1):
             m = EXPECT.search(line)
             if m:
-                found.append((number + int(m.group(1) or 0), int(m.group(2)), m.group(4).strip(), number))
+                found.append((number + int(m.group(1) or 0), int(m.group(2)), m.group(4).strip(), number,
+                              m.group(3) == "note"))
     return found
 
 
@@ -115,6 +118,16 @@ def fix_run(qlint, fixture, source, extra, flags, expected_fixes):
     return failures
 
 
+def located_notes(stderr, fixture):
+    """The notes on standard error located in the fixture: `file:line:column: note: text`."""
+    notes = []
+    for line in stderr.splitlines():
+        m = re.match(r"(.*?):(\d+):(\d+): note: (.*)$", line)
+        if m and os.path.basename(m.group(1)) == os.path.basename(fixture):
+            notes.append((int(m.group(2)), int(m.group(3)), m.group(4)))
+    return notes
+
+
 def main():
     qlint, build, fixture = sys.argv[1], sys.argv[2], sys.argv[3]
     flags = sys.argv[sys.argv.index("--") + 1:]
@@ -138,18 +151,20 @@ def main():
     if report.get("errors"):
         print("qlint cxx reported input errors:", report["errors"])
         return 1
-    diagnostics = [(d["line"], d["column"], f'{d["message"]} [{d["rule"]}]') for d in report["diagnostics"]]
-    unmatched = list(diagnostics)
-    for line, column, text, written in expectations(fixture):
+    found = {False: [(d["line"], d["column"], f'{d["message"]} [{d["rule"]}]') for d in report["diagnostics"]],
+             True: located_notes(run.stderr, fixture)}
+    unmatched = {kind: list(items) for kind, items in found.items()}
+    for line, column, text, written, note in expectations(fixture):
         regex = pattern(text)
-        hit = next((d for d in unmatched if d[0] == line and d[1] == column and regex.search(d[2])), None)
+        hit = next((d for d in unmatched[note] if d[0] == line and d[1] == column and regex.search(d[2])), None)
         if hit is None:
-            near = [d for d in diagnostics if d[0] == line]
+            near = [d for d in found[note] if d[0] == line]
             failures.append(f"{fixture}:{written}: expected at {line}:{column}: {text}\n  found on that line: {near}")
         else:
-            unmatched.remove(hit)
-    for line, column, text in unmatched:
-        failures.append(f"{fixture}:{line}:{column}: unexpected diagnostic: {text}")
+            unmatched[note].remove(hit)
+    for note, items in unmatched.items():
+        for line, column, text in items:
+            failures.append(f"{fixture}:{line}:{column}: unexpected {'note' if note else 'diagnostic'}: {text}")
     for failure in failures:
         print(failure)
     return 1 if failures else 0

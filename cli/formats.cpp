@@ -68,6 +68,29 @@ nlohmann::json rule_descriptor(const rules::Rule& r) {
           {"defaultConfiguration", {{"level", sarif_level(r.severity)}}}};
 }
 
+// The same rule as a C++ run describes it (rules::CxxRuleDoc).
+nlohmann::json cxx_rule_descriptor(const rules::Rule& r) {
+  const char* why = *r.cxx.why != '\0' ? r.cxx.why : r.doc.why;
+  std::string help = std::string("What it finds\n") + r.cxx.what + "\n\nWhy it breaks\n" + why + "\n\nExample\n" +
+                     r.cxx.example + "\n\nFix\n" + r.cxx.fix + "\n\nFix safety\n" + r.cxx.fix_safety;
+  std::string markdown = std::string("**What it finds.** ") + r.cxx.what + "\n\n**Why it breaks.** " + why +
+                         "\n\n**Example**\n\n```cpp\n" + r.cxx.example + "\n```\n\n**Fix.** " + r.cxx.fix +
+                         "\n\n**Fix safety.** " + r.cxx.fix_safety;
+  return {{"id", r.id},
+          {"name", r.id},
+          {"shortDescription", {{"text", r.cxx.summary}}},
+          {"fullDescription", {{"text", r.cxx.what}}},
+          {"help", {{"text", help}, {"markdown", markdown}}},
+          {"defaultConfiguration", {{"level", sarif_level(r.severity)}}}};
+}
+
+// A run of `qlint cxx`: every report is C++ code.
+bool cxx_run(const std::vector<ModelReport>& reports) {
+  return !reports.empty() && std::all_of(reports.begin(), reports.end(), [](const ModelReport& r) {
+    return r.model && r.model->language == ir::Language::Cxx;
+  });
+}
+
 nlohmann::json region(const ir::Model& model, const ir::SourceLoc& loc, const std::string& snippet) {
   nlohmann::json r = {{"startLine", loc.line},
                       {"startColumn", utf16_column(model.source_line(loc.file, loc.line), loc.column)},
@@ -331,14 +354,23 @@ nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::
                             const std::string& cwd) {
   nlohmann::json rules = nlohmann::json::array();
   std::map<std::string, int> index;
+  // A C++ run lists the rules that can fire on C++ code, in C++ words.
+  const bool cxx = cxx_run(reports);
   for (const auto& r : rules::all_rules()) {
+    if (cxx && *r.cxx.summary == '\0') continue;
     index[r.id] = static_cast<int>(rules.size());
-    rules.push_back(rule_descriptor(r));
+    rules.push_back(cxx ? cxx_rule_descriptor(r) : rule_descriptor(r));
   }
   nlohmann::json results = nlohmann::json::array();
   for (const auto& report : reports) {
     PythonFixScope scope;
-    for (const auto& d : report.diagnostics) results.push_back(sarif_result(report, d, index[d.rule], scope, cwd));
+    for (const auto& d : report.diagnostics) {
+      if (const rules::Rule* r = rules::find_rule(d.rule); r != nullptr && !index.count(d.rule)) {
+        index[d.rule] = static_cast<int>(rules.size());  // a rule without C++ words, should it fire
+        rules.push_back(rule_descriptor(*r));
+      }
+      results.push_back(sarif_result(report, d, index[d.rule], scope, cwd));
+    }
   }
   nlohmann::json run = {
       {"tool",

@@ -6,6 +6,7 @@
 
 #include "cli/python_fixes.h"
 #include "ir/input_file.h"
+#include "ir/spelling.h"
 
 namespace qlint::cli {
 
@@ -114,7 +115,7 @@ nlohmann::json diagnostic_json(const ModelReport& report, const Diagnostic& d, P
       {"model", ir::display_path(report.model_file)},
       {"method", d.function ? d.function->method : ""},
       {"module", d.function ? d.function->module_path : ""},
-      {"node", d.node ? d.node->kind : ""},
+      {"node", d.node ? ir::node_spelling(*report.model, *d.node) : ""},
       {"suggestions", suggestions_json(report, d, scope)},
   };
 }

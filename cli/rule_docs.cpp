@@ -51,6 +51,22 @@ int run_explain(const std::string& rule_id) {
 
 namespace {
 
+// The rule in LibTorch C++ code (docs/cxx.md), for the rules the C++ front end reports.
+std::string cxx_section(const rules::Rule& r) {
+  std::ostringstream out;
+  out << "\n## In LibTorch C++\n\n"
+      << r.cxx.summary << " (`qlint cxx`, [C++ code](../cxx.md)).\n\n"
+      << r.cxx.what << "\n\n";
+  if (*r.cxx.why != '\0') out << r.cxx.why << "\n\n";
+  out << "```cpp\n"
+      << r.cxx.example << "\n```\n\n"
+      << "**Fix.** " << r.cxx.fix << "\n\n"
+      << "**Fix safety.** " << r.cxx.fix_safety << "\n\n"
+      << "Silence one finding with `// qlint: ignore[" << r.id << "]` on its line, or "
+      << "`// qlint: ignore-next-line[" << r.id << "]` on the line before.\n";
+  return out.str();
+}
+
 std::string rule_page(const rules::Rule& r) {
   std::string source = r.id;
   std::replace(source.begin(), source.end(), '-', '_');
@@ -71,6 +87,7 @@ std::string rule_page(const rules::Rule& r) {
       << "## Fix safety\n\n"
       << r.doc.fix_safety << "\n\n"
       << "Silence one finding with `# qlint: ignore[" << r.id << "]` on its line.\n";
+  if (*r.cxx.summary != '\0') out << cxx_section(r);
   return out.str();
 }
 

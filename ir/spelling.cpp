@@ -22,4 +22,14 @@ std::string op_spelling(const Model& model, const std::string& kind) {
   return spelling(model).op_prefix + base_op(kind);
 }
 
+std::string node_spelling(const Model& model, const Node& node) {
+  if (model.language != Language::Cxx) return node.kind;
+  if (node.kind == "prim::CallMethod" && !node.inputs.empty())
+    for (const auto& m : model.modules)
+      if (m.path == node.inputs[0]->type.name && !m.display.empty()) return m.display;
+  if (const Attr* callee = node.attr("callee"); callee != nullptr && callee->kind == Attr::Kind::Str) return callee->s;
+  if (node.kind.rfind("cxx::", 0) == 0) return node.kind.substr(5);
+  return node.kind;
+}
+
 }  // namespace qlint::ir

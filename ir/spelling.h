@@ -22,5 +22,9 @@ struct Spelling {
 const Spelling& spelling(const Model& model);
 // An ATen op as the user writes it: aten::cat is `torch.cat` in Python, `torch::cat` in C++.
 std::string op_spelling(const Model& model, const std::string& kind);
+// What a node is, for machine-readable output: its IR kind (`aten::eq`, the ATen op a C++
+// operator or call dispatches to too), but in C++ a call as written: the quantize call
+// (`seed::quantize_int16`) or the function called, not `prim::CallMethod`.
+std::string node_spelling(const Model& model, const Node& node);
 
 }  // namespace qlint::ir

@@ -77,6 +77,22 @@ const Rule& bool_arith_rule() {
         "the function's call into the calling method and quantizes there (the same ops in the same "
         "order); the Python change is described in a note, not written. A helper called from several "
         "places gets one call inlined per round, each with a stub of its own, until no call is left.";
+    r.cxx.summary = "bool tensor in arithmetic with a quantized tensor (CPU fallback)";
+    r.cxx.what =
+        "A bool tensor (a comparison's result, `torch::kBool`) used as an operand of `*`, `+`, `-` or `/` "
+        "(operators or `.mul()`, `.add()`, ...) whose other operand comes from a quantizing call.";
+    r.cxx.example =
+        "    torch::Tensor x = seed::quantize_int16(input);\n"
+        "    torch::Tensor mask = x.index({Slice(), Slice(), Slice(), -1}) != 0;  // bool\n"
+        "    return x * mask.index({Slice(), Slice(), Slice(), None});         // CPU fallback";
+    r.cxx.fix =
+        "Cast the mask with `.to(torch::kFloat)` and give it a quantize call of its own:\n"
+        "    return x * seed::quantize_int16(mask.index({Slice(), Slice(), Slice(), None}).to(torch::kFloat));";
+    r.cxx.fix_safety =
+        "Safe where the quantize call takes only the tensor (a project's own `quant-functions`): read as "
+        "the identity, the new call and the cast change nothing in float. A call with more arguments "
+        "(`at::quantize_per_tensor(x, scale, ...)`) gets no new call, since qlint cannot choose its scale; "
+        "a note says so.";
     return r;
   }();
   return rule;

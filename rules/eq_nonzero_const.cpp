@@ -233,6 +233,24 @@ const Rule& eq_nonzero_const_rule() {
         "values. Rewriting to `logical_not(x == 0)` is unsafe: it changes the float result "
         "for any value other than 0 and c. A comparison in disguise (`(1.0 - q).to(torch.bool)`, "
         "`(q - c) != 0`) gets the same safe fix: the shift reads the float tensor before the stub.";
+    r.cxx.summary = "`==`/`!=` between a quantized tensor or scalar and a nonzero constant";
+    r.cxx.what =
+        "An equality comparison (`==`, `!=`, `.eq()`, `.ne()`, also of `item<float>()` scalars) between a "
+        "value computed from a quantizing call (`at::quantize_per_tensor`, `fake_quantize_per_tensor_affine`, "
+        "a project's own `quant-functions`, a TorchScript model's quantized outputs; also after "
+        "`.dequantize()`) and a nonzero constant. When the call states its scale and dtype as constants, "
+        "qlint computes what the constant becomes and stays silent if the scale holds it exactly.";
+    r.cxx.example =
+        "    torch::Tensor x = seed::quantize_int16(input);\n"
+        "    torch::Tensor mask = x.index({Slice(), Slice(), Slice(), -1}) == 1;  // always false";
+    r.cxx.fix =
+        "Compare the float tensor, before the quantize call, and quantize the mask on its own:\n"
+        "    torch::Tensor mask = input.index({Slice(), Slice(), Slice(), -1}) == 1;\n"
+        "For a TorchScript model's outputs, compare inside the model before its quantization, or "
+        "allow a tolerance of half the output's scale.";
+    r.cxx.fix_safety =
+        "Unsafe (`--unsafe-fixes`): comparing the float tensor changes what the program computes, where "
+        "the model's fixes keep float results. Only the comparison's operand is rewritten.";
     return r;
   }();
   return rule;

@@ -33,12 +33,25 @@ struct RuleDoc {
 //     }();
 //     return rule;
 //   }
+// How a rule reads for LibTorch C++ code (docs/cxx.md), for the rules the C++ front end can
+// report: SARIF of a C++ run and the rule pages say it in C++ words. `why` may stay empty
+// when the rule's own says it in words of neither language.
+struct CxxRuleDoc {
+  const char* summary = "";
+  const char* what = "";
+  const char* why = "";
+  const char* example = "";  // C++ lines, indented by four spaces
+  const char* fix = "";
+  const char* fix_safety = "";
+};
+
 struct Rule {
   const char* id = "";       // stable kebab-case, names the hazard
   const char* summary = "";  // one line
   Severity severity = Severity::Warning;
   std::vector<Diagnostic> (*check)(const analysis::Facts& facts) = nullptr;  // null: applied after the rules
   RuleDoc doc;
+  CxxRuleDoc cxx;       // empty summary: the rule never fires on C++ code
   bool opt_in = false;  // runs only when selected by name
 };
 

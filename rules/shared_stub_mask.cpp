@@ -413,6 +413,25 @@ const Rule& shared_stub_mask_rule() {
         "where a part of it is used as a mask afterwards; a joined tensor used only whole (a layer reads "
         "the mask as a feature channel) has no automatic fix: that layer has one input scale, so the "
         "mask must be passed beside the data.";
+    r.cxx.summary = "one quantize call quantizes a 0/1 mask together with other data";
+    r.cxx.what =
+        "A quantizing call whose tensor holds both a 0/1 mask and other data: a `torch::cat` of a mask "
+        "with data into one call, or a call's output whose slice is compared with a constant or used "
+        "as a mask while the rest is used as data.";
+    r.cxx.why =
+        "A quantize call has one scale, and the data sets it: with data up to 70000 the int16 scale is "
+        "2.136 and round(1 / 2.136) = 0, so every 1 of the mask becomes 0. With tiny data the mask's 1s "
+        "set the scale instead and the data keeps only a few of its 16 bits.";
+    r.cxx.example =
+        "    torch::Tensor x = seed::quantize_int16(input);  // its last channel is a 0/1 mask\n"
+        "    torch::Tensor mask = x.index({Slice(), Slice(), Slice(), -1}) != 0;";
+    r.cxx.fix =
+        "Take the mask from the float tensor and give it its own quantize call; where the mask and the "
+        "data are both slices of the tensor, each gets its own call, so the data stays quantized:\n"
+        "    torch::Tensor mask = input.index({Slice(), Slice(), Slice(), -1}) != 0;";
+    r.cxx.fix_safety =
+        "Safe where the quantize call takes only the tensor: read as the identity, the mask is the same "
+        "in float. Only the mask's path is rewritten; every other use of the quantized tensor keeps it.";
     return r;
   }();
   return rule;

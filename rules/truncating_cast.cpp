@@ -79,6 +79,19 @@ const Rule& truncating_cast_rule() {
         "results are identical by construction and the integers are the float model's, floor and all "
         "(rounding would change the float model for values that are not whole numbers, so `--fix` never "
         "rounds). Scripted models, traced QAT and FX alike; elsewhere the finding says why there is no fix.";
+    r.cxx.summary = "a quantized value cast to an integer, which truncates";
+    r.cxx.what =
+        "A value computed from a quantizing call cast to an integer: `x.to(torch::kLong)`, "
+        "`x.toType(torch::kInt)`, `static_cast<int64_t>(x.item<float>())`.";
+    r.cxx.example =
+        "    torch::Tensor x = seed::quantize_int16(input);\n"
+        "    torch::Tensor ids = x.index({Slice(), -1}).to(torch::kLong);  // 2.0 is 1.99994: id 1";
+    r.cxx.fix =
+        "Cast the float value, before the quantize call, or round first:\n"
+        "    torch::Tensor ids = torch::round(x.index({Slice(), -1})).to(torch::kLong);";
+    r.cxx.fix_safety =
+        "Casting the float input instead changes what the program computes, so it is an unsafe fix "
+        "(`--unsafe-fixes`); qlint never turns the truncation into rounding.";
     return r;
   }();
   return rule;

@@ -133,6 +133,20 @@ const Rule& unquantized_operand_rule() {
         "change only (`--diff`); converted models have no fix. A tensor joined with `torch.cat`/`stack` "
         "gets its quant point on the list item; in a free function, the function's calls are inlined "
         "into the calling methods first, one per round (as for bool-arith).";
+    r.cxx.summary = "a float tensor that never passed a quantize call combined with a quantized tensor";
+    r.cxx.what =
+        "Arithmetic (`*`, `+`, `-`, `/`) between a tensor computed from a quantizing call and a float "
+        "tensor computed from a function's parameters that never passed one. Constants, scalars and "
+        "values after `.dequantize()` are fine.";
+    r.cxx.example =
+        "    torch::Tensor x = seed::quantize_int16(input);\n"
+        "    return x + bias;  // bias never passed a quantize call";
+    r.cxx.fix =
+        "Give the operand its own quantize call:\n"
+        "    return x + seed::quantize_int16(bias);";
+    r.cxx.fix_safety =
+        "Safe where the quantize call takes only the tensor: read as the identity, the result is the "
+        "same in float.";
     return r;
   }();
   return rule;

@@ -79,6 +79,13 @@ const Rule& unused_suppression_rule() {
     r.doc.example = "    out = x * 2.0  # qlint: ignore[bool-arith]   <- nothing to ignore here";
     r.doc.fix = "Remove the comment, or narrow it to the rule that still fires.";
     r.doc.fix_safety = "No automatic fix: qlint rewrites models, not comments.";
+    r.cxx.summary = "a `// qlint: ignore` comment that silences nothing (opt-in)";
+    r.cxx.what =
+        "A `// qlint: ignore`, `// qlint: ignore[rule-id]` or `// qlint: ignore-next-line[rule-id]` "
+        "comment where no finding (of the named rules) was silenced.";
+    r.cxx.example = "    torch::Tensor out = x * 2.0;  // qlint: ignore[bool-arith]   <- nothing to ignore here";
+    r.cxx.fix = "Remove the comment, or narrow it to the rule that still fires.";
+    r.cxx.fix_safety = "No automatic fix.";
     return r;
   }();
   return rule;

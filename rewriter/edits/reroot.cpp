@@ -253,8 +253,13 @@ bool rename_operand_root(const ir::Model& model, const Edit& edit, const std::st
     python.note(here + ": the value is also read quantized elsewhere, and its source names it only there");
     return false;
   }
-  python.note(here + ": no expression on the way from the stub to the operand starts with `" + from +
-              "`, which the Python rename needs");
+  // The operand is the stub's output itself (`ids = x.long()`): the consumer's read of it is renamed.
+  if (auto at = path.empty() ? ir::variable_read_by(model, *edit.node, operand) : std::nullopt) {
+    pending.push_back([&python, at = *at, to] { python.replace(at.file, at, to); });
+    return true;
+  }
+  python.note(here + ": no expression on the way from the quant point to the operand starts with `" + from +
+              "`, which the rename in the source needs");
   return false;
 }
 

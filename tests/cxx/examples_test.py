@@ -59,9 +59,22 @@ def lint(qlint, build_dir):
     got = {(os.path.splitext(os.path.basename(d["file"]))[0], d["rule"], f'{d["line"]}:{d["column"]}')
            for d in report["diagnostics"]}
     status = compare(got, want, "qlint cxx")
+    # C++ words: a finding's node is the call as written, never the IR's prim:: call.
+    for d in report["diagnostics"]:
+        if d["node"].startswith("prim::"):
+            print(f"qlint cxx --format json: node {d['node']} for {d['rule']} at {d['file']}:{d['line']}")
+            status = 1
     # SARIF renders the same findings, at the C++ locations.
     sarif = subprocess.run([qlint, "cxx", "-p", build_dir, "--format", "sarif"] + files, capture_output=True, text=True)
-    results = json.loads(sarif.stdout)["runs"][0]["results"]
+    run = json.loads(sarif.stdout)["runs"][0]
+    results = run["results"]
+    # The rules of a C++ run are described in C++ words: no QuantStub, no Python calls.
+    for rule in run["tool"]["driver"]["rules"]:
+        text = json.dumps(rule)
+        for python in ("QuantStub", "torch.", "# qlint", "```python"):
+            if python in text:
+                print(f"qlint cxx --format sarif: rule {rule['id']} speaks Python ({python!r}): {text[:300]}")
+                status = 1
     got = set()
     for r in results:
         where = r["locations"][0]["physicalLocation"]

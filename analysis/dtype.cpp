@@ -50,6 +50,20 @@ const std::set<std::string> kTrueDivisionOps = {"aten::div", "aten::div_", "aten
 const std::set<std::string> kIntegerAccumulatingOps = {"aten::sum", "aten::nansum", "aten::prod", "aten::cumsum",
                                                        "aten::cumprod"};
 
+// Unary math that makes floats of bool and integer tensors (PyTorch's default dtype, float32):
+// torch.sqrt(torch.tensor([4])) is float32.
+const std::set<std::string> kFloatingResultOps = {
+    "aten::exp",  "aten::exp2",  "aten::log",     "aten::log2",      "aten::log10", "aten::log1p",
+    "aten::sqrt", "aten::rsqrt", "aten::sigmoid", "aten::tanh",      "aten::sin",   "aten::cos",
+    "aten::tan",  "aten::asin",  "aten::acos",    "aten::atan",      "aten::sinh",  "aten::cosh",
+    "aten::erf",  "aten::erfc",  "aten::expm1",   "aten::reciprocal"};
+
+// Ops LibTorch refuses for bool and integer tensors ("mean(): could not infer output dtype"):
+// on such an operand the result has no dtype.
+const std::set<std::string> kFloatingOnlyOps = {"aten::mean",    "aten::nanmean",     "aten::var",
+                                                "aten::std",     "aten::var_mean",    "aten::std_mean",
+                                                "aten::softmax", "aten::log_softmax", "aten::frac"};
+
 int category(DType d) {
   if (d == DType::Bool) return 0;
   if (ir::is_integral(d)) return 1;
@@ -179,6 +193,12 @@ DType infer_output_dtype(const ir::Node& node, size_t index, const DTypeOf& dtyp
   }
   if (kArithmeticOps.count(k)) return arithmetic_dtype(node, dtype_of);
   if (k == "aten::count_nonzero") return DType::Int64;
+  if ((kFloatingResultOps.count(k) || kFloatingOnlyOps.count(k)) && !node.inputs.empty() &&
+      node.inputs[0]->type.is_tensor()) {
+    DType d = dtype_of(node.inputs[0]);
+    if (category(d) == 0 || category(d) == 1) return kFloatingResultOps.count(k) ? DType::Float32 : DType::Unknown;
+    return d;
+  }
   if (kIntegerAccumulatingOps.count(k) && !node.inputs.empty() && node.inputs[0]->type.is_tensor()) {
     DType d = dtype_of(node.inputs[0]);
     return category(d) == 0 || category(d) == 1 ? DType::Int64 : d;

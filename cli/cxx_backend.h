@@ -15,6 +15,8 @@ class CxxBackend {
  public:
   virtual ~CxxBackend() = default;
   virtual std::vector<cxx::ImportedFile> import_cxx(const cxx::ImportRequest& request, const cxx::Options& options) = 0;
+  // Every source file of the compilation database in `build_dir` (cxx::database_files).
+  virtual std::vector<std::string> database_files(const std::string& build_dir) = 0;
   // The plugin has its own copy of qlint_ir, and so of ir::limits(): the command line's go here.
   virtual void set_limits(const ir::Limits& limits) = 0;
 };

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -13,8 +14,11 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
+#include <tuple>
 
 #include "analysis/facts.h"
 #include "cli/config.h"
@@ -283,6 +287,37 @@ void print_error(const CheckOptions& options, const InputError& error) {
   if (options.format != "json" && options.format != "github") std::cerr << "qlint: error: " << error.message << "\n";
 }
 
+// A template's instantiations are lowered each: the same finding at the same place, from
+// several of them, is said once.
+std::vector<Diagnostic> one_per_place(std::vector<Diagnostic> diagnostics) {
+  std::set<std::tuple<std::string, std::string, int, int, std::string>> seen;
+  std::vector<Diagnostic> out;
+  for (auto& d : diagnostics)
+    if (seen.insert({d.rule, d.loc.file, d.loc.line, d.loc.column, d.message}).second) out.push_back(std::move(d));
+  return out;
+}
+
+// "[3/12] src/deploy.cpp" on standard error while files are parsed, when it is a terminal; the
+// line is cleared at the end.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool wanted) : enabled_(wanted && ::isatty(STDERR_FILENO)) {}
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+  ~ProgressLine() {
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+  }
+  void show(size_t done, size_t total, const std::string& file) {
+    if (!enabled_) return;
+    std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", done, total, ir::printable(ir::display_path(file), 120).c_str());
+    shown_ = true;
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+};
+
 // Parses the files (or their overlays) and runs the rules, each file with its own
 // configuration; a file that does not parse or configure is an error of its own.
 class CxxLinter {
@@ -299,10 +334,16 @@ class CxxLinter {
     request.fixed_args = options_.fixed_args;
     request.use_fixed_args = options_.use_fixed_args;
     request.overlays = overlays;
+    request.jobs = options_.jobs != 0 ? options_.jobs : std::max(1u, std::thread::hardware_concurrency());
+    ProgressLine progress(options_.check.format != "json" && options_.check.format != "sarif" && files.size() > 1);
+    request.progress = [&progress](size_t done, size_t total, const std::string& file) {
+      progress.show(done, total, file);
+    };
     for (auto& file : cxx_backend().import_cxx(request, front_end_)) {
       if (!file.error.empty()) {
-        errors.push_back({file.file, ir::display_path(file.file) + ": " + file.error});
-        continue;
+        errors.push_back({file.file, ir::display_path(file.file) + ": " + file.error +
+                                         (file.partial ? "; qlint checked the functions Clang could parse" : "")});
+        if (!file.partial) continue;
       }
       CheckOptions own;
       try {
@@ -313,7 +354,8 @@ class CxxLinter {
       }
       auto model = std::make_shared<ir::Model>(std::move(file.model));
       auto facts = analysis::Facts::compute(*model, own.stubs);
-      reports.push_back({file.file, model, filter_diagnostics(*model, rules::run_all(facts), own.selection), nullptr});
+      reports.push_back(
+          {file.file, model, one_per_place(filter_diagnostics(*model, rules::run_all(facts), own.selection)), nullptr});
     }
   }
 
@@ -344,10 +386,14 @@ std::string fix_files(const CxxLinter& linter, const std::map<std::string, Fixed
   std::vector<ModelReport> after;
   std::vector<InputError> failed;
   linter.lint(files, overlays, after, failed);
-  for (const InputError& f : failed)
+  std::set<std::string> broken;  // by the fixes: never written
+  for (const InputError& f : failed) {
     errors.push_back({f.file, f.message + " (with qlint's fixes; nothing was written)"});
+    broken.insert(canonical_path(f.file));
+  }
   std::ostringstream summary;
   for (ModelReport& checked : after) {
+    if (broken.count(canonical_path(checked.model_file))) continue;
     auto before = std::find_if(reports.begin(), reports.end(),
                                [&](const ModelReport& r) { return r.model_file == checked.model_file; });
     const FixedText& text = *by_file.at(canonical_path(checked.model_file));
@@ -367,10 +413,44 @@ std::string fix_files(const CxxLinter& linter, const std::map<std::string, Fixed
   return summary.str();
 }
 
+// With no files named, the files of the compilation database (matching --files), as
+// run-clang-tidy checks a whole project. False, with an error printed, when there are none.
+bool project_files(CxxOptions& options) {
+  if (!options.check.files.empty()) return true;
+  if (options.use_fixed_args) {
+    std::cerr << "qlint: error: no files to check: name them, or give -p BUILD_DIR to check every file of its "
+                 "compile_commands.json\n";
+    return false;
+  }
+  std::vector<std::string> files;
+  try {
+    files = cxx_backend().database_files(options.build_dir);
+  } catch (const std::runtime_error& e) {  // ir::ImportError, BackendError
+    std::cerr << "qlint: error: " << e.what() << "\n";
+    return false;
+  }
+  std::regex wanted;
+  try {
+    wanted = std::regex(options.files_regex.empty() ? std::string(".") : options.files_regex);
+  } catch (const std::regex_error& e) {
+    std::cerr << "qlint: error: --files " << ir::printable(options.files_regex, 200)
+              << " is not a regular expression: " << e.what() << "\n";
+    return false;
+  }
+  for (const auto& file : files)
+    if (std::regex_search(file, wanted)) options.check.files.push_back(file);
+  if (options.check.files.empty())
+    std::cerr << "qlint: error: no file of " << ir::display_path(options.build_dir) << "'s compile_commands.json"
+              << (options.files_regex.empty() ? "" : " matches --files " + ir::printable(options.files_regex, 200))
+              << "\n";
+  return !options.check.files.empty();
+}
+
 }  // namespace
 
-int run_cxx(const CxxOptions& options) {
-  if (options.check.files.empty()) return kExitClean;
+int run_cxx(const CxxOptions& requested) {
+  CxxOptions options = requested;
+  if (!project_files(options)) return kExitError;
   // The configuration of the first file applies to the run (quant functions, stubs); each
   // file's own per-file-ignores and selection apply to its findings.
   CheckOptions first = options.check;
@@ -402,6 +482,15 @@ int run_cxx(const CxxOptions& options) {
     if (options.fix || !options.export_fixes.empty()) {
       std::vector<std::string> notes;
       FileEdits edits = fixes_of(reports, options.unsafe_fixes, notes);
+      // A file that does not compile is not fixed: its fixed text could not be checked.
+      for (const InputError& e : errors)
+        for (auto it = edits.begin(); it != edits.end();)
+          if (canonical_path(it->first) == canonical_path(e.file)) {
+            notes.push_back(ir::display_path(e.file) + " is not fixed: it does not compile as it is");
+            it = edits.erase(it);
+          } else {
+            ++it;
+          }
       for (const auto& note : notes) std::cerr << "qlint: note: " << note << "\n";
       if (!options.export_fixes.empty()) {
         // Written as --fix writes a source (a temporary file, synced, renamed): a FIFO, a device

@@ -19,6 +19,8 @@ struct CxxOptions {
   bool fix = false;                          // --fix: edit the sources
   std::string export_fixes;                  // --export-fixes: clang-apply-replacements YAML
   bool unsafe_fixes = false;
+  unsigned jobs = 0;        // -j: files parsed at once; 0: one per core
+  std::string files_regex;  // --files: with no files named, the database's files that match
 };
 
 int run_cxx(const CxxOptions& options);

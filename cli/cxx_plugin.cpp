@@ -10,6 +10,9 @@ class ClangBackend final : public CxxBackend {
   std::vector<cxx::ImportedFile> import_cxx(const cxx::ImportRequest& request, const cxx::Options& options) override {
     return cxx::import_cxx(request, options);
   }
+  std::vector<std::string> database_files(const std::string& build_dir) override {
+    return cxx::database_files(build_dir);
+  }
   void set_limits(const ir::Limits& limits) override { ir::limits() = limits; }
 };
 

@@ -225,6 +225,10 @@ struct CxxCommand {
     cmd->add_option("--export-fixes", options.export_fixes,
                     "Write the fixes as Clang replacements (YAML) for clang-apply-replacements");
     cmd->add_flag("--unsafe-fixes", options.unsafe_fixes, "Also fixes that may change float results");
+    cmd->add_option("-j,--jobs", options.jobs, "Files parsed in parallel (default: one per core)");
+    cmd->add_option("--files", options.files_regex,
+                    "With no files named: check the files of -p's compilation database that match this regular "
+                    "expression (searched in the path, as run-clang-tidy's)");
     define_report_options(cmd, o, no_color);
     model.define(cmd, false);
   }

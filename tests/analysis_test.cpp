@@ -91,6 +91,27 @@ TEST(DType, ArithmeticFollowsPyTorchPromotion) {
   EXPECT_EQ(analysis::promote(ir::DType::Unknown, ir::DType::Int64), ir::DType::Unknown);
 }
 
+TEST(DType, ReductionsAndMathFollowLibTorch) {
+  // PyTorch 1.13: torch.tensor([True]).sum() and torch.tensor([4]).sum() are int64;
+  // torch.sqrt(torch.tensor([4])) is float32; torch.tensor([4]).mean() raises ("mean(): could
+  // not infer output dtype"); any/all are bool; a float tensor keeps its dtype.
+  FactsOf f(
+      "  %bsum : Tensor = aten::sum(%b, %none)\n"
+      "  %isqrt : Tensor = aten::sqrt(%i)\n"
+      "  %bexp : Tensor = aten::exp(%b)\n"
+      "  %imean : Tensor = aten::mean(%i, %none)\n"
+      "  %bany : Tensor = aten::any(%i)\n"
+      "  %fsqrt : Tensor = aten::sqrt(%isqrt)\n"
+      "  %fmean : Tensor = aten::mean(%isqrt, %none)\n");
+  EXPECT_EQ(f.dtype("bsum"), ir::DType::Int64);
+  EXPECT_EQ(f.dtype("isqrt"), ir::DType::Float32);
+  EXPECT_EQ(f.dtype("bexp"), ir::DType::Float32);
+  EXPECT_EQ(f.dtype("imean"), ir::DType::Unknown);
+  EXPECT_EQ(f.dtype("bany"), ir::DType::Bool);
+  EXPECT_EQ(f.dtype("fsqrt"), ir::DType::Float32);
+  EXPECT_EQ(f.dtype("fmean"), ir::DType::Float32);
+}
+
 TEST(QuantDomain, DequantKeepsTheErrorButLeavesTheDomain) {
   FactsOf f(
       "  %v : Tensor = aten::select(%q, %one, %one)\n"

@@ -11,6 +11,7 @@
 #include <llvm/Option/ArgList.h>
 #include <llvm/Option/OptTable.h>
 #include <llvm/Support/raw_ostream.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "ir/cxx/lowering.h"
@@ -44,11 +46,14 @@ class LoweringConsumer : public clang::ASTConsumer {
   void HandleTranslationUnit(clang::ASTContext& context) override {
     ImportedFile& result = results_[file_];
     result.file = file_;
-    if (context.getDiagnostics().hasErrorOccurred()) return;  // the error is recorded by the caller
+    // With errors, the functions Clang parsed without one are lowered (lowering skips the
+    // others); the caller records the error itself.
+    result.partial = context.getDiagnostics().hasErrorOccurred();
     try {
       result.model = lower_translation_unit(context, options_);
     } catch (const ir::ImportError& e) {
       result.error = e.what();
+      result.partial = false;
     }
   }
 
@@ -195,11 +200,14 @@ ImportedFile parse_file(clang::tooling::CompilationDatabase& db, const ImportReq
   result.file = file;
   if (status != 0 && result.error.empty())
     result.error = "does not compile: " + (errors.first_error.empty() ? "Clang failed" : errors.first_error);
+  if (result.error.empty() || result.model.functions.empty()) result.partial = false;
   return result;
 }
 
-// What the child process sends back: a tag byte, then the error or the model's text IR.
+// What the child process sends back: a tag byte, then the error or the model's text IR, or
+// both (the error, a NUL, the model) for a file that parsed in part.
 std::string encode(const ImportedFile& imported) {
+  if (imported.partial) return "P" + imported.error + '\0' + ir::print_model(imported.model);
   return imported.error.empty() ? "M" + ir::print_model(imported.model) : "E" + imported.error;
 }
 
@@ -211,10 +219,18 @@ ImportedFile decode(const std::string& file, const std::string& message) {
   } else if (message[0] == 'E') {
     result.error = message.substr(1);
   } else {
+    size_t model_at = 1;
+    if (message[0] == 'P') {
+      const size_t nul = message.find('\0');
+      result.error = message.substr(1, nul == std::string::npos ? std::string::npos : nul - 1);
+      model_at = nul == std::string::npos ? message.size() : nul + 1;
+      result.partial = true;
+    }
     try {
-      result.model = std::move(ir::parse_model(message.substr(1)).model);
+      result.model = std::move(ir::parse_model(message.substr(model_at)).model);
     } catch (const ir::ParseError& e) {
       result.error = std::string("its model could not be carried over from the parse: ") + e.what();
+      result.partial = false;
     }
   }
   return result;
@@ -230,30 +246,28 @@ bool write_all(int fd, const std::string& data) {
   return true;
 }
 
-std::string read_all(int fd) {
-  std::string data;
-  char buffer[1 << 16];
-  while (true) {
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return data;
-    data.append(buffer, static_cast<size_t>(n));
-  }
-}
-
-// Runs `parse` in a child process, one per file as run-clang-tidy does: a translation unit that
-// crashes Clang itself (it recurses per level of nesting, per term of an expression; plain
+// A file parsed in a child process, one per file as run-clang-tidy does: a translation unit
+// that crashes Clang itself (it recurses per level of nesting, per term of an expression; plain
 // clang++-14 dies on 20,000 of them) costs only that file, and the other files go on. The
-// child parses on a large stack (ir/large_stack.h) and hands the model back as text IR.
-ImportedFile isolated(const std::string& file, const std::function<ImportedFile()>& parse) {
+// child parses on a large stack (ir/large_stack.h) and hands the model back as text IR through
+// a pipe, which the parent drains while other children run.
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  size_t index = 0;  // of the file in the request
+  std::string message;
+};
+
+// Starts `parse` in a child; nullopt when no child can be made (then the caller parses itself).
+std::optional<Child> start_child(const std::function<ImportedFile()>& parse) {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return parse();
+  if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
   std::fflush(nullptr);
   pid_t child = ::fork();
   if (child < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    return parse();
+    return std::nullopt;
   }
   if (child == 0) {
     ::close(fds[0]);
@@ -275,10 +289,29 @@ ImportedFile isolated(const std::string& file, const std::function<ImportedFile(
     _exit(write_all(fds[1], message) ? 0 : 1);
   }
   ::close(fds[1]);
-  std::string message = read_all(fds[0]);
-  ::close(fds[0]);
+  Child c;
+  c.pid = child;
+  c.fd = fds[0];
+  return c;
+}
+
+// Reads what is there; false once the child closed its end.
+bool read_some(Child& c) {
+  char buffer[1 << 16];
+  while (true) {
+    ssize_t n = ::read(c.fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    c.message.append(buffer, static_cast<size_t>(n));
+    return true;
+  }
+}
+
+// The child's result once its pipe is closed: its model, or why there is none.
+ImportedFile finish_child(const std::string& file, Child& c) {
+  ::close(c.fd);
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
     ImportedFile slow;
@@ -294,41 +327,93 @@ ImportedFile isolated(const std::string& file, const std::function<ImportedFile(
                     "the other files were checked";
     return crashed;
   }
-  return decode(file, message);
+  return decode(file, c.message);
+}
+
+// Parses the files `parse(i)` names, up to `jobs` children at once, each result at its index.
+void parse_in_children(const std::vector<size_t>& indices, const std::vector<std::string>& files, unsigned jobs,
+                       const std::function<ImportedFile(size_t)>& parse, std::vector<ImportedFile>& out,
+                       const std::function<void(size_t)>& done) {
+  std::vector<Child> running;
+  size_t next = 0;
+  while (next < indices.size() || !running.empty()) {
+    while (running.size() < std::max(1u, jobs) && next < indices.size()) {
+      const size_t index = indices[next++];
+      std::optional<Child> child = start_child([&parse, index] { return parse(index); });
+      if (!child) {
+        out[index] = parse(index);
+        done(index);
+        continue;
+      }
+      child->index = index;
+      running.push_back(std::move(*child));
+    }
+    if (running.empty()) continue;
+    std::vector<pollfd> polled;
+    for (const Child& c : running) polled.push_back({c.fd, POLLIN, 0});
+    if (::poll(polled.data(), polled.size(), -1) < 0 && errno != EINTR) break;
+    for (size_t i = running.size(); i-- > 0;) {
+      if (polled[i].revents == 0 || read_some(running[i])) continue;
+      out[running[i].index] = finish_child(files[running[i].index], running[i]);
+      done(running[i].index);
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  for (Child& c : running) {  // poll failed: each child's result as it stands
+    while (read_some(c)) {
+    }
+    out[c.index] = finish_child(files[c.index], c);
+  }
 }
 
 }  // namespace
 
 std::vector<ImportedFile> import_cxx(const ImportRequest& request, const Options& options) {
   auto db = database(request);
-  std::vector<ImportedFile> out;
-  for (const std::string& file : request.files) {
+  std::vector<ImportedFile> out(request.files.size());
+  std::vector<std::string> absolute(request.files.size());
+  std::vector<size_t> to_parse;
+  size_t done = 0;
+  auto report = [&](size_t index) {
+    if (request.progress) request.progress(++done, request.files.size(), request.files[index]);
+  };
+  for (size_t i = 0; i < request.files.size(); ++i) {
+    const std::string& file = request.files[i];
     std::error_code ec;
-    std::string absolute = std::filesystem::absolute(file, ec).lexically_normal().string();
-    ImportedFile result;
-    result.file = file;
+    absolute[i] = std::filesystem::absolute(file, ec).lexically_normal().string();
+    out[i].file = file;
     try {  // a FIFO would block Clang's read, a directory is no source: each named as such
-      ir::check_regular_file(absolute, UINT64_MAX, "");
+      ir::check_regular_file(absolute[i], UINT64_MAX, "");
     } catch (const ir::ImportError& e) {
-      result.error = e.what();
-      out.push_back(std::move(result));
+      out[i].error = e.what();
+      report(i);
       continue;
     }
-    const std::vector<clang::tooling::CompileCommand> commands = db->getCompileCommands(absolute);
+    const std::vector<clang::tooling::CompileCommand> commands = db->getCompileCommands(absolute[i]);
     if (commands.empty() && !request.use_fixed_args) {
-      result.error = "not in the compilation database of " + request.build_dir;
-      out.push_back(std::move(result));
+      out[i].error = "not in the compilation database of " + request.build_dir;
+      report(i);
       continue;
     }
     if (std::string why = unusable_command(commands); !why.empty()) {
-      result.error = why;
-      out.push_back(std::move(result));
+      out[i].error = why;
+      report(i);
       continue;
     }
-    result = isolated(file, [&] { return parse_file(*db, request, options, file, absolute); });
-    out.push_back(std::move(result));
+    to_parse.push_back(i);
   }
+  parse_in_children(
+      to_parse, request.files, request.jobs,
+      [&](size_t i) { return parse_file(*db, request, options, request.files[i], absolute[i]); }, out, report);
   return out;
+}
+
+std::vector<std::string> database_files(const std::string& build_dir) {
+  ImportRequest request;
+  request.build_dir = build_dir;
+  std::set<std::string> files;  // sorted, each once: the database's own order is a hash map's
+  for (const std::string& file : database(request)->getAllFiles()) files.insert(file);
+  return {files.begin(), files.end()};
 }
 
 }  // namespace qlint::cxx

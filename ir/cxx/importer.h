@@ -3,6 +3,7 @@
 // IR (ir/cxx/lowering.h).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,15 +23,26 @@ struct ImportRequest {
   // Parsed instead of the file on disk (by absolute path): `qlint cxx --fix` checks its fixed
   // text before writing it.
   std::map<std::string, std::string> overlays;
+  // Files parsed at once, each in a child process of its own (run-clang-tidy's -j).
+  unsigned jobs = 1;
+  // Called as each file is done (`done` of `total`), in the parent process.
+  std::function<void(size_t done, size_t total, const std::string& file)> progress;
 };
 
 struct ImportedFile {
   std::string file;
   ir::Model model;
   std::string error;  // non-empty: the file could not be parsed (Clang's first error)
+  // With an error: the model holds the functions Clang parsed without one (a file that does
+  // not compile still gets findings there, as clang-tidy's do).
+  bool partial = false;
 };
 
 // Throws ir::ImportError when the compilation database cannot be read.
 std::vector<ImportedFile> import_cxx(const ImportRequest& request, const Options& options);
+
+// Every source file the compilation database in `build_dir` lists (absolute paths, sorted,
+// each once). Throws ir::ImportError when it cannot be read.
+std::vector<std::string> database_files(const std::string& build_dir);
 
 }  // namespace qlint::cxx

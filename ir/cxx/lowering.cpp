@@ -9,6 +9,7 @@
 #include <clang/AST/StmtCXX.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Lex/Lexer.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include <map>
 #include <set>
@@ -181,6 +182,12 @@ class UnitLowering {
   // "ns::f", "Class::method"; a lambda "f::lambda@28", after the function around it and its line.
   std::string ir_function_name(const FunctionDecl& fd) const {
     const auto* method = dyn_cast<CXXMethodDecl>(&fd);
+    if (fd.isTemplateInstantiation()) {  // `scale<float>`
+      std::string name;
+      llvm::raw_string_ostream out(name);
+      fd.getNameForDiagnostic(out, ctx_.getPrintingPolicy(), true);
+      return out.str();
+    }
     if (method == nullptr || !method->getParent()->isLambda()) return fd.getQualifiedNameAsString();
     std::string outer = "lambda";
     for (const DeclContext* dc = method->getParent()->getDeclContext(); dc != nullptr; dc = dc->getParent())
@@ -1020,11 +1027,13 @@ class FunctionLowering {
   int counter_ = 0;
 };
 
-// The functions with a body in the main file, in source order.
+// The functions with a body in the main file, in source order, and each instantiation of the
+// file's function templates (what the template computes depends on its arguments: each
+// instantiation is lowered, and their findings at one place are one finding).
 class FunctionCollector : public RecursiveASTVisitor<FunctionCollector> {
  public:
   explicit FunctionCollector(SourceManager& sm) : sm_(sm) {}
-  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool shouldVisitTemplateInstantiations() const { return true; }
 
   bool VisitFunctionDecl(FunctionDecl* fd) {
     if (wanted(*fd)) functions.push_back(fd);
@@ -1043,7 +1052,26 @@ class FunctionCollector : public RecursiveASTVisitor<FunctionCollector> {
  private:
   bool wanted(const FunctionDecl& fd) const {
     return fd.doesThisDeclarationHaveABody() && !fd.isDependentContext() && !fd.isDeleted() &&
-           sm_.isInMainFile(sm_.getExpansionLoc(fd.getLocation()));
+           sm_.isInMainFile(sm_.getExpansionLoc(fd.getLocation())) && !has_errors(fd);
+  }
+
+  // A function Clang could not parse whole (in a file that does not compile): an invalid
+  // declaration, or a body holding an expression Clang recovered from. Its lowering would guess.
+  static bool has_errors(const FunctionDecl& fd) {
+    if (fd.isInvalidDecl()) return true;
+    struct Finder : RecursiveASTVisitor<Finder> {
+      bool found = false;
+      bool VisitExpr(Expr* e) {
+        found = found || e->containsErrors();
+        return !found;
+      }
+      bool VisitDecl(Decl* d) {
+        found = found || d->isInvalidDecl();
+        return !found;
+      }
+    } finder;
+    finder.TraverseStmt(fd.getBody());
+    return finder.found;
   }
 
   SourceManager& sm_;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/quant_domain.h"
 #include "ir/display.h"
 #include "ir/ops.h"
 #include "ir/source_text.h"
@@ -436,6 +437,17 @@ std::string inlined_helper_note(const ir::Model& model, const Edit& edit, const 
          "` the float tensor as well, as an extra parameter passed at every call, and compare that";
 }
 
+// Whether the operand is the quant point's output, dequantized at most: the same values in float.
+bool only_dequantized(const Edit& edit) {
+  const ir::Value* v = edit.node->inputs.at(static_cast<size_t>(edit.operand));
+  for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 8; ++depth) {
+    if (v->producer == edit.stub_call) return true;
+    if (!analysis::is_dequantize_op(v->producer->kind) || v->producer->inputs.empty()) return false;
+    v = v->producer->inputs[0];
+  }
+  return false;
+}
+
 class Reroot final : public EditKind {
  public:
   std::string test_name(const Edit& edit) const override {
@@ -495,9 +507,18 @@ class Reroot final : public EditKind {
         model.function_of(*edit.stub_call) != model.function_of(*edit.node) || input == nullptr ||
         edit.stub_call->outputs.empty())
       return cxx.note(here + ": the quantize call's input is not a variable this code can name");
+    // `y = quantize(x, ...).dequantize(); y == 1`: y's float counterpart is x itself, so the
+    // comparison reads x, and y keeps its quantized value for its other uses.
+    if (only_dequantized(edit))
+      if (auto at = ir::variable_read_by(model, *edit.node, static_cast<size_t>(edit.operand))) {
+        cxx.replace(at->file, *at, input->s);
+        return;
+      }
     const std::string quantized = ir::display_name(edit.stub_call->outputs[0]);
+    if (quantized.empty())
+      return cxx.note(here + ": the quantize call's result is used without a name, which the fix would rename");
     std::vector<std::function<void()>> pending;
-    if (quantized.empty() || !rename_operand_root(model, edit, quantized, input->s, pending, cxx, here)) return;
+    if (!rename_operand_root(model, edit, quantized, input->s, pending, cxx, here)) return;
     for (const auto& make : pending) make();
     if (edit.quantize_after_reroot) quantize_operand_kind().render_cxx(model, quantize_part(edit), cxx);
   }

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""`qlint cxx -p BUILD` in project mode, on a small CMake project of our own with two targets (a
+library and a program using it) configured by real CMake (compile_commands.json):
+
+- with no files named, every translation unit of the database is checked (as run-clang-tidy
+  does), the library's and the program's findings alike, and one file that does not compile
+  still gets the findings of its functions Clang could parse, with its error said once;
+- `--files REGEX` checks only the files whose path matches;
+- `-j 2` gives the same report as `-j 1`;
+- on a terminal a progress line names the files ("[2/3] ..."), and none goes to a pipe.
+
+    project_test.py QLINT CLANGXX -- COMPILER_FLAGS...
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+CMAKE = """cmake_minimum_required(VERSION 3.25)
+project(deploy LANGUAGES CXX)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+add_library(postprocess OBJECT postprocess/nms.cpp postprocess/broken.cpp)
+add_library(runner OBJECT app/main.cpp)
+target_compile_options(postprocess PRIVATE {flags})
+target_compile_options(runner PRIVATE {flags})
+"""
+
+NMS = """#include <torch/script.h>
+namespace tc { torch::Tensor quantize(const torch::Tensor& x); }
+torch::Tensor keep(const torch::Tensor& scores) {
+  torch::Tensor q = tc::quantize(scores);
+  return q == 1;
+}
+"""
+
+# A parse error in one function; the other two still get checked.
+BROKEN = """#include <torch/script.h>
+namespace tc { torch::Tensor quantize(const torch::Tensor& x); }
+torch::Tensor good(const torch::Tensor& x) {
+  torch::Tensor q = tc::quantize(x);
+  return q != 2;
+}
+torch::Tensor bad(const torch::Tensor& x) {
+  return x.no_such_method() == 1;
+}
+torch::Tensor also_good(const torch::Tensor& x) {
+  torch::Tensor q = tc::quantize(x);
+  return q == 3;
+}
+"""
+
+MAIN = """#include <torch/script.h>
+namespace tc { torch::Tensor quantize(const torch::Tensor& x); }
+torch::Tensor gate(const torch::Tensor& x, const torch::Tensor& mask) {
+  torch::Tensor q = tc::quantize(x);
+  return q * (mask > 0);
+}
+"""
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def findings(report):
+    return sorted((os.path.relpath(d["file"]), d["line"], d["rule"]) for d in report["diagnostics"])
+
+
+def main():
+    qlint, clangxx = sys.argv[1], sys.argv[2]
+    flags = sys.argv[sys.argv.index("--") + 1:]
+    failures = []
+    with tempfile.TemporaryDirectory() as project:
+        write(os.path.join(project, "CMakeLists.txt"), CMAKE.format(flags=" ".join(flags)))
+        write(os.path.join(project, "postprocess", "nms.cpp"), NMS)
+        write(os.path.join(project, "postprocess", "broken.cpp"), BROKEN)
+        write(os.path.join(project, "app", "main.cpp"), MAIN)
+        write(os.path.join(project, ".qlint.toml"), 'quant-functions = ["tc::quantize"]\n')
+        build = os.path.join(project, "build")
+        configure = subprocess.run(["cmake", "-S", project, "-B", build, f"-DCMAKE_CXX_COMPILER={clangxx}"],
+                                   capture_output=True, text=True)
+        if configure.returncode != 0:
+            print(f"cmake failed:\n{configure.stdout}{configure.stderr}")
+            return 1
+
+        def lint(*args):
+            return subprocess.run([qlint, "cxx", "-p", build, "--format", "json", *args], capture_output=True,
+                                  text=True, cwd=project)
+
+        whole = lint("-j", "1")
+        report = json.loads(whole.stdout)
+        want = [("app/main.cpp", 5, "bool-arith"), ("postprocess/broken.cpp", 5, "eq-nonzero-const"),
+                ("postprocess/broken.cpp", 12, "eq-nonzero-const"), ("postprocess/nms.cpp", 5, "eq-nonzero-const")]
+        if findings(report) != want:
+            failures.append(f"project mode found {findings(report)}, expected {want}")
+        errors = report["errors"]
+        if whole.returncode != 2 or len(errors) != 1 or "broken.cpp" not in errors[0]["model"] or \
+                "no_such_method" not in errors[0]["message"] or \
+                "qlint checked the functions Clang could parse" not in errors[0]["message"]:
+            failures.append(f"the file that does not compile: exit {whole.returncode}, errors {errors}")
+
+        parallel = lint("-j", "2")
+        if parallel.stdout != whole.stdout:
+            failures.append(f"-j 2 differs from -j 1:\n{parallel.stdout}\n---\n{whole.stdout}")
+
+        only = lint("--files", "postprocess/nms")
+        got = findings(json.loads(only.stdout))
+        if got != [("postprocess/nms.cpp", 5, "eq-nonzero-const")] or only.returncode != 1:
+            failures.append(f"--files postprocess/nms: exit {only.returncode}, {got}")
+        none = lint("--files", "no-such-file")
+        if none.returncode != 2 or "matches --files" not in none.stderr:
+            failures.append(f"--files matching nothing: exit {none.returncode}: {none.stderr}")
+
+        # A progress line on a terminal (script(1) gives qlint one), none into a pipe.
+        command = f"{qlint} cxx -p {build} -j 1 --files postprocess > /dev/null"
+        terminal = subprocess.run(["script", "-qec", command, "/dev/null"], capture_output=True, text=True,
+                                  cwd=project)
+        if "[2/2] " not in terminal.stdout.replace("\r", "\n"):
+            failures.append(f"no progress line on a terminal: {terminal.stdout!r}")
+        piped = subprocess.run([qlint, "cxx", "-p", build, "--files", "nms"], capture_output=True, text=True,
+                               cwd=project)
+        if "[1/1]" in piped.stderr:
+            failures.append(f"a progress line into a pipe: {piped.stderr!r}")
+    for failure in failures:
+        print("FAILED:", failure)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

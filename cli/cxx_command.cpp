@@ -18,7 +18,6 @@
 #include <set>
 #include <sstream>
 #include <thread>
-#include <tuple>
 
 #include "analysis/facts.h"
 #include "cli/config.h"
@@ -287,16 +286,6 @@ void print_error(const CheckOptions& options, const InputError& error) {
   if (options.format != "json" && options.format != "github") std::cerr << "qlint: error: " << error.message << "\n";
 }
 
-// A template's instantiations are lowered each: the same finding at the same place, from
-// several of them, is said once.
-std::vector<Diagnostic> one_per_place(std::vector<Diagnostic> diagnostics) {
-  std::set<std::tuple<std::string, std::string, int, int, std::string>> seen;
-  std::vector<Diagnostic> out;
-  for (auto& d : diagnostics)
-    if (seen.insert({d.rule, d.loc.file, d.loc.line, d.loc.column, d.message}).second) out.push_back(std::move(d));
-  return out;
-}
-
 // "[3/12] src/deploy.cpp" on standard error while files are parsed, when it is a terminal; the
 // line is cleared at the end.
 class ProgressLine {
@@ -354,8 +343,7 @@ class CxxLinter {
       }
       auto model = std::make_shared<ir::Model>(std::move(file.model));
       auto facts = analysis::Facts::compute(*model, own.stubs);
-      reports.push_back(
-          {file.file, model, one_per_place(filter_diagnostics(*model, rules::run_all(facts), own.selection)), nullptr});
+      reports.push_back({file.file, model, filter_diagnostics(*model, rules::run_all(facts), own.selection), nullptr});
     }
   }
 

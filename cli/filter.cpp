@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "rules/registry.h"
 #include "rules/unused_suppression.h"
@@ -35,8 +36,23 @@ bool rule_enabled(const Selection& selection, const std::string& rule_id) {
   return selection.select.empty() || listed(selection.select, rule_id);
 }
 
-std::vector<Diagnostic> filter_diagnostics(const ir::Model& model, std::vector<Diagnostic> diagnostics,
+namespace {
+
+// The same finding at the same place is said once: a C++ function template is analysed in each
+// of its instantiations, and they share their findings.
+std::vector<Diagnostic> one_per_place(std::vector<Diagnostic> diagnostics) {
+  std::set<std::tuple<std::string, std::string, int, int, std::string>> seen;
+  std::vector<Diagnostic> out;
+  for (auto& d : diagnostics)
+    if (seen.insert({d.rule, d.loc.file, d.loc.line, d.loc.column, d.message}).second) out.push_back(std::move(d));
+  return out;
+}
+
+}  // namespace
+
+std::vector<Diagnostic> filter_diagnostics(const ir::Model& model, std::vector<Diagnostic> found,
                                            const Selection& selection) {
+  std::vector<Diagnostic> diagnostics = one_per_place(std::move(found));
   const std::vector<rules::Suppression> suppressions = rules::find_suppressions(model);
   std::vector<bool> used(suppressions.size(), false);
   std::vector<Diagnostic> kept;

@@ -27,9 +27,10 @@ void validate_selection(const Selection& selection);
 // Whether a rule runs: selected (explicitly, or by default unless it is opt-in) and not ignored.
 bool rule_enabled(const Selection& selection, const std::string& rule_id);
 
-// Applies `# qlint: ignore` / `# qlint: ignore[rule-a, rule-b]` comments on the diagnostic's
-// line (read from the model's debug info), the selection and severity overrides; adds
-// unused-suppression diagnostics when that rule is enabled.
+// Says each finding once (the same rule, place and message), applies `# qlint: ignore` /
+// `# qlint: ignore[rule-a, rule-b]` comments on the diagnostic's lines (read from the model's
+// debug info), the selection and severity overrides; adds unused-suppression diagnostics when
+// that rule is enabled.
 std::vector<Diagnostic> filter_diagnostics(const ir::Model& model, std::vector<Diagnostic> diagnostics,
                                            const Selection& selection);
 

@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "analysis/facts.h"
 #include "cli/config.h"
@@ -286,6 +287,21 @@ void print_error(const CheckOptions& options, const InputError& error) {
   if (options.format != "json" && options.format != "github") std::cerr << "qlint: error: " << error.message << "\n";
 }
 
+// A function of the project's own header is analysed in every file that includes it: its
+// findings are said once, with the first of those files.
+void once_per_header(std::vector<ModelReport>& reports) {
+  std::set<std::tuple<std::string, std::string, int, int, std::string>> seen;
+  for (ModelReport& r : reports) {
+    auto& found = r.diagnostics;
+    found.erase(std::remove_if(found.begin(), found.end(),
+                               [&](const Diagnostic& d) {
+                                 return d.loc.file != r.model->file &&
+                                        !seen.insert({d.rule, d.loc.file, d.loc.line, d.loc.column, d.message}).second;
+                               }),
+                found.end());
+  }
+}
+
 // "[3/12] src/deploy.cpp" on standard error while files are parsed, when it is a terminal; the
 // line is cleared at the end.
 class ProgressLine {
@@ -345,6 +361,7 @@ class CxxLinter {
       auto facts = analysis::Facts::compute(*model, own.stubs);
       reports.push_back({file.file, model, filter_diagnostics(*model, rules::run_all(facts), own.selection), nullptr});
     }
+    once_per_header(reports);
   }
 
  private:

@@ -5,16 +5,24 @@
 namespace qlint::ir {
 
 const Spelling& spelling(const Model& model) {
-  static const Spelling python{"`.to(torch.float)`",     "QuantStub", "a QuantStub of its own",
-                               "its own QuantStub",      "torch.",    "the QuantStub",
-                               "`torch.round(x).long()`"};
+  static const Spelling python{"`.to(torch.float)`",
+                               "QuantStub",
+                               "a QuantStub of its own",
+                               "its own QuantStub",
+                               "torch.",
+                               "the QuantStub",
+                               "`torch.round(x).long()`",
+                               "a new QuantStub `self.{stub}`",
+                               "the stub"};
   static const Spelling cxx{"`.to(torch::kFloat)`",
                             "quantize call",
                             "a quantize call of its own",
                             "its own quantize call",
                             "torch::",
                             "the quantize call",
-                            "`torch::round(x).to(torch::kLong)`"};
+                            "`torch::round(x).to(torch::kLong)`",
+                            "a quantize call of its own",
+                            "the quantize call"};
   return model.language == Language::Cxx ? cxx : python;
 }
 

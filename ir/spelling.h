@@ -17,6 +17,10 @@ struct Spelling {
   // A quant point of this language's own (not a QuantStub module): before its float input.
   std::string before_quant_point;
   std::string round_then_cast;  // "`torch.round(x).long()`"
+  // What a fix adds and where it reads from, in fix descriptions: "a new QuantStub
+  // `self.{stub}`" (rules::kNewStubPlaceholder, named later), "the stub".
+  std::string new_stub;
+  std::string the_stub;
 };
 
 const Spelling& spelling(const Model& model);

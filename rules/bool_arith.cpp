@@ -30,7 +30,8 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     if (!is_bool_tensor(facts, node.inputs[side]) || !facts.in_quantized_domain(node.inputs[1 - side])) return false;
     Diagnostic d = make_diagnostic(bool_arith_rule(), fn, node, message(facts, node, side));
     if (auto edit = quantize_operand_edit(facts, node, side, true))
-      d.fixes.push_back(safe_fix("cast the mask to float and quantize it with a new QuantStub `self.{stub}`", {*edit}));
+      d.fixes.push_back(
+          safe_fix("cast the mask to float and quantize it with " + ir::spelling(facts.model()).new_stub, {*edit}));
     else if (auto fake = fake_quantize_operand_edit(facts, node, side, true))
       d.fixes.push_back(new_fake_quant_fix("cast the mask to float and fake-quantize it with a new fake quant", *fake));
     out.push_back(d);

@@ -301,19 +301,21 @@ std::optional<Fix> mask_path_fix(const analysis::Facts& facts, const std::vector
         if (auto edit = reroot_edit(facts, *use.consumer, use.operand, edits.empty() ? &refusal : nullptr))
           edits.push_back(*edit);
     if (edits.empty()) return std::nullopt;
-    return safe_fix(edits.size() == 1
-                        ? "take the mask from the float input of the stub"
-                        : "take the " + std::to_string(edits.size()) + " masks from the float input of the stub",
-                    edits);
+    const std::string from = " from the float input of " + ir::spelling(facts.model()).the_stub;
+    return safe_fix(
+        edits.size() == 1 ? "take the mask" + from : "take the " + std::to_string(edits.size()) + " masks" + from,
+        edits);
   }
   auto mask = own_stub_from_float(facts, *first.consumer, first.operand, &refusal);
   if (!mask) return std::nullopt;
   std::vector<Edit> edits = {*mask};
   if (auto data = own_stub_from_float(facts, *first.consumer, 1 - first.operand)) edits.push_back(*data);
-  return safe_fix(edits.size() == 2
-                      ? "take the mask and the data from the float input of the stub, each with a QuantStub of its own"
-                      : "take the mask from the float input of the stub and give it a QuantStub of its own",
-                  edits);
+  const ir::Spelling& words = ir::spelling(facts.model());
+  return safe_fix(
+      edits.size() == 2
+          ? "take the mask and the data from the float input of " + words.the_stub + ", each with " + words.own_stub
+          : "take the mask from the float input of " + words.the_stub + " and give it " + words.own_stub,
+      edits);
 }
 
 // Form (a) where the joined tensor is only used whole (a layer reads the mask as a feature

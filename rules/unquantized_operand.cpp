@@ -33,7 +33,7 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int plai
 // of the model's own fake quant.
 void add_own_quant_point_fix(const analysis::Facts& facts, const ir::Node& consumer, int operand, Diagnostic& d) {
   if (auto edit = quantize_operand_edit(facts, consumer, operand, false))
-    d.fixes.push_back(safe_fix("quantize the operand with a new QuantStub `self.{stub}`", {*edit}));
+    d.fixes.push_back(safe_fix("quantize the operand with " + ir::spelling(facts.model()).new_stub, {*edit}));
   else if (auto fake = fake_quantize_operand_edit(facts, consumer, operand, false))
     d.fixes.push_back(new_fake_quant_fix("fake-quantize the operand with a new fake quant", *fake));
 }

@@ -11,6 +11,8 @@
 #include <clang/Lex/Lexer.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -302,17 +304,62 @@ class UnitLowering {
 
   void read_source_lines() {
     FileID main = sm_.getMainFileID();
-    const FileEntry* entry = sm_.getFileEntryForID(main);
-    if (entry == nullptr) return;
-    std::string file = file_name(sm_.getLocForStartOfFile(main));
-    std::istringstream in(sm_.getBufferData(main).str());
+    if (sm_.getFileEntryForID(main) == nullptr) return;
+    model_.file = read_lines_of(main);
+  }
+
+  // The lines of a file the unit reads (the main file, a header of the project's own), for
+  // messages, fixes and suppressions; returns its name.
+  std::string read_lines_of(FileID id) {
+    std::string file = file_name(sm_.getLocForStartOfFile(id));
+    if (model_.source_lines.count(file)) return file;
+    std::istringstream in(sm_.getBufferData(id).str());
     std::string line;
     for (int number = 1; std::getline(in, line); ++number) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       model_.source_lines[file][number] = line;
     }
-    model_.file = file;
+    return file;
   }
+
+  // Whether code at `loc` is the project's own: the main file, or a header in the main file's
+  // git work tree (its directory's, without one) that is no system header. Third-party headers
+  // (LibTorch's, installed elsewhere) are not: their code holds nothing of the project's.
+  bool own_code(SourceLocation loc) {
+    SourceLocation at = sm_.getExpansionLoc(loc);
+    if (at.isInvalid()) return false;
+    if (sm_.isInMainFile(at)) return true;
+    FileID id = sm_.getFileID(at);
+    if (auto it = own_files_.find(id); it != own_files_.end()) return it->second;
+    bool own = false;
+    if (!sm_.isInSystemHeader(at) && sm_.getFileEntryForID(id) != nullptr) {
+      std::error_code ec;
+      const std::string header = std::filesystem::weakly_canonical(file_name(at), ec).string();
+      const std::string root = project_root() + "/";
+      own = !ec && header.compare(0, root.size(), root) == 0;
+    }
+    return own_files_[id] = own;
+  }
+
+  // The main file's git work tree, or its directory when it is in none.
+  const std::string& project_root() {
+    if (!project_root_.empty()) return project_root_;
+    std::error_code ec;
+    std::filesystem::path dir =
+        std::filesystem::weakly_canonical(file_name(sm_.getLocForStartOfFile(sm_.getMainFileID())), ec).parent_path();
+    project_root_ = dir.string();
+    for (std::filesystem::path up = dir; !up.empty(); up = up.parent_path()) {
+      if (std::filesystem::exists(up / ".git", ec)) {
+        project_root_ = up.string();
+        break;
+      }
+      if (up == up.root_path()) break;
+    }
+    return project_root_;
+  }
+
+  std::map<FileID, bool> own_files_;
+  std::string project_root_;
 };
 
 class FunctionLowering {
@@ -1032,7 +1079,7 @@ class FunctionLowering {
 // instantiation is lowered, and their findings at one place are one finding).
 class FunctionCollector : public RecursiveASTVisitor<FunctionCollector> {
  public:
-  explicit FunctionCollector(SourceManager& sm) : sm_(sm) {}
+  explicit FunctionCollector(UnitLowering& unit) : unit_(unit) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
 
   bool VisitFunctionDecl(FunctionDecl* fd) {
@@ -1050,9 +1097,11 @@ class FunctionCollector : public RecursiveASTVisitor<FunctionCollector> {
   std::vector<const FunctionDecl*> functions;
 
  private:
+  // The project's own code; a configured quant function is a quant point, and what its body
+  // does is the toolchain's business.
   bool wanted(const FunctionDecl& fd) const {
     return fd.doesThisDeclarationHaveABody() && !fd.isDependentContext() && !fd.isDeleted() &&
-           sm_.isInMainFile(sm_.getExpansionLoc(fd.getLocation())) && !has_errors(fd);
+           unit_.own_code(fd.getLocation()) && !unit_.is_quant_function(fd) && !has_errors(fd);
   }
 
   // A function Clang could not parse whole (in a file that does not compile): an invalid
@@ -1074,18 +1123,20 @@ class FunctionCollector : public RecursiveASTVisitor<FunctionCollector> {
     return finder.found;
   }
 
-  SourceManager& sm_;
+  UnitLowering& unit_;
 };
 
 ir::Model UnitLowering::run() {
   model_.language = ir::Language::Cxx;
   read_source_lines();
-  // Only the main file's own declarations are walked: the headers' (LibTorch's thousands, with
-  // their template instantiations) hold nothing of the file's, and walking them cost a compile
-  // with the plugin several per cent.
-  FunctionCollector collector(sm_);
+  // Only the project's own declarations are walked (the main file's, its own headers'): the
+  // third-party headers' (LibTorch's thousands, with their template instantiations) hold
+  // nothing of the project's, and walking them cost a compile with the plugin several per cent.
+  FunctionCollector collector(*this);
   for (Decl* decl : ctx_.getTranslationUnitDecl()->decls())
-    if (sm_.isInMainFile(sm_.getExpansionLoc(decl->getLocation()))) collector.TraverseDecl(decl);
+    if (own_code(decl->getLocation())) collector.TraverseDecl(decl);
+  for (const FunctionDecl* fd : collector.functions)  // a header's, for messages and suppressions
+    read_lines_of(sm_.getFileID(sm_.getExpansionLoc(fd->getLocation())));
   std::set<std::string> taken;
   for (const FunctionDecl* fd : collector.functions) {
     std::string base = ir_function_name(*fd);

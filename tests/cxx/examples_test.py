@@ -64,11 +64,16 @@ def lint(qlint, build_dir):
     got = {(os.path.splitext(os.path.basename(d["file"]))[0], d["rule"], f'{d["line"]}:{d["column"]}')
            for d in report["diagnostics"]}
     status = compare(got, want, "qlint cxx")
-    # C++ words: a finding's node is the call as written, never the IR's prim:: call.
+    # C++ words: a finding's node is the call as written, never the IR's prim:: call; its
+    # message, notes and fixes speak of quantize calls, not of QuantStubs and Python.
     for d in report["diagnostics"]:
         if d["node"].startswith("prim::"):
             print(f"qlint cxx --format json: node {d['node']} for {d['rule']} at {d['file']}:{d['line']}")
             status = 1
+        for text in [d["message"], *d["notes"], *(s["description"] for s in d["suggestions"])]:
+            if any(python in text for python in ("QuantStub", "self.", "torch.", "Python")):
+                print(f"qlint cxx --format json: Python words for {d['rule']} at {d['file']}:{d['line']}: {text}")
+                status = 1
     # SARIF renders the same findings, at the C++ locations.
     sarif = subprocess.run([qlint, "cxx", "-p", build_dir, "--format", "sarif"] + files, capture_output=True, text=True)
     run = json.loads(sarif.stdout)["runs"][0]

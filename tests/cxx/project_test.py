@@ -3,7 +3,8 @@
 library and a program using it) configured by real CMake (compile_commands.json):
 
 - with no files named, every translation unit of the database is checked (as run-clang-tidy
-  does), the library's and the program's findings alike, and one file that does not compile
+  does), the library's and the program's findings alike, an inline function of a header both
+  include once, and one file that does not compile
   still gets the findings of its functions Clang could parse, with its error said once;
 - `--files REGEX` checks only the files whose path matches;
 - `-j 2` gives the same report as `-j 1`;
@@ -26,8 +27,18 @@ target_compile_options(postprocess PRIVATE {flags})
 target_compile_options(runner PRIVATE {flags})
 """
 
-NMS = """#include <torch/script.h>
+# A header of the project's own, included by two files of two targets: its inline function is
+# analysed, and its finding reported once.
+THRESHOLD = """#pragma once
+#include <torch/script.h>
 namespace tc { torch::Tensor quantize(const torch::Tensor& x); }
+inline torch::Tensor is_one(const torch::Tensor& x) {
+  torch::Tensor q = tc::quantize(x);
+  return q == 1;
+}
+"""
+
+NMS = """#include "threshold.h"
 torch::Tensor keep(const torch::Tensor& scores) {
   torch::Tensor q = tc::quantize(scores);
   return q == 1;
@@ -50,8 +61,7 @@ torch::Tensor also_good(const torch::Tensor& x) {
 }
 """
 
-MAIN = """#include <torch/script.h>
-namespace tc { torch::Tensor quantize(const torch::Tensor& x); }
+MAIN = """#include "../postprocess/threshold.h"
 torch::Tensor gate(const torch::Tensor& x, const torch::Tensor& mask) {
   torch::Tensor q = tc::quantize(x);
   return q * (mask > 0);
@@ -78,6 +88,8 @@ def main():
         write(os.path.join(project, "postprocess", "nms.cpp"), NMS)
         write(os.path.join(project, "postprocess", "broken.cpp"), BROKEN)
         write(os.path.join(project, "app", "main.cpp"), MAIN)
+        write(os.path.join(project, "postprocess", "threshold.h"), THRESHOLD)
+        subprocess.run(["git", "init", "-q", project], check=True)  # the project's own headers: its work tree
         write(os.path.join(project, ".qlint.toml"), 'quant-functions = ["tc::quantize"]\n')
         build = os.path.join(project, "build")
         configure = subprocess.run(["cmake", "-S", project, "-B", build, f"-DCMAKE_CXX_COMPILER={clangxx}"],
@@ -92,8 +104,9 @@ def main():
 
         whole = lint("-j", "1")
         report = json.loads(whole.stdout)
-        want = [("app/main.cpp", 5, "bool-arith"), ("postprocess/broken.cpp", 5, "eq-nonzero-const"),
-                ("postprocess/broken.cpp", 12, "eq-nonzero-const"), ("postprocess/nms.cpp", 5, "eq-nonzero-const")]
+        want = [("app/main.cpp", 4, "bool-arith"), ("postprocess/broken.cpp", 5, "eq-nonzero-const"),
+                ("postprocess/broken.cpp", 12, "eq-nonzero-const"), ("postprocess/nms.cpp", 4, "eq-nonzero-const"),
+                ("postprocess/threshold.h", 6, "eq-nonzero-const")]
         if findings(report) != want:
             failures.append(f"project mode found {findings(report)}, expected {want}")
         errors = report["errors"]
@@ -108,7 +121,8 @@ def main():
 
         only = lint("--files", "postprocess/nms")
         got = findings(json.loads(only.stdout))
-        if got != [("postprocess/nms.cpp", 5, "eq-nonzero-const")] or only.returncode != 1:
+        if got != [("postprocess/nms.cpp", 4, "eq-nonzero-const"), ("postprocess/threshold.h", 6, "eq-nonzero-const")] \
+                or only.returncode != 1:
             failures.append(f"--files postprocess/nms: exit {only.returncode}, {got}")
         none = lint("--files", "no-such-file")
         if none.returncode != 2 or "matches --files" not in none.stderr:

@@ -14,11 +14,11 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
-#include <tuple>
 
 #include "analysis/facts.h"
 #include "cli/config.h"
@@ -135,31 +135,36 @@ std::string yaml_quoted(const std::string& s) {
   return out + "'";
 }
 
-// The finding a replacement fixes, for --export-fixes: the first whose own fix, rendered
-// alone, makes that same edit (edits two fixes share were merged into one).
-struct FixOwner {
-  const ModelReport* report = nullptr;
-  const Diagnostic* finding = nullptr;
-};
-
 bool same_edit(const rewriter::TextEdit& a, const rewriter::TextEdit& b) {
   return a.text == b.text && a.region.file == b.region.file && a.region.line == b.region.line &&
          a.region.column == b.region.column && a.region.end_line == b.region.end_line &&
          a.region.end_column == b.region.end_column;
 }
 
-FixOwner owner_of(const rewriter::TextEdit& edit, const std::vector<ModelReport>& reports, bool unsafe,
-                  rewriter::SourceFiles& files) {
+// Each finding with the edits its own fix makes when rendered alone, for --export-fixes: a
+// merged edit belongs to the first finding that makes it (edits two fixes share were merged).
+using OwnEdits = std::vector<std::pair<const Diagnostic*, std::vector<rewriter::TextEdit>>>;
+OwnEdits own_edits(const std::vector<ModelReport>& reports, bool unsafe) {
+  OwnEdits out;
+  rewriter::SourceFiles files;
   for (const auto& r : reports)
     for (const auto& d : r.diagnostics)
       if (const Fix* fix = first_applicable_fix(d, unsafe)) {
         rewriter::SourceSuggestions alone(&files);
         for (const auto& e : fix->edits) alone.add(*r.model, e);
-        for (const auto& [file, edits] : alone.text_edits())
-          for (const auto& e : edits)
-            if (same_edit(e, edit)) return {&r, &d};
+        std::vector<rewriter::TextEdit> edits;
+        for (const auto& [file, file_edits] : alone.text_edits())
+          edits.insert(edits.end(), file_edits.begin(), file_edits.end());
+        out.emplace_back(&d, std::move(edits));
       }
-  return {};
+  return out;
+}
+
+const Diagnostic* owner_of(const rewriter::TextEdit& edit, const OwnEdits& owners) {
+  for (const auto& [finding, edits] : owners)
+    for (const auto& e : edits)
+      if (same_edit(e, edit)) return finding;
+  return nullptr;
 }
 
 // The replacements in clang-tidy's export format, which clang-apply-replacements reads: one
@@ -167,20 +172,24 @@ FixOwner owner_of(const rewriter::TextEdit& edit, const std::vector<ModelReport>
 // replacements of its fix.
 std::string export_yaml(const std::vector<ModelReport>& reports, const FileEdits& edits, bool unsafe) {
   struct Entry {
-    FixOwner owner;
+    const Diagnostic* finding;
     std::vector<std::pair<std::string, Replacement>> replacements;  // absolute path, replacement
   };
+  std::map<std::string, std::optional<std::string>> texts;  // each file read once
+  auto text_of = [&](const std::string& file) -> const std::optional<std::string>& {
+    auto it = texts.find(file);
+    return it != texts.end() ? it->second : texts[file] = read_file(file);
+  };
+  const OwnEdits owners = own_edits(reports, unsafe);
   std::vector<Entry> entries;
-  rewriter::SourceFiles files;
   for (const auto& [file, file_edits] : edits) {
-    auto text = read_file(file);
+    const auto& text = text_of(file);
     if (!text) continue;
     std::string path = std::filesystem::absolute(file).string();
     for (const auto& edit : file_edits) {
-      FixOwner owner = owner_of(edit, reports, unsafe, files);
-      auto entry = std::find_if(entries.begin(), entries.end(),
-                                [&](const Entry& e) { return e.owner.finding == owner.finding; });
-      if (entry == entries.end()) entry = entries.insert(entries.end(), Entry{owner, {}});
+      const Diagnostic* finding = owner_of(edit, owners);
+      auto entry = std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.finding == finding; });
+      if (entry == entries.end()) entry = entries.insert(entries.end(), Entry{finding, {}});
       entry->replacements.emplace_back(path, replacements(*text, {edit}).front());
     }
   }
@@ -188,12 +197,12 @@ std::string export_yaml(const std::vector<ModelReport>& reports, const FileEdits
   std::string main = reports.empty() ? "" : std::filesystem::absolute(reports.front().model->file).string();
   out << "---\nMainSourceFile: " << yaml_quoted(main) << "\nDiagnostics:\n";
   for (const Entry& entry : entries) {
-    const Diagnostic* d = entry.owner.finding;
+    const Diagnostic* d = entry.finding;
     std::string path = entry.replacements.front().first;
     size_t offset = entry.replacements.front().second.offset;
     if (d != nullptr && d->loc.known()) {
       path = std::filesystem::absolute(d->loc.file).string();
-      if (auto text = read_file(d->loc.file)) offset = offset_of(*text, d->loc.line, d->loc.column);
+      if (const auto& text = text_of(d->loc.file)) offset = offset_of(*text, d->loc.line, d->loc.column);
     }
     out << "  - DiagnosticName: " << yaml_quoted(d ? d->rule : "qlint")
         << "\n    DiagnosticMessage:\n      Message: " << yaml_quoted(d ? d->message : "qlint fix")
@@ -290,13 +299,12 @@ void print_error(const CheckOptions& options, const InputError& error) {
 // A function of the project's own header is analysed in every file that includes it: its
 // findings are said once, with the first of those files.
 void once_per_header(std::vector<ModelReport>& reports) {
-  std::set<std::tuple<std::string, std::string, int, int, std::string>> seen;
+  std::set<FindingKey> seen;
   for (ModelReport& r : reports) {
     auto& found = r.diagnostics;
     found.erase(std::remove_if(found.begin(), found.end(),
                                [&](const Diagnostic& d) {
-                                 return d.loc.file != r.model->file &&
-                                        !seen.insert({d.rule, d.loc.file, d.loc.line, d.loc.column, d.message}).second;
+                                 return d.loc.file != r.model->file && !seen.insert(finding_key(d)).second;
                                }),
                 found.end());
   }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <set>
 #include <stdexcept>
-#include <tuple>
 
 #include "rules/registry.h"
 #include "rules/unused_suppression.h"
@@ -41,14 +40,16 @@ namespace {
 // The same finding at the same place is said once: a C++ function template is analysed in each
 // of its instantiations, and they share their findings.
 std::vector<Diagnostic> one_per_place(std::vector<Diagnostic> diagnostics) {
-  std::set<std::tuple<std::string, std::string, int, int, std::string>> seen;
+  std::set<FindingKey> seen;
   std::vector<Diagnostic> out;
   for (auto& d : diagnostics)
-    if (seen.insert({d.rule, d.loc.file, d.loc.line, d.loc.column, d.message}).second) out.push_back(std::move(d));
+    if (seen.insert(finding_key(d)).second) out.push_back(std::move(d));
   return out;
 }
 
 }  // namespace
+
+FindingKey finding_key(const Diagnostic& d) { return {d.rule, d.loc.file, d.loc.line, d.loc.column, d.message}; }
 
 std::vector<Diagnostic> filter_diagnostics(const ir::Model& model, std::vector<Diagnostic> found,
                                            const Selection& selection) {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ir/ir.h"
@@ -26,6 +27,10 @@ void validate_selection(const Selection& selection);
 
 // Whether a rule runs: selected (explicitly, or by default unless it is opt-in) and not ignored.
 bool rule_enabled(const Selection& selection, const std::string& rule_id);
+
+// What makes two findings the same one: rule, place (file, line, column) and message.
+using FindingKey = std::tuple<std::string, std::string, int, int, std::string>;
+FindingKey finding_key(const Diagnostic& d);
 
 // Says each finding once (the same rule, place and message), applies `# qlint: ignore` /
 // `# qlint: ignore[rule-a, rule-b]` comments on the diagnostic's lines (read from the model's

@@ -290,7 +290,9 @@ bool is_within(const std::string& path, const std::string& root) {
   return true;
 }
 
-std::optional<Config> find_config(const std::string& start, const std::vector<std::string>& roots) {
+namespace {
+// The directories find_config searches from `start`, nearest first.
+std::vector<fs::path> searched_directories(const std::string& start, const std::vector<std::string>& roots) {
   std::error_code ec;
   fs::path dir = fs::absolute(start, ec).lexically_normal();
   if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
@@ -300,7 +302,18 @@ std::optional<Config> find_config(const std::string& start, const std::vector<st
       if (is_within(d.string(), root)) return true;
     return false;
   };
+  std::vector<fs::path> dirs;
   for (; !dir.empty() && searched(dir); dir = dir.parent_path()) {
+    dirs.push_back(dir);
+    if (dir == dir.root_path()) break;
+  }
+  return dirs;
+}
+}  // namespace
+
+std::optional<Config> find_config(const std::string& start, const std::vector<std::string>& roots) {
+  std::error_code ec;
+  for (const fs::path& dir : searched_directories(start, roots)) {
     // One that is there but not a regular file (a FIFO, a directory) is an error, never skipped:
     // the user meant it to apply.
     if (fs::exists(dir / ".qlint.toml", ec)) return load_config((dir / ".qlint.toml").string());
@@ -309,9 +322,22 @@ std::optional<Config> find_config(const std::string& start, const std::vector<st
       toml::table table = parse(pyproject.string());
       if (const toml::table* section = qlint_section(table)) return from_table(*section, pyproject.string());
     }
-    if (dir == dir.root_path()) break;
   }
   return std::nullopt;
+}
+
+std::vector<std::string> config_candidates(const std::string& start, const std::vector<std::string>& roots) {
+  std::vector<std::string> files;
+  for (const fs::path& dir : searched_directories(start, roots))
+    for (const char* name : kConfigFileNames) files.push_back((dir / name).string());
+  return files;
+}
+
+bool is_config_file(const std::string& path) {
+  const std::string name = fs::path(path).filename().string();
+  for (const char* config_name : kConfigFileNames)
+    if (name == config_name) return true;
+  return false;
 }
 
 }  // namespace qlint::cli

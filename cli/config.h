@@ -52,6 +52,14 @@ Config parse_config(const std::string& text, const std::string& path);
 // the workspace it was given).
 std::optional<Config> find_config(const std::string& start, const std::vector<std::string>& roots = {});
 
+// The names of the files find_config reads, nearest first in each directory.
+inline constexpr const char* kConfigFileNames[] = {".qlint.toml", "pyproject.toml"};
+// Every file find_config(start, roots) would look at, whether it exists or not: what to watch
+// for a configuration that appears, changes or goes (`qlint server`).
+std::vector<std::string> config_candidates(const std::string& start, const std::vector<std::string>& roots);
+// Whether `path` is named as a configuration file is (.qlint.toml, pyproject.toml).
+bool is_config_file(const std::string& path);
+
 // Whether `path` is `root` or lies below it, compared as absolute, lexically normal paths.
 bool is_within(const std::string& path, const std::string& root);
 

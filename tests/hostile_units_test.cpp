@@ -137,6 +137,19 @@ TEST(ConfigTrust, FindConfigStopsAtTheRoots) {
   fs::remove_all(top);
 }
 
+// What `qlint server` watches for configuration changes: every file find_config would read, there
+// or not, nearest first, never above the roots.
+TEST(ConfigTrust, ConfigCandidatesAreWhatFindConfigReads) {
+  EXPECT_EQ(cli::config_candidates("/ws/sub/model.pt", {"/ws"}),  // a path that is no directory: its own
+            (std::vector<std::string>{"/ws/sub/.qlint.toml", "/ws/sub/pyproject.toml", "/ws/.qlint.toml",
+                                      "/ws/pyproject.toml"}));
+  EXPECT_EQ(cli::config_candidates("/elsewhere", {"/ws"}), std::vector<std::string>{});
+  EXPECT_TRUE(cli::is_config_file("/ws/sub/pyproject.toml"));
+  EXPECT_TRUE(cli::is_config_file(".qlint.toml"));
+  EXPECT_FALSE(cli::is_config_file("/ws/qlint.toml"));
+  EXPECT_FALSE(cli::is_config_file("/ws/pyproject.toml.bak"));
+}
+
 TEST(LibraryMessages, NeverCutOffAtTheColon) {
   EXPECT_EQ(ir::library_message("Expected a value of type 'Tensor' for argument 'x' but instead found type:\n  int.\n"
                                 "Position: 1\n"),

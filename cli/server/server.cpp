@@ -21,6 +21,7 @@
 #include "cli/model_files.h"
 #include "cli/server/findings.h"
 #include "cli/server/jsonrpc.h"
+#include "cli/server/transport.h"
 #include "cli/server/workspace.h"
 #include "ir/fx/importer.h"
 #include "ir/input_file.h"
@@ -31,48 +32,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-// LSP MessageType.
-constexpr int kMessageError = 1;
-constexpr int kMessageWarning = 2;
-constexpr int kMessageLog = 4;
-
-// Writes framed messages to the client; any thread may send.
-class Transport {
- public:
-  explicit Transport(int fd) : fd_(fd) {}
-
-  void send(const json& message) {
-    // Invalid UTF-8 (a model's source text) is replaced rather than thrown on.
-    std::string framed = frame_message(message.dump(-1, ' ', false, json::error_handler_t::replace));
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (size_t written = 0; written < framed.size();) {
-      ssize_t n = write(fd_, framed.data() + written, framed.size() - written);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;  // the client is gone; `exit` or end of input will follow
-      written += static_cast<size_t>(n);
-    }
-  }
-  void notify(const std::string& method, json params) {
-    send({{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
-  }
-  void respond(const json& id, json result) { send({{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}); }
-  void respond_error(const json& id, int code, const std::string& message) {
-    send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
-  }
-  void request(const std::string& method, json params) {
-    std::lock_guard<std::mutex> lock(id_mutex_);
-    send({{"jsonrpc", "2.0"}, {"id", "qlint-" + std::to_string(++next_id_)}, {"method", method}, {"params", params}});
-  }
-  void show(int type, const std::string& text) { notify("window/showMessage", {{"type", type}, {"message", text}}); }
-  void log(int type, const std::string& text) { notify("window/logMessage", {{"type", type}, {"message", text}}); }
-
- private:
-  int fd_;
-  std::mutex mutex_;
-  std::mutex id_mutex_;
-  int next_id_ = 0;
-};
 
 // Messages from the reader to the dispatcher. A cancellation marks the request while it still
 // waits here, so it is answered RequestCancelled instead of being served; one that comes later
@@ -331,6 +290,8 @@ class Server {
     }
     if (method == "textDocument/codeAction") return out_.respond(id, code_action(params));
     if (method == "textDocument/hover") return out_.respond(id, hover_at(params));
+    if (method == "textDocument/diagnostic") return out_.respond(id, document_diagnostics(params));
+    if (method == "workspace/diagnostic") return out_.respond(id, workspace_diagnostics(params));
     out_.respond_error(id, error_code::kMethodNotFound, "qlint server does not handle " + method);
   }
 
@@ -340,6 +301,7 @@ class Server {
     if (method == "textDocument/didSave") return saved(params.at("textDocument").at("uri").get<std::string>());
     if (method == "workspace/didChangeWatchedFiles") return files_changed(params.at("changes"));
     if (method == "workspace/didChangeWorkspaceFolders") return folders_changed(params.at("event"));
+    if (method == "workspace/didChangeConfiguration") return reconfigure();
   }
 
   // ---- initialize ----
@@ -361,7 +323,13 @@ class Server {
           "the workspace is not trusted (start `qlint server --trusted`, or pass {\"trusted\": true} as "
           "initializationOptions)";
     }
-    watch_registration_ = supports_watch_registration(params.value("capabilities", json::object()));
+    const json client = params.value("capabilities", json::object());
+    watch_registration_ = client_offers(client, {"workspace", "didChangeWatchedFiles", "dynamicRegistration"});
+    progress_ = client_offers(client, {"window", "workDoneProgress"});
+    // Pull diagnostics only for a client that also lets the server say when to pull again: the
+    // findings change when a model does, not when the client edits a document.
+    pull_ = capability(client, {"textDocument", "diagnostic"}) != nullptr &&
+            client_offers(client, {"workspace", "diagnostics", "refreshSupport"});
     initialized_ = true;
     json capabilities = {
         {"positionEncoding", "utf-16"},
@@ -369,18 +337,26 @@ class Server {
         {"codeActionProvider", {{"codeActionKinds", {"quickfix", "quickfix.unsafe", "source.fixAll.qlint"}}}},
         {"hoverProvider", true},
         {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}}};
+    if (pull_)
+      capabilities["diagnosticProvider"] = {
+          {"identifier", "qlint"}, {"interFileDependencies", true}, {"workspaceDiagnostics", true}};
     return {{"capabilities", capabilities}, {"serverInfo", {{"name", "qlint"}, {"version", QLINT_VERSION}}}};
   }
 
-  // capabilities.workspace.didChangeWatchedFiles.dynamicRegistration, as tolerant of what is
-  // missing as LSP asks.
-  static bool supports_watch_registration(const json& capabilities) {
+  // The client capability at `path` (e.g. textDocument.diagnostic), or null; as tolerant of
+  // what is missing as LSP asks.
+  static const json* capability(const json& capabilities, std::initializer_list<const char*> path) {
     const json* node = &capabilities;
-    for (const char* key : {"workspace", "didChangeWatchedFiles", "dynamicRegistration"}) {
-      if (!node->is_object() || !node->contains(key)) return false;
+    for (const char* key : path) {
+      if (!node->is_object() || !node->contains(key)) return nullptr;
       node = &(*node)[key];
     }
-    return node->is_boolean() && node->get<bool>();
+    return node;
+  }
+  // Whether the client capability at `path` is `true`.
+  static bool client_offers(const json& capabilities, std::initializer_list<const char*> path) {
+    const json* node = capability(capabilities, path);
+    return node != nullptr && node->is_boolean() && node->get<bool>();
   }
 
   static std::vector<std::string> workspace_folders(const json& params) {
@@ -400,8 +376,9 @@ class Server {
   // a configuration inside the folder counts, and only the models it names inside the folder: a
   // repository cannot make the server read (or rescan) anything outside the workspace.
   std::vector<std::string> watch_roots() {
+    std::lock_guard<std::mutex> lock(roots_mutex_);  // the dispatcher's and the poller's
     std::vector<std::string> roots;
-    for (const auto& folder : folders_) {
+    for (const auto& folder : folders()) {
       std::optional<cli::Config> config;
       try {
         config = cli::find_config(folder, {folder});
@@ -434,7 +411,8 @@ class Server {
     watcher_.set_roots(watch_roots());
     if (watch_registration_) {
       json watchers = json::array();
-      for (const char* glob : {"**/*.pt", "**/*.pth", "**/*.ptl", "**/*.jit", "**/*.torchscript", "**/*.fx.json"})
+      for (const char* glob : {"**/*.pt", "**/*.pth", "**/*.ptl", "**/*.jit", "**/*.torchscript", "**/*.fx.json",
+                               "**/.qlint.toml", "**/pyproject.toml"})
         watchers.push_back({{"globPattern", glob}});
       out_.request("client/registerCapability", {{"registrations",
                                                   {{{"id", "qlint-models"},
@@ -500,6 +478,10 @@ class Server {
   void files_changed(const json& changes) {
     for (const auto& change : changes) {
       auto path = path_of_uri(change.at("uri").get<std::string>());
+      if (path && cli::is_config_file(*path)) {
+        reconfigure();
+        continue;
+      }
       // The client watches every model-like file; the configuration's `models` may say less.
       if (!path || !cli::is_model_file(*path) || !watcher_.watches(*path)) continue;
       watcher_.mark_checked(*path);
@@ -517,6 +499,25 @@ class Server {
     lock.unlock();
     watcher_.set_roots(watch_roots());
     poll_now_.raise();
+  }
+
+  // The configuration changed (a file, or the client's settings): what is watched may change,
+  // and so may every model's findings.
+  void reconfigure() {
+    watcher_.set_roots(watch_roots());
+    for (const auto& model : watcher_.models()) queue_.push(model);
+    poll_now_.raise();
+  }
+
+  // Every configuration file a watched model (or a folder's `models` key) reads.
+  std::vector<std::string> configuration_files() {
+    std::set<std::string> files;
+    const std::vector<std::string> folders = this->folders();
+    std::set<std::string> directories(folders.begin(), folders.end());
+    for (const auto& model : watcher_.models()) directories.insert(fs::path(model).parent_path().string());
+    for (const auto& directory : directories)
+      for (auto& file : cli::config_candidates(directory, folders)) files.insert(std::move(file));
+    return {files.begin(), files.end()};
   }
 
   cli::CheckOptions check_options(const std::string& model) {
@@ -549,7 +550,11 @@ class Server {
     auto started = std::chrono::steady_clock::now();
     cli::CheckOutcome outcome;
     try {
-      outcome = options_.check(model, check_options(model));
+      const cli::CheckOptions options = check_options(model);
+      DelayedProgress progress(out_, progress_, "qlint",
+                               (options.inputs.files.empty() ? "checking " : "checking and simulating ") +
+                                   fs::path(model).filename().string());
+      outcome = options_.check(model, options);
     } catch (const std::exception& e) {
       outcome.error = cli::InputError{model, model + ": internal error: " + e.what()};
     } catch (...) {
@@ -577,11 +582,57 @@ class Server {
       by_model_.erase(model);
     else
       by_model_[model] = std::move(findings);
-    for (const auto& path : paths) {
-      json diagnostics = json::array();
-      for (const Finding* f : findings_on(path)) diagnostics.push_back(f->diagnostic);
-      out_.notify("textDocument/publishDiagnostics", {{"uri", file_uri(path)}, {"diagnostics", diagnostics}});
+    reported_paths_.insert(paths.begin(), paths.end());
+    if (pull_) {
+      // The client pulls what changed (every file, as a workspace pull does).
+      out_.request("workspace/diagnostic/refresh", nullptr);
+      return;
     }
+    for (const auto& path : paths)
+      out_.notify("textDocument/publishDiagnostics", {{"uri", file_uri(path)}, {"diagnostics", diagnostics_on(path)}});
+  }
+
+  // The diagnostics of every model on `path`. Call under state_mutex_.
+  json diagnostics_on(const std::string& path) const {
+    json diagnostics = json::array();
+    for (const Finding* f : findings_on(path)) diagnostics.push_back(f->diagnostic);
+    return diagnostics;
+  }
+
+  // ---- pull diagnostics ----
+
+  // A full report of `path`'s diagnostics, or "unchanged" when the client has them already: the
+  // result id is a digest of the diagnostics themselves. Call under state_mutex_.
+  json document_report(const std::string& path, const std::string& previous_result_id) const {
+    json items = diagnostics_on(path);
+    const std::string result_id = std::to_string(std::hash<std::string>{}(items.dump()));
+    if (result_id == previous_result_id) return {{"kind", "unchanged"}, {"resultId", result_id}};
+    return {{"kind", "full"}, {"resultId", result_id}, {"items", std::move(items)}};
+  }
+
+  json document_diagnostics(const json& params) {
+    auto path = path_of_uri(params.at("textDocument").at("uri").get<std::string>());
+    const std::string previous = params.value("previousResultId", "");
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    if (!path) return {{"kind", "full"}, {"items", json::array()}};
+    return document_report(*path, previous);
+  }
+
+  // Every file a check ever reported on (so that the client also learns of findings gone).
+  json workspace_diagnostics(const json& params) {
+    std::map<std::string, std::string> previous;  // uri -> result id
+    for (const auto& entry : params.value("previousResultIds", json::array()))
+      previous[entry.at("uri").get<std::string>()] = entry.at("value").get<std::string>();
+    json items = json::array();
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    for (const auto& path : reported_paths_) {
+      const std::string uri = file_uri(path);
+      json report = document_report(path, previous.count(uri) ? previous[uri] : "");
+      report["uri"] = uri;
+      report["version"] = nullptr;  // reports are of the files on disk, not of an editor's buffer
+      items.push_back(std::move(report));
+    }
+    return {{"items", std::move(items)}};
   }
 
   void poll_loop() {
@@ -591,6 +642,7 @@ class Server {
         ModelWatcher::Changes changes = watcher_.scan();
         for (const auto& model : changes.changed) queue_.push(model);
         for (const auto& model : changes.removed) queue_.push(model);
+        if (configs_.changed(configuration_files())) reconfigure();
       }
       poll_now_.wait(interval);
     }
@@ -645,7 +697,11 @@ class Server {
     const std::string directory = fs::path(config->file).parent_path().string();
     out_.log(kMessageLog, "qlint: running `" + *config->export_command + "` in " + directory);
     exporting_ = true;
-    CommandResult result = runner_.run(*config->export_command, directory);
+    CommandResult result;
+    {
+      DelayedProgress progress(out_, progress_, "qlint", "exporting: " + *config->export_command);
+      result = runner_.run(*config->export_command, directory);
+    }
     exporting_ = false;
     if (result.exit_code != 0) {
       out_.log(kMessageError, "qlint: the export command failed:\n" + result.output);
@@ -675,15 +731,20 @@ class Server {
   // Touched by the dispatcher only, before the other threads start, or read as flags.
   std::atomic<bool> initialized_{false}, started_{false}, shutdown_{false}, trusted_{false}, exporting_{false};
   bool watch_registration_ = false;
+  bool progress_ = false;  // the client shows $/progress
+  bool pull_ = false;      // the client pulls diagnostics (textDocument/diagnostic), told when to again
 
   std::mutex state_mutex_;
   FindingOptions finding_options_;
   std::map<std::string, std::vector<Finding>> by_model_;
+  std::set<std::string> reported_paths_;  // every file a check reported on, for workspace pulls
 
   std::mutex export_mutex_;
   std::string saved_python_;
   std::set<std::string> untrusted_warned_;  // export thread only
-  std::set<std::string> outside_warned_;    // `models` entries outside the workspace, shown once
+  std::mutex roots_mutex_;
+  std::set<std::string> outside_warned_;  // `models` entries outside the workspace, shown once
+  ConfigWatcher configs_;                 // poller only
 
   std::mutex exit_mutex_;
   std::optional<int> exit_code_;

@@ -79,9 +79,9 @@ static bool only_torch_save_records(const ir::ZipDirectory& zip) {
   return data;
 }
 
-std::optional<ModelWatcher::Stamp> ModelWatcher::stamp_of(const std::string& file) {
+std::optional<FileStamp> FileStamp::of(const std::string& file) {
   std::error_code ec;
-  Stamp stamp{fs::last_write_time(file, ec), 0};
+  FileStamp stamp{fs::last_write_time(file, ec), 0};
   if (!ec) stamp.size = fs::file_size(file, ec);
   if (ec) return std::nullopt;
   return stamp;
@@ -116,7 +116,7 @@ std::map<std::string, ModelWatcher::Stamp> ModelWatcher::current_stamps() const 
   for (const auto& root : roots) add_models_under(root, files);
   std::map<std::string, Stamp> stamps;
   for (const auto& file : files) {
-    auto stamp = stamp_of(file);
+    auto stamp = FileStamp::of(file);
     if (stamp && !saved_with_torch_save(file, *stamp)) stamps[file] = *stamp;
   }
   return stamps;
@@ -158,7 +158,7 @@ bool ModelWatcher::watches(const std::string& file) const {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!is_under(file, roots_)) return false;
   }
-  auto stamp = stamp_of(file);
+  auto stamp = FileStamp::of(file);
   return !stamp || !saved_with_torch_save(file, *stamp);
 }
 
@@ -168,7 +168,7 @@ void ModelWatcher::settle() {
 }
 
 void ModelWatcher::mark_checked(const std::string& file) {
-  auto stamp = stamp_of(file);
+  auto stamp = FileStamp::of(file);
   if (!stamp) return;
   std::lock_guard<std::mutex> lock(mutex_);
   seen_[file] = Seen{*stamp, true};
@@ -179,6 +179,18 @@ std::vector<std::string> ModelWatcher::models() const {
   std::vector<std::string> out;
   for (const auto& entry : seen_) out.push_back(entry.first);
   return out;
+}
+
+bool ConfigWatcher::changed(const std::vector<std::string>& files) {
+  std::map<std::string, std::optional<FileStamp>> now;
+  bool changed = false;
+  for (const auto& file : files) {
+    auto stamp = now[file] = FileStamp::of(file);
+    auto before = seen_.find(file);
+    if (before != seen_.end() && before->second != stamp) changed = true;
+  }
+  seen_ = std::move(now);
+  return changed;
 }
 
 CommandResult CommandRunner::run(const std::string& command, const std::string& directory) {

@@ -13,6 +13,16 @@
 
 namespace qlint::server {
 
+// A file's modification time and size: what tells the server it changed.
+struct FileStamp {
+  std::filesystem::file_time_type time;
+  uintmax_t size = 0;
+  bool operator==(const FileStamp& o) const { return time == o.time && size == o.size; }
+  bool operator!=(const FileStamp& o) const { return !(*this == o); }
+  // The file's time and size; nullopt when it cannot be read (or is not there).
+  static std::optional<FileStamp> of(const std::string& file);
+};
+
 // The models under some roots (files or directories searched recursively, skipping hidden
 // directories and node_modules), and what changed since the last scan.
 class ModelWatcher {
@@ -39,17 +49,11 @@ class ModelWatcher {
   std::vector<std::string> models() const;
 
  private:
-  struct Stamp {
-    std::filesystem::file_time_type time;
-    uintmax_t size = 0;
-    bool operator==(const Stamp& o) const { return time == o.time && size == o.size; }
-  };
+  using Stamp = FileStamp;
   struct Seen {
     Stamp stamp;
     bool reported = false;
   };
-  // The file's time and size; nullopt when it cannot be read.
-  static std::optional<Stamp> stamp_of(const std::string& file);
   std::map<std::string, Stamp> current_stamps() const;
   // Whether `file` is a tensor file torch.save wrote (an input beside the models, not a model),
   // read once per stamp.
@@ -62,6 +66,19 @@ class ModelWatcher {
   std::map<std::string, Seen> seen_;
   bool first_scan_ = true;
   bool settled_ = false;
+};
+
+// The configuration files the models read (cli::config_candidates): whether one appeared,
+// changed or went.
+class ConfigWatcher {
+ public:
+  // Whether any of `files` that the previous call was also given differs from what that call
+  // saw; a file new to the list is only looked at (a new model's configuration is read by its
+  // own first check).
+  bool changed(const std::vector<std::string>& files);
+
+ private:
+  std::map<std::string, std::optional<FileStamp>> seen_;
 };
 
 // The outcome of a shell command run for the user (the `export` key).

@@ -79,6 +79,29 @@ if after == before then return fail('the quick fix `' .. preferred.title .. '` c
 if not after:find('_float', 1, true) then return fail('the quick fix does not compare the float tensor:\n' .. after) end
 ok('quick fix applied: ' .. preferred.title)
 
+-- "Fix all" on the source as exported (the findings are the archive's): every safe fix of the
+-- file as one edit, which changes more than the one quick fix did.
+vim.api.nvim_buf_set_lines(buffer, 0, -1, false, vim.split(before, '\n', true))
+local fix_all_params = {
+  textDocument = { uri = vim.uri_from_bufnr(buffer) },
+  range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } },
+  context = { diagnostics = {}, only = { 'source.fixAll.qlint' } },
+}
+local fix_all = nil
+for _, answer in pairs(vim.lsp.buf_request_sync(buffer, 'textDocument/codeAction', fix_all_params, TIMEOUT_MS) or {}) do
+  for _, action in ipairs(answer.result or {}) do
+    if action.kind == 'source.fixAll.qlint' then fix_all = action end
+  end
+end
+if fix_all == nil or fix_all.edit == nil then return fail('no source.fixAll.qlint action with an edit') end
+vim.lsp.util.apply_workspace_edit(fix_all.edit, client.offset_encoding)
+local all_fixed = table.concat(vim.api.nvim_buf_get_lines(buffer, 0, -1, false), '\n')
+if all_fixed == before or all_fixed == after then
+  return fail('fix all changed no more than the quick fix:\n' .. all_fixed)
+end
+if not all_fixed:find('_float', 1, true) then return fail('fix all does not compare the float tensor:\n' .. all_fixed) end
+ok(fix_all.title)
+
 -- Shutdown: the client asks, the server answers and exits.
 vim.lsp.stop_client(client.id)
 if not vim.wait(TIMEOUT_MS, function() return vim.lsp.client_is_stopped(client.id) end, 100) then

@@ -22,67 +22,13 @@ const os = require('os');
 const path = require('path');
 const url = require('url');
 const rpc = require('vscode-languageserver-protocol/node');
+const client = require('./client');
+
+const {uriOf, initialize, applyEdit} = client;
 
 const [qlint, sourceDir, buildDir] = process.argv.slice(2);
 const PYTHON = '/usr/bin/python3';
-const TIMEOUT_MS = 120000;
-
-const uriOf = (file) => url.pathToFileURL(file).href;
-
-function startServer(args = []) {
-  const child = childProcess.spawn(qlint, ['server', '--poll-interval', '200', ...args],
-                                   {stdio: ['pipe', 'pipe', 'inherit']});
-  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-  const connection = rpc.createProtocolConnection(new rpc.StreamMessageReader(child.stdout),
-                                                  new rpc.StreamMessageWriter(child.stdin));
-  const diagnostics = new Map();  // uri -> the latest published diagnostics
-  const waiters = [];
-  connection.onNotification(rpc.PublishDiagnosticsNotification.type, ({uri, diagnostics: list}) => {
-    diagnostics.set(uri, list);
-    for (const waiter of waiters.slice()) waiter();
-  });
-  const registrations = [];
-  connection.onRequest(rpc.RegistrationRequest.type, (params) => {
-    registrations.push(...params.registrations);
-    return null;
-  });
-  const messages = [];
-  connection.onNotification(rpc.ShowMessageNotification.type, (m) => messages.push(m));
-  connection.listen();
-  // Resolves with the diagnostics of `uri` once `predicate` holds for them.
-  function waitFor(uri, predicate, what) {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what} on ${uri}; ` +
-          `last: ${JSON.stringify(diagnostics.get(uri))}; messages: ${JSON.stringify(messages)}`)), TIMEOUT_MS);
-      const check = () => {
-        if (!diagnostics.has(uri) || !predicate(diagnostics.get(uri))) return false;
-        clearTimeout(timer);
-        waiters.splice(waiters.indexOf(check), 1);
-        resolve(diagnostics.get(uri));
-        return true;
-      };
-      waiters.push(check);
-      check();
-    });
-  }
-  return {child, exited, connection, diagnostics, waitFor, registrations, messages};
-}
-
-// Applies a WorkspaceEdit's changes to the files on disk, the last edit of a file first.
-function applyEdit(edit) {
-  for (const [uri, edits] of Object.entries(edit.changes)) {
-    const file = url.fileURLToPath(uri);
-    const lines = fs.readFileSync(file, 'utf8').split('\n');
-    const sorted = edits.slice().sort((a, b) => b.range.start.line - a.range.start.line ||
-                                                b.range.start.character - a.range.start.character);
-    for (const {range, newText} of sorted) {
-      const before = lines[range.start.line].slice(0, range.start.character);
-      const after = lines[range.end.line].slice(range.end.character);
-      lines.splice(range.start.line, range.end.line - range.start.line + 1, ...(before + newText + after).split('\n'));
-    }
-    fs.writeFileSync(file, lines.join('\n'));
-  }
-}
+const startServer = (args) => client.startServer(qlint, args);
 
 function makeWorkspace() {
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'qlint-lsp-'));
@@ -94,16 +40,6 @@ function makeWorkspace() {
   childProcess.execSync(exportCommand, {cwd: ws, stdio: 'inherit'});
   fs.copyFileSync(path.join(buildDir, 'examples/clean/compare_zero.pt'), path.join(ws, 'models/changing.pt'));
   return ws;
-}
-
-async function initialize(server, ws) {
-  return server.connection.sendRequest(rpc.InitializeRequest.type, {
-    processId: process.pid,
-    rootUri: uriOf(ws),
-    workspaceFolders: [{uri: uriOf(ws), name: 'ws'}],
-    capabilities: {workspace: {didChangeWatchedFiles: {dynamicRegistration: true}}},
-    initializationOptions: {trusted: true},
-  });
 }
 
 async function codeActionsFor(server, uri, diagnostic) {
@@ -127,6 +63,7 @@ async function mainServerTest() {
   assert.ok(init.capabilities.hoverProvider, 'hoverProvider');
   assert.ok(init.capabilities.codeActionProvider.codeActionKinds.includes('quickfix'));
   assert.strictEqual(init.capabilities.textDocumentSync.save.includeText, false);
+  assert.strictEqual(init.capabilities.diagnosticProvider, undefined, 'pull diagnostics for a client that cannot pull');
   server.connection.sendNotification(rpc.InitializedNotification.type, {});
 
   // The findings of the model, on the Python source, with rule, docs link and evidence.
@@ -332,7 +269,4 @@ async function main() {
   await mainServerTest();
 }
 
-main().then(() => process.exit(0), (e) => {
-  console.error(`FAILED: ${e.stack || e}`);
-  process.exit(1);
-});
+client.runMain(main);

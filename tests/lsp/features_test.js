@@ -1,0 +1,173 @@
+// Drives `qlint server` with the client library VS Code uses (./client.js) through what a client
+// chooses and what a workspace's configuration changes:
+//   - pull diagnostics (textDocument/diagnostic, workspace/diagnostic), for a client that can
+//     pull and be told to pull again: no diagnostics pushed, the server's refresh requests, full
+//     and unchanged reports;
+//   - work-done progress ($/progress) for a check that takes longer than 200 ms, with the
+//     model's name, for a client that offers it, and none for one that does not;
+//   - configuration: an edit of .qlint.toml found by polling, announced by the client
+//     (didChangeWatchedFiles), and workspace/didChangeConfiguration, each re-checking the models.
+//
+//   node features_test.js QLINT SOURCE_DIR BUILD_DIR
+'use strict';
+const assert = require('assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const rpc = require('vscode-languageserver-protocol/node');
+const client = require('./client');
+
+const {uriOf, initialize} = client;
+
+const [qlint, sourceDir, buildDir] = process.argv.slice(2);
+const s1Uri = uriOf(path.join(sourceDir, 'examples/seed/s1_eq_one.py'));
+
+// A workspace of one seed model (S1: eq-nonzero-const, bool-arith) and its configuration.
+function makeWorkspace(config = '') {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'qlint-lsp-features-'));
+  fs.mkdirSync(path.join(ws, 'models'));
+  fs.copyFileSync(path.join(buildDir, 'examples/seed/s1_eq_one.pt'), path.join(ws, 'models/s1_eq_one.pt'));
+  fs.writeFileSync(path.join(ws, '.qlint.toml'), config);
+  return ws;
+}
+
+const codes = (items) => items.map((d) => d.code).sort();
+
+async function shutDown(server, ws) {
+  await server.connection.sendRequest(rpc.ShutdownRequest.type);
+  server.connection.sendNotification(rpc.ExitNotification.type);
+  assert.strictEqual(await server.exited, 0);
+  fs.rmSync(ws, {recursive: true, force: true});
+}
+
+// The $/progress of one token, in order: its create request first, then begin, then end.
+function progressOf(events, token) {
+  return events.filter((e) => (e.method === 'window/workDoneProgress/create' || e.method === '$/progress') &&
+                              e.params.token === token);
+}
+
+async function pullAndProgressTest() {
+  const ws = makeWorkspace();
+  const server = client.startServer(qlint);
+  const init = await initialize(server, ws, {
+    textDocument: {diagnostic: {dynamicRegistration: false}},
+    workspace: {diagnostics: {refreshSupport: true}},
+    window: {workDoneProgress: true},
+  });
+  assert.deepStrictEqual(init.capabilities.diagnosticProvider,
+                         {identifier: 'qlint', interFileDependencies: true, workspaceDiagnostics: true});
+  server.connection.sendNotification(rpc.InitializedNotification.type, {});
+
+  // The server says when to pull; a workspace pull then has S1's findings on its Python source.
+  const refreshes = () => server.events.filter((e) => e.method === 'workspace/diagnostic/refresh').length;
+  await server.until(() => (refreshes() > 0 ? true : undefined), 'a workspace/diagnostic/refresh request');
+  const pulled = await server.connection.sendRequest(rpc.WorkspaceDiagnosticRequest.type,
+                                                     {previousResultIds: []});
+  const s1Report = pulled.items.find((item) => item.uri === s1Uri);
+  assert.ok(s1Report, `no report of s1_eq_one.py in ${JSON.stringify(pulled)}`);
+  assert.strictEqual(s1Report.kind, 'full');
+  assert.strictEqual(s1Report.version, null);
+  assert.ok(codes(s1Report.items).includes('eq-nonzero-const'), JSON.stringify(s1Report.items));
+  assert.strictEqual(server.diagnostics.size, 0, 'diagnostics were pushed to a client that pulls');
+
+  // A document pull: the same diagnostics; again with its result id: unchanged.
+  const full = await server.connection.sendRequest(rpc.DocumentDiagnosticRequest.type, {textDocument: {uri: s1Uri}});
+  assert.strictEqual(full.kind, 'full');
+  assert.deepStrictEqual(full.items, s1Report.items);
+  const again = await server.connection.sendRequest(rpc.DocumentDiagnosticRequest.type,
+                                                    {textDocument: {uri: s1Uri}, previousResultId: full.resultId});
+  assert.deepStrictEqual(again, {kind: 'unchanged', resultId: full.resultId});
+  const workspaceAgain = await server.connection.sendRequest(rpc.WorkspaceDiagnosticRequest.type, {
+    previousResultIds: [{uri: s1Uri, value: full.resultId}],
+  });
+  assert.strictEqual(workspaceAgain.items.find((item) => item.uri === s1Uri).kind, 'unchanged');
+  const elsewhere = await server.connection.sendRequest(rpc.DocumentDiagnosticRequest.type,
+                                                        {textDocument: {uri: uriOf(path.join(ws, 'other.py'))}});
+  assert.deepStrictEqual(elsewhere.items, []);
+  console.log(`ok - pull diagnostics: ${s1Report.items.length} findings pulled, full then unchanged, none pushed`);
+
+  // The first check (LibTorch's start and the archive's load) takes longer than 200 ms: its
+  // progress is created, begins with the model's name and ends.
+  const begin = server.events.find((e) => e.method === '$/progress' && e.params.value.kind === 'begin');
+  assert.ok(begin, `no $/progress begin in ${JSON.stringify(server.events)}`);
+  assert.strictEqual(begin.params.value.title, 'qlint');
+  assert.match(begin.params.value.message, /checking s1_eq_one\.pt/);
+  const sequence = progressOf(server.events, begin.params.token);
+  assert.deepStrictEqual(sequence.map((e) => e.params.value ? e.params.value.kind : e.method),
+                         ['window/workDoneProgress/create', 'begin', 'end'],
+                         JSON.stringify(sequence));
+  console.log(`ok - work-done progress: "${begin.params.value.message}"`);
+
+  // The model changes: another refresh, and the pull shows the change.
+  const before = refreshes();
+  fs.copyFileSync(path.join(buildDir, 'examples/clean/compare_zero.pt'), path.join(ws, 'models/s1_eq_one.pt'));
+  await server.until(() => (refreshes() > before ? true : undefined), 'a refresh after the model changed');
+  const cleared = await server.connection.sendRequest(rpc.DocumentDiagnosticRequest.type,
+                                                      {textDocument: {uri: s1Uri}, previousResultId: full.resultId});
+  assert.deepStrictEqual(cleared.items, [], JSON.stringify(cleared));
+  assert.strictEqual(server.diagnostics.size, 0, 'diagnostics were pushed to a client that pulls');
+  console.log('ok - a changed model: refresh, and the pull has the findings gone');
+  await shutDown(server, ws);
+}
+
+async function noProgressWithoutCapabilityTest() {
+  const ws = makeWorkspace();
+  const server = client.startServer(qlint);
+  await initialize(server, ws, {});
+  server.connection.sendNotification(rpc.InitializedNotification.type, {});
+  await server.waitFor(s1Uri, (d) => d.length > 0, 'the findings of s1_eq_one');
+  assert.deepStrictEqual(server.events, [], 'progress or refreshes for a client that offered neither');
+  console.log('ok - no progress and no refresh for a client without the capabilities');
+  await shutDown(server, ws);
+}
+
+// Each way the configuration can change re-checks the model: the edited `ignore` shows at once.
+async function configurationTest() {
+  const ignoring = 'ignore = ["eq-nonzero-const"]\n';
+  const hasEq = (d) => d.some((x) => x.code === 'eq-nonzero-const');
+  const has = (d) => d.length > 0 && hasEq(d);
+  const hasNot = (d) => d.length > 0 && !hasEq(d);
+
+  // Found by polling.
+  let ws = makeWorkspace();
+  let server = client.startServer(qlint);
+  await initialize(server, ws);
+  server.connection.sendNotification(rpc.InitializedNotification.type, {});
+  await server.waitFor(s1Uri, has, 'eq-nonzero-const before the configuration changes');
+  fs.writeFileSync(path.join(ws, '.qlint.toml'), ignoring);
+  await server.waitFor(s1Uri, hasNot, 'eq-nonzero-const ignored after .qlint.toml changed (polling)');
+  fs.rmSync(path.join(ws, '.qlint.toml'));
+  await server.waitFor(s1Uri, has, 'eq-nonzero-const back after .qlint.toml went (polling)');
+  // A pyproject.toml that appears.
+  fs.writeFileSync(path.join(ws, 'pyproject.toml'), `[tool.qlint]\n${ignoring}`);
+  await server.waitFor(s1Uri, hasNot, 'eq-nonzero-const ignored after pyproject.toml appeared (polling)');
+  console.log('ok - .qlint.toml edited, removed, and a pyproject.toml added: found by polling, models re-checked');
+  await shutDown(server, ws);
+
+  // Told by the client, with polling too slow to notice.
+  ws = makeWorkspace();
+  server = client.startServer(qlint, [], 3600 * 1000);
+  await initialize(server, ws);
+  server.connection.sendNotification(rpc.InitializedNotification.type, {});
+  await server.waitFor(s1Uri, has, 'eq-nonzero-const before the configuration changes');
+  const config = path.join(ws, '.qlint.toml');
+  fs.writeFileSync(config, ignoring);
+  server.connection.sendNotification(rpc.DidChangeWatchedFilesNotification.type, {
+    changes: [{uri: uriOf(config), type: rpc.FileChangeType.Changed}],
+  });
+  await server.waitFor(s1Uri, hasNot, 'eq-nonzero-const ignored after the client announced .qlint.toml');
+  fs.writeFileSync(config, '');
+  server.connection.sendNotification(rpc.DidChangeConfigurationNotification.type, {settings: {}});
+  await server.waitFor(s1Uri, has, 'eq-nonzero-const back after workspace/didChangeConfiguration');
+  console.log('ok - didChangeWatchedFiles of .qlint.toml and didChangeConfiguration re-check the models');
+  await shutDown(server, ws);
+}
+
+async function main() {
+  if (!fs.existsSync(qlint)) throw new Error(`no qlint binary at ${qlint}`);
+  await pullAndProgressTest();
+  await noProgressWithoutCapabilityTest();
+  await configurationTest();
+}
+
+client.runMain(main);

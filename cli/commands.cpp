@@ -257,7 +257,7 @@ int run_check(const CheckOptions& options) {
   std::string fix_summary;
   for (auto& outcome : process_all(files, options)) {
     if (outcome.error) {
-      if (options.format != "json" && options.format != "github")
+      if (!reports_input_errors(options.format))
         std::cerr << "qlint: error: " << outcome.error->message << "\n";  // printable: see process()
       errors.push_back(*outcome.error);
       continue;
@@ -314,6 +314,12 @@ void print_reports(const std::vector<ModelReport>& reports, const std::vector<In
     std::cout << render_sarif(reports, errors).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (f == "github") {
     std::cout << render_github(reports, errors);
+  } else if (f == "gitlab") {
+    std::error_code ec;
+    const std::string cwd = std::filesystem::current_path(ec).string();
+    std::cout << render_gitlab(reports, errors, ec ? std::string() : cwd)
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
   } else if (options.statistics) {
     std::cout << fix_summary << statistics(reports);
   } else {

@@ -23,6 +23,7 @@
 #include "analysis/facts.h"
 #include "cli/config.h"
 #include "cli/cxx_backend.h"
+#include "cli/formats.h"
 #include "cli/torch_backend.h"
 #include "ir/display.h"
 #include "ir/import_error.h"
@@ -293,7 +294,7 @@ void print_unread_archives(const ir::Model& model) {
 }
 
 void print_error(const CheckOptions& options, const InputError& error) {
-  if (options.format != "json" && options.format != "github") std::cerr << "qlint: error: " << error.message << "\n";
+  if (!reports_input_errors(options.format)) std::cerr << "qlint: error: " << error.message << "\n";
 }
 
 // A function of the project's own header is analysed in every file that includes it: its

@@ -43,20 +43,6 @@ const char* sarif_level(Severity s) {
   return s == Severity::Error ? "error" : s == Severity::Warning ? "warning" : "note";
 }
 
-// A fingerprint that survives unrelated edits above the finding: the rule and the finding's
-// line text without whitespace (FNV-1a, 64 bit).
-std::string line_hash(const std::string& rule, const std::string& line_text) {
-  uint64_t h = 1469598103934665603ull;
-  for (char c : rule + "\n" + line_text) {
-    if (c == ' ' || c == '\t') continue;
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
-  }
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return std::string(buf) + ":1";
-}
-
 nlohmann::json rule_descriptor(const rules::Rule& r) {
   std::string help = std::string("What it finds\n") + r.doc.what + "\n\nWhy it breaks\n" + r.doc.why + "\n\nExample\n" +
                      r.doc.example + "\n\nFix\n" + r.doc.fix + "\n\nFix safety\n" + r.doc.fix_safety;
@@ -251,7 +237,7 @@ nlohmann::json sarif_result(const ModelReport& report, const Diagnostic& d, int 
       {"level", sarif_level(d.severity)},
       {"message", {{"text", d.message}}},
       {"locations", location.empty() ? nlohmann::json::array() : nlohmann::json::array({location})},
-      {"partialFingerprints", {{"primaryLocationLineHash", line_hash(d.rule, line ? *line : d.message)}}}};
+      {"partialFingerprints", {{"primaryLocationLineHash", finding_line_hash(d.rule, line ? *line : d.message)}}}};
   if (auto fixes = sarif_fixes(report, d, scope, cwd); !fixes.empty()) result["fixes"] = fixes;
   return result;
 }
@@ -342,6 +328,22 @@ std::string render_github(const std::vector<ModelReport>& reports, const std::ve
     }
   }
   return out.str();
+}
+
+std::string finding_line_hash(const std::string& rule, const std::string& line_text) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a, 64 bit
+  for (char c : rule + "\n" + line_text) {
+    if (c == ' ' || c == '\t') continue;
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return std::string(buf) + ":1";
+}
+
+bool reports_input_errors(const std::string& format) {
+  return format == "json" || format == "github" || format == "gitlab";
 }
 
 nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors) {

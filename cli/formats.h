@@ -22,6 +22,20 @@ nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::
 nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
                             const std::string& cwd);
 
+// GitLab's Code Quality report (a JSON array of Code Climate issues): paths relative to `cwd`
+// (the repository's root, as GitLab wants them), a model that could not be read as a `blocker`
+// on the model file, a finding in generated code on its model file with the place in the text.
+nlohmann::json render_gitlab(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
+                             const std::string& cwd);
+
+// Whether `format` reports models that could not be read in its own output (then the command
+// does not also say so on stderr).
+bool reports_input_errors(const std::string& format);
+
+// A fingerprint that survives unrelated edits above the finding: the rule and the finding's line
+// text without whitespace (SARIF's primaryLocationLineHash, GitLab's fingerprint).
+std::string finding_line_hash(const std::string& rule, const std::string& line_text);
+
 // A rule's documentation in Markdown (SARIF's help.markdown, the server's hover).
 std::string rule_help_markdown(const rules::Rule& rule);
 

@@ -108,7 +108,7 @@ int apply_limits(const ModelOptions& model) {
 // Options of every command that reports findings: output format, rule selection, configuration.
 void define_report_options(CLI::App* cmd, cli::CheckOptions& o, bool& no_color) {
   cmd->add_option("--format", o.format, "Output format")
-      ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github"}))
+      ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github", "gitlab"}))
       ->capture_default_str();
   cmd->add_option("--select", o.selection.select,
                   "Only these rules (comma-separated ids, or ALL; opt-in rules only by name)")

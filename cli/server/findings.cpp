@@ -8,6 +8,7 @@
 
 #include "cli/formats.h"
 #include "cli/python_fixes.h"
+#include "cli/server/config_edits.h"
 #include "rules/registry.h"
 
 namespace qlint::server {
@@ -124,6 +125,19 @@ std::optional<nlohmann::json> ignore_action(const cli::ModelReport& report, cons
                         {"edit", {{"changes", {{file_uri(absolute_path(d.loc.file, options.root)), {edit}}}}}}};
 }
 
+// "Ignore `rule` in this file": the file's entry in the configuration's per-file-ignores.
+std::optional<nlohmann::json> ignore_in_file_action(const Diagnostic& d, const std::string& path,
+                                                    const FindingOptions& options) {
+  if (d.rule.empty()) return std::nullopt;
+  auto edit = ignore_in_file_edit({options.config_file, options.new_config, path, d.rule});
+  if (!edit) return std::nullopt;
+  const std::string config = options.config_file.empty() ? options.new_config : options.config_file;
+  return nlohmann::json{{"title", "qlint: ignore `" + d.rule + "` in this file (per-file-ignores in " +
+                                      std::filesystem::path(config).filename().string() + ")"},
+                        {"kind", "quickfix"},
+                        {"edit", std::move(*edit)}};
+}
+
 std::string hover_text(const Diagnostic& d, const std::string& model_file) {
   std::string text = "**qlint `" + d.rule + "`** (" + severity_name(d.severity) + "): " + d.message + "\n";
   for (const auto& note : d.notes) text += "\n- " + note;
@@ -174,6 +188,7 @@ std::vector<Finding> findings_of(const cli::ModelReport& report, const FindingOp
     f.diagnostic = lsp_diagnostic(d, f.range, options, model_file);
     f.actions = actions_of(report, d, scope, options);
     if (auto ignore = ignore_action(report, d, scope.sources, options)) f.actions.push_back(std::move(*ignore));
+    if (auto ignore = ignore_in_file_action(d, f.path, options)) f.actions.push_back(std::move(*ignore));
     f.hover = hover_text(d, model_file);
     out.push_back(std::move(f));
   }

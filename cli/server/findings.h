@@ -35,6 +35,9 @@ struct Finding {
 struct FindingOptions {
   std::string root;       // where relative source paths are resolved (the workspace folder)
   std::string docs_base;  // the rule pages' base URI (ending in `/`; `<id>.md` is appended); "" for none
+  // For "ignore in this file": the configuration the check read, or "" for none; then the
+  // .qlint.toml to create (when the client can create files), or "".
+  std::string config_file, new_config;
 };
 
 // The findings of one checked model.

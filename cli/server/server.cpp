@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <iostream>
@@ -326,6 +327,9 @@ class Server {
     const json client = params.value("capabilities", json::object());
     watch_registration_ = client_offers(client, {"workspace", "didChangeWatchedFiles", "dynamicRegistration"});
     progress_ = client_offers(client, {"window", "workDoneProgress"});
+    if (const json* operations = capability(client, {"workspace", "workspaceEdit", "resourceOperations"}))
+      create_files_ =
+          operations->is_array() && std::find(operations->begin(), operations->end(), "create") != operations->end();
     // Pull diagnostics only for a client that also lets the server say when to pull again: the
     // findings change when a model does, not when the client edits a document.
     pull_ = capability(client, {"textDocument", "diagnostic"}) != nullptr &&
@@ -568,6 +572,7 @@ class Server {
       std::lock_guard<std::mutex> lock(state_mutex_);
       options = finding_options_;
     }
+    set_config_target(model, options);
     return findings_of(*outcome.report, options);
   }
 
@@ -597,6 +602,23 @@ class Server {
     json diagnostics = json::array();
     for (const Finding* f : findings_on(path)) diagnostics.push_back(f->diagnostic);
     return diagnostics;
+  }
+
+  // Which configuration "ignore in this file" edits: the one `model`'s check read, else a new
+  // .qlint.toml in the model's workspace folder when the client can create files.
+  void set_config_target(const std::string& model, FindingOptions& options) {
+    const std::vector<std::string> folders = this->folders();
+    try {
+      if (auto config = cli::find_config(model, folders)) {
+        options.config_file = config->file;
+        return;
+      }
+    } catch (const cli::ConfigError&) {
+      return;  // a configuration qlint cannot read: nothing to add to
+    }
+    if (!create_files_) return;
+    for (const auto& folder : folders)
+      if (cli::is_within(model, folder)) options.new_config = (fs::path(folder) / ".qlint.toml").string();
   }
 
   // ---- pull diagnostics ----
@@ -731,8 +753,9 @@ class Server {
   // Touched by the dispatcher only, before the other threads start, or read as flags.
   std::atomic<bool> initialized_{false}, started_{false}, shutdown_{false}, trusted_{false}, exporting_{false};
   bool watch_registration_ = false;
-  bool progress_ = false;  // the client shows $/progress
-  bool pull_ = false;      // the client pulls diagnostics (textDocument/diagnostic), told when to again
+  bool progress_ = false;      // the client shows $/progress
+  bool create_files_ = false;  // the client's workspace edits can create files
+  bool pull_ = false;          // the client pulls diagnostics (textDocument/diagnostic), told when to again
 
   std::mutex state_mutex_;
   FindingOptions finding_options_;
@@ -771,6 +794,12 @@ void serve_stdio(const ServerOptions& options) {
 }
 
 std::string default_docs_base() {
+  // A stable address of the pages: the environment's (a team's mirror), else the one qlint was
+  // built with (a distributor's).
+  const char* from_environment = std::getenv("QLINT_DOCS_URL");
+  if (std::string published = from_environment && *from_environment ? from_environment : QLINT_DOCS_URL;
+      !published.empty())
+    return published.back() == '/' ? published : published + "/";
   std::error_code ec;
   fs::path binary_dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
   for (const fs::path& candidate :

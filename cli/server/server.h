@@ -39,8 +39,10 @@ int serve(std::istream& in, int out_fd, const ServerOptions& options);
 // to stdout (a library's warning) goes to stderr instead, so it cannot corrupt the protocol.
 [[noreturn]] void serve_stdio(const ServerOptions& options);
 
-// The rule pages beside the binary: docs/rules in a build tree inside the checkout, or
-// share/doc/qlint/rules in an installation, as a file:// URI ending in `/`; "" when absent.
+// Where the rule pages are: $QLINT_DOCS_URL, or the address qlint was built with (CMake's
+// QLINT_DOCS_URL), else the
+// pages beside the binary: share/doc/qlint/rules in an installation, or docs/rules in a build
+// tree inside the checkout, as a file:// URI ending in `/`; "" when absent.
 std::string default_docs_base();
 
 }  // namespace qlint::server

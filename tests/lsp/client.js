@@ -13,9 +13,9 @@ const TIMEOUT_MS = 120000;
 
 const uriOf = (file) => url.pathToFileURL(file).href;
 
-function startServer(qlint, args = [], pollMs = 200) {
+function startServer(qlint, args = [], pollMs = 200, env = {}) {
   const child = childProcess.spawn(qlint, ['server', '--poll-interval', String(pollMs), ...args],
-                                   {stdio: ['pipe', 'pipe', 'inherit']});
+                                   {stdio: ['pipe', 'pipe', 'inherit'], env: {...process.env, ...env}});
   const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
   const connection = rpc.createProtocolConnection(new rpc.StreamMessageReader(child.stdout),
                                                   new rpc.StreamMessageWriter(child.stdin));
@@ -86,20 +86,38 @@ async function initialize(server, ws, capabilities = {workspace: {didChangeWatch
   });
 }
 
-// Applies a WorkspaceEdit's changes to the files on disk, the last edit of a file first.
+// Applies a WorkspaceEdit to the files on disk, as a client would: `changes`, or `documentChanges`
+// (text edits, and files created, which must not exist yet: no option says otherwise).
 function applyEdit(edit) {
-  for (const [uri, edits] of Object.entries(edit.changes)) {
-    const file = url.fileURLToPath(uri);
-    const lines = fs.readFileSync(file, 'utf8').split('\n');
-    const sorted = edits.slice().sort((a, b) => b.range.start.line - a.range.start.line ||
-                                                b.range.start.character - a.range.start.character);
-    for (const {range, newText} of sorted) {
-      const before = lines[range.start.line].slice(0, range.start.character);
-      const after = lines[range.end.line].slice(range.end.character);
-      lines.splice(range.start.line, range.end.line - range.start.line + 1, ...(before + newText + after).split('\n'));
+  if (edit.documentChanges) {
+    for (const change of edit.documentChanges) {
+      if (change.kind === 'create') {
+        const file = url.fileURLToPath(change.uri);
+        if (fs.existsSync(file)) throw new Error(`the edit creates ${file}, which exists`);
+        fs.writeFileSync(file, '');
+      } else if (change.kind === undefined) {
+        applyTextEdits(change.textDocument.uri, change.edits);
+      } else {
+        throw new Error(`unexpected resource operation ${change.kind}`);
+      }
     }
-    fs.writeFileSync(file, lines.join('\n'));
+    return;
   }
+  for (const [uri, edits] of Object.entries(edit.changes)) applyTextEdits(uri, edits);
+}
+
+// Applies text edits to a file on disk, the last edit first.
+function applyTextEdits(uri, edits) {
+  const file = url.fileURLToPath(uri);
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const sorted = edits.slice().sort((a, b) => b.range.start.line - a.range.start.line ||
+                                              b.range.start.character - a.range.start.character);
+  for (const {range, newText} of sorted) {
+    const before = lines[range.start.line].slice(0, range.start.character);
+    const after = lines[range.end.line].slice(range.end.character);
+    lines.splice(range.start.line, range.end.line - range.start.line + 1, ...(before + newText + after).split('\n'));
+  }
+  fs.writeFileSync(file, lines.join('\n'));
 }
 
 // Runs `test`, and exits the process with 0, or 1 and the failure.

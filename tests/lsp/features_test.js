@@ -6,18 +6,21 @@
 //   - work-done progress ($/progress) for a check that takes longer than 200 ms, with the
 //     model's name, for a client that offers it, and none for one that does not;
 //   - configuration: an edit of .qlint.toml found by polling, announced by the client
-//     (didChangeWatchedFiles), and workspace/didChangeConfiguration, each re-checking the models.
+//     (didChangeWatchedFiles), and workspace/didChangeConfiguration, each re-checking the models;
+//   - "ignore in this file": the rule added to the per-file-ignores of the configuration there
+//     is, or of a new .qlint.toml for a client that can create files, and the finding gone.
 //
 //   node features_test.js QLINT SOURCE_DIR BUILD_DIR
 'use strict';
 const assert = require('assert');
+const childProcess = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const rpc = require('vscode-languageserver-protocol/node');
 const client = require('./client');
 
-const {uriOf, initialize} = client;
+const {uriOf, initialize, applyEdit} = client;
 
 const [qlint, sourceDir, buildDir] = process.argv.slice(2);
 const s1Uri = uriOf(path.join(sourceDir, 'examples/seed/s1_eq_one.py'));
@@ -110,14 +113,18 @@ async function pullAndProgressTest() {
   await shutDown(server, ws);
 }
 
+// Also: the rule pages' address from the environment (a team's mirror of docs/rules).
 async function noProgressWithoutCapabilityTest() {
   const ws = makeWorkspace();
-  const server = client.startServer(qlint);
+  const server = client.startServer(qlint, [], 200, {QLINT_DOCS_URL: 'https://docs.example.org/qlint/rules'});
   await initialize(server, ws, {});
   server.connection.sendNotification(rpc.InitializedNotification.type, {});
-  await server.waitFor(s1Uri, (d) => d.length > 0, 'the findings of s1_eq_one');
+  const found = await server.waitFor(s1Uri, (d) => d.length > 0, 'the findings of s1_eq_one');
   assert.deepStrictEqual(server.events, [], 'progress or refreshes for a client that offered neither');
   console.log('ok - no progress and no refresh for a client without the capabilities');
+  for (const d of found)
+    assert.strictEqual(d.codeDescription.href, `https://docs.example.org/qlint/rules/${d.code}.md`);
+  console.log(`ok - rule pages linked at $QLINT_DOCS_URL: ${found[0].codeDescription.href}`);
   await shutDown(server, ws);
 }
 
@@ -163,11 +170,60 @@ async function configurationTest() {
   await shutDown(server, ws);
 }
 
+// A workspace that holds S1's source and its archive exported from there (so the findings are on a
+// file of the workspace), with `config` as .qlint.toml, or none.
+function makeExportedWorkspace(config) {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'qlint-lsp-features-'));
+  fs.copyFileSync(path.join(sourceDir, 'examples/seed/s1_eq_one.py'), path.join(ws, 's1_eq_one.py'));
+  childProcess.execSync(`/usr/bin/python3 ${path.join(sourceDir, 'examples/export.py')} --out models --inputs inputs ` +
+                        's1_eq_one.py', {cwd: ws, stdio: 'inherit'});
+  if (config !== null) fs.writeFileSync(path.join(ws, '.qlint.toml'), config);
+  return ws;
+}
+
+async function ignoreInFileTest() {
+  const isIgnoreInFile = (a) => /ignore `eq-nonzero-const` in this file/.test(a.title);
+  const cases = [
+    {config: 'bits = 16\n', capabilities: {}, offered: true, what: 'the .qlint.toml there is'},
+    {config: null, capabilities: {workspace: {workspaceEdit: {resourceOperations: ['create']}}}, offered: true,
+     what: 'a new .qlint.toml'},
+    {config: null, capabilities: {}, offered: false, what: 'nothing, for a client that cannot create files'},
+  ];
+  for (const {config, capabilities, offered, what} of cases) {
+    const ws = makeExportedWorkspace(config);
+    const python = uriOf(path.join(ws, 's1_eq_one.py'));
+    const server = client.startServer(qlint);
+    await initialize(server, ws, capabilities);
+    server.connection.sendNotification(rpc.InitializedNotification.type, {});
+    const found = await server.waitFor(python, (d) => d.some((x) => x.code === 'eq-nonzero-const'), 'eq-nonzero-const');
+    const eq = found.find((d) => d.code === 'eq-nonzero-const');
+    const actions = await server.connection.sendRequest(rpc.CodeActionRequest.type, {
+      textDocument: {uri: python}, range: eq.range, context: {diagnostics: [eq], only: [rpc.CodeActionKind.QuickFix]},
+    });
+    const action = actions.find(isIgnoreInFile);
+    assert.strictEqual(Boolean(action), offered, `${what}: ${JSON.stringify(actions.map((a) => a.title))}`);
+    if (action) {
+      assert.strictEqual(action.kind, 'quickfix');
+      assert.ok(!action.isPreferred, 'ignoring is never the preferred fix');
+      applyEdit(action.edit);
+      const written = fs.readFileSync(path.join(ws, '.qlint.toml'), 'utf8');
+      assert.match(written, /\[per-file-ignores\]\n"s1_eq_one.py" = \["eq-nonzero-const"\]/);
+      if (config) assert.ok(written.startsWith(config), `the configuration's own text kept: ${written}`);
+      // The edited configuration is found by polling, and the finding goes; the others stay.
+      await server.waitFor(python, (d) => d.length > 0 && !d.some((x) => x.code === 'eq-nonzero-const'),
+                           'eq-nonzero-const ignored in s1_eq_one.py');
+    }
+    console.log(`ok - ignore in this file: ${what}`);
+    await shutDown(server, ws);
+  }
+}
+
 async function main() {
   if (!fs.existsSync(qlint)) throw new Error(`no qlint binary at ${qlint}`);
   await pullAndProgressTest();
   await noProgressWithoutCapabilityTest();
   await configurationTest();
+  await ignoreInFileTest();
 }
 
 client.runMain(main);

@@ -32,8 +32,8 @@ MODELS = [
 class Client:
     """Just enough of an LSP client: framed JSON-RPC over the server's stdin and stdout."""
 
-    def __init__(self, workspace):
-        self.process = subprocess.Popen([str(QLINT), "server", "--poll-interval", "3600000"], cwd=workspace,
+    def __init__(self, workspace, poll_ms=3600000):
+        self.process = subprocess.Popen([str(QLINT), "server", "--poll-interval", str(poll_ms)], cwd=workspace,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.next_id = 0
 

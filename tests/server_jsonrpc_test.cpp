@@ -1,6 +1,10 @@
 // The Language Server's framing (LSP base protocol) and URI handling, without a server.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "cli/server/findings.h"
@@ -116,6 +120,48 @@ TEST(ServerWatcher, WatchesWhatIsUnderItsRoots) {
   EXPECT_FALSE(watcher.watches("/ws/models-old/a.pt"));
   EXPECT_FALSE(watcher.watches("/ws/inputs/x.pt"));
   EXPECT_FALSE(watcher.watches("/ws/models/../inputs/x.pt"));
+}
+
+// A directory whose entries did not change is not listed again; one that changed (its time moved,
+// or it had changed just before it was listed) is.
+TEST(ServerWatcher, ListsOnlyDirectoriesThatChanged) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("qlint-listings-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "sub" / ".hidden");
+  auto touch = [](const fs::path& file) { std::ofstream(file) << "x"; };
+  touch(dir / "sub" / "a.pt");
+  touch(dir / "sub" / ".hidden" / "h.pt");
+  touch(dir / "notes.txt");
+  auto models = [&](DirectoryListings& listings) {
+    std::vector<std::string> out;
+    listings.add_models_under(dir.string(), out);
+    listings.forget_unvisited();
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const std::string a = (dir / "sub" / "a.pt").string(), b = (dir / "sub" / "b.pt").string();
+
+  // Changed just before it was listed: listed again, even when its time looks the same.
+  DirectoryListings racy;
+  EXPECT_EQ(models(racy), std::vector<std::string>{a});
+  const fs::file_time_type recent = fs::last_write_time(dir / "sub");
+  touch(b);
+  fs::last_write_time(dir / "sub", recent);
+  EXPECT_EQ(models(racy), (std::vector<std::string>{a, b}));
+
+  // Unchanged for long before it was listed: its listing is kept while its time stays (b removed
+  // behind the time's back still shows), and dropped when the time moves.
+  const fs::file_time_type old = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  fs::last_write_time(dir / "sub", old);
+  DirectoryListings settled;
+  EXPECT_EQ(models(settled), (std::vector<std::string>{a, b}));
+  fs::remove(b);
+  fs::last_write_time(dir / "sub", old);
+  EXPECT_EQ(models(settled), (std::vector<std::string>{a, b}));
+  fs::last_write_time(dir / "sub", old + std::chrono::seconds(1));
+  EXPECT_EQ(models(settled), std::vector<std::string>{a});
+  fs::remove_all(dir);
+  EXPECT_EQ(models(settled), std::vector<std::string>{});
 }
 
 }  // namespace

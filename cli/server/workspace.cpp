@@ -24,23 +24,6 @@ bool skipped_directory(const fs::path& dir) {
   return (name.size() > 1 && name[0] == '.') || name == "node_modules" || name == "__pycache__";
 }
 
-void add_models_under(const std::string& root, std::vector<std::string>& out) {
-  std::error_code ec;
-  if (!fs::is_directory(root, ec)) {
-    if (fs::is_regular_file(root, ec)) out.push_back(fs::path(root).lexically_normal().string());
-    return;
-  }
-  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
-       !ec && it != fs::end(it); it.increment(ec)) {
-    if (it->is_directory(ec) && skipped_directory(it->path())) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file(ec) && cli::is_model_file(it->path()))
-      out.push_back(it->path().lexically_normal().string());
-  }
-}
-
 bool is_under(const std::string& file, const std::vector<std::string>& roots) {
   const std::string path = fs::path(file).lexically_normal().string();
   for (const auto& root : roots) {
@@ -106,14 +89,68 @@ void ModelWatcher::set_roots(std::vector<std::string> roots) {
   roots_ = std::move(roots);
 }
 
-std::map<std::string, ModelWatcher::Stamp> ModelWatcher::current_stamps() const {
+const DirectoryListings::Listing& DirectoryListings::listing(const std::string& directory) {
+  std::error_code ec;
+  const fs::file_time_type modified = fs::last_write_time(directory, ec);
+  const fs::file_time_type now = fs::file_time_type::clock::now();
+  auto it = listings_.find(directory);
+  if (!ec && it != listings_.end() && it->second.modified == modified &&
+      it->second.listed_at - it->second.modified >= std::chrono::seconds(2)) {
+    it->second.visited = true;
+    return it->second;
+  }
+  Listing fresh{modified, now, {}, {}, true};
+  for (fs::directory_iterator entry(directory, fs::directory_options::skip_permission_denied, ec);
+       !ec && entry != fs::directory_iterator(); entry.increment(ec)) {
+    std::error_code status_ec;
+    if (entry->is_symlink(status_ec)) {
+      if (entry->is_regular_file(status_ec) && cli::is_model_file(entry->path()))
+        fresh.models.push_back(entry->path().lexically_normal().string());
+    } else if (entry->is_directory(status_ec)) {
+      if (!skipped_directory(entry->path())) fresh.directories.push_back(entry->path().lexically_normal().string());
+    } else if (entry->is_regular_file(status_ec) && cli::is_model_file(entry->path())) {
+      fresh.models.push_back(entry->path().lexically_normal().string());
+    }
+  }
+  return listings_[directory] = std::move(fresh);
+}
+
+void DirectoryListings::add_models_under(const std::string& root, std::vector<std::string>& out) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    if (fs::is_regular_file(root, ec)) out.push_back(fs::path(root).lexically_normal().string());
+    return;
+  }
+  std::vector<std::string> pending = {fs::path(root).lexically_normal().string()};
+  while (!pending.empty()) {
+    const std::string directory = std::move(pending.back());
+    pending.pop_back();
+    const Listing& found = listing(directory);
+    out.insert(out.end(), found.models.begin(), found.models.end());
+    pending.insert(pending.end(), found.directories.begin(), found.directories.end());
+  }
+}
+
+void DirectoryListings::forget_unvisited() {
+  for (auto it = listings_.begin(); it != listings_.end();) {
+    if (!it->second.visited) {
+      it = listings_.erase(it);
+    } else {
+      it->second.visited = false;
+      ++it;
+    }
+  }
+}
+
+std::map<std::string, ModelWatcher::Stamp> ModelWatcher::current_stamps() {
   std::vector<std::string> roots;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     roots = roots_;
   }
   std::vector<std::string> files;
-  for (const auto& root : roots) add_models_under(root, files);
+  for (const auto& root : roots) listings_.add_models_under(root, files);
+  listings_.forget_unvisited();
   std::map<std::string, Stamp> stamps;
   for (const auto& file : files) {
     auto stamp = FileStamp::of(file);

@@ -23,6 +23,30 @@ struct FileStamp {
   static std::optional<FileStamp> of(const std::string& file);
 };
 
+// Directory listings kept between scans, so that a scan lists only the directories whose
+// entries changed: adding, removing or renaming an entry changes a directory's modification time.
+// A listing taken less than two seconds after the directory last changed is not trusted (file
+// systems stamp times coarsely: a change in the same tick would not show), as git does with its
+// "racily clean" index entries.
+class DirectoryListings {
+ public:
+  // The model files under `root` (a directory searched recursively, skipping hidden directories,
+  // node_modules and __pycache__, not following symbolic links to directories; or a file).
+  void add_models_under(const std::string& root, std::vector<std::string>& out);
+  // Forgets the listings of directories no scan has visited since the last call.
+  void forget_unvisited();
+
+ private:
+  struct Listing {
+    std::filesystem::file_time_type modified, listed_at;
+    std::vector<std::string> directories, models;
+    bool visited = true;
+  };
+  const Listing& listing(const std::string& directory);
+
+  std::map<std::string, Listing> listings_;
+};
+
 // The models under some roots (files or directories searched recursively, skipping hidden
 // directories and node_modules), and what changed since the last scan.
 class ModelWatcher {
@@ -54,7 +78,7 @@ class ModelWatcher {
     Stamp stamp;
     bool reported = false;
   };
-  std::map<std::string, Stamp> current_stamps() const;
+  std::map<std::string, Stamp> current_stamps();
   // Whether `file` is a tensor file torch.save wrote (an input beside the models, not a model),
   // read once per stamp.
   bool saved_with_torch_save(const std::string& file, const Stamp& stamp) const;
@@ -63,6 +87,7 @@ class ModelWatcher {
   mutable std::mutex torch_save_mutex_;
   mutable std::map<std::string, std::pair<Stamp, bool>> torch_save_files_;
   std::vector<std::string> roots_;
+  DirectoryListings listings_;  // scans only (one thread)
   std::map<std::string, Seen> seen_;
   bool first_scan_ = true;
   bool settled_ = false;

@@ -96,6 +96,10 @@ class CheckQueue {
     waiting_.erase(model);
     return std::make_pair(model, generation_[model]);
   }
+  bool empty() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return order_.empty();
+  }
   bool current(const std::string& model, uint64_t generation) {
     std::lock_guard<std::mutex> lock(mutex_);
     return generation_[model] == generation && !stopped_;
@@ -540,10 +544,19 @@ class Server {
   }
 
   void check_loop() {
+    auto last_refresh = std::chrono::steady_clock::now();
     while (auto next = queue_.pop()) {
       const auto& [model, generation] = *next;
       std::vector<Finding> findings = check(model);
       if (queue_.current(model, generation)) publish(model, std::move(findings));
+      // A pulling client is told to pull again once a burst of checks is over (or every second
+      // while one goes on): one refresh, not one per model.
+      if (pull_ && refresh_due_ &&
+          (queue_.empty() || std::chrono::steady_clock::now() - last_refresh > std::chrono::seconds(1))) {
+        refresh_due_ = false;
+        last_refresh = std::chrono::steady_clock::now();
+        out_.request("workspace/diagnostic/refresh", nullptr);
+      }
     }
   }
 
@@ -589,8 +602,7 @@ class Server {
       by_model_[model] = std::move(findings);
     reported_paths_.insert(paths.begin(), paths.end());
     if (pull_) {
-      // The client pulls what changed (every file, as a workspace pull does).
-      out_.request("workspace/diagnostic/refresh", nullptr);
+      refresh_due_ = true;  // the client pulls what changed (check_loop says when)
       return;
     }
     for (const auto& path : paths)
@@ -753,9 +765,11 @@ class Server {
   // Touched by the dispatcher only, before the other threads start, or read as flags.
   std::atomic<bool> initialized_{false}, started_{false}, shutdown_{false}, trusted_{false}, exporting_{false};
   bool watch_registration_ = false;
-  bool progress_ = false;      // the client shows $/progress
-  bool create_files_ = false;  // the client's workspace edits can create files
-  bool pull_ = false;          // the client pulls diagnostics (textDocument/diagnostic), told when to again
+  bool progress_ = false;  // the client shows $/progress
+  bool create_files_ = false;
+  std::atomic<bool> refresh_due_{
+      false};  // a pulling client has not been told of a check yet  // the client's workspace edits can create files
+  bool pull_ = false;  // the client pulls diagnostics (textDocument/diagnostic), told when to again
 
   std::mutex state_mutex_;
   FindingOptions finding_options_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -23,6 +24,7 @@
 #include "ir/fx/importer.h"
 #include "ir/input_file.h"
 #include "ir/text.h"
+#include "ir/timings.h"
 #include "rewriter/rewriter.h"
 #include "rules/registry.h"
 #include "sim/report.h"
@@ -102,7 +104,10 @@ ModelReport check_one(const std::string& file, const CheckOptions& options) {
   if (wants_simulation(options)) require_torchscript(file, "simulate (--input, --random-input)");
   auto model = std::make_shared<ir::Model>(import_model(file, options.operator_libraries));
   if (!wants_simulation(options)) {
+    std::optional<ir::PhaseTimer> analysing(ir::Phase::Analysis);
     auto facts = analysis::Facts::compute(*model, options.stubs);
+    analysing.reset();
+    ir::PhaseTimer checking(ir::Phase::Rules);
     return {file, model, filter_diagnostics(*model, rules::run_all(facts), options.selection), nullptr};
   }
   sim::Options sim_options;
@@ -249,6 +254,18 @@ std::string statistics(const std::vector<ModelReport>& reports) {
 
 }  // namespace
 
+namespace {
+
+// QLINT_TIMINGS=1: where the command's time went (ir/timings.h), on stderr.
+void print_timings() {
+  const char* wanted = std::getenv("QLINT_TIMINGS");
+  if (wanted == nullptr || *wanted == '\0' || std::string(wanted) == "0") return;
+  TorchBackend* plugin = loaded_torch_backend();
+  std::cerr << ir::render_timings(ir::phase_totals(), plugin ? &plugin->phase_totals() : nullptr);
+}
+
+}  // namespace
+
 int run_check(const CheckOptions& options) {
   std::vector<std::string> files = expand_inputs(options.files);
   if (files.empty()) return kExitClean;  // pre-commit passes no files when none changed
@@ -266,6 +283,7 @@ int run_check(const CheckOptions& options) {
     reports.push_back(std::move(*outcome.report));
   }
   print_reports(reports, errors, options, fix_summary);
+  print_timings();
   if (!errors.empty()) return kExitError;
   if (options.exit_zero) return kExitClean;
   if (options.diff)
@@ -307,6 +325,7 @@ std::string describe_facts(const analysis::Facts& facts, const ir::Node& node) {
 
 void print_reports(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
                    const CheckOptions& options, const std::string& fix_summary) {
+  ir::PhaseTimer printing(ir::Phase::Output);
   const std::string& f = options.format;
   if (f == "json") {
     std::cout << render_json(reports, errors).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

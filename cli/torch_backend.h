@@ -12,6 +12,7 @@
 #include "cli/plugin_loader.h"
 #include "ir/input_file.h"
 #include "ir/ir.h"
+#include "ir/timings.h"
 #include "rewriter/rewriter.h"
 #include "sim/simulator.h"
 
@@ -35,6 +36,8 @@ class TorchBackend {
   // Sets LibTorch's quantized engine ("" for qlint's default, sim/engine.h) before any model is
   // loaded. Throws BackendError when this LibTorch lacks it.
   virtual void select_quantized_engine(const std::string& name) = 0;
+  // The time the plugin's copy of the LibTorch-free layers spent per phase (ir/timings.h).
+  virtual const ir::PhaseTotals& phase_totals() = 0;
 };
 
 // The quantized engine the command line asked for (--engine), given to the plugin when it is
@@ -44,6 +47,8 @@ void request_quantized_engine(const std::string& name);
 // Loads the plugin on first use, once, from $QLINT_TORCH_PLUGIN, or else beside the binary
 // (the build tree) or in ../lib/qlint (an installation). Throws BackendError.
 TorchBackend& torch_backend();
+// The plugin, if a command has loaded it; else null (never loads it).
+TorchBackend* loaded_torch_backend();
 
 }  // namespace qlint::cli
 

@@ -36,6 +36,8 @@ class LibTorchBackend final : public TorchBackend {
 
   void set_limits(const ir::Limits& limits) override { ir::limits() = limits; }
 
+  const ir::PhaseTotals& phase_totals() override { return ir::phase_totals(); }
+
   void select_quantized_engine(const std::string& name) override {
     try {
       sim::select_quantized_engine(name);

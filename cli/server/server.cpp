@@ -20,6 +20,7 @@
 
 #include "cli/config.h"
 #include "cli/model_files.h"
+#include "cli/server/check_cache.h"
 #include "cli/server/findings.h"
 #include "cli/server/jsonrpc.h"
 #include "cli/server/transport.h"
@@ -512,6 +513,7 @@ class Server {
   // The configuration changed (a file, or the client's settings): what is watched may change,
   // and so may every model's findings.
   void reconfigure() {
+    cache_.clear();
     watcher_.set_roots(watch_roots());
     for (const auto& model : watcher_.models()) queue_.push(model);
     poll_now_.raise();
@@ -560,14 +562,28 @@ class Server {
     }
   }
 
+  // The findings of `model`: those of its last check when nothing they depend on changed
+  // (CheckCache: no load), else a new check's.
   std::vector<Finding> check(const std::string& model) {
     std::error_code ec;
     // Removed, or out of the workspace (its folder was removed from it): its findings go.
     if (!fs::exists(model, ec) || !watcher_.watches(model)) return {};
+    const std::optional<uint64_t> digest = file_digest(model);
+    if (digest)
+      if (auto findings = cache_.unchanged(model, *digest)) {
+        out_.log(kMessageLog, "qlint: " + model + " is unchanged since its last check");
+        return std::move(*findings);
+      }
+    const cli::CheckOptions options = check_options(model);
+    std::vector<Finding> findings = check_anew(model, options);
+    if (digest) cache_.store(model, *digest, findings, options.inputs.files);
+    return findings;
+  }
+
+  std::vector<Finding> check_anew(const std::string& model, const cli::CheckOptions& options) {
     auto started = std::chrono::steady_clock::now();
     cli::CheckOutcome outcome;
     try {
-      const cli::CheckOptions options = check_options(model);
       DelayedProgress progress(out_, progress_, "qlint",
                                (options.inputs.files.empty() ? "checking " : "checking and simulating ") +
                                    fs::path(model).filename().string());
@@ -580,13 +596,13 @@ class Server {
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
     out_.log(kMessageLog, "qlint: checked " + model + " in " + std::to_string(ms.count()) + " ms");
     if (outcome.error) return {load_failure(model, outcome.error->message)};
-    FindingOptions options;
+    FindingOptions shown;
     {
       std::lock_guard<std::mutex> lock(state_mutex_);
-      options = finding_options_;
+      shown = finding_options_;
     }
-    set_config_target(model, options);
-    return findings_of(*outcome.report, options);
+    set_config_target(model, shown);
+    return findings_of(*outcome.report, shown);
   }
 
   // Replaces a model's findings and publishes every file they were or are on, the model file
@@ -751,6 +767,7 @@ class Server {
   ServerOptions options_;
   Inbox inbox_;
   CheckQueue queue_;
+  CheckCache cache_;
   ModelWatcher watcher_;
   CommandRunner runner_;
   Signal poll_now_, export_now_;

@@ -12,16 +12,19 @@
 #include <deque>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 #include "ir/display.h"
 #include "ir/input_file.h"
 #include "ir/script_error.h"
+#include "ir/timings.h"
 #include "ir/torchscript/module_import.h"
 #include "ir/torchscript/source_location.h"
 #include "ir/verifier.h"
@@ -157,6 +160,17 @@ class Importer {
   }
 
  private:
+  // Nodes of one statement share their range in the archive's code: its user location (read
+  // from the debug info, LibTorch's slowest part of the import) is looked up once.
+  ir::SourceLoc location_of(const jit::Node& n) {
+    const jit::SourceRange& own = n.sourceRange();
+    if (!own.source()) return source_location(n, model_.source_lines);
+    auto key = std::make_tuple(own.source().get(), own.start(), own.end());
+    auto [it, inserted] = locations_.try_emplace(key);
+    if (inserted) it->second = source_location(n, model_.source_lines);
+    return it->second;
+  }
+
   struct Pending {
     std::string module_path;
     std::string method;
@@ -248,7 +262,7 @@ class Importer {
     copy_attributes(n, *node);
     record_schema(n, *node);
     track_module_values(n, *node);
-    node->loc = source_location(n, model_.source_lines);
+    node->loc = location_of(n);
     for (jit::Block* b : n.blocks()) {
       node->blocks.push_back(std::make_unique<ir::Block>());
       node->blocks.back()->owner = node;
@@ -395,6 +409,7 @@ class Importer {
   std::set<std::string> queued_;
   ir::Function* fn_ = nullptr;
   std::unordered_map<const jit::Value*, ir::Value*> values_;
+  std::map<std::tuple<const jit::Source*, size_t, size_t>, ir::SourceLoc> locations_;
   std::unordered_map<const jit::Value*, std::string> module_paths_;
 };
 
@@ -508,6 +523,7 @@ std::string error_summary(const c10::Error& e) { return ir::library_message(e.wh
 ir::Model import_module(const jit::Module& module, const std::string& path) {
   ir::Model model;
   model.file = path;
+  ir::PhaseTimer importing(ir::Phase::Import);
   try {
     Importer(module, model).run();
   } catch (const c10::Error& e) {
@@ -531,14 +547,18 @@ ir::Model import_module(const jit::Module& module, const std::string& path) {
 jit::Module load_torchscript(const std::string& path, LoadDetails* details) {
   if (const char* debug = std::getenv("QLINT_DEBUG"); debug && std::string(debug).find("load") != std::string::npos)
     std::cerr << "qlint: debug: loading " << path << "\n";
+  std::optional<ir::PhaseTimer> probing(ir::Phase::Probe);
   ProbeResult probe = probe_archive(path);
+  probing.reset();
   if (ir::limits().no_exec && !probe.load_hooks.empty())
     throw ImportError("would run its own code while loading: " + probe.load_hooks.front() +
                       ", which LibTorch calls as it loads the archive; refused because " + ir::limits().no_exec_reason);
   print_to_stderr();
   jit::ExtraFilesMap extra;
   for (const auto& name : probe.extra_files) extra[name] = "";
+  std::optional<ir::PhaseTimer> loading(ir::Phase::Load);
   jit::Module module = load_module(path, probe, extra);
+  loading.reset();
   if (details != nullptr) {
     details->extra_files = std::move(extra);
     details->folder = probe.directory.folder;

@@ -52,13 +52,14 @@ ir::SourceLoc with_statement_columns(ir::SourceLoc loc, SourceLines& lines) {
 // `traced` says whether the range is a stack at all: one whose first frame is out of bounds (a
 // line number past the limit) has no location, rather than the stack's text as its source.
 std::optional<ir::SourceLoc> traced_location(const jit::SourceRange& range, SourceLines& lines, bool& traced) {
-  std::istringstream stack(range.text().str());
+  // The first line decides, without copying a scripted range's whole text (every node has one).
+  const jit::StringCordView text = range.text();
+  const size_t first_end = std::min(text.find("\n", 0), text.size());
+  traced = ir::traced_frame(text.substr(0, std::min<size_t>(first_end, 4096)).str(), true).has_value();
+  if (!traced) return std::nullopt;
+  std::istringstream stack(text.str());
   std::string entry;
   std::optional<ir::SourceLoc> first;
-  std::getline(stack, entry);
-  traced = ir::traced_frame(entry, true).has_value();
-  stack.clear();
-  stack.seekg(0);
   while (std::getline(stack, entry)) {
     auto frame = ir::traced_frame(entry);
     if (!frame) break;  // not a frame, or a line number no file has
@@ -74,9 +75,11 @@ std::optional<ir::SourceLoc> traced_location(const jit::SourceRange& range, Sour
 }
 
 void remember_line(jit::Source& source, size_t line, SourceLines& lines) {
+  std::string& remembered = lines[*source.filename()][static_cast<int>(source.lineno_to_source_lineno(line))];
+  if (!remembered.empty()) return;  // many nodes share a line
   std::string text = source.get_line(line).str();
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  lines[*source.filename()][static_cast<int>(source.lineno_to_source_lineno(line))] = text;
+  remembered = std::move(text);
 }
 
 // The range's location, or nullopt when its numbers do not fit its source (debug info that

@@ -48,6 +48,11 @@ function startServer(qlint, args = [], pollMs = 200, env = {}) {
   });
   const messages = [];
   connection.onNotification(rpc.ShowMessageNotification.type, (m) => messages.push(m));
+  const logs = [];  // window/logMessage texts
+  connection.onNotification(rpc.LogMessageNotification.type, (m) => {
+    logs.push(m.message);
+    wake();
+  });
   connection.listen();
 
   // Resolves with what `probe` returns once it returns something other than undefined; probes
@@ -72,7 +77,7 @@ function startServer(qlint, args = [], pollMs = 200, env = {}) {
     return until(() => (diagnostics.has(uri) && predicate(diagnostics.get(uri)) ? diagnostics.get(uri) : undefined),
                  `${what} on ${uri}; last: ${JSON.stringify(diagnostics.get(uri))}`);
   }
-  return {child, exited, connection, diagnostics, until, waitFor, registrations, events, messages};
+  return {child, exited, connection, diagnostics, until, waitFor, registrations, events, messages, logs};
 }
 
 async function initialize(server, ws, capabilities = {workspace: {didChangeWatchedFiles: {dynamicRegistration: true}}},

@@ -7,6 +7,8 @@
 //     model's name, for a client that offers it, and none for one that does not;
 //   - configuration: an edit of .qlint.toml found by polling, announced by the client
 //     (didChangeWatchedFiles), and workspace/didChangeConfiguration, each re-checking the models;
+//   - a model announced or touched but not changed: not loaded again (its last findings stand);
+//     changed: checked;
 //   - "ignore in this file": the rule added to the per-file-ignores of the configuration there
 //     is, or of a new .qlint.toml for a client that can create files, and the finding gone.
 //
@@ -218,12 +220,45 @@ async function ignoreInFileTest() {
   }
 }
 
+async function unchangedModelTest() {
+  const ws = makeWorkspace();
+  const model = path.join(ws, 'models/s1_eq_one.pt');
+  const server = client.startServer(qlint);
+  await initialize(server, ws);
+  server.connection.sendNotification(rpc.InitializedNotification.type, {});
+  const found = await server.waitFor(s1Uri, (d) => d.length > 0, 'the findings of s1_eq_one');
+  const unchanged = () => server.logs.filter((l) => /s1_eq_one\.pt is unchanged since its last check/.test(l)).length;
+  const checked = () => server.logs.filter((l) => /checked .*s1_eq_one\.pt in/.test(l)).length;
+  assert.strictEqual(checked(), 1);
+
+  // Announced by the client, unchanged.
+  server.connection.sendNotification(rpc.DidChangeWatchedFilesNotification.type, {
+    changes: [{uri: uriOf(model), type: rpc.FileChangeType.Changed}],
+  });
+  await server.until(() => (unchanged() === 1 ? true : undefined), 'the announced model found unchanged');
+  // Touched (a new modification time, the same bytes): the poller sees it, the check does not load it.
+  const later = new Date(Date.now() + 5000);
+  fs.utimesSync(model, later, later);
+  await server.until(() => (unchanged() === 2 ? true : undefined), 'the touched model found unchanged');
+  assert.strictEqual(checked(), 1, `loaded again: ${JSON.stringify(server.logs)}`);
+  assert.deepStrictEqual(server.diagnostics.get(s1Uri), found);
+  console.log('ok - an announced and a touched but unchanged model are not loaded again');
+
+  // Changed bytes: checked.
+  fs.copyFileSync(path.join(buildDir, 'examples/clean/compare_zero.pt'), model);
+  await server.waitFor(s1Uri, (d) => d.length === 0, 'the findings gone after the model changed');
+  assert.strictEqual(checked(), 2);
+  console.log('ok - a changed model is checked');
+  await shutDown(server, ws);
+}
+
 async function main() {
   if (!fs.existsSync(qlint)) throw new Error(`no qlint binary at ${qlint}`);
   await pullAndProgressTest();
   await noProgressWithoutCapabilityTest();
   await configurationTest();
   await ignoreInFileTest();
+  await unchangedModelTest();
 }
 
 client.runMain(main);

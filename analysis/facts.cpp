@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <regex>
+#include <cctype>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "analysis/constants.h"
@@ -17,8 +18,21 @@
 namespace qlint::analysis {
 
 std::string normalize_class_name(const std::string& torchscript_name) {
-  static const std::regex mangle(R"(___torch_mangle_\d+\.)");
-  std::string name = std::regex_replace(torchscript_name, mangle, "");
+  // Every `___torch_mangle_<digits>.` dropped (a regex did this, at a tenth of the analysis' time).
+  static const std::string mangle = "___torch_mangle_";
+  std::string name;
+  name.reserve(torchscript_name.size());
+  for (size_t at = 0; at < torchscript_name.size();) {
+    if (torchscript_name.compare(at, mangle.size(), mangle) == 0) {
+      size_t end = at + mangle.size();
+      while (end < torchscript_name.size() && std::isdigit(static_cast<unsigned char>(torchscript_name[end]))) ++end;
+      if (end > at + mangle.size() && end < torchscript_name.size() && torchscript_name[end] == '.') {
+        at = end + 1;
+        continue;
+      }
+    }
+    name += torchscript_name[at++];
+  }
   const std::string prefix = "__torch__.";
   if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
   return name;
@@ -928,7 +942,7 @@ class FactsSolver {
   std::map<std::string, ValueFacts> attributes_;           // "module.path.attribute" -> what forward wrote
   std::set<std::string> written_;                          // the attributes some prim::SetAttr writes
   std::map<const ir::Node*, std::string> call_view_keys_;  // see number_repeated_calls
-  std::map<const ir::Node*, size_t> program_order_;        // every node's place, for may_run_before
+  std::unordered_map<const ir::Node*, size_t> program_order_;  // every node's place, for may_run_before
   std::map<const ir::Value*, std::map<const ir::Node*, Store>> stores_;  // by container, by store node
   std::map<const ir::Function*, bool> transparent_;
   std::map<const ir::Function*, int> visited_in_pass_;  // the pass in which a call last ran the body

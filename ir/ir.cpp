@@ -117,7 +117,7 @@ bool SourceLoc::operator==(const SourceLoc& other) const {
          end_column == other.end_column;
 }
 
-const Attr* Node::attr(const std::string& name) const {
+const Attr* Node::attr(std::string_view name) const {
   for (const auto& [key, value] : attrs)
     if (key == name) return &value;
   return nullptr;

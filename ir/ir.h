@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -133,7 +134,7 @@ struct Node {
   Block* owner = nullptr;
   const void* origin = nullptr;  // opaque front-end handle, for the rewriter
 
-  const Attr* attr(const std::string& name) const;
+  const Attr* attr(std::string_view name) const;  // a view: callers name attributes with literals
   void set_attr(const std::string& name, Attr value);
   Value* output() const { return outputs.size() == 1 ? outputs[0] : nullptr; }
 };

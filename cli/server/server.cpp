@@ -549,7 +549,12 @@ class Server {
     auto last_refresh = std::chrono::steady_clock::now();
     while (auto next = queue_.pop()) {
       const auto& [model, generation] = *next;
-      std::vector<Finding> findings = check(model);
+      std::vector<Finding> findings;
+      try {
+        findings = check(model);
+      } catch (const std::exception& e) {  // never the worker's end: the model gets one error
+        findings = {load_failure(model, model + ": internal error: " + e.what())};
+      }
       if (queue_.current(model, generation)) publish(model, std::move(findings));
       // A pulling client is told to pull again once a burst of checks is over (or every second
       // while one goes on): one refresh, not one per model.

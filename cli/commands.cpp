@@ -101,22 +101,25 @@ bool wants_simulation(const CheckOptions& options) {
 }
 
 ModelReport check_one(const std::string& file, const CheckOptions& options) {
-  if (wants_simulation(options)) require_torchscript(file, "simulate (--input, --random-input)");
-  auto model = std::make_shared<ir::Model>(import_model(file, options.operator_libraries));
   if (!wants_simulation(options)) {
+    auto model = std::make_shared<ir::Model>(import_model(file, options.operator_libraries));
     std::optional<ir::PhaseTimer> analysing(ir::Phase::Analysis);
     auto facts = analysis::Facts::compute(*model, options.stubs);
     analysing.reset();
     ir::PhaseTimer checking(ir::Phase::Rules);
     return {file, model, filter_diagnostics(*model, rules::run_all(facts), options.selection), nullptr};
   }
+  require_torchscript(file, "simulate (--input, --random-input)");
   sim::Options sim_options;
   sim_options.bits = options.bits;
   sim_options.recalibrate = options.recalibrate;
   sim_options.stubs = options.stubs;
   sim_options.attribute = true;  // which quant point causes each divergence, for the findings' notes
   sim_options.min_sqnr_db = options.min_sqnr;
-  sim::Report report = torch_backend().simulate(file, options.inputs, sim_options);
+  load_operator_libraries(options.operator_libraries);
+  // One load of the archive for the import and the simulation.
+  auto [imported, report] = torch_backend().import_and_simulate(file, options.inputs, sim_options);
+  auto model = std::make_shared<ir::Model>(std::move(imported));
   analysis::SimulationEvidence evidence = sim::evidence_from(report);
   evidence.run = sim::simulated_run(report, options.min_sqnr.value_or(sim::default_min_sqnr_db(report.bits)));
   auto facts = analysis::Facts::compute(*model, options.stubs, evidence);

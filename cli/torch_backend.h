@@ -24,6 +24,9 @@ class TorchBackend {
   virtual ir::Model import_torchscript(const std::string& path) = 0;
   virtual sim::Report simulate(const std::string& model_path, const sim::Inputs& inputs,
                                const sim::Options& options) = 0;
+  // import_torchscript and simulate on one load of the archive (check --input).
+  virtual std::pair<ir::Model, sim::Report> import_and_simulate(const std::string& path, const sim::Inputs& inputs,
+                                                                const sim::Options& options) = 0;
   virtual rewriter::FixResult fix_model(const std::string& path, const rewriter::FixOptions& options,
                                         const std::function<std::string(const std::string&)>& display) = 0;
   // Loads a shared library that registers custom operators with LibTorch (as Python's

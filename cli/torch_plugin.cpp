@@ -5,6 +5,7 @@
 #include "cli/torch_backend.h"
 #include "ir/large_stack.h"
 #include "ir/torchscript/importer.h"
+#include "ir/torchscript/module_import.h"
 #include "sim/engine.h"
 
 namespace qlint::cli {
@@ -20,6 +21,15 @@ class LibTorchBackend final : public TorchBackend {
 
   sim::Report simulate(const std::string& model_path, const sim::Inputs& inputs, const sim::Options& options) override {
     return ir::on_large_stack([&] { return sim::simulate(model_path, inputs, options); });
+  }
+
+  std::pair<ir::Model, sim::Report> import_and_simulate(const std::string& path, const sim::Inputs& inputs,
+                                                        const sim::Options& options) override {
+    return ir::on_large_stack([&] {
+      torch::jit::Module module = torchscript::load_torchscript(path);
+      ir::Model model = torchscript::import_module(module, path);
+      return std::make_pair(std::move(model), sim::simulate(module, path, inputs, options));
+    });
   }
 
   rewriter::FixResult fix_model(const std::string& path, const rewriter::FixOptions& options,

@@ -1054,6 +1054,10 @@ Run simulate_loaded(const jit::Module& model, const std::string& model_path, con
 
 Report simulate(const std::string& model_path, const Inputs& inputs, const Options& options) {
   jit::Module model = load_model(model_path);
+  return simulate(model, model_path, inputs, options);
+}
+
+Report simulate(jit::Module& model, const std::string& model_path, const Inputs& inputs, const Options& options) {
   Run run = simulate_loaded(model, model_path, load_batches(model, inputs), options);
   run.report.random_inputs = !inputs.random_shapes.empty();
   return std::move(run.report);

@@ -16,6 +16,10 @@
 #include "analysis/facts.h"
 #include "ir/ir.h"
 
+namespace torch::jit {
+struct Module;
+}
+
 namespace qlint::sim {
 
 // A problem with the model or the inputs, worded for the user in one line.
@@ -212,5 +216,8 @@ struct Report {
 
 // Throws SimError.
 Report simulate(const std::string& model_path, const Inputs& inputs, const Options& options);
+// The same on a model already loaded from `model_path` (run on the inputs' shapes, instrumented
+// only in clones: left as it was).
+Report simulate(torch::jit::Module& model, const std::string& model_path, const Inputs& inputs, const Options& options);
 
 }  // namespace qlint::sim

@@ -145,6 +145,9 @@ class Signal {
   bool raised_ = false;
 };
 
+// JSON text of `value`, invalid UTF-8 (a model's source text) replaced rather than thrown on.
+std::string text_of(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 bool is_python_file(const std::string& path) { return fs::path(path).extension() == ".py"; }
 
 // The last `count` non-empty lines of a command's output, where its error usually is.
@@ -476,7 +479,7 @@ class Server {
     for (const auto& [model, findings] : by_model_)
       for (const Finding& f : findings) {
         if (f.path != path) continue;
-        std::string key = f.range.to_json().dump() + f.diagnostic["code"].dump() + f.diagnostic["message"].dump();
+        std::string key = text_of(f.range.to_json()) + text_of(f.diagnostic["code"]) + text_of(f.diagnostic["message"]);
         if (shown.insert(key).second) out.push_back(&f);
       }
     return out;
@@ -660,7 +663,7 @@ class Server {
   // result id is a digest of the diagnostics themselves. Call under state_mutex_.
   json document_report(const std::string& path, const std::string& previous_result_id) const {
     json items = diagnostics_on(path);
-    const std::string result_id = std::to_string(std::hash<std::string>{}(items.dump()));
+    const std::string result_id = std::to_string(std::hash<std::string>{}(text_of(items)));
     if (result_id == previous_result_id) return {{"kind", "unchanged"}, {"resultId", result_id}};
     return {{"kind", "full"}, {"resultId", result_id}, {"items", std::move(items)}};
   }

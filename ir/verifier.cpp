@@ -30,30 +30,32 @@ class Verifier {
   // go out of scope when the block ends.
   void block(const Block& b, const char* terminator) {
     std::vector<const Value*> scope;
-    for (const Value* p : b.params) define(p, "block parameter", scope);
+    for (const Value* p : b.params) define(p, nullptr, scope);
     for (const auto& n : b.nodes) node(*n, scope);
     for (const Value* r : b.returns)
       if (!defined_.count(r)) report(terminator, "uses %" + r->name + " before its definition");
     for (const Value* v : scope) defined_.erase(v);
   }
 
-  void define(const Value* v, const std::string& where, std::vector<const Value*>& scope) {
-    if (!seen_.insert(v).second) report(where, "%" + v->name + " is defined twice");
+  // Where a problem is, said only when there is one: the node, or a block parameter (null).
+  static std::string where(const Node* n) { return n ? "node " + n->kind : "block parameter"; }
+
+  void define(const Value* v, const Node* n, std::vector<const Value*>& scope) {
+    if (!seen_.insert(v).second) report(where(n), "%" + v->name + " is defined twice");
     defined_.insert(v);
     scope.push_back(v);
-    check_module_type(v, where);
+    check_module_type(v, n);
   }
 
   void node(const Node& n, std::vector<const Value*>& scope) {
-    std::string where = "node " + n.kind;
     for (const Value* in : n.inputs) {
-      if (!defined_.count(in)) report(where, "uses %" + in->name + " before its definition");
-      if (!users_of(in).count(&n)) report(where, "%" + in->name + " does not list this node as a user");
+      if (!defined_.count(in)) report(where(&n), "uses %" + in->name + " before its definition");
+      if (!lists_user(in, &n)) report(where(&n), "%" + in->name + " does not list this node as a user");
     }
     for (const auto& b : n.blocks) {
-      if (b->owner != &n) report(where, "a nested block does not point back at its node");
+      if (b->owner != &n) report(where(&n), "a nested block does not point back at its node");
       if (depth_ == kMaxNesting) {
-        report(where, "blocks nest deeper than " + std::to_string(kMaxNesting) + " levels");
+        report(where(&n), "blocks nest deeper than " + std::to_string(kMaxNesting) + " levels");
         return;
       }
       ++depth_;
@@ -61,24 +63,27 @@ class Verifier {
       --depth_;
     }
     for (const Value* out : n.outputs) {
-      if (out->producer != &n) report(where, "output %" + out->name + " names another producer");
-      define(out, where, scope);
+      if (out->producer != &n) report(where(&n), "output %" + out->name + " names another producer");
+      define(out, &n, scope);
     }
     const Attr* callee = n.attr("callee");
     if (callee && (callee->kind != Attr::Kind::Str || !model_.find_function(callee->s)))
-      report(where, "calls a function that is not in the model");
+      report(where(&n), "calls a function that is not in the model");
   }
 
-  // A value's users as a set, made once: a value used 100,000 times is checked in linear time.
-  const std::unordered_set<const Node*>& users_of(const Value* v) {
+  // Whether `v` lists `n` among its users: a scan for the few users most values have, a set made
+  // once for a value used often (100,000 uses are checked in linear time).
+  bool lists_user(const Value* v, const Node* n) {
+    constexpr size_t kScanned = 16;
+    if (v->users.size() <= kScanned) return std::find(v->users.begin(), v->users.end(), n) != v->users.end();
     auto [it, added] = users_.try_emplace(v);
     if (added) it->second.insert(v->users.begin(), v->users.end());
-    return it->second;
+    return it->second.count(n) > 0;
   }
 
-  void check_module_type(const Value* v, const std::string& where) {
+  void check_module_type(const Value* v, const Node* n) {
     if (v->type.kind == Type::Kind::Module && !model_.find_module(v->type.name))
-      report(where, "%" + v->name + " names unknown module instance '" + v->type.name + "'");
+      report(where(n), "%" + v->name + " names unknown module instance '" + v->type.name + "'");
   }
 
   const Model& model_;

@@ -9,7 +9,7 @@ machine's load hits every column alike, N times each (whole processes, wall time
 - the floor and `qlint check -j 1` on 12 archives (5 torchvision networks, 7 seed models), and
   `qlint check -j 2` on them;
 
-then, once with QLINT_TIMINGS=1, where qlint's time goes per phase (probe and safety checks,
+then, N times with QLINT_TIMINGS=1, where qlint's time goes per phase (medians) (probe and safety checks,
 torch::jit::load, import, analysis, rules, output), and its own work (everything but the load)
 against the load, on mobilenet_v2 and on the 12. With `--before DIR`, the qlint binary in DIR (an
 older build: its `qlint` and `libqlint_torch.so`) is timed in the same rounds, for a before and
@@ -54,11 +54,15 @@ def wall_ms(command, env=None):
     return elapsed
 
 
-def phases(archives):
-    """QLINT_TIMINGS's table for one -j 1 run: phase name -> ms."""
-    run = subprocess.run(qlint(archives), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                         env=dict(os.environ, QLINT_TIMINGS="1"))
-    return {m.group(1).strip(): float(m.group(2)) for m in re.finditer(r"^  (.+?)\s+([\d.]+) ms$", run.stderr, re.M)}
+def phases(archives, runs):
+    """QLINT_TIMINGS's table, each phase's median over `runs` runs with -j 1: phase name -> ms."""
+    tables = []
+    for _ in range(runs):
+        run = subprocess.run(qlint(archives), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, QLINT_TIMINGS="1"))
+        tables.append({m.group(1).strip(): float(m.group(2))
+                       for m in re.finditer(r"^  (.+?)\s+([\d.]+) ms$", run.stderr, re.M)})
+    return {phase: statistics.median(t[phase] for t in tables) for phase in tables[0]}
 
 
 def main():
@@ -107,10 +111,10 @@ def main():
               f"-j 1 / -j 2 = {median['before: qlint check -j 1, 12 archives'] / median['before: qlint check -j 2, 12 archives']:.2f}x")
     print()
     for name, archives in (("mobilenet_v2", ONE), ("12 archives", TWELVE)):
-        table = phases(archives)
+        table = phases(archives, runs)
         load = table.get("torch::jit::load", 0.0)
         own = sum(ms for phase, ms in table.items() if phase not in ("torch::jit::load", "LibTorch start-up"))
-        print(f"Phases, {name} (QLINT_TIMINGS=1, -j 1): " +
+        print(f"Phases, {name} (QLINT_TIMINGS=1, -j 1, medians of {runs}): " +
               ", ".join(f"{phase} {ms:.1f} ms" for phase, ms in table.items()))
         print(f"- own work {own:.1f} ms = {100 * own / load:.0f} % of torch::jit::load's {load:.1f} ms")
 

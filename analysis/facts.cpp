@@ -1,9 +1,9 @@
 #include "analysis/facts.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdint>
-#include <cctype>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -939,9 +939,9 @@ class FactsSolver {
   }
 
   Facts& facts_;
-  std::map<std::string, ValueFacts> attributes_;           // "module.path.attribute" -> what forward wrote
-  std::set<std::string> written_;                          // the attributes some prim::SetAttr writes
-  std::map<const ir::Node*, std::string> call_view_keys_;  // see number_repeated_calls
+  std::map<std::string, ValueFacts> attributes_;               // "module.path.attribute" -> what forward wrote
+  std::set<std::string> written_;                              // the attributes some prim::SetAttr writes
+  std::map<const ir::Node*, std::string> call_view_keys_;      // see number_repeated_calls
   std::unordered_map<const ir::Node*, size_t> program_order_;  // every node's place, for may_run_before
   std::map<const ir::Value*, std::map<const ir::Node*, Store>> stores_;  // by container, by store node
   std::map<const ir::Function*, bool> transparent_;

@@ -33,6 +33,12 @@ TEST(IgnoreInFile, TheRuleAddedToTheFilesOneLineEntry) {
             "[per-file-ignores]\n\"src/model.py\" = [\"eq-nonzero-const\"]\n");
 }
 
+TEST(IgnoreInFile, GlobCharactersInTheFileNameAreEscaped) {
+  // fnmatch's escapes: the entry names this file, not `src/ab.py` too. In TOML, `\\` is one `\`.
+  EXPECT_EQ(with_file_ignored("", "/ws/.qlint.toml", "/ws/src/a*[1].py", kRule),
+            "[per-file-ignores]\n\"src/a\\\\*\\\\[1].py\" = [\"eq-nonzero-const\"]\n");
+}
+
 TEST(IgnoreInFile, PyprojectGetsItsToolTable) {
   EXPECT_EQ(ignored("[project]\nname = \"m\"\n\n[tool.qlint]\nbits = 8\n", "/ws/pyproject.toml"),
             "[project]\nname = \"m\"\n\n[tool.qlint]\nbits = 8\n\n[tool.qlint.per-file-ignores]\n"
@@ -50,6 +56,8 @@ TEST(IgnoreInFile, NothingWhereAnEditWouldBeAGuess) {
   EXPECT_EQ(ignored("per-file-ignores.\"old/*\" = [\"bool-arith\"]\n"), std::nullopt);
   // A file outside the configuration's directory (globs are relative to it).
   EXPECT_EQ(with_file_ignored("", "/ws/sub/.qlint.toml", "/ws/src/model.py", kRule), std::nullopt);
+  // A line no hand-written configuration has (the edit matches lines with std::regex).
+  EXPECT_EQ(ignored("bits = 16" + std::string(50000, ' ') + "\n"), std::nullopt);
   // A configuration qlint cannot read.
   EXPECT_EQ(ignored("bits = [\n"), std::nullopt);
   EXPECT_EQ(ignored("bits = 12\n"), std::nullopt);

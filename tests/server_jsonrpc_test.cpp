@@ -1,5 +1,6 @@
 // The Language Server's framing (LSP base protocol) and URI handling, without a server.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/server/check_cache.h"
 #include "cli/server/findings.h"
 #include "cli/server/jsonrpc.h"
 #include "cli/server/workspace.h"
@@ -162,6 +164,44 @@ TEST(ServerWatcher, ListsOnlyDirectoriesThatChanged) {
   EXPECT_EQ(models(settled), std::vector<std::string>{a});
   fs::remove_all(dir);
   EXPECT_EQ(models(settled), std::vector<std::string>{});
+}
+
+// The check cache keeps a check only when nothing it read changed meanwhile, and never one made
+// before the configuration changed; a FIFO named like a model has no digest (and does not block).
+TEST(ServerCheckCache, KeepsOnlyChecksNothingOverturned) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("qlint-cache-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string model = (dir / "m.pt").string(), source = (dir / "m.py").string();
+  std::ofstream(model) << "archive";
+  std::ofstream(source) << "x = 1\n";
+  const auto old = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  fs::last_write_time(source, old);
+  const uint64_t digest = *file_digest(model);
+  Finding found;
+  found.path = source;
+
+  CheckCache cache;
+  cache.store(model, digest, cache.ticket(), {found}, {});
+  ASSERT_TRUE(cache.unchanged(model, digest).has_value());
+  EXPECT_FALSE(cache.unchanged(model, digest + 1).has_value());  // other bytes
+  fs::last_write_time(source, old + std::chrono::seconds(1));
+  EXPECT_FALSE(cache.unchanged(model, digest).has_value());  // the source changed
+
+  CheckCache::Ticket before = cache.ticket();
+  cache.clear();  // the configuration changed during that check
+  cache.store(model, digest, before, {found}, {});
+  EXPECT_FALSE(cache.unchanged(model, digest).has_value());
+
+  CheckCache::Ticket during = cache.ticket();
+  std::ofstream(source) << "x = 2\n";  // written while the check ran
+  cache.store(model, digest, during, {found}, {});
+  EXPECT_FALSE(cache.unchanged(model, digest).has_value());
+
+  const std::string fifo = (dir / "fifo.pt").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(file_digest(fifo), std::nullopt);
+  fs::remove_all(dir);
 }
 
 }  // namespace

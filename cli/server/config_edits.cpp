@@ -20,6 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
+constexpr size_t kMaxEditedLine = 1024;
+
 // Where an edit goes: a zero-based line and a byte offset in it; the text to insert.
 struct Insertion {
   size_t line = 0;
@@ -95,10 +97,18 @@ std::optional<Insertion> insertion_for(const std::vector<std::string>& lines, co
       (last.empty() ? "" : "\n") + std::string(lines.size() > 1 ? "\n" : "") + "[" + name + "]\n" + entry + "\n"};
 }
 
-// The relative path per-file-ignores matches (cli::Config::ignored_for).
+// The relative path per-file-ignores matches (cli::Config::ignored_for, with fnmatch): its glob
+// characters escaped, so that the entry names this file only.
 std::string key_for(const std::string& config_file, const std::string& path) {
   std::error_code ec;
-  return fs::absolute(path, ec).lexically_relative(fs::absolute(fs::path(config_file).parent_path(), ec)).string();
+  const std::string relative =
+      fs::absolute(path, ec).lexically_relative(fs::absolute(fs::path(config_file).parent_path(), ec)).string();
+  std::string key;
+  for (char c : relative) {
+    if (c == '*' || c == '?' || c == '[' || c == '\\') key += '\\';
+    key += c;
+  }
+  return key;
 }
 
 bool ignores(const cli::Config& config, const std::string& path, const std::string& rule) {
@@ -120,6 +130,10 @@ std::optional<std::string> with_file_ignored(const std::string& text, const std:
     if (key.empty() || key.rfind("..", 0) == 0 || ignores(cli::parse_config(text, config_file), path, rule))
       return std::nullopt;
     const std::vector<std::string> lines = split_lines(text);
+    // The lines are matched with std::regex and parsed one by one with toml++, both of which
+    // recurse per character or key part: a line no hand-written configuration has is left alone.
+    for (const std::string& line : lines)
+      if (line.size() > kMaxEditedLine) return std::nullopt;
     std::optional<Insertion> at = insertion_for(lines, config_file, key, rule);
     if (!at) return std::nullopt;
     std::string edited = inserted(lines, *at);

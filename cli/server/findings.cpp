@@ -125,19 +125,6 @@ std::optional<nlohmann::json> ignore_action(const cli::ModelReport& report, cons
                         {"edit", {{"changes", {{file_uri(absolute_path(d.loc.file, options.root)), {edit}}}}}}};
 }
 
-// "Ignore `rule` in this file": the file's entry in the configuration's per-file-ignores.
-std::optional<nlohmann::json> ignore_in_file_action(const Diagnostic& d, const std::string& path,
-                                                    const FindingOptions& options) {
-  if (d.rule.empty()) return std::nullopt;
-  auto edit = ignore_in_file_edit({options.config_file, options.new_config, path, d.rule});
-  if (!edit) return std::nullopt;
-  const std::string config = options.config_file.empty() ? options.new_config : options.config_file;
-  return nlohmann::json{{"title", "qlint: ignore `" + d.rule + "` in this file (per-file-ignores in " +
-                                      std::filesystem::path(config).filename().string() + ")"},
-                        {"kind", "quickfix"},
-                        {"edit", std::move(*edit)}};
-}
-
 std::string hover_text(const Diagnostic& d, const std::string& model_file) {
   std::string text = "**qlint `" + d.rule + "`** (" + severity_name(d.severity) + "): " + d.message + "\n";
   for (const auto& note : d.notes) text += "\n- " + note;
@@ -179,6 +166,8 @@ std::vector<Finding> findings_of(const cli::ModelReport& report, const FindingOp
   const std::string model_file = absolute_path(report.model_file, options.root);
   for (const auto& d : report.diagnostics) {
     Finding f;
+    f.model = model_file;
+    f.rule = d.rule;
     if (d.loc.known() && !cli::is_pseudo_file(d.loc.file)) {
       f.path = absolute_path(d.loc.file, options.root);
       f.range = lsp_range(d.loc, [&](int n) { return report.model->source_line(d.loc.file, n); });
@@ -188,7 +177,6 @@ std::vector<Finding> findings_of(const cli::ModelReport& report, const FindingOp
     f.diagnostic = lsp_diagnostic(d, f.range, options, model_file);
     f.actions = actions_of(report, d, scope, options);
     if (auto ignore = ignore_action(report, d, scope.sources, options)) f.actions.push_back(std::move(*ignore));
-    if (auto ignore = ignore_in_file_action(d, f.path, options)) f.actions.push_back(std::move(*ignore));
     f.hover = hover_text(d, model_file);
     out.push_back(std::move(f));
   }
@@ -197,6 +185,7 @@ std::vector<Finding> findings_of(const cli::ModelReport& report, const FindingOp
 
 Finding load_failure(const std::string& model_file, const std::string& message) {
   Finding f;
+  f.model = model_file;
   f.path = model_file;
   f.diagnostic = {{"range", f.range.to_json()},
                   {"severity", 1},
@@ -218,6 +207,18 @@ nlohmann::json code_actions(const std::vector<const Finding*>& on_file, const Ra
     }
   }
   return actions;
+}
+
+nlohmann::json ignore_in_file_action(const Finding& f, const std::string& config_file, const std::string& new_config) {
+  if (f.rule.empty()) return nullptr;
+  auto edit = ignore_in_file_edit({config_file, new_config, f.path, f.rule});
+  if (!edit) return nullptr;
+  const std::string config = config_file.empty() ? new_config : config_file;
+  return {{"title", "qlint: ignore `" + f.rule + "` in this file (per-file-ignores in " +
+                        fs::path(config).filename().string() + ")"},
+          {"kind", "quickfix"},
+          {"diagnostics", nlohmann::json::array({f.diagnostic})},
+          {"edit", std::move(*edit)}};
 }
 
 nlohmann::json fix_all_action(const std::vector<const Finding*>& on_file) {

@@ -25,7 +25,9 @@ struct Range {
 
 // One finding as the server keeps it, on the file it is shown on.
 struct Finding {
-  std::string path;  // the Python source file (absolute), or the model file when the finding has no source
+  std::string model;  // the model file (absolute) whose check found it
+  std::string rule;   // its rule id; "" for a model that could not be read
+  std::string path;   // the Python source file (absolute), or the model file when the finding has no source
   Range range;
   nlohmann::json diagnostic;            // an LSP Diagnostic
   std::vector<nlohmann::json> actions;  // LSP CodeActions, each with a WorkspaceEdit
@@ -35,9 +37,6 @@ struct Finding {
 struct FindingOptions {
   std::string root;       // where relative source paths are resolved (the workspace folder)
   std::string docs_base;  // the rule pages' base URI (ending in `/`; `<id>.md` is appended); "" for none
-  // For "ignore in this file": the configuration the check read, or "" for none; then the
-  // .qlint.toml to create (when the client can create files), or "".
-  std::string config_file, new_config;
 };
 
 // The findings of one checked model.
@@ -53,6 +52,11 @@ nlohmann::json code_actions(const std::vector<const Finding*>& on_file, const Ra
 // one WorkspaceEdit; a fix whose edits overlap an earlier one's differently waits for the next
 // round (after the re-export). Null when there is no safe fix.
 nlohmann::json fix_all_action(const std::vector<const Finding*>& on_file);
+
+// "Ignore `<rule>` in this file" for `f` (cli/server/config_edits.h), made from the configuration's
+// text as it is now: `config_file` is the one its model's check reads ("" for none), then
+// `new_config` the .qlint.toml to create ("" not to). Null when no edit can be made safely.
+nlohmann::json ignore_in_file_action(const Finding& f, const std::string& config_file, const std::string& new_config);
 
 // The hover of the findings on `path` under `position` (a zero-width range), or null.
 nlohmann::json hover(const std::vector<const Finding*>& on_file, const Range& position);

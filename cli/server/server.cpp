@@ -335,9 +335,11 @@ class Server {
     const json client = params.value("capabilities", json::object());
     watch_registration_ = client_offers(client, {"workspace", "didChangeWatchedFiles", "dynamicRegistration"});
     progress_ = client_offers(client, {"window", "workDoneProgress"});
+    // Creating a file takes a WorkspaceEdit's documentChanges and the `create` operation.
     if (const json* operations = capability(client, {"workspace", "workspaceEdit", "resourceOperations"}))
-      create_files_ =
-          operations->is_array() && std::find(operations->begin(), operations->end(), "create") != operations->end();
+      create_files_ = client_offers(client, {"workspace", "workspaceEdit", "documentChanges"}) &&
+                      operations->is_array() &&
+                      std::find(operations->begin(), operations->end(), "create") != operations->end();
     // Pull diagnostics only for a client that also lets the server say when to pull again: the
     // findings change when a model does, not when the client edits a document.
     pull_ = capability(client, {"textDocument", "diagnostic"}) != nullptr &&
@@ -387,8 +389,14 @@ class Server {
   // What to watch in each folder: the models its configuration names, or the whole folder. Only
   // a configuration inside the folder counts, and only the models it names inside the folder: a
   // repository cannot make the server read (or rescan) anything outside the workspace.
+  // What is watched, computed and set as one step: the dispatcher and the poller both do this.
+  void refresh_roots() {
+    std::lock_guard<std::mutex> lock(roots_mutex_);
+    watcher_.set_roots(watch_roots());
+  }
+
+  // Call under roots_mutex_.
   std::vector<std::string> watch_roots() {
-    std::lock_guard<std::mutex> lock(roots_mutex_);  // the dispatcher's and the poller's
     std::vector<std::string> roots;
     for (const auto& folder : folders()) {
       std::optional<cli::Config> config;
@@ -420,7 +428,7 @@ class Server {
       out_.log(kMessageWarning,
                "qlint: the workspace is not trusted: archives whose loading would run their own code (a class "
                "defining __setstate__) are not loaded, the export command is not run and models are not simulated");
-    watcher_.set_roots(watch_roots());
+    refresh_roots();
     if (watch_registration_) {
       json watchers = json::array();
       for (const char* glob : {"**/*.pt", "**/*.pth", "**/*.ptl", "**/*.jit", "**/*.torchscript", "**/*.fx.json",
@@ -447,6 +455,15 @@ class Server {
       only = params["context"]["only"].get<std::vector<std::string>>();
     std::lock_guard<std::mutex> lock(state_mutex_);
     json actions = code_actions(findings_on(*path), range);
+    // Made now, from the configuration's current text: an edit made at check time would go stale
+    // as soon as another one is applied.
+    std::set<std::string> rules_offered;
+    for (const Finding* f : findings_on(*path)) {
+      if (!f->range.intersects(range) || f->rule.empty() || !rules_offered.insert(f->rule).second) continue;
+      const auto [config_file, new_config] = config_target(f->model);
+      if (json ignore = ignore_in_file_action(*f, config_file, new_config); !ignore.is_null())
+        actions.push_back(std::move(ignore));
+    }
     if (json all = fix_all_action(findings_on(*path)); !all.is_null()) actions.push_back(std::move(all));
     if (only.empty()) return actions;
     json wanted = json::array();
@@ -509,15 +526,14 @@ class Server {
     for (const auto& added : event.value("added", json::array()))
       if (auto path = path_of_uri(added.value("uri", ""))) folders_.push_back(*path);
     lock.unlock();
-    watcher_.set_roots(watch_roots());
-    poll_now_.raise();
+    reconfigure();  // a folder's configuration may now apply, or no longer
   }
 
   // The configuration changed (a file, or the client's settings): what is watched may change,
   // and so may every model's findings.
   void reconfigure() {
     cache_.clear();
-    watcher_.set_roots(watch_roots());
+    refresh_roots();
     for (const auto& model : watcher_.models()) queue_.push(model);
     poll_now_.raise();
   }
@@ -582,13 +598,18 @@ class Server {
         out_.log(kMessageLog, "qlint: " + model + " is unchanged since its last check");
         return std::move(*findings);
       }
+    const CheckCache::Ticket ticket = cache_.ticket();
     const cli::CheckOptions options = check_options(model);
-    std::vector<Finding> findings = check_anew(model, options);
-    if (digest) cache_.store(model, *digest, findings, options.inputs.files);
+    std::vector<std::string> files_read = options.inputs.files;
+    bool failed = false;
+    std::vector<Finding> findings = check_anew(model, options, files_read, failed);
+    if (digest && !failed) cache_.store(model, *digest, ticket, findings, files_read);
     return findings;
   }
 
-  std::vector<Finding> check_anew(const std::string& model, const cli::CheckOptions& options) {
+  // A new check of `model`; adds the source files it read to `files_read`, says whether it failed.
+  std::vector<Finding> check_anew(const std::string& model, const cli::CheckOptions& options,
+                                  std::vector<std::string>& files_read, bool& failed) {
     auto started = std::chrono::steady_clock::now();
     cli::CheckOutcome outcome;
     try {
@@ -603,13 +624,14 @@ class Server {
     }
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
     out_.log(kMessageLog, "qlint: checked " + model + " in " + std::to_string(ms.count()) + " ms");
-    if (outcome.error) return {load_failure(model, outcome.error->message)};
+    failed = outcome.error.has_value();
+    if (failed) return {load_failure(model, outcome.error->message)};
+    for (const auto& [file, lines] : outcome.report->model->source_lines) files_read.push_back(file);
     FindingOptions shown;
     {
       std::lock_guard<std::mutex> lock(state_mutex_);
       shown = finding_options_;
     }
-    set_config_target(model, shown);
     return findings_of(*outcome.report, shown);
   }
 
@@ -640,21 +662,19 @@ class Server {
     return diagnostics;
   }
 
-  // Which configuration "ignore in this file" edits: the one `model`'s check read, else a new
-  // .qlint.toml in the model's workspace folder when the client can create files.
-  void set_config_target(const std::string& model, FindingOptions& options) {
+  // Which configuration "ignore in this file" edits: the one `model`'s check reads, else a new
+  // .qlint.toml in the model's workspace folder when the client can create files. {"", ""} for none.
+  std::pair<std::string, std::string> config_target(const std::string& model) {
     const std::vector<std::string> folders = this->folders();
     try {
-      if (auto config = cli::find_config(model, folders)) {
-        options.config_file = config->file;
-        return;
-      }
+      if (auto config = cli::find_config(model, folders)) return {config->file, ""};
     } catch (const cli::ConfigError&) {
-      return;  // a configuration qlint cannot read: nothing to add to
+      return {};  // a configuration qlint cannot read: nothing to add to
     }
-    if (!create_files_) return;
+    if (!create_files_) return {};
     for (const auto& folder : folders)
-      if (cli::is_within(model, folder)) options.new_config = (fs::path(folder) / ".qlint.toml").string();
+      if (cli::is_within(model, folder)) return {"", (fs::path(folder) / ".qlint.toml").string()};
+    return {};
   }
 
   // ---- pull diagnostics ----

@@ -187,7 +187,8 @@ async function ignoreInFileTest() {
   const isIgnoreInFile = (a) => /ignore `eq-nonzero-const` in this file/.test(a.title);
   const cases = [
     {config: 'bits = 16\n', capabilities: {}, offered: true, what: 'the .qlint.toml there is'},
-    {config: null, capabilities: {workspace: {workspaceEdit: {resourceOperations: ['create']}}}, offered: true,
+    {config: null, capabilities: {workspace: {workspaceEdit: {documentChanges: true, resourceOperations: ['create']}}},
+     offered: true,
      what: 'a new .qlint.toml'},
     {config: null, capabilities: {}, offered: false, what: 'nothing, for a client that cannot create files'},
   ];

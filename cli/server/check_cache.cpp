@@ -42,11 +42,11 @@ std::optional<std::vector<Finding>> CheckCache::unchanged(const std::string& mod
   std::unique_lock<std::mutex> lock(mutex_);
   auto it = entries_.find(model);
   if (it == entries_.end() || it->second.digest != digest) return std::nullopt;
-  const Entry entry = it->second;
+  Entry entry = it->second;
   lock.unlock();
   for (const auto& [source, stamp] : entry.sources)
     if (FileStamp::of(source) != stamp) return std::nullopt;
-  return entry.findings;
+  return std::move(entry.findings);
 }
 
 CheckCache::Ticket CheckCache::ticket() {

@@ -122,26 +122,38 @@ json position(const std::vector<std::string>& lines, size_t line, size_t byte) {
 
 }  // namespace
 
-std::optional<std::string> with_file_ignored(const std::string& text, const std::string& config_file,
-                                             const std::string& path, const std::string& rule) {
+namespace {
+
+// Where the edit goes in `lines` (the configuration's `text`), once the edited text is known to
+// parse and to ignore `rule` in `path`; nullopt when no edit can be made safely.
+std::optional<Insertion> verified_insertion(const std::string& text, const std::vector<std::string>& lines,
+                                            const std::string& config_file, const std::string& path,
+                                            const std::string& rule) {
   try {
     const std::string key = key_for(config_file, path);
     // Globs are relative to the configuration's directory: a file outside it is no file of its.
     if (key.empty() || key.rfind("..", 0) == 0 || ignores(cli::parse_config(text, config_file), path, rule))
       return std::nullopt;
-    const std::vector<std::string> lines = split_lines(text);
     // The lines are matched with std::regex and parsed one by one with toml++, both of which
     // recurse per character or key part: a line no hand-written configuration has is left alone.
     for (const std::string& line : lines)
       if (line.size() > kMaxEditedLine) return std::nullopt;
     std::optional<Insertion> at = insertion_for(lines, config_file, key, rule);
-    if (!at) return std::nullopt;
-    std::string edited = inserted(lines, *at);
-    if (!ignores(cli::parse_config(edited, config_file), path, rule)) return std::nullopt;
-    return edited;
+    if (!at || !ignores(cli::parse_config(inserted(lines, *at), config_file), path, rule)) return std::nullopt;
+    return at;
   } catch (const std::exception&) {
     return std::nullopt;  // a configuration qlint cannot read: nothing to offer
   }
+}
+
+}  // namespace
+
+std::optional<std::string> with_file_ignored(const std::string& text, const std::string& config_file,
+                                             const std::string& path, const std::string& rule) {
+  const std::vector<std::string> lines = split_lines(text);
+  std::optional<Insertion> at = verified_insertion(text, lines, config_file, path, rule);
+  if (!at) return std::nullopt;
+  return inserted(lines, *at);
 }
 
 std::optional<json> ignore_in_file_edit(const IgnoreInFile& request) {
@@ -164,10 +176,9 @@ std::optional<json> ignore_in_file_edit(const IgnoreInFile& request) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   const std::string text = buffer.str();
-  if (!with_file_ignored(text, request.config_file, request.path, request.rule)) return std::nullopt;
   const std::vector<std::string> lines = split_lines(text);
-  std::optional<Insertion> at =
-      insertion_for(lines, request.config_file, key_for(request.config_file, request.path), request.rule);
+  std::optional<Insertion> at = verified_insertion(text, lines, request.config_file, request.path, request.rule);
+  if (!at) return std::nullopt;
   json where = position(lines, at->line, at->byte);
   return json{
       {"changes",

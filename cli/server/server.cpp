@@ -145,9 +145,6 @@ class Signal {
   bool raised_ = false;
 };
 
-// JSON text of `value`, invalid UTF-8 (a model's source text) replaced rather than thrown on.
-std::string text_of(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
-
 bool is_python_file(const std::string& path) { return fs::path(path).extension() == ".py"; }
 
 // The last `count` non-empty lines of a command's output, where its error usually is.
@@ -454,17 +451,18 @@ class Server {
     if (params.contains("context") && params["context"].contains("only"))
       only = params["context"]["only"].get<std::vector<std::string>>();
     std::lock_guard<std::mutex> lock(state_mutex_);
-    json actions = code_actions(findings_on(*path), range);
+    const std::vector<const Finding*> on_file = findings_on(*path);
+    json actions = code_actions(on_file, range);
     // Made now, from the configuration's current text: an edit made at check time would go stale
     // as soon as another one is applied.
     std::set<std::string> rules_offered;
-    for (const Finding* f : findings_on(*path)) {
+    for (const Finding* f : on_file) {
       if (!f->range.intersects(range) || f->rule.empty() || !rules_offered.insert(f->rule).second) continue;
       const auto [config_file, new_config] = config_target(f->model);
       if (json ignore = ignore_in_file_action(*f, config_file, new_config); !ignore.is_null())
         actions.push_back(std::move(ignore));
     }
-    if (json all = fix_all_action(findings_on(*path)); !all.is_null()) actions.push_back(std::move(all));
+    if (json all = fix_all_action(on_file); !all.is_null()) actions.push_back(std::move(all));
     if (only.empty()) return actions;
     json wanted = json::array();
     for (const auto& action : actions) {
@@ -496,7 +494,8 @@ class Server {
     for (const auto& [model, findings] : by_model_)
       for (const Finding& f : findings) {
         if (f.path != path) continue;
-        std::string key = text_of(f.range.to_json()) + text_of(f.diagnostic["code"]) + text_of(f.diagnostic["message"]);
+        std::string key =
+            json_text(f.range.to_json()) + json_text(f.diagnostic["code"]) + json_text(f.diagnostic["message"]);
         if (shown.insert(key).second) out.push_back(&f);
       }
     return out;
@@ -683,7 +682,7 @@ class Server {
   // result id is a digest of the diagnostics themselves. Call under state_mutex_.
   json document_report(const std::string& path, const std::string& previous_result_id) const {
     json items = diagnostics_on(path);
-    const std::string result_id = std::to_string(std::hash<std::string>{}(text_of(items)));
+    const std::string result_id = std::to_string(std::hash<std::string>{}(json_text(items)));
     if (result_id == previous_result_id) return {{"kind", "unchanged"}, {"resultId", result_id}};
     return {{"kind", "full"}, {"resultId", result_id}, {"items", std::move(items)}};
   }

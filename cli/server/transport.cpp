@@ -11,9 +11,10 @@ namespace qlint::server {
 
 using json = nlohmann::json;
 
+std::string json_text(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 void Transport::send(const json& message) {
-  // Invalid UTF-8 (a model's source text) is replaced rather than thrown on.
-  std::string framed = frame_message(message.dump(-1, ' ', false, json::error_handler_t::replace));
+  std::string framed = frame_message(json_text(message));
   std::lock_guard<std::mutex> lock(mutex_);
   for (size_t written = 0; written < framed.size();) {
     ssize_t n = write(fd_, framed.data() + written, framed.size() - written);

@@ -16,6 +16,9 @@ constexpr int kMessageError = 1;
 constexpr int kMessageWarning = 2;
 constexpr int kMessageLog = 4;
 
+// The JSON text of `value`, invalid UTF-8 (a model's source text) replaced rather than thrown on.
+std::string json_text(const nlohmann::json& value);
+
 // Writes framed messages to the client; any thread may send.
 class Transport {
  public:

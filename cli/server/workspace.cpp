@@ -103,10 +103,8 @@ const DirectoryListings::Listing& DirectoryListings::listing(const std::string& 
   for (fs::directory_iterator entry(directory, fs::directory_options::skip_permission_denied, ec);
        !ec && entry != fs::directory_iterator(); entry.increment(ec)) {
     std::error_code status_ec;
-    if (entry->is_symlink(status_ec)) {
-      if (entry->is_regular_file(status_ec) && cli::is_model_file(entry->path()))
-        fresh.models.push_back(entry->path().lexically_normal().string());
-    } else if (entry->is_directory(status_ec)) {
+    // Symbolic links to directories are not followed; to model files they are.
+    if (entry->is_directory(status_ec) && !entry->is_symlink(status_ec)) {
       if (!skipped_directory(entry->path())) fresh.directories.push_back(entry->path().lexically_normal().string());
     } else if (entry->is_regular_file(status_ec) && cli::is_model_file(entry->path())) {
       fresh.models.push_back(entry->path().lexically_normal().string());

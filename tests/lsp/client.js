@@ -6,6 +6,7 @@
 'use strict';
 const childProcess = require('child_process');
 const fs = require('fs');
+const path = require('path');
 const url = require('url');
 const rpc = require('vscode-languageserver-protocol/node');
 
@@ -125,6 +126,16 @@ function applyTextEdits(uri, edits) {
   fs.writeFileSync(file, lines.join('\n'));
 }
 
+// Copies the seed example S1's source into the workspace `ws` and exports it there (the archive
+// into models/, its input into inputs/), so that the archive names the copy; returns the export
+// command, which `ws`'s configuration can run again on save.
+function exportSeedInto(sourceDir, ws) {
+  fs.copyFileSync(path.join(sourceDir, 'examples/seed/s1_eq_one.py'), path.join(ws, 's1_eq_one.py'));
+  const command = `/usr/bin/python3 ${path.join(sourceDir, 'examples/export.py')} --out models --inputs inputs s1_eq_one.py`;
+  childProcess.execSync(command, {cwd: ws, stdio: 'inherit'});
+  return command;
+}
+
 // Runs `test`, and exits the process with 0, or 1 and the failure.
 function runMain(test) {
   test().then(() => process.exit(0), (e) => {
@@ -133,4 +144,4 @@ function runMain(test) {
   });
 }
 
-module.exports = {TIMEOUT_MS, uriOf, startServer, initialize, applyEdit, runMain};
+module.exports = {TIMEOUT_MS, uriOf, startServer, initialize, applyEdit, exportSeedInto, runMain};

@@ -15,7 +15,6 @@
 //   node features_test.js QLINT SOURCE_DIR BUILD_DIR
 'use strict';
 const assert = require('assert');
-const childProcess = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -176,9 +175,7 @@ async function configurationTest() {
 // file of the workspace), with `config` as .qlint.toml, or none.
 function makeExportedWorkspace(config) {
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'qlint-lsp-features-'));
-  fs.copyFileSync(path.join(sourceDir, 'examples/seed/s1_eq_one.py'), path.join(ws, 's1_eq_one.py'));
-  childProcess.execSync(`/usr/bin/python3 ${path.join(sourceDir, 'examples/export.py')} --out models --inputs inputs ` +
-                        's1_eq_one.py', {cwd: ws, stdio: 'inherit'});
+  client.exportSeedInto(sourceDir, ws);
   if (config !== null) fs.writeFileSync(path.join(ws, '.qlint.toml'), config);
   return ws;
 }

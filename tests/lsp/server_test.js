@@ -16,7 +16,6 @@
 //   node server_test.js QLINT SOURCE_DIR BUILD_DIR
 'use strict';
 const assert = require('assert');
-const childProcess = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -27,17 +26,13 @@ const client = require('./client');
 const {uriOf, initialize, applyEdit} = client;
 
 const [qlint, sourceDir, buildDir] = process.argv.slice(2);
-const PYTHON = '/usr/bin/python3';
 const startServer = (args) => client.startServer(qlint, args);
 
 function makeWorkspace() {
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'qlint-lsp-'));
-  fs.mkdirSync(path.join(ws, 'models'));
-  fs.copyFileSync(path.join(sourceDir, 'examples/seed/s1_eq_one.py'), path.join(ws, 's1_eq_one.py'));
-  const exportCommand = `${PYTHON} ${path.join(sourceDir, 'examples/export.py')} --out models --inputs inputs s1_eq_one.py`;
+  const exportCommand = client.exportSeedInto(sourceDir, ws);
   fs.writeFileSync(path.join(ws, '.qlint.toml'),
                    `export = ${JSON.stringify(exportCommand)}\nmodels = ["models"]\ninputs = ["inputs/s1_eq_one.pt"]\n`);
-  childProcess.execSync(exportCommand, {cwd: ws, stdio: 'inherit'});
   fs.copyFileSync(path.join(buildDir, 'examples/clean/compare_zero.pt'), path.join(ws, 'models/changing.pt'));
   return ws;
 }

@@ -128,6 +128,7 @@ class FactsSolver {
       if (!changed_) break;
       ++pass_;
     }
+    facts_.solver_passes_ = pass_ + 1;
     flatten_containers();
     collect_quant_calls();
     apply_calibration();
@@ -647,9 +648,10 @@ class FactsSolver {
     ValueFacts written;
     for (size_t i = 1; i < n.inputs.size(); ++i) {
       if (!carries_data(n.inputs[i]->type)) continue;
+      // Gathered here, joined below: a change only when the join changes what is known.
       ValueFacts f = flattened(get(n.inputs[i]));
-      merge(written.sources, f.sources);
-      merge(written.domain, f.domain);
+      written.sources.insert(f.sources.begin(), f.sources.end());
+      written.domain.insert(f.domain.begin(), f.domain.end());
       written.from_input = written.from_input || f.from_input;
     }
     if (written.sources.empty() && written.domain.empty() && !written.from_input) return;

@@ -137,6 +137,10 @@ class Facts {
 
   ir::DType dtype(const ir::Value* v) const;
 
+  // How many passes over the model the solver made to reach its fixpoint (tests: facts settle
+  // in a few passes; a join that reports a change it did not make keeps it going to its cap).
+  int solver_passes() const { return solver_passes_; }
+
   // Quant points whose rounding error this value carries, also after a DeQuantStub. Bool
   // and integer values carry none: they are exact.
   const std::set<std::string>& quant_sources(const ir::Value* v) const;
@@ -223,6 +227,7 @@ class Facts {
   std::map<const ir::Node*, size_t> folded_branches_;  // prim::If -> the block that runs
   std::set<std::string> binary_comparisons_;
   std::optional<SimulatedRun> simulated_run_;
+  int solver_passes_ = 0;
 };
 
 }  // namespace qlint::analysis

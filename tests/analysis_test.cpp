@@ -129,6 +129,20 @@ TEST(QuantDomain, DequantKeepsTheErrorButLeavesTheDomain) {
   EXPECT_EQ(f.facts().views_of(f.value("q")).at("quant"), false);
 }
 
+// An in-place write of quantized data into a tensor the model made (farthest-point sampling's
+// `best[m] = d[m]`, LaneGCN's `index_add_`): the tensor carries the quant point from then on, and
+// the solver settles in two passes. It once ran to its cap of 100 on every such model, because
+// gathering what was written counted as a change (PointNet++ traced: 322 ms of analysis).
+TEST(QuantDomain, AnInPlaceWriteSettlesInTwoPasses) {
+  FactsOf f(
+      "  %buf : Tensor = aten::zeros_like(%x, %none, %none, %none, %none, %none)\n"
+      "  %w : Tensor = aten::copy_(%buf, %q, %false)\n"
+      "  %out : Tensor = aten::relu(%buf)\n");
+  EXPECT_TRUE(f.facts().quantized(f.value("buf")));
+  EXPECT_TRUE(f.facts().quantized(f.value("out")));
+  EXPECT_EQ(f.facts().solver_passes(), 2);
+}
+
 // A fake quant written into a module's method with a constant scale (qlint --fix in a traced QAT
 // model) is a quant point of its own, named by function and value as the simulator names it:
 // not the module, whose calls would then all count as quant calls.

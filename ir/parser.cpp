@@ -377,9 +377,9 @@ class Parser {
       return a;
     }
     if (at_word("tensor")) return tensor_attr();
-    auto [is_float, value] = signed_number();
-    if (is_float) return Attr::of_float(value);
-    return Attr::of_int(to_int64(value));
+    Number number = signed_number();
+    if (number.is_float) return Attr::of_float(number.value);
+    return Attr::of_int(integer_of(number));
   }
 
   Attr tensor_attr() {
@@ -398,24 +398,43 @@ class Parser {
     return a;
   }
 
-  // Returns (is_float, value); accepts a leading '-', inf and nan.
-  std::pair<bool, double> signed_number() {
-    double sign = 1;
+  // An integer is read exactly (sys.maxsize, a slice's end, does not go through a double).
+  struct Number {
+    bool is_float = false;
+    double value = 0;
+    int64_t integer = 0;  // when not is_float, and `exact`: it fits into int64
+    bool exact = false;
+  };
+
+  // Accepts a leading '-', inf and nan.
+  Number signed_number() {
+    bool negative = false;
     if (at_punct("-")) {
       take();
-      sign = -1;
+      negative = true;
     }
+    const double sign = negative ? -1 : 1;
     if (at_word("inf")) {
       take();
-      return {true, sign * INFINITY};
+      return {true, sign * INFINITY, 0, false};
     }
     if (at_word("nan")) {
       take();
-      return {true, NAN};
+      return {true, NAN, 0, false};
     }
     std::string n = number();
-    bool is_float = n.find_first_of(".eE") != std::string::npos;
-    return {is_float, sign * std::strtod(n.c_str(), nullptr)};
+    if (n.find_first_of(".eE") != std::string::npos) return {true, sign * std::strtod(n.c_str(), nullptr), 0, false};
+    const std::string text = (negative ? "-" : "") + n;
+    Number out{false, std::strtod(text.c_str(), nullptr), 0};
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out.integer);
+    out.exact = ec == std::errc() && end == text.data() + text.size();
+    return out;
+  }
+
+  int64_t integer_of(const Number& number) {
+    if (number.is_float) return to_int64(number.value);
+    if (!number.exact) fail("integer out of range");
+    return number.integer;
   }
 
   std::vector<int64_t> int_list() {
@@ -423,7 +442,7 @@ class Parser {
     expect_punct("[");
     while (!at_punct("]")) {
       if (!out.empty()) expect_punct(",");
-      out.push_back(to_int64(signed_number().second));
+      out.push_back(integer_of(signed_number()));
     }
     take();
     return out;
@@ -434,7 +453,7 @@ class Parser {
     expect_punct("[");
     while (!at_punct("]")) {
       if (!out.empty()) expect_punct(",");
-      out.push_back(signed_number().second);
+      out.push_back(signed_number().value);
     }
     take();
     return out;

@@ -74,6 +74,24 @@ TEST(IrText, FloatsReadBackBitForBit) {
   }
 }
 
+// A scripted slice `x[i:]` ends at sys.maxsize (9223372036854775807), which a double cannot
+// hold: integers read back exactly, at both ends of int64, alone and in lists (LaneGCN's scripted
+// export did not read back). One past the end is an error.
+TEST(IrText, IntegersReadBackExactly) {
+  const std::vector<int64_t> values = {INT64_MAX, INT64_MIN, INT64_MAX - 1, 9007199254740993, -1, 0};
+  for (int64_t v : values) {
+    std::string text = "qlint-ir 1\nfunc \"f\" in \"\" () {\n  %c : int = prim::Constant[value=" +
+                       ir::print_attr(ir::Attr::of_int(v)) + "]()\n  %l : List[int] = prim::Constant[value=ints[" +
+                       std::to_string(v) + ", 1]]()\n  return (%c, %l)\n}\n";
+    ir::ParsedModel parsed = ir::parse_model(text);
+    EXPECT_EQ(parsed.model.functions[0]->body.nodes[0]->attr("value")->i, v);
+    EXPECT_EQ(parsed.model.functions[0]->body.nodes[1]->attr("value")->ints, (std::vector<int64_t>{v, 1}));
+  }
+  EXPECT_THROW(ir::parse_model("qlint-ir 1\nfunc \"f\" in \"\" () {\n  %c : int = "
+                               "prim::Constant[value=9223372036854775808]()\n  return (%c)\n}\n"),
+               ir::ParseError);
+}
+
 TEST(IrText, ErrorsNameTheLine) {
   const std::string text =
       "qlint-ir 1\n"

@@ -11,7 +11,7 @@ machine's load hits every column alike, N times each (whole processes, wall time
 
 then, N times with QLINT_TIMINGS=1, where qlint's time goes per phase (medians) (probe and safety checks,
 torch::jit::load, import, analysis, rules, output), and its own work (everything but the load)
-against the load, on mobilenet_v2 and on the 12. With `--before DIR`, the qlint binary in DIR (an
+against the load, on mobilenet_v2, on the 12 and on 6 point-cloud models of the zoo. With `--before DIR`, the qlint binary in DIR (an
 older build: its `qlint` and `libqlint_torch.so`) is timed in the same rounds, for a before and
 after on the same machine in one run. Run from the repository root after scripts/setup, on an
 idle machine:
@@ -35,6 +35,11 @@ SEEDS = ["s1_eq_one", "s1_in_child", "s2_logical_not", "s3_mask_stub", "s4_share
 ONE = [str(ROOT / "build/examples/torchvision/mobilenet_v2.pt")]
 TWELVE = [str(ROOT / f"build/examples/torchvision/{n}.pt") for n in TORCHVISION] + \
          [str(ROOT / f"build/examples/seed/{n}.pt") for n in SEEDS]
+# Point-cloud and detection-stage models of the zoo (farthest-point sampling, ball queries, a
+# staged dict of voxels): loops and in-place writes, which torchvision's networks do not have.
+ZOO = [str(ROOT / f"build/examples/zoo/{n}.pt") for n in
+       ("farthest_point_sampling", "ball_query", "ball_query_levels", "set_abstraction_levels", "batch_dict_stages",
+        "voxel_indices")]
 
 
 def qlint(archives, jobs=1, binary=QLINT):
@@ -110,7 +115,7 @@ def main():
               f"{median['before: qlint check -j 1, 12 archives'] / median['floor, 12 archives']:.2f}x the floor; "
               f"-j 1 / -j 2 = {median['before: qlint check -j 1, 12 archives'] / median['before: qlint check -j 2, 12 archives']:.2f}x")
     print()
-    for name, archives in (("mobilenet_v2", ONE), ("12 archives", TWELVE)):
+    for name, archives in (("mobilenet_v2", ONE), ("12 archives", TWELVE), ("6 zoo point-cloud models", ZOO)):
         table = phases(archives, runs)
         load = table.get("torch::jit::load", 0.0)
         own = sum(ms for phase, ms in table.items() if phase not in ("torch::jit::load", "LibTorch start-up"))

@@ -1,6 +1,7 @@
 // Benchmark: how long `qlint sim` takes per input batch, against a plain float forward of the
 // same TorchScript model in LibTorch and against PyTorch eager fake-quant in Python, measured
-// in one run on this machine. Prints a table; asserts nothing.
+// in one run on this machine; then mobilenet_v2's 8 batches on one thread and on every core
+// (`qlint sim -j`). Prints tables; asserts nothing.
 //
 //   qlint_sim_bench [BATCHES]     (run from the repository root after the build)
 #include <ATen/Parallel.h>
@@ -71,6 +72,38 @@ double qlint_sim_ms(const Case& c) {
   return ms_since(start) / c.batches;
 }
 
+// `qlint sim` of a loaded model on `batches` random batches with `threads` threads (-j), in ms:
+// instrumenting, calibrating and simulating, not loading.
+double simulate_loaded_ms(torch::jit::Module& model, const Case& c, int batches, int threads) {
+  qlint::sim::Inputs inputs;
+  inputs.random_shapes = c.shapes;
+  inputs.random_batches = batches;
+  qlint::sim::Options options;
+  options.threads = threads;
+  auto start = Clock::now();
+  qlint::sim::simulate(model, c.model, inputs, options);
+  return ms_since(start);
+}
+
+// Batches at once (`qlint sim -j`): one thread against all the machine's, alternating rounds,
+// medians.
+void batches_at_once(const Case& c, int batches, int rounds) {
+  torch::jit::Module model = torch::jit::load(c.model);
+  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<double> one, all;
+  for (int r = 0; r < rounds; ++r) {
+    one.push_back(simulate_loaded_ms(model, c, batches, 1));
+    all.push_back(simulate_loaded_ms(model, c, batches, cores));
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  std::printf("\nBatches at once: %s, %d batches, median of %d alternating rounds\n", c.name.c_str(), batches, rounds);
+  std::printf("  -j 1: %.0f ms   -j %d: %.0f ms   speed-up %.2fx\n", median(one), cores, median(all),
+              median(one) / median(all));
+}
+
 double eager_fakequant_ms(const Case& c) {
   std::string cmd = "/usr/bin/python3 bench/eager_fakequant.py '" + c.eager + "' " + c.shapes + " " +
                     std::to_string(c.batches) + " 2>/dev/null";
@@ -108,5 +141,6 @@ int main(int argc, char** argv) {
     std::printf("%-28s %8d %12.3f %12.3f %16.3f %11.2fx   qlint/eager %.2fx\n", c.name.c_str(), c.batches, float_ms,
                 qlint_ms, eager_ms, qlint_ms / float_ms, eager_ms > 0 ? qlint_ms / eager_ms : 0.0);
   }
+  batches_at_once(cases.back(), 8, 5);
   return 0;
 }

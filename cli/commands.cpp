@@ -116,6 +116,7 @@ ModelReport check_one(const std::string& file, const CheckOptions& options) {
   sim_options.stubs = options.stubs;
   sim_options.attribute = true;  // which quant point causes each divergence, for the findings' notes
   sim_options.min_sqnr_db = options.min_sqnr;
+  sim_options.threads = options.batch_threads;
   load_operator_libraries(options.operator_libraries);
   // One load of the archive for the import and the simulation.
   auto [imported, report] = torch_backend().import_and_simulate(file, options.inputs, sim_options);
@@ -150,6 +151,7 @@ ModelReport fix_one(const std::string& file, const CheckOptions& options, std::s
   fix.bits = options.bits;
   fix.min_sqnr = options.min_sqnr;
   fix.stubs = options.stubs;
+  fix.batch_threads = options.batch_threads;
   fix.filter = [&](const ir::Model& model, std::vector<Diagnostic> found) {
     return filter_diagnostics(model, std::move(found), options.selection);
   };
@@ -235,9 +237,12 @@ std::vector<CheckOutcome> process_all(const std::vector<std::string>& files, con
   std::vector<CheckOutcome> outcomes(files.size());
   size_t jobs =
       options.jobs > 0 ? static_cast<size_t>(options.jobs) : std::max(1u, std::thread::hardware_concurrency());
+  // Cores that no model takes simulate one model's input batches at once.
+  CheckOptions per_model = options;
+  per_model.batch_threads = static_cast<int>(std::max<size_t>(1, jobs / std::max<size_t>(1, files.size())));
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i = next++; i < files.size(); i = next++) outcomes[i] = check_model(files[i], options);
+    for (size_t i = next++; i < files.size(); i = next++) outcomes[i] = check_model(files[i], per_model);
   };
   std::vector<std::thread> threads;
   for (size_t t = 1; t < std::min(jobs, files.size()); ++t) threads.emplace_back(worker);

@@ -23,6 +23,7 @@ struct CheckOptions {
   bool exit_zero = false;   // findings do not fail the run
   bool statistics = false;  // a count per rule instead of the findings
   int jobs = 0;             // 0: one per core
+  int batch_threads = 1;    // input batches simulated at once (cores left over by parallel models)
   std::string config_file;  // --config: this file for every model
   bool isolated = false;    // --isolated: no configuration files at all
   bool bits_given = false;  // --bits on the command line (over the config's `bits`)

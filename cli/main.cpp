@@ -9,6 +9,7 @@
 #include <iostream>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "cli/commands.h"
 #include "cli/config.h"
@@ -275,6 +276,7 @@ struct SimCommand {
   cli::SimOptions options;
   ModelOptions model;
   bool no_color = false;
+  int jobs = 0;
 
   void define(CLI::App& app) {
     cmd = app.add_subcommand("sim", "Calibrate and simulate int16/int8 quantization (runs the model's code)");
@@ -289,6 +291,10 @@ struct SimCommand {
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
     cmd->add_option("--seed", options.inputs.seed, "Seed for --random-input")->capture_default_str();
+    cmd->add_option("-j,--jobs", jobs,
+                    "Input batches simulated at once (default: one per core); the results are the same as one "
+                    "at a time")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--bits", options.options.bits, "Quantization width")
         ->check(CLI::IsMember({16, 8}))
         ->capture_default_str();
@@ -328,6 +334,7 @@ struct SimCommand {
     options.options.stubs = model.stubs();
     options.operator_libraries = model.operator_libraries;
     if (min_sqnr_option->count() > 0) options.options.min_sqnr_db = min_sqnr;
+    options.options.threads = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // On a terminal only (sim/simulator.cpp), and never beside JSON, which tools read.
     options.options.progress = options.format != "json";
     return cli::run_sim(options);

@@ -192,18 +192,21 @@ bool spelled_in_place(const std::string& kind) {
 
 }  // namespace
 
-bool draws_random_numbers(const Node& node) {
+bool is_sampling_op(const std::string& kind) {
   // Most sampling ops have an overload without the generator (`randint.low`), so their names
   // count too. Dropout is left out: exported models run it in eval mode, where it draws nothing.
   static const std::set<std::string> sampling = {
       "rand",      "randn",       "randint",    "randperm", "rand_like", "randn_like",      "randint_like",
       "bernoulli", "multinomial", "normal",     "poisson",  "binomial",  "uniform",         "exponential",
       "geometric", "cauchy",      "log_normal", "random",   "rrelu",     "rrelu_with_noise"};
-  if (node.kind.rfind("aten::", 0) == 0) {
-    std::string name = node.kind.substr(6);
-    if (!name.empty() && name.back() == '_') name.pop_back();
-    if (sampling.count(name)) return true;
-  }
+  if (kind.rfind("aten::", 0) != 0) return false;
+  std::string name = kind.substr(6);
+  if (!name.empty() && name.back() == '_') name.pop_back();
+  return sampling.count(name) > 0;
+}
+
+bool draws_random_numbers(const Node& node) {
+  if (is_sampling_op(node.kind)) return true;
   const Schema* schema = schema_of(node);
   return schema != nullptr &&
          std::any_of(schema->arguments.begin(), schema->arguments.end(),

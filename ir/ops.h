@@ -33,6 +33,9 @@ bool writes_anything_in_place(const Node& node);
 // Whether the op draws random numbers (its schema takes a `Generator`: `randint`, `rand_like`,
 // `bernoulli`, `normal_`, ...): running a copy of it draws other numbers.
 bool draws_random_numbers(const Node& node);
+// Whether an op of this kind ("aten::randint_") samples in every overload, whatever its schema
+// says: most have an overload without the generator.
+bool is_sampling_op(const std::string& kind);
 
 // A tensor cast: `x.to(...)` in any overload, `x.type_as(y)`.
 bool is_cast(const Node& node);

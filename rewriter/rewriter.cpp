@@ -582,6 +582,7 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
   sim::Options sim_options;
   sim_options.bits = options.bits;
   sim_options.stubs = options.stubs;
+  sim_options.threads = options.batch_threads;
   Original original = load_original(path, options, sim_options);
   Attempt chosen = attempt(original, options, sim_options, {}, display);
   if (!chosen.result.applied.empty() && original.before &&

@@ -31,7 +31,8 @@ struct FixOptions {
   int bits = 16;
   std::optional<double> min_sqnr;  // --min-sqnr; by default sim::default_min_sqnr_db of the simulated width
   analysis::StubClasses stubs;
-  int max_rounds = 8;  // rule re-runs; a fixpoint is normally reached in two or three
+  int batch_threads = 1;  // input batches simulated at once (sim::Options::threads)
+  int max_rounds = 8;     // rule re-runs; a fixpoint is normally reached in two or three
   // Rule selection and suppressions: only what the user would see is fixed.
   std::function<std::vector<Diagnostic>(const ir::Model&, std::vector<Diagnostic>)> filter;
 };

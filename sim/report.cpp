@@ -66,8 +66,10 @@ std::string join(const std::vector<std::string>& items) {
 std::string render_text(const Report& r) {
   std::ostringstream out;
   out << "Simulated " << ir::display_path(r.model) << " at int" << r.bits << " over " << r.batches
-      << (r.batches == 1 ? " input batch" : " input batches") << (r.random_inputs ? " (seeded random inputs)" : "")
-      << ".\n\nQuant points:\n";
+      << (r.batches == 1 ? " input batch" : " input batches") << (r.random_inputs ? " (seeded random inputs)" : "");
+  if (r.batches_at_once > 1) out << ", " << r.batches_at_once << " at a time";
+  if (!r.batches_in_order.empty()) out << ", one after another: " << r.batches_in_order;
+  out << ".\n\nQuant points:\n";
   if (r.points.empty() && r.int8_ops.empty())
     out << "  none: the model has no QuantStub or FakeQuantize, so nothing is quantized\n";
   if (!r.int8_ops.empty()) {
@@ -156,6 +158,8 @@ nlohmann::json render_json(const Report& r) {
       {"bits", r.bits},
       {"batches", r.batches},
       {"random_inputs", r.random_inputs},
+      {"batches_at_once", r.batches_at_once},
+      {"batches_in_order", r.batches_in_order.empty() ? nlohmann::json() : nlohmann::json(r.batches_in_order)},
       {"engine", r.engine},
       {"cpu", r.cpu},
       {"quant_points", points},

@@ -1,5 +1,6 @@
 #include "sim/simulator.h"
 
+#include <ATen/ThreadLocalState.h>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/runtime/custom_operator.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,18 +18,22 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "analysis/quant_domain.h"
 #include "ir/display.h"
+#include "ir/large_stack.h"
 #include "ir/script_error.h"
 #include "ir/torchscript/graph_rewriter.h"
 #include "ir/torchscript/interpreter_limits.h"
 #include "ir/torchscript/module_import.h"
 #include "ir/torchscript/source_location.h"
 #include "sim/attribution.h"
+#include "sim/batch_order.h"
 #include "sim/engine.h"
 #include "sim/float_reference.h"
 #include "sim/layer_error.h"
@@ -59,6 +65,14 @@ struct Observer {
     auto [lo, hi] = at::aminmax(x.detach().to(at::kFloat));
     min = at::min(lo, min);
     max = at::max(hi, max);
+    seen = true;
+  }
+
+  // What observing both observers' values gives: min and max are exact, in any order.
+  void merge(const Observer& other) {
+    if (!other.seen) return;
+    min = at::min(other.min, min);
+    max = at::max(other.max, max);
     seen = true;
   }
 
@@ -128,9 +142,95 @@ struct Session {
   // Where each submodule is called (module path -> the calls' lines): the user's lines of a
   // converted model's quantized kernels, which run in PyTorch's own module code.
   std::map<std::string, std::vector<ir::SourceLoc>> call_sites;
+  size_t threads = 1;    // batches run at once (Options::threads, when the model allows it)
+  std::string in_order;  // why not, when Options::threads asked for more (Report::batches_in_order)
 };
 
+// ---- Batches at once --------------------------------------------------------------------------
+// Each batch of a parallel run records into a session of its own, forked from the run's
+// session; the forks are then absorbed in batch order, which gives what running the batches
+// one after another in that session would have given.
+
+// A probe's state for one batch: its float results of that batch (a simulated run compares
+// with them), no counts yet.
+ProbeState probe_for_batch(const ProbeState& probe, size_t batch) {
+  ProbeState fork;
+  fork.kind = probe.kind;
+  fork.loc = probe.loc;
+  fork.constant = probe.constant;
+  if (batch < probe.float_results.size()) {
+    fork.float_results.resize(batch + 1);
+    fork.float_results[batch] = probe.float_results[batch];
+  }
+  return fork;
+}
+
+std::vector<Session> fork_for_batches(Session& session, size_t batches) {
+  std::vector<ProbeState> probes = std::move(session.probes);
+  session.probes.clear();
+  std::vector<Session> forks(batches, session);
+  session.probes = std::move(probes);
+  for (size_t b = 0; b < batches; ++b) {
+    forks[b].batch = b;
+    forks[b].reach_order.clear();
+    forks[b].weights_quantized = false;
+    forks[b].probes.reserve(session.probes.size());
+    for (const ProbeState& probe : session.probes) forks[b].probes.push_back(probe_for_batch(probe, b));
+  }
+  return forks;
+}
+
+void absorb_point(PointState& into, const PointState& fork) {
+  if (!into.reached && fork.reached) {
+    // The first batch to reach it says what it is (a stored scale, a converted model's op).
+    into.path = fork.path;
+    into.stored = fork.stored;
+    into.scale = fork.scale;
+    into.zero_point = fork.zero_point;
+    into.quant_min = fork.quant_min;
+    into.quant_max = fork.quant_max;
+    into.op = fork.op;
+  }
+  into.reached = into.reached || fork.reached;
+  for (const auto& site : fork.sites)
+    if (std::find(into.sites.begin(), into.sites.end(), site) == into.sites.end()) into.sites.push_back(site);
+  into.observer.merge(fork.observer);
+}
+
+void absorb_probe(ProbeState& into, ProbeState& fork, size_t batch, Mode mode) {
+  if (mode == Mode::Float && batch < fork.float_results.size()) {
+    if (into.float_results.size() <= batch) into.float_results.resize(batch + 1);
+    into.float_results[batch] = std::move(fork.float_results[batch]);
+  }
+  if (batch < fork.simulated_runs.size()) {
+    if (into.simulated_runs.size() <= batch) into.simulated_runs.resize(batch + 1);
+    into.simulated_runs[batch] = fork.simulated_runs[batch];
+  }
+  into.elements += fork.elements;
+  into.differing += fork.differing;
+  into.operand_only_zero_or_constant = into.operand_only_zero_or_constant && fork.operand_only_zero_or_constant;
+}
+
+void absorb(Session& into, Session& fork) {
+  for (const std::string& path : fork.reach_order)
+    if (!into.points[path].reached) into.reach_order.push_back(path);
+  for (const auto& [path, point] : fork.points) absorb_point(into.points[path], point);
+  for (size_t i = 0; i < into.probes.size() && i < fork.probes.size(); ++i)
+    absorb_probe(into.probes[i], fork.probes[i], fork.batch, into.mode);
+  for (const auto& [value, observer] : fork.observed) into.observed[value].merge(observer);
+  into.weights_quantized = into.weights_quantized || fork.weights_quantized;
+}
+
 thread_local Session* g_session = nullptr;
+
+// Makes the custom operators work for `session` while alive, on this thread.
+struct ActiveSession {
+  explicit ActiveSession(Session& s) : previous(g_session) { g_session = &s; }
+  ~ActiveSession() { g_session = previous; }
+  ActiveSession(const ActiveSession&) = delete;
+  ActiveSession& operator=(const ActiveSession&) = delete;
+  Session* previous;
+};
 
 std::string path_of(const IValue& module) {
   if (module.isString()) return module.toStringRef();  // an inline fake quant, named by its value
@@ -666,24 +766,89 @@ Batch fresh_copy(const Batch& batch) {
 // The seed of LibTorch's random generator when a run of a batch starts (plus the batch's index).
 constexpr uint64_t kRandomSeedOfBatch = 20261203;
 
+// One batch's run in the session active on this thread. `seed`: first seed LibTorch's
+// generator for this batch.
+IValue run_batch(const std::string& model_path, jit::Module& module, const Batch& batch, size_t b, bool seed) {
+  g_session->batch = b;
+  // Every run of a batch draws the same random numbers (farthest-point sampling starts at
+  // torch.randint): float, simulated and fixed runs then differ by quantization alone.
+  if (seed) at::manual_seed(kRandomSeedOfBatch + b);
+  try {
+    return module.forward(fresh_copy(batch));
+  } catch (const c10::Error& e) {
+    throw SimError(model_failed(model_path, b, e.what_without_backtrace()));
+  } catch (const std::exception& e) {  // torch::jit::JITException: `raise` in the model
+    throw SimError(model_failed(model_path, b, e.what()));
+  }
+}
+
+// The state of LibTorch's (process-wide) random generator.
+at::Tensor random_generator_state() {
+  at::Generator generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  return generator.get_state();
+}
+
+// The batches on `session.threads` threads, each batch in a session forked for it; the forks
+// are absorbed in batch order, and the first batch (in order) that failed is the error.
+// Nullopt, with the session as it was, when the run drew random numbers (a dropout in training
+// mode, a sampling op qlint did not see): one generator for all threads gives each batch other
+// numbers than its own seed, so the batches must run again, in order.
+std::optional<std::vector<IValue>> run_at_once(const std::string& model_path, jit::Module& module,
+                                               const std::vector<Batch>& batches, Session& session,
+                                               ProgressLine& progress, const std::string& phase) {
+  const at::Tensor generator_before = random_generator_state();
+  std::vector<Session> forks = fork_for_batches(session, batches.size());
+  std::vector<IValue> outputs(batches.size());
+  std::vector<std::string> failures(batches.size());
+  std::atomic<size_t> next{0};
+  std::mutex progress_mutex;
+  size_t done = 0;
+  // Grad mode and the other thread-local settings of this thread; the executor's optimisation
+  // flag is per thread too, and must stay off (configure()).
+  const at::ThreadLocalState settings;
+  auto work = [&] {
+    at::ThreadLocalStateGuard guard(settings);
+    torch::NoGradGuard no_grad;
+    jit::setGraphExecutorOptimize(false);
+    for (size_t b = next++; b < batches.size(); b = next++) {
+      ActiveSession active(forks[b]);
+      try {
+        outputs[b] = run_batch(model_path, module, batches[b], b, /*seed=*/false);
+      } catch (const SimError& e) {
+        failures[b] = e.what();
+      } catch (...) {  // nothing may leave a thread: std::terminate
+        failures[b] = model_failed(model_path, b, "an error that is not LibTorch's");
+      }
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      progress.update(phase, ++done);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < std::min(session.threads, batches.size()); ++t)
+    threads.emplace_back([&] { ir::run_on_large_stack(work); });
+  work();
+  for (auto& t : threads) t.join();
+  if (!at::equal(generator_before, random_generator_state())) return std::nullopt;
+  for (const std::string& failure : failures)
+    if (!failure.empty()) throw SimError(failure);
+  for (Session& fork : forks) absorb(session, fork);
+  return outputs;
+}
+
 std::vector<IValue> run_all(const std::string& model_path, jit::Module& module, const std::vector<Batch>& batches,
                             Session& session, Mode mode, ProgressLine& progress, const std::string& phase) {
   session.mode = mode;
   if (std::string why = torchscript::interpreter_limit_exceeded(module); !why.empty())
     throw SimError(ir::display_path(model_path) + ": " + why);
+  if (session.threads > 1 && batches.size() > 1) {
+    if (auto outputs = run_at_once(model_path, module, batches, session, progress, phase)) return std::move(*outputs);
+    session.threads = 1;  // and for the passes after this one
+    session.in_order = "a run drew random numbers";
+  }
   std::vector<IValue> outputs;
   for (size_t b = 0; b < batches.size(); ++b) {
-    session.batch = b;
-    // Every run of a batch draws the same random numbers (farthest-point sampling starts at
-    // torch.randint): float, simulated and fixed runs then differ by quantization alone.
-    at::manual_seed(kRandomSeedOfBatch + b);
-    try {
-      outputs.push_back(module.forward(fresh_copy(batches[b])));
-    } catch (const c10::Error& e) {
-      throw SimError(model_failed(model_path, b, e.what_without_backtrace()));
-    } catch (const std::exception& e) {  // torch::jit::JITException: `raise` in the model
-      throw SimError(model_failed(model_path, b, e.what()));
-    }
+    outputs.push_back(run_batch(model_path, module, batches[b], b, /*seed=*/true));
     progress.update(phase, b + 1);
   }
   return outputs;
@@ -748,6 +913,8 @@ Report build_report(const std::string& model_path, const Session& session, const
   report.engine = quantized_engine();
   report.cpu = cpu_features();
   report.batches = static_cast<int>(float_outputs.size());
+  report.batches_at_once = static_cast<int>(std::max<size_t>(1, std::min(session.threads, float_outputs.size())));
+  if (float_outputs.size() > 1) report.batches_in_order = session.in_order;
   for (const auto& [path, p] : session.points) {
     QuantPointResult r{path, p.observer.seen, p.stored, p.scale, p.zero_point, p.quant_min, p.quant_max, 0,
                        0,    p.sites,         p.op};
@@ -884,12 +1051,6 @@ class ModuleState {
   std::vector<Saved> saved_;
 };
 
-// Makes the custom operators work for `session` while alive.
-struct ActiveSession {
-  explicit ActiveSession(Session& s) { g_session = &s; }
-  ~ActiveSession() { g_session = nullptr; }
-};
-
 }  // namespace
 
 void flatten_tensors(const IValue& v, std::vector<at::Tensor>& out) {
@@ -977,6 +1138,22 @@ void explain(Run& run, const PassContext& context, const Options& options) {
 
 }  // namespace
 
+namespace {
+
+// Options::threads, unless the batches of this model must run in order (Session::in_order).
+void choose_batch_threads(Session& session, const Options& options, const jit::Module& float_side,
+                          const jit::Module& simulated_side) {
+  session.threads = 1;
+  if (options.threads <= 1) return;
+  session.in_order = options.layers ? "--layers keeps the float values in the order the model computes them"
+                                    : why_batches_run_in_order(float_side);
+  if (session.in_order.empty() && &simulated_side != &float_side)
+    session.in_order = why_batches_run_in_order(simulated_side);
+  if (session.in_order.empty()) session.threads = static_cast<size_t>(options.threads);
+}
+
+}  // namespace
+
 // Runs the float side (observing the quant points), then the simulated side, on every batch,
 // and compares them. One module may be both sides: a model that changes its own attributes in
 // forward (a counter, a cache) then starts both runs from the same state, or its own drift
@@ -985,6 +1162,7 @@ Run float_then_simulated(const std::string& model_path, jit::Module& float_side,
                          Session& session, const std::vector<Batch>& batches, const Options& options) {
   torch::NoGradGuard no_grad;
   ActiveSession active(session);
+  choose_batch_threads(session, options, float_side, simulated_side);
   ProgressLine progress(options.progress, batches.size());
   const ModuleState initial = ModuleState::of(simulated_side);
   Run run;

@@ -68,6 +68,10 @@ struct Options {
   // compared, and Report::layers_not_compared counts it).
   bool layers = false;
   int64_t layers_memory_mib = 512;
+  // Input batches simulated at once, on threads of their own; the results are those of running
+  // them one after another. Batches run in order when the model draws random numbers or writes
+  // its own state (sim/batch_order.h), and with `layers` (its memory budget fills in order).
+  int threads = 1;
 };
 
 struct QuantPointResult {
@@ -178,6 +182,10 @@ struct Report {
   int bits = 16;
   int batches = 0;
   bool random_inputs = false;
+  // Options::threads: how many batches ran at once (1: one after another), and why not more
+  // when more were asked for ("forward draws random numbers (aten::rand_like)"), else "".
+  int batches_at_once = 1;
+  std::string batches_in_order;
   // The quantized engine that ran a converted model's int8 kernels, and the CPU's features that
   // matter to another engine's results (sim/engine.h).
   std::string engine;

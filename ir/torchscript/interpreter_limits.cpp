@@ -1,13 +1,11 @@
 #include "ir/torchscript/interpreter_limits.h"
 
-#include <torch/csrc/jit/api/function_impl.h>
-
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "ir/input_file.h"
+#include "ir/torchscript/graph_walk.h"
 
 namespace qlint::torchscript {
 
@@ -17,7 +15,7 @@ namespace {
 
 // The longest chain in one graph. Blocks are visited from a work list, never by recursion:
 // the chains and the nesting are the user's.
-size_t longest_chain_in(const jit::Graph& graph, std::vector<const jit::Function*>& callees) {
+size_t longest_chain_in(const jit::Graph& graph) {
   std::unordered_map<const jit::Value*, size_t> depth;
   auto depth_of = [&](const jit::Value* v) {
     auto it = depth.find(v);
@@ -38,8 +36,6 @@ size_t longest_chain_in(const jit::Graph& graph, std::vector<const jit::Function
         for (const jit::Value* param : inner->inputs()) depth[param] = here;
         blocks.push_back(inner);
       }
-      if (node->kind() == c10::prim::CallFunction)
-        if (auto fn = node->input(0)->type()->cast<c10::FunctionType>()) callees.push_back(fn->function());
     }
   }
   return longest;
@@ -49,21 +45,10 @@ size_t longest_chain_in(const jit::Graph& graph, std::vector<const jit::Function
 
 LongestChain longest_chain(const jit::Module& module) {
   LongestChain out;
-  std::vector<const jit::Function*> callees;
-  std::set<const jit::Function*> seen;
-  auto visit = [&](const jit::Function& fn, const std::string& name) {
-    if (!seen.insert(&fn).second || !fn.isGraphFunction()) return;
-    size_t length = longest_chain_in(*jit::toGraphFunction(fn).graph(), callees);
+  for_each_graph(module, [&](const jit::Graph& graph, const std::string& name) {
+    size_t length = longest_chain_in(graph);
     if (length > out.length) out = {length, name};
-  };
-  for (const auto& m : module.named_modules())
-    for (const auto& method : m.value.get_methods())
-      visit(method.function(), (m.name.empty() ? "" : m.name + ".") + method.name());
-  while (!callees.empty()) {
-    const jit::Function* fn = callees.back();
-    callees.pop_back();
-    visit(*fn, fn->name());
-  }
+  });
   return out;
 }
 

@@ -201,6 +201,67 @@ TEST_F(Sim, RandomInputsAreSeededAndReproducible) {
   EXPECT_TRUE(json::parse(a.out)["random_inputs"].get<bool>());
 }
 
+// `qlint sim -j 2` runs input batches at the same time, each on a thread of its own, and must
+// give the figures and outputs of running them one after another (-j 1), byte for byte. Batches
+// stay in order when a run of one could change another's: the model draws random numbers
+// (found in the graph, or by the generator having moved: MC dropout has no sampling op in its
+// graph) or writes into its own state (a counter; a traced QAT model's observers), or --layers.
+TEST_F(Sim, BatchesAtOnceGiveTheFiguresOfOneAtATime) {
+  struct Case {
+    std::string model;
+    std::vector<std::string> inputs;
+    int at_once;               // with -j 2
+    std::string in_order_why;  // with -j 2, a part of batches_in_order; "" for null
+  };
+  auto three_of = [](const std::string& model) {
+    std::string in = example_input(model);
+    return std::vector<std::string>{"--input", in, "--input", in, "--input", in};
+  };
+  const std::vector<Case> cases = {
+      {"sim/two_stub_convnet", {"--random-input", "1x3x8x8,1x4", "--batches", "5"}, 2, ""},
+      {"sim/attribution_mask_channel", three_of("sim/attribution_mask_channel"), 2, ""},
+      {"sim/loop_flags", three_of("sim/loop_flags"), 2, ""},
+      {"flows/fx_converted_eq_one", three_of("flows/fx_converted_eq_one"), 2, ""},
+      {"flows/stateful_counter", three_of("flows/stateful_counter"), 1,
+       "writes into the module's state in place (aten::add_)"},
+      {"flows/eager_qat_default_traced", three_of("flows/eager_qat_default_traced"), 1,
+       "(aten::fused_moving_avg_obs_fake_quant)"},
+      {"zoo/random_start_sampling", three_of("zoo/random_start_sampling"), 1, "draws random numbers (aten::rand_like)"},
+      {"sim/mc_dropout_head", three_of("sim/mc_dropout_head"), 1, "a run drew random numbers"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.model);
+    std::map<std::string, json> reports;
+    for (const std::string jobs : {"1", "2"}) {
+      std::vector<std::string> args = {"sim", "--format",    "json",           example_model(c.model),        "-j",
+                                       jobs,  "--attribute", "--save-outputs", tmp("outputs_" + jobs + ".pt")};
+      args.insert(args.end(), c.inputs.begin(), c.inputs.end());
+      auto r = run_qlint(args);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      reports[jobs] = json::parse(r.out);
+    }
+    EXPECT_EQ(reports["1"]["batches_at_once"], 1);
+    EXPECT_TRUE(reports["1"]["batches_in_order"].is_null());
+    EXPECT_EQ(reports["2"]["batches_at_once"], c.at_once);
+    if (c.in_order_why.empty())
+      EXPECT_TRUE(reports["2"]["batches_in_order"].is_null()) << reports["2"]["batches_in_order"];
+    else
+      EXPECT_NE(reports["2"]["batches_in_order"].get<std::string>().find(c.in_order_why), std::string::npos)
+          << reports["2"]["batches_in_order"];
+    for (auto& [jobs, report] : reports) {
+      report.erase("batches_at_once");
+      report.erase("batches_in_order");
+    }
+    EXPECT_TRUE(reports["1"] == reports["2"]) << json::diff(reports["1"], reports["2"]).dump();
+    EXPECT_EQ(run_reference({"equal", tmp("outputs_1.pt"), tmp("outputs_2.pt")}).exit_code, 0);
+  }
+  // --layers keeps its values in the order the model computes them.
+  auto layers = run_qlint({"sim", "--format", "json", example_model("sim/two_stub_convnet"), "-j", "2", "--layers",
+                           "--random-input", "1x3x8x8,1x4", "--batches", "3"});
+  ASSERT_EQ(layers.exit_code, 0) << layers.err;
+  EXPECT_EQ(json::parse(layers.out)["batches_at_once"], 1);
+}
+
 // PyTorch's default QAT qconfig traces as aten::fused_moving_avg_obs_fake_quant: qlint reads the
 // scale from the module state (not the observer flags) and simulates it. Reference numbers from
 // PyTorch 1.13 on the example inputs (examples/flows/*.py docstrings): scale 0.0545516 and 4 of

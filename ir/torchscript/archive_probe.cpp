@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include "ir/archive_check.h"
@@ -21,14 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* const kExportHint = "export it with torch.jit.script(model).save(\"model.pt\")";
-
-std::string read_prefix(const std::string& path, size_t n) {
-  std::ifstream in(path, std::ios::binary);
-  std::string bytes(n, '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(n));
-  bytes.resize(static_cast<size_t>(in.gcount()));
-  return bytes;
-}
 
 // The class a pickle builds first: "module.Name" for protocol 2 (GLOBAL) and protocol 4
 // (STACK_GLOBAL of two short strings), or nullopt when it starts with a plain container.
@@ -200,19 +191,24 @@ bool valid_debug_info(const std::string& bytes) {
 
 }  // namespace
 
-ProbeResult probe_archive(const std::string& path) {
+ArchiveBytes read_archive(const std::string& path) {
   check_file(path);
-  std::string magic = read_prefix(path, 4);
+  return ArchiveBytes::read(path);
+}
+
+ProbeResult probe_archive(const ArchiveBytes& archive) {
+  std::string magic = archive.prefix(4);
   if (magic.size() >= 2 && static_cast<unsigned char>(magic[0]) == 0x80)
     throw ImportError("is a legacy (pre-1.6) torch.save file, not a TorchScript archive; " + std::string(kExportHint));
   if (magic == std::string("PK\x05\x06", 4)) throw ImportError("is an empty zip archive, not a TorchScript archive");
   if (magic != std::string("PK\x03\x04", 4)) throw ImportError("is not a TorchScript archive (not a zip file)");
   ProbeResult result;
   // The directory first, against the limits: LibTorch allocates what it says.
-  result.directory = ir::read_zip_directory_of(path);
+  result.directory = archive.bytes() != nullptr ? ir::read_zip_directory(*archive.bytes(), archive.bytes()->size())
+                                                : ir::read_zip_directory_of(archive.path());
   std::string problem;
   try {
-    caffe2::serialize::PyTorchStreamReader reader(path);
+    caffe2::serialize::PyTorchStreamReader reader(archive.reader());
     if (!is_torchscript(reader)) {
       problem = describe_pickle(data_pickle(reader));
     } else {

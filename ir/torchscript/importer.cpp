@@ -467,8 +467,8 @@ std::string load_failure(const std::string& what) {
 
 // The archive without its debug info, in memory: LibTorch reads debug info lazily and trusts
 // it, so debug info that failed probe_archive's checks is dropped (locations become unknown).
-std::string without_debug_info(const std::string& path) {
-  caffe2::serialize::PyTorchStreamReader reader(path);
+std::string without_debug_info(const ArchiveBytes& archive) {
+  caffe2::serialize::PyTorchStreamReader reader(archive.reader());
   std::string out;
   {
     caffe2::serialize::PyTorchStreamWriter writer([&out](const void* data, size_t size) {
@@ -487,10 +487,10 @@ std::string without_debug_info(const std::string& path) {
   return out;
 }
 
-jit::Module load_module(const std::string& path, const ProbeResult& probe, jit::ExtraFilesMap& extra) {
+jit::Module load_module(const ArchiveBytes& archive, const ProbeResult& probe, jit::ExtraFilesMap& extra) {
   try {
-    if (probe.debug_info_valid) return jit::load(path, c10::nullopt, extra);
-    std::istringstream in(without_debug_info(path));
+    if (probe.debug_info_valid) return jit::load(archive.reader(), c10::nullopt, extra);
+    std::istringstream in(without_debug_info(archive));
     return jit::load(in, c10::nullopt, extra);
   } catch (const c10::Error& e) {
     throw ImportError(load_failure(e.what_without_backtrace()));
@@ -548,7 +548,8 @@ jit::Module load_torchscript(const std::string& path, LoadDetails* details) {
   if (const char* debug = std::getenv("QLINT_DEBUG"); debug && std::string(debug).find("load") != std::string::npos)
     std::cerr << "qlint: debug: loading " << path << "\n";
   std::optional<ir::PhaseTimer> probing(ir::Phase::Probe);
-  ProbeResult probe = probe_archive(path);
+  const ArchiveBytes archive = read_archive(path);
+  ProbeResult probe = probe_archive(archive);
   probing.reset();
   if (ir::limits().no_exec && !probe.load_hooks.empty())
     throw ImportError("would run its own code while loading: " + probe.load_hooks.front() +
@@ -557,7 +558,7 @@ jit::Module load_torchscript(const std::string& path, LoadDetails* details) {
   jit::ExtraFilesMap extra;
   for (const auto& name : probe.extra_files) extra[name] = "";
   std::optional<ir::PhaseTimer> loading(ir::Phase::Load);
-  jit::Module module = load_module(path, probe, extra);
+  jit::Module module = load_module(archive, probe, extra);
   loading.reset();
   if (details != nullptr) {
     details->extra_files = std::move(extra);

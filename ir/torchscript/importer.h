@@ -8,6 +8,7 @@
 #include "ir/archive_check.h"
 #include "ir/import_error.h"
 #include "ir/ir.h"
+#include "ir/torchscript/archive_bytes.h"
 
 namespace qlint::torchscript {
 
@@ -28,6 +29,10 @@ struct ProbeResult {
   std::vector<std::string> load_hooks;
   std::vector<std::string> extra_files;  // names under extra/ (torch.jit.save's _extra_files)
 };
-ProbeResult probe_archive(const std::string& path);
+ProbeResult probe_archive(const ArchiveBytes& archive);
+
+// The archive's bytes (ArchiveBytes), after checking that it is a file there is to read (not
+// missing, a directory or empty: each said in one line). Throws ImportError.
+ArchiveBytes read_archive(const std::string& path);
 
 }  // namespace qlint::torchscript

@@ -22,10 +22,12 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::build_path;
+using testing::example_input;
 using testing::example_model;
 using testing::Expected;
 using testing::location_of;
 using testing::run_qlint;
+using testing::run_qlint_with_env;
 
 // qlint shows paths under the working directory (the source tree here) relative to it.
 std::string shown_path(const std::string& file) {
@@ -289,6 +291,39 @@ TEST(Docs, RulePagesAreCurrent) {
 }
 
 // ---- Bad input: one line naming the file and the problem, exit 2, no crash ---------------
+
+// Each command opens a TorchScript archive once: the probe's safety checks, PyTorchStreamReader
+// and torch::jit::load read the same bytes in memory (ir/torchscript/archive_bytes.h), so what
+// the checks vetted is what LibTorch loads, and `check --input`, `--fix` and `sim` load the
+// module once. Counted by a library preloaded into qlint that sees every open of the file,
+// LibTorch's and libstdc++'s included (`check` opened it 5 times before).
+class ArchiveReads : public testing::TempDirTest {
+ protected:
+  int opens_of(const std::string& archive, const std::vector<std::string>& args) {
+    const std::string log = tmp("opens.log");
+    std::ofstream{log};
+    auto r = run_qlint_with_env(
+        {std::string("LD_PRELOAD=") + QLINT_COUNT_OPENS, "QLINT_TEST_WATCH=" + archive, "QLINT_TEST_OPENS=" + log},
+        args);
+    EXPECT_LE(r.exit_code, 1) << r.err;
+    std::ifstream in(log);
+    int opens = 0;
+    for (std::string line; std::getline(in, line);) ++opens;
+    return opens;
+  }
+};
+
+TEST_F(ArchiveReads, EachCommandOpensTheArchiveOnce) {
+  fs::copy_file(example_model("seed/s1_eq_one"), tmp("model.pt"));
+  const std::string model = tmp("model.pt"), input = example_input("seed/s1_eq_one");
+  EXPECT_EQ(opens_of(model, {"check", "--isolated", model}), 1);
+  EXPECT_EQ(opens_of(model, {"check", "--isolated", "--input", input, model}), 1);
+  EXPECT_EQ(opens_of(model, {"sim", "--input", input, model}), 1);
+  EXPECT_EQ(opens_of(model, {"dump", model}), 1);
+  EXPECT_EQ(opens_of(model, {"check", "--isolated", "--fix", "-o", tmp("fixed.pt"), "--input", input, model}), 1);
+  // The count sees opens through libstdc++'s streams too: the input file is read with one.
+  EXPECT_GE(opens_of(input, {"sim", "--input", input, model}), 1);
+}
 
 class BadInput : public testing::TempDirTest {
  protected:

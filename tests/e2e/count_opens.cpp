@@ -35,7 +35,13 @@ void note(const char* path) {
   ::close(fd);
 }
 
-mode_t mode_of(int flags, va_list args) { return (flags & (O_CREAT | O_TMPFILE)) ? va_arg(args, int) : 0; }
+// Notes the open and makes it: `lead` is openat's directory, when there is one.
+template <typename Fn, typename... Lead>
+int forward(const char* name, const char* path, int flags, va_list args, Lead... lead) {
+  mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(args, int) : 0;
+  note(path);
+  return next<Fn>(name)(lead..., path, flags, mode);
+}
 
 }  // namespace
 
@@ -44,37 +50,33 @@ extern "C" {
 int open(const char* path, int flags, ...) {
   va_list args;
   va_start(args, flags);
-  mode_t mode = mode_of(flags, args);
+  int fd = forward<OpenFn>("open", path, flags, args);
   va_end(args);
-  note(path);
-  return next<OpenFn>("open")(path, flags, mode);
+  return fd;
 }
 
 int open64(const char* path, int flags, ...) {
   va_list args;
   va_start(args, flags);
-  mode_t mode = mode_of(flags, args);
+  int fd = forward<OpenFn>("open64", path, flags, args);
   va_end(args);
-  note(path);
-  return next<OpenFn>("open64")(path, flags, mode);
+  return fd;
 }
 
 int openat(int dir, const char* path, int flags, ...) {
   va_list args;
   va_start(args, flags);
-  mode_t mode = mode_of(flags, args);
+  int fd = forward<OpenAtFn>("openat", path, flags, args, dir);
   va_end(args);
-  note(path);
-  return next<OpenAtFn>("openat")(dir, path, flags, mode);
+  return fd;
 }
 
 int openat64(int dir, const char* path, int flags, ...) {
   va_list args;
   va_start(args, flags);
-  mode_t mode = mode_of(flags, args);
+  int fd = forward<OpenAtFn>("openat64", path, flags, args, dir);
   va_end(args);
-  note(path);
-  return next<OpenAtFn>("openat64")(dir, path, flags, mode);
+  return fd;
 }
 
 FILE* fopen(const char* path, const char* how) {

@@ -237,9 +237,11 @@ std::vector<CheckOutcome> process_all(const std::vector<std::string>& files, con
   std::vector<CheckOutcome> outcomes(files.size());
   size_t jobs =
       options.jobs > 0 ? static_cast<size_t>(options.jobs) : std::max(1u, std::thread::hardware_concurrency());
-  // Cores that no model takes simulate one model's input batches at once.
+  // One model: its input batches are simulated on every core. Several: one thread each, since
+  // LibTorch's random generator is one for the process, and a simulation that runs batches at
+  // once could not tell another model's draws from its own (sim/simulator.cpp, run_at_once).
   CheckOptions per_model = options;
-  per_model.batch_threads = static_cast<int>(std::max<size_t>(1, jobs / std::max<size_t>(1, files.size())));
+  per_model.batch_threads = files.size() == 1 ? static_cast<int>(jobs) : 1;
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next++; i < files.size(); i = next++) outcomes[i] = check_model(files[i], per_model);

@@ -44,8 +44,38 @@ bool part_of_module_state(const jit::Value* value) {
   }
 }
 
+// Whether a list or dict is certainly one the running code made: built in its graph
+// (`[]`, `{}`, `list(x)`), or an argument of the model's forward (each batch gets a copy of its
+// inputs). A list reached any other way (a helper's parameter, what a call or a branch gives)
+// may be a module's: appending to it from two threads at once could corrupt it.
+bool made_by_this_run(const jit::Value* container, const jit::Graph* root) {
+  for (;;) {
+    if (auto cls = container->type()->cast<c10::ClassType>(); cls && cls->is_module()) return false;
+    const jit::Node* node = container->node();
+    if (node->kind() == c10::prim::Param) return node->owningGraph() == root && container->offset() > 0;
+    if (node->kind() == c10::prim::ListConstruct || node->kind() == c10::prim::DictConstruct) return true;
+    if (node->kind() == c10::prim::GetAttr || node->inputs().empty()) return false;
+    const c10::FunctionSchema* schema = node->maybeSchema();
+    if (schema == nullptr || node->kind().is_prim()) return false;  // a call, a branch, unpacking
+    const bool aliases = !schema->returns().empty() && schema->returns()[0].alias_info() != nullptr;
+    if (!aliases) return true;  // a new list (aten::list, aten::copy, ...)
+    container = node->input(0);
+  }
+}
+
+// `l.append(x)`, `d[k] = v`, `l.clear()`: a list or dict changed in place.
+bool changes_a_container(const jit::Node& node) {
+  const c10::FunctionSchema* schema = node.maybeSchema();
+  if (schema == nullptr || schema->arguments().empty() || node.inputs().empty()) return false;
+  const c10::AliasInfo* alias = schema->arguments()[0].alias_info();
+  const c10::TypeKind kind = node.input(0)->type()->kind();
+  return alias != nullptr && alias->isWrite() && (kind == c10::TypeKind::ListType || kind == c10::TypeKind::DictType);
+}
+
 // An op that writes, in place, into a module attribute (`self.count.add_(1)`,
-// `self.cache.append(x)`).
+// `self.cache.append(x)`). Tensors reached through calls and branches are not followed: a write
+// into one of them is found after the run (sim/simulator.cpp, run_at_once), since tensors'
+// version counters say so, and a race on a tensor's values corrupts no memory.
 bool writes_module_state(const jit::Node& node) {
   const c10::FunctionSchema* schema = node.maybeSchema();
   if (schema == nullptr) return false;
@@ -73,12 +103,20 @@ bool runs_in_eval_mode(const jit::Node& node, size_t block) {
   return !(node.kind() == c10::prim::If && block == 0 && false_in_eval_mode(node.input(0)));
 }
 
-std::string why_in_order(const jit::Node& node, const std::string& function) {
+std::string why_in_order(const jit::Node& node, const std::string& function, const jit::Graph* root) {
   const std::string kind = node.kind().toQualString();
   if (draws_random_numbers(node)) return function + " draws random numbers (" + kind + ")";
   if (node.kind() == c10::prim::SetAttr && part_of_module_state(node.input(0)))
     return function + " sets the module's attribute `" + node.s(jit::attr::name) + "`";
   if (writes_module_state(node)) return function + " writes into the module's state in place (" + kind + ")";
+  if (changes_a_container(node) && !made_by_this_run(node.input(0), root))
+    return function + " changes a list or dict it did not make (" + kind + ")";
+  // A forked subgraph, a method of a module interface (a ModuleDict's entry): code the walk
+  // does not reach.
+  const bool interface_call = node.kind() == c10::prim::CallMethod && !node.inputs().empty() &&
+                              node.input(0)->type()->cast<c10::InterfaceType>() != nullptr;
+  if (node.kind() == c10::prim::fork || interface_call)
+    return function + " calls code qlint does not follow (" + kind + ")";
   return "";
 }
 
@@ -88,13 +126,14 @@ std::string why_batches_run_in_order(const jit::Module& module) {
   std::string why;
   auto forward = module.find_method("forward");
   if (!forward) return "";
+  const jit::Graph* root = forward->graph().get();
   torchscript::for_each_graph_run_by(
       forward->function(),
       [&](const jit::Graph& graph, const std::string& name) {
         torchscript::for_each_node(
             *graph.block(),
             [&](const jit::Node& node) {
-              if (why.empty()) why = why_in_order(node, name);
+              if (why.empty()) why = why_in_order(node, name, root);
             },
             runs_in_eval_mode);
       },

@@ -22,6 +22,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "analysis/quant_domain.h"
@@ -70,7 +71,7 @@ struct Observer {
 
   // What observing both observers' values gives: min and max are exact, in any order.
   void merge(const Observer& other) {
-    if (!other.seen) return;
+    if (!other.seen || (other.min.is_same(min) && other.max.is_same(max))) return;  // nothing new
     min = at::min(other.min, min);
     max = at::max(other.max, max);
     seen = true;
@@ -180,9 +181,12 @@ std::vector<Session> fork_for_batches(Session& session, size_t batches) {
   return forks;
 }
 
+// A converted model's int8 point is set up by the first batch that reaches it (int8_point_op);
+// a traced FakeQuantize's stored scale is read again at every reach, so the last batch's counts.
 void absorb_point(PointState& into, const PointState& fork) {
-  if (!into.reached && fork.reached) {
-    // The first batch to reach it says what it is (a stored scale, a converted model's op).
+  const bool int8 = !fork.op.empty() || !into.op.empty();
+  const bool first = !into.reached && fork.reached;
+  if (first || (fork.reached && !int8 && fork.stored)) {
     into.path = fork.path;
     into.stored = fork.stored;
     into.scale = fork.scale;
@@ -191,9 +195,13 @@ void absorb_point(PointState& into, const PointState& fork) {
     into.quant_max = fork.quant_max;
     into.op = fork.op;
   }
+  if (int8) {
+    if (first) into.sites = fork.sites;
+  } else {
+    for (const auto& site : fork.sites)
+      if (std::find(into.sites.begin(), into.sites.end(), site) == into.sites.end()) into.sites.push_back(site);
+  }
   into.reached = into.reached || fork.reached;
-  for (const auto& site : fork.sites)
-    if (std::find(into.sites.begin(), into.sites.end(), site) == into.sites.end()) into.sites.push_back(site);
   into.observer.merge(fork.observer);
 }
 
@@ -766,6 +774,80 @@ Batch fresh_copy(const Batch& batch) {
 // The seed of LibTorch's random generator when a run of a batch starts (plus the batch's index).
 constexpr uint64_t kRandomSeedOfBatch = 20261203;
 
+// Every attribute of every module (parameters, buffers, plain values), copied deeply, so a run
+// can start again from where the first one started.
+class ModuleState {
+ public:
+  static ModuleState of(const jit::Module& root) {
+    ModuleState state;
+    for (const auto& m : root.named_modules())
+      for (const auto& attribute : m.value.named_attributes(/*recurse=*/false)) {
+        if (attribute.value.isModule()) continue;
+        const IValue& live = attribute.value;
+        state.saved_.push_back({m.value, attribute.name, live.deepcopy(), live,
+                                live.isTensor() && live.toTensor().defined() ? live.toTensor()._version() : 0,
+                                size_of(live)});
+      }
+    return state;
+  }
+
+  // Whether a run changed an attribute since: set another value, wrote a tensor in place (its
+  // version counter moves with every in-place op), or added to a list or dict.
+  bool written() const {
+    for (const auto& saved : saved_) {
+      IValue current = saved.module.attr(saved.name);
+      // A value held by pointer (a tensor, a list) must be the same object; a plain one (a
+      // number, a device) the same value.
+      const bool by_pointer =
+          current.isTensor() || current.isList() || current.isGenericDict() || current.isTuple() || current.isObject();
+      const bool same = by_pointer ? current.isSameIdentity(saved.live) : current == saved.live;
+      if (!same || size_of(current) != saved.size) return true;
+      if (current.isTensor() && current.toTensor().defined() && current.toTensor()._version() != saved.version)
+        return true;
+    }
+    return false;
+  }
+
+  void restore() const {
+    for (const auto& entry : saved_) {
+      const jit::Module& module = entry.module;
+      const std::string& name = entry.name;
+      const IValue& value = entry.value;
+      if (!value.isTensor()) {
+        const_cast<jit::Module&>(module).setattr(name, value.deepcopy());
+        continue;
+      }
+      // In place, so graphs holding the tensor (and parameters' identity) stay as they are.
+      IValue current = module.attr(name);
+      const at::Tensor& saved = value.toTensor();
+      if (current.isTensor() && current.toTensor().defined() && saved.defined() &&
+          current.toTensor().sizes() == saved.sizes() && current.toTensor().scalar_type() == saved.scalar_type() &&
+          !saved.is_quantized()) {
+        current.toTensor().copy_(saved);
+      } else {
+        const_cast<jit::Module&>(module).setattr(name, value.deepcopy());
+      }
+    }
+  }
+
+ private:
+  static size_t size_of(const IValue& v) {
+    if (v.isList()) return v.toListRef().size();
+    if (v.isGenericDict()) return v.toGenericDict().size();
+    return 0;
+  }
+
+  struct Saved {
+    jit::Module module;
+    std::string name;
+    IValue value;  // a deep copy, for restore()
+    IValue live;   // the attribute itself, for written()
+    int64_t version = 0;
+    size_t size = 0;
+  };
+  std::vector<Saved> saved_;
+};
+
 // One batch's run in the session active on this thread. `seed`: first seed LibTorch's
 // generator for this batch.
 IValue run_batch(const std::string& model_path, jit::Module& module, const Batch& batch, size_t b, bool seed) {
@@ -790,14 +872,17 @@ at::Tensor random_generator_state() {
 }
 
 // The batches on `session.threads` threads, each batch in a session forked for it; the forks
-// are absorbed in batch order, and the first batch (in order) that failed is the error.
-// Nullopt, with the session as it was, when the run drew random numbers (a dropout in training
-// mode, a sampling op qlint did not see): one generator for all threads gives each batch other
-// numbers than its own seed, so the batches must run again, in order.
+// are absorbed in batch order. When a batch fails, the batches before it and the failed one are
+// absorbed (as a run one after another would have recorded them) and its error is thrown.
+// Nullopt, with the session and the module as they were and Session::in_order saying why, when
+// the run did what sim/batch_order.h could not see in the graph: it drew random numbers (a
+// dropout in training mode; one generator for all threads gives each batch other numbers than
+// its own seed) or wrote into the module's state. The batches must then run again, in order.
 std::optional<std::vector<IValue>> run_at_once(const std::string& model_path, jit::Module& module,
                                                const std::vector<Batch>& batches, Session& session,
                                                ProgressLine& progress, const std::string& phase) {
   const at::Tensor generator_before = random_generator_state();
+  const ModuleState state_before = ModuleState::of(module);
   std::vector<Session> forks = fork_for_batches(session, batches.size());
   std::vector<IValue> outputs(batches.size());
   std::vector<std::string> failures(batches.size());
@@ -825,14 +910,23 @@ std::optional<std::vector<IValue>> run_at_once(const std::string& model_path, ji
     }
   };
   std::vector<std::thread> threads;
-  for (size_t t = 1; t < std::min(session.threads, batches.size()); ++t)
-    threads.emplace_back([&] { ir::run_on_large_stack(work); });
+  try {
+    for (size_t t = 1; t < std::min(session.threads, batches.size()); ++t)
+      threads.emplace_back([&] { ir::run_on_large_stack(work); });
+  } catch (const std::system_error&) {  // no more threads: the ones there are do the work
+  }
   work();
   for (auto& t : threads) t.join();
-  if (!at::equal(generator_before, random_generator_state())) return std::nullopt;
-  for (const std::string& failure : failures)
-    if (!failure.empty()) throw SimError(failure);
-  for (Session& fork : forks) absorb(session, fork);
+  const bool drew = !at::equal(generator_before, random_generator_state());
+  if (drew || state_before.written()) {
+    state_before.restore();
+    session.in_order = drew ? "a run drew random numbers" : "a run wrote into the module's state";
+    return std::nullopt;
+  }
+  for (size_t b = 0; b < batches.size(); ++b) {
+    absorb(session, forks[b]);
+    if (!failures[b].empty()) throw SimError(failures[b]);
+  }
   return outputs;
 }
 
@@ -844,7 +938,6 @@ std::vector<IValue> run_all(const std::string& model_path, jit::Module& module, 
   if (session.threads > 1 && batches.size() > 1) {
     if (auto outputs = run_at_once(model_path, module, batches, session, progress, phase)) return std::move(*outputs);
     session.threads = 1;  // and for the passes after this one
-    session.in_order = "a run drew random numbers";
   }
   std::vector<IValue> outputs;
   for (size_t b = 0; b < batches.size(); ++b) {
@@ -1008,48 +1101,6 @@ void prepare(Prepared& p, const jit::Module& model, const Options& options) {
   configure(p.session, options);
   instrument_clone(p, p.session, model, options, false, false);
 }
-
-// Every attribute of every module (parameters, buffers, plain values), copied deeply, so a run
-// can start again from where the first one started.
-class ModuleState {
- public:
-  static ModuleState of(const jit::Module& root) {
-    ModuleState state;
-    for (const auto& m : root.named_modules())
-      for (const auto& attribute : m.value.named_attributes(/*recurse=*/false)) {
-        if (attribute.value.isModule()) continue;
-        state.saved_.push_back({m.value, attribute.name, attribute.value.deepcopy()});
-      }
-    return state;
-  }
-
-  void restore() const {
-    for (const auto& [module, name, value] : saved_) {
-      if (!value.isTensor()) {
-        const_cast<jit::Module&>(module).setattr(name, value.deepcopy());
-        continue;
-      }
-      // In place, so graphs holding the tensor (and parameters' identity) stay as they are.
-      IValue current = module.attr(name);
-      const at::Tensor& saved = value.toTensor();
-      if (current.isTensor() && current.toTensor().defined() && saved.defined() &&
-          current.toTensor().sizes() == saved.sizes() && current.toTensor().scalar_type() == saved.scalar_type() &&
-          !saved.is_quantized()) {
-        current.toTensor().copy_(saved);
-      } else {
-        const_cast<jit::Module&>(module).setattr(name, value.deepcopy());
-      }
-    }
-  }
-
- private:
-  struct Saved {
-    jit::Module module;
-    std::string name;
-    IValue value;
-  };
-  std::vector<Saved> saved_;
-};
 
 }  // namespace
 

@@ -84,6 +84,12 @@ def write_failing_forward_models(out, repo):
     failing_forward_model.write(out)
 
 
+def write_state_through_helper_model(out, repo):
+    sys.path.insert(0, os.path.join(repo, "tests", "e2e"))
+    import state_through_helper_model
+    state_through_helper_model.write(out)
+
+
 def write_suppressed_sim_divergence(out, repo):
     """examples/rules/sim_divergence.py with `# qlint: ignore[sim-divergence]` on its flipping
     comparison (the output's finding at the return stays)."""
@@ -141,6 +147,7 @@ def main():
     write_failing_forward_models(out, repo)
     write_suppressed_sim_divergence(out, repo)
     write_quantized_embedding_bag(out)
+    write_state_through_helper_model(out, repo)
 
 
 if __name__ == "__main__":

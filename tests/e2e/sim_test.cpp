@@ -228,13 +228,25 @@ TEST_F(Sim, BatchesAtOnceGiveTheFiguresOfOneAtATime) {
        "(aten::fused_moving_avg_obs_fake_quant)"},
       {"zoo/random_start_sampling", three_of("zoo/random_start_sampling"), 1, "draws random numbers (aten::rand_like)"},
       {"sim/mc_dropout_head", three_of("sim/mc_dropout_head"), 1, "a run drew random numbers"},
+      {test_file("state_through_helper.pt"),
+       {"--input", test_file("state_through_helper_input.pt"), "--random-input", "2x4", "--batches", "3"},
+       1,
+       "a run wrote into the module's state"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.model);
+    const std::string model = c.model.front() == '/' ? c.model : example_model(c.model);
     std::map<std::string, json> reports;
     for (const std::string jobs : {"1", "2"}) {
-      std::vector<std::string> args = {"sim", "--format",    "json",           example_model(c.model),        "-j",
-                                       jobs,  "--attribute", "--save-outputs", tmp("outputs_" + jobs + ".pt")};
+      std::vector<std::string> args = {"sim",
+                                       "--format",
+                                       "json",
+                                       model,
+                                       "-j",
+                                       jobs,
+                                       "--attribute",
+                                       "--save-outputs",
+                                       tmp("outputs_" + jobs + ".pt")};
       args.insert(args.end(), c.inputs.begin(), c.inputs.end());
       auto r = run_qlint(args);
       ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -774,22 +774,13 @@ Batch fresh_copy(const Batch& batch) {
 // The seed of LibTorch's random generator when a run of a batch starts (plus the batch's index).
 constexpr uint64_t kRandomSeedOfBatch = 20261203;
 
-// Every attribute of every module (parameters, buffers, plain values), copied deeply, so a run
-// can start again from where the first one started.
+// Every attribute of every module (parameters, buffers, plain values): copied deeply, so a run
+// can start again from where the first one started (of), or only watched, to tell whether a
+// run wrote any (watch).
 class ModuleState {
  public:
-  static ModuleState of(const jit::Module& root) {
-    ModuleState state;
-    for (const auto& m : root.named_modules())
-      for (const auto& attribute : m.value.named_attributes(/*recurse=*/false)) {
-        if (attribute.value.isModule()) continue;
-        const IValue& live = attribute.value;
-        state.saved_.push_back({m.value, attribute.name, live.deepcopy(), live,
-                                live.isTensor() && live.toTensor().defined() ? live.toTensor()._version() : 0,
-                                size_of(live)});
-      }
-    return state;
-  }
+  static ModuleState of(const jit::Module& root) { return take(root, /*copy=*/true); }
+  static ModuleState watch(const jit::Module& root) { return take(root, /*copy=*/false); }
 
   // Whether a run changed an attribute since: set another value, wrote a tensor in place (its
   // version counter moves with every in-place op), or added to a list or dict.
@@ -808,6 +799,7 @@ class ModuleState {
     return false;
   }
 
+  // Only after of().
   void restore() const {
     for (const auto& entry : saved_) {
       const jit::Module& module = entry.module;
@@ -831,6 +823,19 @@ class ModuleState {
   }
 
  private:
+  static ModuleState take(const jit::Module& root, bool copy) {
+    ModuleState state;
+    for (const auto& m : root.named_modules())
+      for (const auto& attribute : m.value.named_attributes(/*recurse=*/false)) {
+        if (attribute.value.isModule()) continue;
+        const IValue& live = attribute.value;
+        state.saved_.push_back({m.value, attribute.name, copy ? live.deepcopy() : IValue(), live,
+                                live.isTensor() && live.toTensor().defined() ? live.toTensor()._version() : 0,
+                                size_of(live)});
+      }
+    return state;
+  }
+
   static size_t size_of(const IValue& v) {
     if (v.isList()) return v.toListRef().size();
     if (v.isGenericDict()) return v.toGenericDict().size();
@@ -879,10 +884,10 @@ at::Tensor random_generator_state() {
 // dropout in training mode; one generator for all threads gives each batch other numbers than
 // its own seed) or wrote into the module's state. The batches must then run again, in order.
 std::optional<std::vector<IValue>> run_at_once(const std::string& model_path, jit::Module& module,
-                                               const std::vector<Batch>& batches, Session& session,
-                                               ProgressLine& progress, const std::string& phase) {
+                                               const ModuleState& start, const std::vector<Batch>& batches,
+                                               Session& session, ProgressLine& progress, const std::string& phase) {
   const at::Tensor generator_before = random_generator_state();
-  const ModuleState state_before = ModuleState::of(module);
+  const ModuleState watched = ModuleState::watch(module);
   std::vector<Session> forks = fork_for_batches(session, batches.size());
   std::vector<IValue> outputs(batches.size());
   std::vector<std::string> failures(batches.size());
@@ -918,8 +923,8 @@ std::optional<std::vector<IValue>> run_at_once(const std::string& model_path, ji
   work();
   for (auto& t : threads) t.join();
   const bool drew = !at::equal(generator_before, random_generator_state());
-  if (drew || state_before.written()) {
-    state_before.restore();
+  if (drew || watched.written()) {
+    start.restore();
     session.in_order = drew ? "a run drew random numbers" : "a run wrote into the module's state";
     return std::nullopt;
   }
@@ -930,13 +935,16 @@ std::optional<std::vector<IValue>> run_at_once(const std::string& model_path, ji
   return outputs;
 }
 
-std::vector<IValue> run_all(const std::string& model_path, jit::Module& module, const std::vector<Batch>& batches,
-                            Session& session, Mode mode, ProgressLine& progress, const std::string& phase) {
+// `start`: the module's state as this pass starts, to start again from.
+std::vector<IValue> run_all(const std::string& model_path, jit::Module& module, const ModuleState& start,
+                            const std::vector<Batch>& batches, Session& session, Mode mode, ProgressLine& progress,
+                            const std::string& phase) {
   session.mode = mode;
   if (std::string why = torchscript::interpreter_limit_exceeded(module); !why.empty())
     throw SimError(ir::display_path(model_path) + ": " + why);
   if (session.threads > 1 && batches.size() > 1) {
-    if (auto outputs = run_at_once(model_path, module, batches, session, progress, phase)) return std::move(*outputs);
+    if (auto outputs = run_at_once(model_path, module, start, batches, session, progress, phase))
+      return std::move(*outputs);
     session.threads = 1;  // and for the passes after this one
   }
   std::vector<IValue> outputs;
@@ -1154,8 +1162,8 @@ PassOutcome simulated_pass(const PassContext& c, const std::vector<IValue>& floa
   c.initial.restore();
   PassOutcome outcome;
   try {
-    outcome.outputs = compare_outputs(
-        float_outputs, run_all(c.model_path, c.module, c.batches, c.session, Mode::Simulate, c.progress, phase));
+    outcome.outputs = compare_outputs(float_outputs, run_all(c.model_path, c.module, c.initial, c.batches, c.session,
+                                                             Mode::Simulate, c.progress, phase));
   } catch (const SimError& e) {
     outcome.failure = e.what();
   }
@@ -1216,14 +1224,18 @@ Run float_then_simulated(const std::string& model_path, jit::Module& float_side,
   choose_batch_threads(session, options, float_side, simulated_side);
   ProgressLine progress(options.progress, batches.size());
   const ModuleState initial = ModuleState::of(simulated_side);
+  // A converted model's float reference is a module of its own, with a state of its own.
+  std::optional<ModuleState> float_initial;
+  if (&float_side != &simulated_side && session.threads > 1) float_initial = ModuleState::of(float_side);
   Run run;
   std::optional<LayerRecorder> layers;
   if (options.layers) session.layers = &layers.emplace(options.layers_memory_mib);
-  run.float_outputs = run_all(model_path, float_side, batches, session, Mode::Float, progress, "calibrating");
+  run.float_outputs = run_all(model_path, float_side, float_initial ? *float_initial : initial, batches, session,
+                              Mode::Float, progress, "calibrating");
   finish_calibration(session);
   initial.restore();
   std::vector<IValue> sim_results =
-      run_all(model_path, simulated_side, batches, session, Mode::Simulate, progress, "simulating");
+      run_all(model_path, simulated_side, initial, batches, session, Mode::Simulate, progress, "simulating");
   session.layers = nullptr;
   run.report = build_report(model_path, session, options, run.float_outputs, sim_results);
   if (layers) add_layers(run.report, *layers, options);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 
@@ -48,7 +49,13 @@ std::optional<std::string> read_whole(const std::string& path) {
   size_t got = 0;
   while (got < bytes.size()) {
     ssize_t r = ::pread(fd, bytes.data() + got, bytes.size() - got, static_cast<off_t>(got));
-    if (r <= 0) break;
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw ir::ImportError(std::string("cannot be read: ") + std::strerror(error));
+    }
+    if (r == 0) break;
     got += static_cast<size_t>(r);
   }
   ::close(fd);

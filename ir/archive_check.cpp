@@ -16,9 +16,6 @@ namespace qlint::ir {
 
 namespace {
 
-// Reads n bytes at an offset; fewer when the data ends.
-using ReadAt = std::function<std::string(uint64_t offset, uint64_t n)>;
-
 uint64_t le(const std::string& b, size_t at, int bytes) {
   uint64_t v = 0;
   for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[at + static_cast<size_t>(i)]);
@@ -160,6 +157,8 @@ ZipDirectory read_zip_directory(const std::string& bytes, uint64_t file_size) {
       },
       file_size);
 }
+
+ZipDirectory read_zip_directory_with(const ReadAt& read, uint64_t file_size) { return parse(read, file_size); }
 
 ZipDirectory read_zip_directory_of(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ ZipDirectory read_zip_directory(const std::string& tail, uint64_t file_size);
 
 // The same on a file: reads only its tail (the directory), never the members.
 ZipDirectory read_zip_directory_of(const std::string& path);
+
+// The same through `read` (n bytes at an offset; fewer at the end) of a file of `file_size`.
+using ReadAt = std::function<std::string(uint64_t offset, uint64_t n)>;
+ZipDirectory read_zip_directory_with(const ReadAt& read, uint64_t file_size);
 
 // "" when `pickle` is a well-formed sequence of pickle opcodes up to STOP whose every length
 // field fits in the pickle and whose memo indices are sane; else what is wrong, in one line.

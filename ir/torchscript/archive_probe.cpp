@@ -191,21 +191,21 @@ bool valid_debug_info(const std::string& bytes) {
 
 }  // namespace
 
-ArchiveBytes read_archive(const std::string& path) {
+ArchiveFile open_archive(const std::string& path) {
   check_file(path);
-  return ArchiveBytes::read(path);
+  return ArchiveFile::open(path);
 }
 
-ProbeResult probe_archive(const ArchiveBytes& archive) {
-  std::string magic = archive.prefix(4);
+ProbeResult probe_archive(const ArchiveFile& archive) {
+  std::string magic = archive.read_at(0, 4);
   if (magic.size() >= 2 && static_cast<unsigned char>(magic[0]) == 0x80)
     throw ImportError("is a legacy (pre-1.6) torch.save file, not a TorchScript archive; " + std::string(kExportHint));
   if (magic == std::string("PK\x05\x06", 4)) throw ImportError("is an empty zip archive, not a TorchScript archive");
   if (magic != std::string("PK\x03\x04", 4)) throw ImportError("is not a TorchScript archive (not a zip file)");
   ProbeResult result;
   // The directory first, against the limits: LibTorch allocates what it says.
-  result.directory = archive.bytes() != nullptr ? ir::read_zip_directory(*archive.bytes(), archive.bytes()->size())
-                                                : ir::read_zip_directory_of(archive.path());
+  result.directory = ir::read_zip_directory_with(
+      [&archive](uint64_t offset, uint64_t n) { return archive.read_at(offset, n); }, archive.size());
   std::string problem;
   try {
     caffe2::serialize::PyTorchStreamReader reader(archive.reader());

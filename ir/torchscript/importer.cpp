@@ -467,7 +467,7 @@ std::string load_failure(const std::string& what) {
 
 // The archive without its debug info, in memory: LibTorch reads debug info lazily and trusts
 // it, so debug info that failed probe_archive's checks is dropped (locations become unknown).
-std::string without_debug_info(const ArchiveBytes& archive) {
+std::string without_debug_info(const ArchiveFile& archive) {
   caffe2::serialize::PyTorchStreamReader reader(archive.reader());
   std::string out;
   {
@@ -487,7 +487,7 @@ std::string without_debug_info(const ArchiveBytes& archive) {
   return out;
 }
 
-jit::Module load_module(const ArchiveBytes& archive, const ProbeResult& probe, jit::ExtraFilesMap& extra) {
+jit::Module load_module(const ArchiveFile& archive, const ProbeResult& probe, jit::ExtraFilesMap& extra) {
   try {
     if (probe.debug_info_valid) return jit::load(archive.reader(), c10::nullopt, extra);
     std::istringstream in(without_debug_info(archive));
@@ -548,7 +548,7 @@ jit::Module load_torchscript(const std::string& path, LoadDetails* details) {
   if (const char* debug = std::getenv("QLINT_DEBUG"); debug && std::string(debug).find("load") != std::string::npos)
     std::cerr << "qlint: debug: loading " << path << "\n";
   std::optional<ir::PhaseTimer> probing(ir::Phase::Probe);
-  const ArchiveBytes archive = read_archive(path);
+  const ArchiveFile archive = open_archive(path);
   ProbeResult probe = probe_archive(archive);
   probing.reset();
   if (ir::limits().no_exec && !probe.load_hooks.empty())

@@ -8,7 +8,7 @@
 #include "ir/archive_check.h"
 #include "ir/import_error.h"
 #include "ir/ir.h"
-#include "ir/torchscript/archive_bytes.h"
+#include "ir/torchscript/archive_file.h"
 
 namespace qlint::torchscript {
 
@@ -29,10 +29,10 @@ struct ProbeResult {
   std::vector<std::string> load_hooks;
   std::vector<std::string> extra_files;  // names under extra/ (torch.jit.save's _extra_files)
 };
-ProbeResult probe_archive(const ArchiveBytes& archive);
+ProbeResult probe_archive(const ArchiveFile& archive);
 
-// The archive's bytes (ArchiveBytes), after checking that it is a file there is to read (not
+// The archive opened (ArchiveFile), after checking that it is a file there is to read (not
 // missing, a directory or empty: each said in one line). Throws ImportError.
-ArchiveBytes read_archive(const std::string& path);
+ArchiveFile open_archive(const std::string& path);
 
 }  // namespace qlint::torchscript

@@ -293,9 +293,9 @@ TEST(Docs, RulePagesAreCurrent) {
 // ---- Bad input: one line naming the file and the problem, exit 2, no crash ---------------
 
 // Each command opens a TorchScript archive once: the probe's safety checks, PyTorchStreamReader
-// and torch::jit::load read the same bytes in memory (ir/torchscript/archive_bytes.h), so what
-// the checks vetted is what LibTorch loads, and `check --input`, `--fix` and `sim` load the
-// module once. Counted by a library preloaded into qlint that sees every open of the file,
+// and torch::jit::load read through one open descriptor (ir/torchscript/archive_file.h), so a
+// file replaced meanwhile is not what LibTorch loads, and `check --input`, `--fix` and `sim`
+// load the module once. Counted by a library preloaded into qlint that sees every open of the file,
 // LibTorch's and libstdc++'s included (`check` opened it 5 times before).
 class ArchiveReads : public testing::TempDirTest {
  protected:

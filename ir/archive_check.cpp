@@ -170,13 +170,7 @@ ZipDirectory read_zip_directory_of(const std::string& path) {
   }
   auto read = [fd](uint64_t offset, uint64_t n) {
     std::string out(static_cast<size_t>(n), '\0');
-    size_t got = 0;
-    while (got < out.size()) {
-      ssize_t r = ::pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(offset + got));
-      if (r <= 0) break;
-      got += static_cast<size_t>(r);
-    }
-    out.resize(got);
+    out.resize(pread_fully(fd, offset, out.data(), out.size()));
     return out;
   };
   try {

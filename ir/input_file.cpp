@@ -146,6 +146,18 @@ std::string limit_error(const std::string& what, const std::string& limit, uint6
          limit + " (" + amount(limit_value(limit), bytes) + "); raise it with --limit " + limit + "=N";
 }
 
+size_t pread_fully(int fd, uint64_t offset, void* buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, static_cast<char*>(buf) + got, n - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw ImportError(std::string("cannot be read: ") + std::strerror(errno));
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  return got;
+}
+
 void check_regular_file(const std::string& path, uint64_t max_bytes, const std::string& limit_name) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {

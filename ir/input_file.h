@@ -52,6 +52,10 @@ std::string limit_error(const std::string& what, const std::string& limit, uint6
 // FIFO)", ... `limit_name` names the limit for the message.
 void check_regular_file(const std::string& path, uint64_t max_bytes, const std::string& limit_name);
 
+// Up to `n` bytes of `fd` at `offset` into `buf`: fewer only at the end of the file. EINTR is
+// retried; a read error throws ImportError ("cannot be read: ...").
+size_t pread_fully(int fd, uint64_t offset, void* buf, size_t n);
+
 // A source file a model's debug info names, or nullopt: only a regular file, no larger than
 // limits().source_file_bytes, holding text (no NUL byte), that lies (symbolic links resolved)
 // under the working directory or `model_file`'s directory, the git repository either is in, or

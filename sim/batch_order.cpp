@@ -26,6 +26,14 @@ bool draws_random_numbers(const jit::Node& node) {
   return ir::is_sampling_op(node.kind().toQualString()) || takes_a_generator(node);
 }
 
+// Whether the op's output is (a part of) its first input, as its schema says: a view,
+// `__getitem__`, `list.append`'s result.
+bool output_aliases_first_input(const jit::Node& node) {
+  const c10::FunctionSchema* schema = node.maybeSchema();
+  return schema != nullptr && !schema->returns().empty() && schema->returns()[0].alias_info() != nullptr &&
+         !schema->arguments().empty() && schema->arguments()[0].alias_info() != nullptr;
+}
+
 // Whether `value` is a module or a part of one: a module's attribute (through views,
 // `__getitem__`, unpacking), the attribute's attribute. An object forward creates is not.
 bool part_of_module_state(const jit::Value* value) {
@@ -34,12 +42,8 @@ bool part_of_module_state(const jit::Value* value) {
   for (;;) {
     if (auto cls = value->type()->cast<c10::ClassType>(); cls && cls->is_module()) return true;
     const jit::Node* node = value->node();
-    if (node->inputs().empty()) return false;
-    const c10::FunctionSchema* schema = node->maybeSchema();
-    bool aliases_input = unpacking.count(node->kind()) > 0 ||
-                         (schema != nullptr && !schema->returns().empty() && schema->returns()[0].alias_info() &&
-                          !schema->arguments().empty() && schema->arguments()[0].alias_info());
-    if (!aliases_input) return false;
+    if (node->inputs().empty() || (unpacking.count(node->kind()) == 0 && !output_aliases_first_input(*node)))
+      return false;
     value = node->input(0);
   }
 }

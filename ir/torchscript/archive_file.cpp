@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 #include "ir/import_error.h"
+#include "ir/input_file.h"
 
 namespace qlint::torchscript {
 
@@ -22,19 +22,6 @@ struct ArchiveFile::Descriptor {
 
 namespace {
 
-// Up to `n` bytes at `offset` into `buf`: fewer at the end of the file. EINTR is retried.
-size_t pread_fully(int fd, uint64_t offset, void* buf, size_t n) {
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = ::pread(fd, static_cast<char*>(buf) + got, n - got, static_cast<off_t>(offset + got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) throw ir::ImportError(std::string("cannot be read: ") + std::strerror(errno));
-    if (r == 0) break;
-    got += static_cast<size_t>(r);
-  }
-  return got;
-}
-
 class DescriptorReader final : public caffe2::serialize::ReadAdapterInterface {
  public:
   DescriptorReader(std::shared_ptr<const ArchiveFile::Descriptor> fd, uint64_t size)
@@ -42,7 +29,7 @@ class DescriptorReader final : public caffe2::serialize::ReadAdapterInterface {
   size_t size() const override { return static_cast<size_t>(size_); }
   size_t read(uint64_t pos, void* buf, size_t n, const char* /*what*/) const override {
     if (pos >= size_) return 0;
-    return pread_fully(fd_->fd, pos, buf, std::min<uint64_t>(n, size_ - pos));
+    return ir::pread_fully(fd_->fd, pos, buf, std::min<uint64_t>(n, size_ - pos));
   }
 
  private:
@@ -69,7 +56,7 @@ ArchiveFile ArchiveFile::open(const std::string& path) {
 std::string ArchiveFile::read_at(uint64_t offset, uint64_t n) const {
   if (offset >= size_) return "";
   std::string out(static_cast<size_t>(std::min<uint64_t>(n, size_ - offset)), '\0');
-  out.resize(pread_fully(fd_->fd, offset, out.data(), out.size()));
+  out.resize(ir::pread_fully(fd_->fd, offset, out.data(), out.size()));
   return out;
 }
 

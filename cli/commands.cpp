@@ -23,6 +23,7 @@
 #include "cli/torch_backend.h"
 #include "ir/fx/importer.h"
 #include "ir/input_file.h"
+#include "ir/onnx/importer.h"
 #include "ir/text.h"
 #include "ir/timings.h"
 #include "rewriter/rewriter.h"
@@ -78,20 +79,25 @@ void load_operator_libraries(const std::vector<std::string>& libraries) {
   for (const auto& library : libraries) torch_backend().load_library(library);
 }
 
-// The model in qlint's IR from whichever front end reads the file: FX exports (*.json) or
-// TorchScript archives.
+// The model in qlint's IR from whichever front end reads the file: FX exports (*.json), ONNX
+// models (*.onnx) or TorchScript archives.
 ir::Model import_model(const std::string& file, const std::vector<std::string>& operator_libraries) {
   if (fx::is_fx_export(file)) return fx::import_fx(file);
+  if (is_onnx_model(file)) return onnx::import_onnx(file);
   load_operator_libraries(operator_libraries);
   return torch_backend().import_torchscript(file);
 }
 
 // FX exports carry the graph, not a runnable model: qlint checks them, but simulating and
-// rewriting need the TorchScript archive.
+// rewriting need the TorchScript archive. ONNX models: not yet (docs/onnx.md).
 void require_torchscript(const std::string& file, const char* what) {
   if (fx::is_fx_export(file))
     throw ir::ImportError(std::string("is an FX export, which qlint checks but cannot ") + what +
                           "; give the TorchScript archive (torch.jit.script(model).save(...)) instead");
+  if (is_onnx_model(file))
+    throw ir::ImportError(std::string("is an ONNX model, which qlint checks but cannot yet ") + what +
+                          "; give the TorchScript archive of the same model (torch.jit.trace(model, x).save(...)) "
+                          "for that");
 }
 
 }  // namespace

@@ -274,7 +274,7 @@ const ir::SourceLoc& site_location(int64_t site) {
 // model's kernels, nn.Sequential's calls of its children) is no line the user can change.
 ir::SourceLoc user_site_location(int64_t site) {
   const ir::SourceLoc& loc = site_location(site);
-  return torchscript::is_pytorch_file(loc.file) ? ir::SourceLoc{} : loc;
+  return ir::is_pytorch_file(loc.file) ? ir::SourceLoc{} : loc;
 }
 
 // Options::layers: the value of a quant point or a module call, in the run the session is in.

@@ -553,7 +553,7 @@ class Server {
     options.files = {model};
     options.jobs = 1;
     options.config_roots = folders();
-    if (!trusted_ || fx::is_fx_export(model)) return options;
+    if (!trusted_ || !cli::is_runnable_model(model)) return options;
     try {
       // Simulating runs the model: only in a trusted workspace, on its configured inputs.
       if (auto config = cli::find_config(model, options.config_roots)) options.inputs.files = config->inputs;

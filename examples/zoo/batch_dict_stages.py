@@ -20,6 +20,8 @@ from torch import nn
 from torch.ao.quantization import DeQuantStub, QuantStub
 
 FX_TRACEABLE = False  # `batch["voxels"] = ...`: torch.fx cannot trace an item assignment
+# torch.onnx.export takes a dict input only as the last of its arguments, with keyword semantics.
+ONNX_EXPORTABLE = False
 
 
 class PillarEncoder(nn.Module):

@@ -18,7 +18,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "ir/cxx/schemas.h"
+#include "ir/aten_schemas.h"
 #include "ir/import_error.h"
 #include "ir/verifier.h"
 
@@ -859,7 +859,7 @@ class FunctionLowering {
     return out;
   }
 
-  // The ATen schema of a LibTorch call (ir/cxx/schemas.h), found by the names of the parameters
+  // The ATen schema of a LibTorch call (ir/aten_schemas.h), found by the names of the parameters
   // its explicit arguments bind to: the C++ API names them as the schema does. Only when each
   // explicit argument became one operand (a TensorOptions argument spread into several does not).
   void record_schema(ir::Node& node, const FunctionDecl* callee, const CallExpr& call, size_t operands, bool method) {
@@ -868,7 +868,7 @@ class FunctionLowering {
     for (unsigned i = 0; i < call.getNumArgs() && i < callee->getNumParams(); ++i)
       if (!isa<CXXDefaultArgExpr>(call.getArg(i))) names.push_back(callee->getParamDecl(i)->getNameAsString());
     if (names.size() != operands) return;
-    std::string schema = matching_schema(node.kind, names, method);
+    std::string schema = ir::matching_schema(node.kind, names, method);
     if (!schema.empty()) node.set_attr("schema", ir::Attr::of_str(schema));
   }
 

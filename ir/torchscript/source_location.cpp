@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <optional>
-#include <sstream>
 
 #include "ir/input_file.h"
 #include "ir/source_text.h"
+#include "ir/traced_stack.h"
 
 namespace qlint::torchscript {
 
@@ -34,44 +34,17 @@ std::optional<jit::SourceRange> user_range(const jit::Node& n) {
   return range;
 }
 
-ir::SourceLoc with_statement_columns(ir::SourceLoc loc, SourceLines& lines) {
-  std::string line = ir::read_source_line(loc.file, loc.line, "").value_or("");
-  if (line.size() > ir::limits().column) return loc;
-  size_t first = line.find_first_not_of(" \t");
-  if (first == std::string::npos) return loc;
-  loc.column = static_cast<int>(first) + 1;
-  loc.end_column = static_cast<int>(line.find_last_not_of(" \t\r\n")) + 2;
-  lines[loc.file][loc.line] = line;
-  return loc;
-}
-
 // torch.jit.trace records Python stack frames, not source: the range's text is a stack,
-// innermost first, of lines like "/src/model.py(13): forward". The user's frame is the
-// first outside PyTorch's own package. Columns are unknown, so the location covers the
-// statement on that line, read from the file when it still exists.
-// `traced` says whether the range is a stack at all: one whose first frame is out of bounds (a
-// line number past the limit) has no location, rather than the stack's text as its source.
+// innermost first (ir::traced_stack_location). `traced` says whether the range is a stack at all:
+// one whose first frame is out of bounds (a line number past the limit) has no location, rather
+// than the stack's text as its source.
 std::optional<ir::SourceLoc> traced_location(const jit::SourceRange& range, SourceLines& lines, bool& traced) {
   // The first line decides, without copying a scripted range's whole text (every node has one).
   const jit::StringCordView text = range.text();
   const size_t first_end = std::min(text.find("\n", 0), text.size());
   traced = ir::traced_frame(text.substr(0, std::min<size_t>(first_end, 4096)).str(), true).has_value();
   if (!traced) return std::nullopt;
-  std::istringstream stack(text.str());
-  std::string entry;
-  std::optional<ir::SourceLoc> first;
-  while (std::getline(stack, entry)) {
-    auto frame = ir::traced_frame(entry);
-    if (!frame) break;  // not a frame, or a line number no file has
-    ir::SourceLoc loc;
-    loc.file = frame->first;
-    loc.line = loc.end_line = frame->second;
-    loc.column = loc.end_column = 1;
-    if (!first) first = loc;
-    if (!is_pytorch_file(loc.file)) return with_statement_columns(loc, lines);
-  }
-  if (first) return with_statement_columns(*first, lines);
-  return std::nullopt;
+  return ir::traced_stack_location(text.str(), lines);
 }
 
 void remember_line(jit::Source& source, size_t line, SourceLines& lines) {
@@ -107,8 +80,6 @@ std::optional<ir::SourceLoc> scripted_location(const jit::SourceRange& range, So
 }
 
 }  // namespace
-
-bool is_pytorch_file(const std::string& file) { return file.find("-packages/torch/") != std::string::npos; }
 
 ir::SourceLoc source_location(const jit::Node& node, SourceLines& lines) {
   try {

@@ -1,7 +1,11 @@
 #include "expectations.h"
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <sstream>
+
+#include "run.h"
 
 namespace qlint::testing {
 
@@ -25,6 +29,41 @@ std::string location_of(const nlohmann::json& d) {
   return d["file"].get<std::string>() + ":" + std::to_string(d["line"].get<int>()) + ":" +
          std::to_string(d["column"].get<int>()) + "-" + std::to_string(d["end_line"].get<int>()) + ":" +
          std::to_string(d["end_column"].get<int>());
+}
+
+namespace {
+
+std::string line_of(const std::string& location) {
+  auto dash = location.rfind('-');
+  if (dash == std::string::npos) return location;  // "(none)"
+  std::string start = location.substr(0, dash);    // file:line:col
+  return start.substr(0, start.rfind(':'));
+}
+
+}  // namespace
+
+Findings findings_of(const nlohmann::json& doc) {
+  Findings out;
+  for (const auto& d : doc["diagnostics"]) out.insert({d["rule"], location_of(d)});
+  return out;
+}
+
+Findings lines_of(const nlohmann::json& doc) {
+  Findings out;
+  for (const auto& d : doc["diagnostics"]) out.insert({d["rule"], line_of(location_of(d))});
+  return out;
+}
+
+Findings lines_of(const std::vector<Expected>& expected) {
+  Findings out;
+  for (const auto& e : expected) out.insert({e.rule, line_of(e.location)});
+  return out;
+}
+
+nlohmann::json check_example_json(const std::string& model) {
+  auto r = run_qlint({"check", "--format", "json", "--quant-stub-class", "ToolchainQuantStub", model});
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << model << ": " << r.err;
+  return nlohmann::json::parse(r.out.empty() ? "{\"diagnostics\": []}" : r.out);
 }
 
 }  // namespace qlint::testing

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,17 @@ std::map<std::string, std::vector<Expected>> read_expectations(const std::string
 // A JSON diagnostic's location as the files write it; "(none)" for a finding the model has
 // no source location for (a call a trace dropped).
 std::string location_of(const nlohmann::json& diagnostic);
+
+// What two front ends' reports on one model are compared by: (rule, location) per finding, or
+// (rule, file:line), since front ends may range an expression differently (FX ranges a stub by
+// its whole call; a traced stack gives a line only) while a finding belongs on the same line.
+using Findings = std::multiset<std::pair<std::string, std::string>>;
+Findings findings_of(const nlohmann::json& doc);
+Findings lines_of(const nlohmann::json& doc);
+Findings lines_of(const std::vector<Expected>& expected);
+
+// `qlint check --format json` on an example model, with the toolchain example's stub class so
+// that its findings are compared too.
+nlohmann::json check_example_json(const std::string& model);
 
 }  // namespace qlint::testing

@@ -24,8 +24,11 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::build_path;
+using testing::check_example_json;
 using testing::example_model;
 using testing::Expected;
+using testing::findings_of;
+using testing::lines_of;
 using testing::location_of;
 using testing::run_program;
 using testing::run_qlint;
@@ -50,42 +53,6 @@ std::vector<Example> fx_exports() {
     }
   }
   std::sort(out.begin(), out.end(), [](const Example& a, const Example& b) { return a.name < b.name; });
-  return out;
-}
-
-json check_json(const std::string& model) {
-  // The toolchain example's stub class, so that its findings are compared too.
-  auto r = run_qlint({"check", "--format", "json", "--quant-stub-class", "ToolchainQuantStub", model});
-  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << model << ": " << r.err;
-  return json::parse(r.out.empty() ? "{\"diagnostics\": []}" : r.out);
-}
-
-// (rule, file:line): the front ends may range an expression differently (FX ranges a stub by
-// its whole call), but a finding belongs on the same line of the user's code.
-using Lines = std::multiset<std::pair<std::string, std::string>>;
-
-std::string line_of(const std::string& location) {
-  auto dash = location.rfind('-');
-  if (dash == std::string::npos) return location;  // "(none)"
-  std::string start = location.substr(0, dash);    // file:line:col
-  return start.substr(0, start.rfind(':'));
-}
-
-Lines lines_of(const json& doc) {
-  Lines out;
-  for (const auto& d : doc["diagnostics"]) out.insert({d["rule"], line_of(location_of(d))});
-  return out;
-}
-
-Lines lines_of(const std::vector<Expected>& expected) {
-  Lines out;
-  for (const auto& e : expected) out.insert({e.rule, line_of(e.location)});
-  return out;
-}
-
-std::multiset<std::pair<std::string, std::string>> findings_of(const json& doc) {
-  std::multiset<std::pair<std::string, std::string>> out;
-  for (const auto& d : doc["diagnostics"]) out.insert({d["rule"], location_of(d)});
   return out;
 }
 
@@ -123,8 +90,8 @@ TEST(FxExamples, SameRulesAtTheSameLinesAsTorchScript) {
   for (const auto& e : fx_exports()) {
     SCOPED_TRACE(e.fx_path);
     compared.insert(e.name);
-    json fx = check_json(e.fx_path);
-    json ts = check_json(example_model(e.name));
+    json fx = check_example_json(e.fx_path);
+    json ts = check_example_json(example_model(e.name));
     auto listed = differences.find(e.name);
     if (listed == differences.end()) {
       EXPECT_EQ(lines_of(fx), lines_of(ts));
@@ -149,8 +116,8 @@ TEST_F(FxGeneratedCode, NamesInArchivesDoNotDependOnExportOrder) {
   auto r = run_program({QLINT_PYTHON, std::string(QLINT_SOURCE_DIR) + "/examples/export.py", "--out", tmp("models"),
                         "--inputs", tmp("inputs"), std::string(QLINT_SOURCE_DIR) + "/examples/flows/" + stem + ".py"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  json alone = check_json(tmp("models/" + stem + ".pt"));
-  json in_set = check_json(example_model("flows/" + stem));
+  json alone = check_example_json(tmp("models/" + stem + ".pt"));
+  json in_set = check_example_json(example_model("flows/" + stem));
   ASSERT_FALSE(in_set["diagnostics"].empty());
   EXPECT_EQ(in_set["diagnostics"][0]["file"].get<std::string>().rfind("<eval_with_key>.", 0), 0u);
   EXPECT_EQ(findings_of(alone), findings_of(in_set));
@@ -167,7 +134,7 @@ TEST_F(FxGeneratedCode, StaysAPseudoFileInFxExports) {
   const std::multiset<std::pair<std::string, std::string>> want = {{"shared-stub-mask", "<eval_with_key>.0:5:13-5:26"},
                                                                    {"eq-nonzero-const", "<eval_with_key>.0:7:10-7:22"},
                                                                    {"bool-arith", "<eval_with_key>.0:9:11-9:28"}};
-  EXPECT_EQ(findings_of(check_json(fx)), want);
+  EXPECT_EQ(findings_of(check_example_json(fx)), want);
   auto text = run_qlint({"check", fx});
   EXPECT_NE(text.out.find(" 7 |     eq = getitem == 1;  getitem = None\n"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("note: <eval_with_key>.0 is code torch.fx generated; the model file does not record"),

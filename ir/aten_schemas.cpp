@@ -1,11 +1,11 @@
-#include "ir/cxx/schemas.h"
+#include "ir/aten_schemas.h"
 
 #include <map>
 #include <mutex>
 
 #include "ir/schema.h"
 
-namespace qlint::cxx {
+namespace qlint::ir {
 
 namespace {
 
@@ -14,7 +14,7 @@ const char* const kSchemas[] = {
 };
 
 struct Known {
-  ir::Schema schema;
+  Schema schema;
   const char* text;  // as LibTorch prints it: the spelling the TorchScript importer records
 };
 
@@ -23,7 +23,7 @@ const std::multimap<std::string, Known>& schemas_by_name() {
   static const std::multimap<std::string, Known> by_name = [] {
     std::multimap<std::string, Known> out;
     for (const char* text : kSchemas)
-      if (auto schema = ir::parse_schema(text)) {
+      if (auto schema = parse_schema(text)) {
         std::string name = schema->name;  // before the schema is moved into the map
         out.emplace(std::move(name), Known{std::move(*schema), text});
       }
@@ -32,7 +32,7 @@ const std::multimap<std::string, Known>& schemas_by_name() {
   return by_name;
 }
 
-bool fits(const ir::Schema& schema, const std::vector<std::string>& names, bool method) {
+bool fits(const Schema& schema, const std::vector<std::string>& names, bool method) {
   if (schema.overload == "out" || schema.overload.find("_out") != std::string::npos) return false;
   const size_t skip = method ? 1 : 0;
   if (method && (schema.arguments.empty() || schema.arguments[0].name != "self")) return false;
@@ -60,4 +60,4 @@ std::string matching_schema(const std::string& kind, const std::vector<std::stri
   return memo[key] = found;
 }
 
-}  // namespace qlint::cxx
+}  // namespace qlint::ir

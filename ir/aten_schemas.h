@@ -1,11 +1,11 @@
 // The ATen schemas LibTorch registers, captured when qlint was built (ir/cxx/dump_schemas.cpp):
-// the C++ front end reads LibTorch's headers through Clang but has no LibTorch of its own to ask.
+// the C++ and ONNX front ends lower to ATen ops but have no LibTorch of their own to ask.
 #pragma once
 
 #include <string>
 #include <vector>
 
-namespace qlint::cxx {
+namespace qlint::ir {
 
 // The schema of `kind` ("aten::to") whose arguments, after `self` for a method, are named
 // `names` in that order and then only arguments with defaults (the C++ API names its
@@ -13,4 +13,4 @@ namespace qlint::cxx {
 // and for `out=` overloads.
 std::string matching_schema(const std::string& kind, const std::vector<std::string>& names, bool method);
 
-}  // namespace qlint::cxx
+}  // namespace qlint::ir

@@ -1,0 +1,44 @@
+#include "ir/traced_stack.h"
+
+#include <sstream>
+
+#include "ir/input_file.h"
+
+namespace qlint::ir {
+
+namespace {
+
+SourceLoc with_statement_columns(SourceLoc loc, SourceLines& lines) {
+  std::string line = read_source_line(loc.file, loc.line, "").value_or("");
+  if (line.size() > limits().column) return loc;
+  size_t first = line.find_first_not_of(" \t");
+  if (first == std::string::npos) return loc;
+  loc.column = static_cast<int>(first) + 1;
+  loc.end_column = static_cast<int>(line.find_last_not_of(" \t\r\n")) + 2;
+  lines[loc.file][loc.line] = line;
+  return loc;
+}
+
+}  // namespace
+
+bool is_pytorch_file(const std::string& file) { return file.find("-packages/torch/") != std::string::npos; }
+
+std::optional<SourceLoc> traced_stack_location(const std::string& stack, SourceLines& lines) {
+  std::istringstream frames(stack);
+  std::string entry;
+  std::optional<SourceLoc> first;
+  while (std::getline(frames, entry)) {
+    auto frame = traced_frame(entry);
+    if (!frame) break;  // not a frame, or a line number no file has
+    SourceLoc loc;
+    loc.file = frame->first;
+    loc.line = loc.end_line = frame->second;
+    loc.column = loc.end_column = 1;
+    if (!first) first = loc;
+    if (!is_pytorch_file(loc.file)) return with_statement_columns(loc, lines);
+  }
+  if (first) return with_statement_columns(*first, lines);
+  return std::nullopt;
+}
+
+}  // namespace qlint::ir

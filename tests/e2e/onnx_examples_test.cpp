@@ -1,0 +1,118 @@
+// The ONNX front end against the TorchScript one on the same models: every example that ONNX can
+// export is prepared for int8 QAT, calibrated and written twice by examples/export_onnx.py, as
+// torch.onnx.export's QDQ model (build/examples/onnx/<set>/<stem>.onnx) and as the traced archive
+// of the same prepared model (<stem>.pt beside it). qlint must report the same rules at the same
+// lines of the user's Python on both, or, where ONNX legitimately shows something else, exactly
+// the findings tests/e2e/onnx_example_expectations.txt lists, each with the reason.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "expectations.h"
+#include "run.h"
+#include "temp_dir.h"
+
+namespace qlint {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::build_path;
+using testing::check_example_json;
+using testing::findings_of;
+using testing::lines_of;
+using testing::run_qlint;
+
+const std::vector<std::string> kOnnxSets = {"seed", "rules", "clean", "zoo"};
+
+struct Example {
+  std::string name;  // "set/stem", as the expectation file names it
+  std::string onnx_path;
+  std::string archive_path;  // the traced archive of the same prepared model
+};
+
+std::vector<Example> onnx_exports() {
+  std::vector<Example> out;
+  for (const auto& set : kOnnxSets)
+    for (const auto& entry : fs::directory_iterator(build_path("examples/onnx/" + set)))
+      if (entry.path().extension() == ".onnx") {
+        fs::path archive = entry.path();
+        archive.replace_extension(".pt");
+        out.push_back({set + "/" + entry.path().stem().string(), entry.path().string(), archive.string()});
+      }
+  std::sort(out.begin(), out.end(), [](const Example& a, const Example& b) { return a.name < b.name; });
+  return out;
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// An example without an ONNX export says why in its source (or is a traced example, `build()`),
+// or the comparison below would shrink without anyone noticing.
+TEST(OnnxExamples, EveryExampleIsExportedOrSaysWhyNot) {
+  for (const auto& set : kOnnxSets)
+    for (const auto& entry : fs::directory_iterator(fs::path(QLINT_SOURCE_DIR) / "examples" / set)) {
+      if (entry.path().extension() != ".py") continue;
+      SCOPED_TRACE(entry.path().string());
+      std::string source = slurp(entry.path());
+      bool exempt = source.find("\nONNX_EXPORTABLE = False") != std::string::npos ||
+                    source.find("\ndef build(") != std::string::npos;
+      bool exported = fs::exists(build_path("examples/onnx/" + set + "/" + entry.path().stem().string() + ".onnx"));
+      EXPECT_NE(exported, exempt) << (exported ? "exported, but says it cannot be" : "has no ONNX export");
+    }
+}
+
+// A listed difference that is gone (either front end got better) is removed from the file, not
+// kept as a second truth.
+TEST(OnnxExamples, SameRulesAtTheSameLinesAsTheTracedArchive) {
+  auto differences = testing::read_expectations("onnx_example_expectations.txt");
+  std::set<std::string> compared;
+  const auto exports = onnx_exports();
+  EXPECT_GE(exports.size(), 50u);
+  for (const auto& e : exports) {
+    SCOPED_TRACE(e.onnx_path);
+    compared.insert(e.name);
+    json onnx = check_example_json(e.onnx_path);
+    json archive = check_example_json(e.archive_path);
+    auto listed = differences.find(e.name);
+    if (listed == differences.end()) {
+      EXPECT_EQ(lines_of(onnx), lines_of(archive));
+      continue;
+    }
+    testing::Findings want;
+    for (const auto& x : listed->second) want.insert({x.rule, x.location});
+    EXPECT_EQ(findings_of(onnx), want);
+    EXPECT_NE(lines_of(listed->second), lines_of(archive)) << "the archive now agrees: drop it from the file";
+  }
+  for (const auto& [model, unused] : differences)
+    EXPECT_TRUE(compared.count(model)) << model << " is listed but has no ONNX export";
+}
+
+// The seed S1 as a user sees it: each hazard at its Python line, with the scale the QDQ pair
+// states (the int8 FakeQuantize's calibrated scale, written into the model by the exporter).
+TEST(OnnxExamples, SeedS1AtThePythonLines) {
+  auto r = run_qlint({"check", build_path("examples/onnx/seed/s1_eq_one.onnx")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::string file = "s1_eq_one.py";
+  EXPECT_NE(r.out.find(file + ":16:9: warning: `==` compares a value quantized by `self.quant` on line 15 with 1"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(" 16 |         mask = x[:, :, :, -1] == 1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(file + ":15:9: warning: `self.quant` on line 15 quantizes a 0/1 mask"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("[unquantized-operand]"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace qlint

@@ -60,4 +60,11 @@ std::string matching_schema(const std::string& kind, const std::vector<std::stri
   return memo[key] = found;
 }
 
+std::string overload_schema(const std::string& kind, const std::string& overload) {
+  auto [begin, end] = schemas_by_name().equal_range(kind);
+  for (auto it = begin; it != end; ++it)
+    if (it->second.schema.overload == overload) return it->second.text;
+  return "";
+}
+
 }  // namespace qlint::ir

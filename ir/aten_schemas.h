@@ -13,4 +13,8 @@ namespace qlint::ir {
 // and for `out=` overloads.
 std::string matching_schema(const std::string& kind, const std::vector<std::string>& names, bool method);
 
+// The schema of `kind` with overload name `overload` ("" for the default overload:
+// `aten::unsqueeze(Tensor(a) self, int dim)`), as LibTorch prints it; "" when there is none.
+std::string overload_schema(const std::string& kind, const std::string& overload);
+
 }  // namespace qlint::ir

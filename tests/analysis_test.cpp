@@ -188,6 +188,16 @@ TEST(FakeQuant, MatchesTheSeedNumbers) {
   EXPECT_EQ(analysis::fake_quantize(3.5f, 1.0f, 0, -128, 127), 4.0f);
 }
 
+// A scale a model states may be tiny (found by fuzzing ONNX models): x / scale is then past
+// int64's range, where converting it was undefined; the result clamps as for any large value.
+// An int32 range clamps at its integer bounds, which float does not hold exactly.
+TEST(FakeQuant, ValuesPastInt64ClampToTheRange) {
+  EXPECT_EQ(analysis::fake_quantize(1.0f, 1e-30f, 0, -128, 127), 127.0f * 1e-30f);
+  EXPECT_EQ(analysis::fake_quantize(-1.0f, 1e-30f, 0, -128, 127), -128.0f * 1e-30f);
+  EXPECT_EQ(analysis::fake_quantize(1e30f, 1.0f, 0, INT32_MIN, INT32_MAX), static_cast<float>(INT32_MAX));
+  EXPECT_TRUE(std::isnan(analysis::fake_quantize(1.0f, 1.0f, 0, 5, 4)));
+}
+
 TEST(StubClasses, MatchWholeDottedSuffixes) {
   EXPECT_TRUE(analysis::class_name_matches("QuantStub", "torch.ao.quantization.stubs.QuantStub"));
   EXPECT_TRUE(analysis::class_name_matches("stubs.QuantStub", "torch.ao.quantization.stubs.QuantStub"));

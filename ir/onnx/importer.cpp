@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -167,48 +168,50 @@ std::string module_path_of(const std::string& scale_name) {
   return path;
 }
 
-// The ATen op an ONNX op was exported from, with the names of its operands in ATen's schema.
+// The ATen op an ONNX op was exported from, and the overload of it that takes tensors: the one
+// whose schema the analyses read operands by.
 struct AtenOp {
   const char* kind;
-  std::vector<std::string> operands;
+  const char* overload;
+  size_t operands;
 };
 
 const std::map<std::string, AtenOp>& elementwise_ops() {
   static const std::map<std::string, AtenOp> ops = {
-      {"Add", {"aten::add", {"self", "other"}}},
-      {"Sub", {"aten::sub", {"self", "other"}}},
-      {"Mul", {"aten::mul", {"self", "other"}}},
-      {"Div", {"aten::div", {"self", "other"}}},
-      {"Pow", {"aten::pow", {"self", "exponent"}}},
-      {"MatMul", {"aten::matmul", {"self", "other"}}},
-      {"Equal", {"aten::eq", {"self", "other"}}},
-      {"Greater", {"aten::gt", {"self", "other"}}},
-      {"Less", {"aten::lt", {"self", "other"}}},
-      {"GreaterOrEqual", {"aten::ge", {"self", "other"}}},
-      {"LessOrEqual", {"aten::le", {"self", "other"}}},
-      {"And", {"aten::logical_and", {"self", "other"}}},
-      {"Or", {"aten::logical_or", {"self", "other"}}},
-      {"Xor", {"aten::logical_xor", {"self", "other"}}},
-      {"Not", {"aten::logical_not", {"self"}}},
-      {"Neg", {"aten::neg", {"self"}}},
-      {"Abs", {"aten::abs", {"self"}}},
-      {"Relu", {"aten::relu", {"self"}}},
-      {"Sigmoid", {"aten::sigmoid", {"self"}}},
-      {"Tanh", {"aten::tanh", {"self"}}},
-      {"Exp", {"aten::exp", {"self"}}},
-      {"Log", {"aten::log", {"self"}}},
-      {"Sqrt", {"aten::sqrt", {"self"}}},
-      {"Floor", {"aten::floor", {"self"}}},
-      {"Ceil", {"aten::ceil", {"self"}}},
-      {"Round", {"aten::round", {"self"}}},
-      {"Sign", {"aten::sign", {"self"}}},
-      {"Reciprocal", {"aten::reciprocal", {"self"}}},
-      {"IsNaN", {"aten::isnan", {"self"}}},
-      {"Where", {"aten::where", {"condition", "self", "other"}}},
-      {"CastLike", {"aten::type_as", {"self", "other"}}},
-      {"Expand", {"aten::expand", {"self", "size"}}},
-      {"Reshape", {"aten::reshape", {"self", "shape"}}},
-      {"NonZero", {"aten::nonzero", {"self"}}},
+      {"Add", {"aten::add", "Tensor", 2}},
+      {"Sub", {"aten::sub", "Tensor", 2}},
+      {"Mul", {"aten::mul", "Tensor", 2}},
+      {"Div", {"aten::div", "Tensor", 2}},
+      {"Pow", {"aten::pow", "Tensor_Tensor", 2}},
+      {"MatMul", {"aten::matmul", "", 2}},
+      {"Equal", {"aten::eq", "Tensor", 2}},
+      {"Greater", {"aten::gt", "Tensor", 2}},
+      {"Less", {"aten::lt", "Tensor", 2}},
+      {"GreaterOrEqual", {"aten::ge", "Tensor", 2}},
+      {"LessOrEqual", {"aten::le", "Tensor", 2}},
+      {"And", {"aten::logical_and", "", 2}},
+      {"Or", {"aten::logical_or", "", 2}},
+      {"Xor", {"aten::logical_xor", "", 2}},
+      {"Not", {"aten::logical_not", "", 1}},
+      {"Neg", {"aten::neg", "", 1}},
+      {"Abs", {"aten::abs", "", 1}},
+      {"Relu", {"aten::relu", "", 1}},
+      {"Sigmoid", {"aten::sigmoid", "", 1}},
+      {"Tanh", {"aten::tanh", "", 1}},
+      {"Exp", {"aten::exp", "", 1}},
+      {"Log", {"aten::log", "", 1}},
+      {"Sqrt", {"aten::sqrt", "", 1}},
+      {"Floor", {"aten::floor", "", 1}},
+      {"Ceil", {"aten::ceil", "", 1}},
+      {"Round", {"aten::round", "", 1}},
+      {"Sign", {"aten::sign", "", 1}},
+      {"Reciprocal", {"aten::reciprocal", "", 1}},
+      {"IsNaN", {"aten::isnan", "", 1}},
+      {"Where", {"aten::where", "self", 3}},
+      {"CastLike", {"aten::type_as", "", 2}},
+      {"Expand", {"aten::expand", "", 2}},
+      {"Reshape", {"aten::reshape", "", 2}},
+      {"NonZero", {"aten::nonzero", "", 1}},
   };
   return ops;
 }
@@ -252,7 +255,23 @@ class Importer {
   void define(const std::string& name, ir::Value* v) {
     if (!values_.emplace(name, v).second)
       throw Malformed("the value `" + ir::printable(name, 80) + "` is defined twice");
+    if (!scopes_.empty()) scopes_.back().push_back(name);
   }
+
+  // The names a subgraph defines are its own: an If's two branches may each define `o`.
+  class Scope {
+   public:
+    explicit Scope(Importer& importer) : importer_(importer) { importer_.scopes_.emplace_back(); }
+    ~Scope() {
+      for (const auto& name : importer_.scopes_.back()) importer_.values_.erase(name);
+      importer_.scopes_.pop_back();
+    }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    Importer& importer_;
+  };
 
   ir::Value* value(const std::string& name) {
     auto it = values_.find(name);
@@ -308,8 +327,8 @@ class Importer {
     if (op == "If") return if_node(node, block);
     if (op == "Loop") return loop_node(node, block);
     if (auto it = elementwise_ops().find(op);
-        it != elementwise_ops().end() && static_cast<size_t>(node.input_size()) == it->second.operands.size())
-      return aten(node, block, it->second.kind, inputs_of(node), it->second.operands);
+        it != elementwise_ops().end() && static_cast<size_t>(node.input_size()) == it->second.operands)
+      return aten(node, block, it->second.kind, inputs_of(node), it->second.overload);
     opaque(node, block, "onnx::" + op);
   }
 
@@ -338,11 +357,16 @@ class Importer {
   }
 
   void aten(const pb::NodeProto& node, ir::Block& block, const std::string& kind, const std::vector<ir::Value*>& inputs,
-            const std::vector<std::string>& operand_names) {
+            const std::string& overload) {
+    outputs(*aten_node(block, kind, inputs, overload), node);
+  }
+
+  ir::Node* aten_node(ir::Block& block, const std::string& kind, const std::vector<ir::Value*>& inputs,
+                      const std::string& overload) {
     ir::Node* n = emit(block, kind, inputs);
-    std::string schema = ir::matching_schema(kind, operand_names, false);
+    std::string schema = ir::overload_schema(kind, overload);
     if (!schema.empty()) n->set_attr("schema", ir::Attr::of_str(schema));
-    outputs(*n, node);
+    return n;
   }
 
   void opaque(const pb::NodeProto& node, ir::Block& block, const std::string& kind) {
@@ -389,7 +413,7 @@ class Importer {
     auto to = int_attribute(node, "to");
     auto code = to ? ir::scalar_type_code(dtype_of(static_cast<int32_t>(*to))) : std::nullopt;
     if (!code || node.input_size() != 1) return opaque(node, block, "onnx::Cast");
-    aten(node, block, "aten::to", {value(node.input(0)), int_constant(block, *code)}, {"self", "dtype"});
+    aten(node, block, "aten::to", {value(node.input(0)), int_constant(block, *code)}, "dtype");
   }
 
   // Concat is `torch.cat([a, b], dim)`.
@@ -399,7 +423,7 @@ class Importer {
     ir::Node* list = emit(block, "prim::ListConstruct", inputs_of(node));
     ir::Value* items = fn_->add_output(*list, fresh_name(), ir::Type::simple(ir::Type::Kind::List));
     items->generated_name = true;
-    aten(node, block, "aten::cat", {items, int_constant(block, *axis)}, {"tensors", "dim"});
+    aten(node, block, "aten::cat", {items, int_constant(block, *axis)}, "");
   }
 
   // A Gather of one constant index is `x.select(dim, i)` (`x[:, :, :, -1]`); of a list of indices
@@ -413,9 +437,9 @@ class Importer {
       return aten(
           node, block, "aten::select",
           {value(node.input(0)), int_constant(block, axis), int_constant(block, static_cast<int64_t>((*index)[0]))},
-          {"self", "dim", "index"});
+          "int");
     aten(node, block, "aten::index_select", {value(node.input(0)), int_constant(block, axis), value(node.input(1))},
-         {"self", "dim", "index"});
+         "");
   }
 
   // Unsqueeze and Squeeze of one constant axis (an input from opset 13, an attribute before) are
@@ -428,7 +452,7 @@ class Importer {
       axes = std::vector<double>(a->ints().begin(), a->ints().end());
     if (!axes || axes->size() != 1) return opaque(node, block, "onnx::" + node.op_type());
     aten(node, block, kind, {value(node.input(0)), int_constant(block, static_cast<int64_t>((*axes)[0]))},
-         {"self", "dim"});
+         kind == "aten::squeeze" ? "dim" : "");
   }
 
   // Slice(data, starts, ends, axes, steps) of constants is `x[a:b:s]` on each axis: a chain of
@@ -455,11 +479,10 @@ class Importer {
       auto integer = [&](double v) {
         return int_constant(block, static_cast<int64_t>(std::clamp(v, -9.2e18, 9.2e18)));
       };
-      ir::Node* step =
-          emit(block, "aten::slice",
-               {x, integer((*axes)[i]), integer((*operands[0])[i]), integer((*operands[1])[i]), integer((*steps)[i])});
-      const std::string schema = ir::matching_schema("aten::slice", {"self", "dim", "start", "end", "step"}, false);
-      if (!schema.empty()) step->set_attr("schema", ir::Attr::of_str(schema));
+      ir::Node* step = aten_node(
+          block, "aten::slice",
+          {x, integer((*axes)[i]), integer((*operands[0])[i]), integer((*operands[1])[i]), integer((*steps)[i])},
+          "Tensor");
       if (i + 1 == n) return outputs(*step, node);
       x = fn_->add_output(*step, fresh_name(), ir::Type::tensor(output_type(node.output(0)).dtype));
       x->generated_name = true;
@@ -517,7 +540,8 @@ class Importer {
   // front end states `at::quantize_per_tensor(x, 0.05, 0, torch::kQInt8)`).
   void state_parameters(const pb::NodeProto& node, ir::Node& call) {
     auto scale = constant_values(node.input(1));
-    if (!scale || scale->size() != 1) return;
+    // ONNX requires a positive scale; any other is stated by no model that runs.
+    if (!scale || scale->size() != 1 || !std::isfinite((*scale)[0]) || !((*scale)[0] > 0)) return;
     int64_t zero_point = 0, quant_min = 0, quant_max = 255;  // no zero point: uint8, 0
     if (node.input_size() >= 3 && !node.input(2).empty()) {
       auto zp = constant_values(node.input(2));
@@ -547,6 +571,7 @@ class Importer {
     for (const pb::GraphProto* g : branches) {
       n->blocks.push_back(std::make_unique<ir::Block>());
       n->blocks.back()->owner = n;
+      Scope scope(*this);
       lower_graph(*g, *n->blocks.back());
     }
     outputs(*n, node);
@@ -564,24 +589,28 @@ class Importer {
       in.push_back(name.empty() ? int_constant(block, 0) : value(name));  // "": no trip count or no condition
     ir::Node* n = emit(block, "prim::Loop", in);
     n->blocks.push_back(std::make_unique<ir::Block>());
-    ir::Block& b = *n->blocks.back();
-    b.owner = n;
-    collect_types(*body);
-    for (int i = 0; i < body->input_size(); ++i) {
+    n->blocks.back()->owner = n;
+    loop_body(*body, *n->blocks.back(), in[1], node.input_size() - 2);
+    outputs(*n, node);
+  }
+
+  void loop_body(const pb::GraphProto& body, ir::Block& b, ir::Value* condition, int carried) {
+    Scope scope(*this);
+    collect_types(body);
+    for (int i = 0; i < body.input_size(); ++i) {
       if (i == 1) {  // the condition: TorchScript's body takes none; reads of it read the first
-        define(body->input(1).name(), in[1]);
+        define(body.input(1).name(), condition);
         continue;
       }
-      ir::Value* p = fn_->add_param(b, fresh_name(), output_type(body->input(i).name()));
+      ir::Value* p = fn_->add_param(b, fresh_name(), output_type(body.input(i).name()));
       p->generated_name = true;
-      define(body->input(i).name(), p);
+      define(body.input(i).name(), p);
     }
-    for (int i = node.input_size() - 2; i < body->output_size() - 1; ++i) {
+    for (int i = carried; i < body.output_size() - 1; ++i) {
       ir::Value* p = fn_->add_param(b, fresh_name(), ir::Type::tensor());
       p->generated_name = true;
     }
-    lower_graph(*body, b);
-    outputs(*n, node);
+    lower_graph(body, b);
   }
 
   // The node's Python line from the stack in its doc_string; stacks repeat, so each is read once.
@@ -597,6 +626,7 @@ class Importer {
   ir::Function* fn_ = nullptr;
   ir::Value* self_ = nullptr;
   std::map<std::string, ir::Value*> values_;               // ONNX name -> value
+  std::vector<std::vector<std::string>> scopes_;           // the names each open subgraph defined
   std::map<std::string, ir::Type> types_;                  // ONNX name -> declared or inferred type
   std::map<std::string, const pb::TensorProto*> tensors_;  // ONNX name -> its constant tensor
   std::map<std::string, std::string> quant_point_paths_;   // scale's name -> module path
@@ -609,53 +639,78 @@ class Importer {
   int counter_ = 0;
 };
 
-// Every tensor of the model stored outside it: in a file under the model's directory, within
-// that file's size. ONNX's checker resolves locations against the working directory, so qlint
-// checks them itself, before the checker sees the model.
-void check_external_data(const pb::GraphProto& g, const std::filesystem::path& dir);
+// Every tensor of the model stored outside it (onnx.save_model(save_as_external_data=True)) is in a
+// file under the model's directory, within that file's size; a small one (a scale, a zero point, a
+// threshold) is read into the model, so qlint knows its values as for any other. Returns how many
+// stay outside: ONNX's checker must then be told the model's directory.
+class ExternalData {
+ public:
+  explicit ExternalData(std::filesystem::path dir) : dir_(std::move(dir)) {}
 
-void check_external_tensor(const pb::TensorProto& t, const std::filesystem::path& dir) {
-  if (t.data_location() != pb::TensorProto::EXTERNAL) return;
-  std::string location;
-  int64_t offset = 0, length = -1;
-  for (const auto& entry : t.external_data()) {
-    if (entry.key() == "location") location = entry.value();
-    auto number = [&](int64_t& field) {
-      auto n = ir::parse_int(entry.value(), 0, INT64_MAX);
-      if (!n) throw Malformed("the tensor `" + ir::printable(t.name(), 80) + "` has an invalid " + entry.key());
-      field = *n;
-    };
-    if (entry.key() == "offset") number(offset);
-    if (entry.key() == "length") number(length);
+  int resolve(pb::GraphProto& g) {
+    int outside = 0;
+    for (auto& t : *g.mutable_initializer()) outside += resolve(t);
+    for (auto& node : *g.mutable_node())
+      for (auto& a : *node.mutable_attribute()) {
+        if (a.has_t()) outside += resolve(*a.mutable_t());
+        for (auto& t : *a.mutable_tensors()) outside += resolve(t);
+        if (a.has_g()) outside += resolve(*a.mutable_g());
+        for (auto& sub : *a.mutable_graphs()) outside += resolve(sub);
+      }
+    return outside;
   }
-  const std::string name = "`" + ir::printable(t.name(), 80) + "`";
-  std::filesystem::path relative(location);
-  if (location.empty() || relative.is_absolute() ||
-      std::any_of(relative.begin(), relative.end(), [](const auto& part) { return part == ".."; }))
-    throw Malformed("the tensor " + name + " names its external data as `" + ir::printable(location, 80) +
-                    "`, which is not a file beside the model");
-  std::error_code ec;
-  const std::filesystem::path file = dir / relative;
-  if (!std::filesystem::is_regular_file(file, ec))
-    throw ir::ImportError("has its tensor " + name + " in `" + ir::printable(location, 80) +
-                          "`, which is missing beside the model");
-  const uintmax_t size = std::filesystem::file_size(file, ec);
-  if (ec || static_cast<uintmax_t>(offset) > size ||
-      (length >= 0 && static_cast<uintmax_t>(length) > size - static_cast<uintmax_t>(offset)))
-    throw ir::ImportError("has its tensor " + name + " in `" + ir::printable(location, 80) +
-                          "`, which is shorter than the model says");
-}
 
-void check_external_data(const pb::GraphProto& g, const std::filesystem::path& dir) {
-  for (const auto& t : g.initializer()) check_external_tensor(t, dir);
-  for (const auto& node : g.node())
-    for (const auto& a : node.attribute()) {
-      if (a.has_t()) check_external_tensor(a.t(), dir);
-      for (const auto& t : a.tensors()) check_external_tensor(t, dir);
-      if (a.has_g()) check_external_data(a.g(), dir);
-      for (const auto& sub : a.graphs()) check_external_data(sub, dir);
+ private:
+  // Whether the tensor stays outside the model.
+  bool resolve(pb::TensorProto& t) {
+    if (t.data_location() != pb::TensorProto::EXTERNAL) return false;
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto& entry : t.external_data()) {
+      if (entry.key() == "location") location = entry.value();
+      auto number = [&](int64_t& field) {
+        auto n = ir::parse_int(entry.value(), 0, INT64_MAX);
+        if (!n) throw Malformed("the tensor `" + ir::printable(t.name(), 80) + "` has an invalid " + entry.key());
+        field = *n;
+      };
+      if (entry.key() == "offset") number(offset);
+      if (entry.key() == "length") number(length);
     }
-}
+    const std::string name = "`" + ir::printable(t.name(), 80) + "`";
+    const std::filesystem::path relative(location);
+    if (location.empty() || relative.is_absolute() ||
+        std::any_of(relative.begin(), relative.end(), [](const auto& part) { return part == ".."; }))
+      throw Malformed("the tensor " + name + " names its external data as `" + ir::printable(location, 80) +
+                      "`, which is not a file beside the model");
+    const std::filesystem::path file = dir_ / relative;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec))
+      throw ir::ImportError("has its tensor " + name + " in `" + ir::printable(location, 80) +
+                            "`, which is missing beside the model");
+    const uintmax_t size = std::filesystem::file_size(file, ec);
+    if (ec || static_cast<uintmax_t>(offset) > size ||
+        (length >= 0 && static_cast<uintmax_t>(length) > size - static_cast<uintmax_t>(offset)))
+      throw ir::ImportError("has its tensor " + name + " in `" + ir::printable(location, 80) +
+                            "`, which is shorter than the model says");
+    auto count = element_count(t.dims());
+    const uintmax_t bytes = length >= 0 ? static_cast<uintmax_t>(length) : size - static_cast<uintmax_t>(offset);
+    if (!count || *count > kKeptElements || bytes > static_cast<uintmax_t>(kKeptElements) * 8) return true;
+    read_into(t, file, offset, static_cast<size_t>(bytes));
+    return false;
+  }
+
+  static void read_into(pb::TensorProto& t, const std::filesystem::path& file, int64_t offset, size_t bytes) {
+    std::ifstream in(file, std::ios::binary);
+    std::string data(bytes, '\0');
+    if (!in.seekg(offset) || !in.read(data.data(), static_cast<std::streamsize>(bytes)))
+      throw ir::ImportError("cannot read the tensor `" + ir::printable(t.name(), 80) + "` from its external data");
+    t.clear_external_data();
+    t.set_data_location(pb::TensorProto::DEFAULT);
+    t.set_raw_data(std::move(data));
+  }
+
+  std::filesystem::path dir_;
+};
 
 std::string first_line(const std::string& text) {
   std::string line = text.substr(0, text.find('\n'));
@@ -663,10 +718,15 @@ std::string first_line(const std::string& text) {
   return ir::printable(line, 300);
 }
 
-ir::Model import_proto(pb::ModelProto& proto, const std::string& path) {
+// `model_file`: the file the model was read from, when there is one. ONNX's checker finds a tensor
+// stored outside the model relative to the working directory unless it reads the file itself.
+ir::Model import_proto(pb::ModelProto& proto, const std::string& path, bool model_file) {
   try {
-    check_external_data(proto.graph(), std::filesystem::path(path).parent_path());
-    pb::checker::check_model(proto);
+    const int outside = ExternalData(std::filesystem::path(path).parent_path()).resolve(*proto.mutable_graph());
+    if (outside > 0 && model_file)
+      pb::checker::check_model(path);
+    else
+      pb::checker::check_model(proto);
   } catch (const Malformed& e) {
     throw ir::ImportError(std::string("is a malformed ONNX model: ") + e.what());
   } catch (const pb::checker::ValidationError& e) {
@@ -692,15 +752,22 @@ ir::Model import_proto(pb::ModelProto& proto, const std::string& path) {
   return model;
 }
 
-}  // namespace
-
-ir::Model import_onnx_bytes(const std::string& bytes, const std::string& path) {
+ir::Model import_bytes(const std::string& bytes, const std::string& path, bool model_file) {
   // Protobuf's own bound on a message.
   if (bytes.size() > INT32_MAX)
     throw ir::ImportError("is over 2 GiB, more than an ONNX model can be (protobuf's bound)");
   pb::ModelProto proto;
-  if (!proto.ParseFromString(bytes)) throw ir::ImportError("is not an ONNX model (no valid ModelProto)");
-  return import_proto(proto, path);
+  if (!proto.ParseFromString(bytes))
+    throw ir::ImportError(
+        "is not an ONNX model: protobuf cannot read it as a ModelProto (damaged, truncated, or nested deeper than "
+        "100 levels)");
+  return import_proto(proto, path, model_file);
+}
+
+}  // namespace
+
+ir::Model import_onnx_bytes(const std::string& bytes, const std::string& path) {
+  return import_bytes(bytes, path, false);
 }
 
 ir::Model import_onnx(const std::string& path) {
@@ -711,7 +778,7 @@ ir::Model import_onnx(const std::string& path) {
   std::ostringstream bytes;
   bytes << in.rdbuf();
   if (!in && !in.eof()) throw ir::ImportError("cannot be read");
-  return import_onnx_bytes(bytes.str(), path);
+  return import_bytes(bytes.str(), path, true);
 }
 
 }  // namespace qlint::onnx

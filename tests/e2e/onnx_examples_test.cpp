@@ -114,5 +114,57 @@ TEST(OnnxExamples, SeedS1AtThePythonLines) {
   EXPECT_NE(r.out.find("[unquantized-operand]"), std::string::npos) << r.out;
 }
 
+class OnnxErrors : public testing::TempDirTest {
+ protected:
+  // stderr is one line, "qlint: error: <file>: ...", holding `what`; exit 2.
+  void expect_one_error_line(const testing::RunResult& r, const std::string& what) {
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("qlint: error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(what), std::string::npos) << r.err;
+  }
+};
+
+TEST_F(OnnxErrors, TruncatedOrNotAModelIsOneLine) {
+  const std::string model = slurp(build_path("examples/onnx/seed/s1_eq_one.onnx"));
+  for (size_t keep : {size_t{0}, model.size() / 2, model.size() - 1}) {
+    SCOPED_TRACE(keep);
+    std::ofstream(tmp("cut.onnx"), std::ios::binary) << model.substr(0, keep);
+    expect_one_error_line(run_qlint({"check", tmp("cut.onnx")}),
+                          keep == 0 ? "is not a valid ONNX model" : "is not an ONNX model");
+  }
+  fs::copy_file(build_path("examples/seed/s1_eq_one.pt"), tmp("archive.onnx"));
+  expect_one_error_line(run_qlint({"check", tmp("archive.onnx")}), "is not an ONNX model");
+}
+
+// The same model with its tensors in a file beside it (onnx.save_model(save_as_external_data=True)):
+// checked like the original while the file is there (small tensors such as scales are read into
+// the model; the padding model's convolution weights stay outside, which ONNX's checker finds
+// from the model's directory, not the working directory); one line naming the file once it is gone.
+TEST_F(OnnxErrors, ExternalDataIsFoundBesideTheModelOrSaidMissing) {
+  for (const std::string name : {"seed/s1_eq_one", "zoo/padding_mask_layers"}) {
+    SCOPED_TRACE(name);
+    const std::string original = build_path("examples/onnx/" + name + ".onnx"), model = tmp("external.onnx");
+    auto py = testing::run_program(
+        {QLINT_PYTHON, "-c",
+         "import onnx, sys; m = onnx.load(sys.argv[1]); onnx.save_model(m, sys.argv[2], save_as_external_data=True, "
+         "all_tensors_to_one_file=True, location='tensors.bin', size_threshold=0)",
+         original, model});
+    ASSERT_EQ(py.exit_code, 0) << py.err;
+    ASSERT_TRUE(fs::exists(tmp("tensors.bin")));
+    EXPECT_EQ(check_example_json(model)["diagnostics"].size(), check_example_json(original)["diagnostics"].size());
+    EXPECT_EQ(findings_of(check_example_json(model)), findings_of(check_example_json(original)));
+    fs::remove(tmp("tensors.bin"));
+    expect_one_error_line(run_qlint({"check", model}), "in `tensors.bin`, which is missing beside the model");
+  }
+}
+
+TEST_F(OnnxErrors, FixAndSimulationSayTheyNeedTheArchive) {
+  const std::string model = build_path("examples/onnx/seed/s1_eq_one.onnx");
+  expect_one_error_line(run_qlint({"check", "--fix", "-o", tmp("fixed.onnx"), model}), "cannot yet rewrite");
+  expect_one_error_line(run_qlint({"check", "--random-input", "1x2x4x4", model}), "cannot yet simulate");
+  EXPECT_FALSE(fs::exists(tmp("fixed.onnx")));
+}
+
 }  // namespace
 }  // namespace qlint

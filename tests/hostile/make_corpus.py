@@ -12,6 +12,11 @@ Writes into OUT_DIR (emptied first):
                   state_dicts, an empty zip, an archive whose __setstate__ prints;
   fx/*.fx.json    mutated FX exports: deep nesting, huge and non-finite numbers, columns near
                   2^31, non-UTF-8 bytes, wrong types, truncations;
+  onnx/*.onnx     broken and hostile ONNX models, derived from the S1 export: truncations, byte
+                  flips, not a model at all, external data missing, outside the model's directory
+                  or shorter than stated, scales that are zero, negative, not finite or tiny,
+                  doc_string stacks naming a file outside the tree or a huge line, nesting past
+                  protobuf's bound, a 100,000-node chain, absurd dims;
   special/        a FIFO, a symlink loop, a dangling symlink (made by the test runner, which
                   owns their lifetime);
 The "local secret" an archive's debug info names is made by run_corpus.py, outside the tree.
@@ -381,14 +386,132 @@ def mutate_json(d, rng):
         parent.insert(key, json.loads(json.dumps(parent[key])))
 
 
+def make_onnx(out, build, secret):
+    import onnx
+    from onnx import helper, numpy_helper
+
+    src = os.path.join(build, "examples", "onnx", "seed", "s1_eq_one.onnx")
+    raw = open(src, "rb").read()
+    model = onnx.load(src)
+
+    def put(name, data):
+        with open(os.path.join(out, name + ".onnx"), "wb") as f:
+            f.write(data if isinstance(data, bytes) else data.SerializeToString())
+
+    def changed(fn):
+        m = onnx.ModelProto()
+        m.CopyFrom(model)
+        fn(m)
+        return m
+
+    for pct in (1, 10, 50, 90, 99):
+        put(f"trunc_{pct}", raw[: len(raw) * pct // 100])
+    rng = random.Random(2323)
+    for k in range(20):
+        put(f"flip_{k:02d}", flip(raw, rng, 1 + k % 4))
+    put("empty", b"")
+    put("random_bytes", bytes(rng.randrange(256) for _ in range(4096)))
+    put("a_zip", open(os.path.join(build, "examples", "seed", "s1_eq_one.pt"), "rb").read())
+    put("text", b"graph torch_jit { x = Equal(a, b) }\n")
+
+    scale = next(t for t in model.graph.initializer if t.name.endswith(".scale"))
+
+    def set_scale(value):
+        def fn(m):
+            t = next(t for t in m.graph.initializer if t.name == scale.name)
+            t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(scale) * 0 + value, scale.name))
+
+        return fn
+
+    for name, value in (("zero", 0.0), ("negative", -1.0), ("nan", float("nan")), ("inf", float("inf")),
+                        ("tiny", 1e-38)):
+        put(f"scale_{name}", changed(set_scale(value)))
+
+    def external(location, offset=None, length=None, write=None):
+        def fn(m):
+            t = next(t for t in m.graph.initializer if t.name == scale.name)
+            t.ClearField("raw_data")
+            t.ClearField("float_data")
+            t.data_location = onnx.TensorProto.EXTERNAL
+            entries = {"location": location}
+            if offset is not None:
+                entries["offset"] = str(offset)
+            if length is not None:
+                entries["length"] = str(length)
+            for k, v in entries.items():
+                e = t.external_data.add()
+                e.key, e.value = k, v
+
+        if write:
+            with open(os.path.join(out, write), "wb") as f:
+                f.write(b"\0" * 8)
+        return changed(fn)
+
+    put("external_missing", external("weights_missing.bin"))
+    put("external_parent", external("../weights.bin"))
+    put("external_absolute", external(secret))
+    put("external_short", external("weights_short.bin", offset=4, length=100, write="weights_short.bin"))
+    put("external_offset_junk", external("weights_short.bin", offset="-1"))
+
+    def doc(stack):
+        def fn(m):
+            for n in m.graph.node:
+                if n.op_type == "Equal":
+                    n.doc_string = stack
+
+        return fn
+
+    put("doc_secret", changed(doc(f"{secret}(3): forward\n")))
+    put("doc_line_huge", changed(doc("/tmp/model.py(99999999999999999999): forward\n")))
+    put("doc_not_a_stack", changed(doc("\x1b[31mred\n" * 1000)))
+    put("doc_dev_zero", changed(doc("/dev/zero(1): forward\n")))
+
+    def names(fn_name):
+        def fn(m):
+            for n in m.graph.node:
+                n.name = fn_name(n.name)
+
+        return fn
+
+    put("names_long", changed(names(lambda n: n + "x" * 100000)))
+
+    def dims(m):
+        t = next(t for t in m.graph.initializer if t.name == scale.name)
+        del t.dims[:]
+        t.dims.extend([2**40, 2**40])
+
+    put("dims_huge", changed(dims))
+
+    # If inside If, past protobuf's nesting bound and within it.
+    leaf = helper.make_graph([helper.make_node("Identity", ["c"], ["o"])], "g", [],
+                             [helper.make_tensor_value_info("o", onnx.TensorProto.BOOL, [])])
+    for depth in (20, 200):
+        inner = leaf
+        for d in range(depth):  # the else branch stays a leaf: the file grows linearly
+            node = helper.make_node("If", ["c"], [f"o{d}"], then_branch=inner, else_branch=leaf)
+            inner = helper.make_graph([node], f"g{d}", [], [helper.make_tensor_value_info(f"o{d}", onnx.TensorProto.BOOL, [])])
+        g = helper.make_graph(list(inner.node), "top", [helper.make_tensor_value_info("c", onnx.TensorProto.BOOL, [])],
+                              list(inner.output))
+        put(f"nested_if_{depth}", helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))
+
+    nodes, prev = [], "x"
+    for k in range(100000):
+        nodes.append(helper.make_node("Neg", [prev], [f"n{k}"]))
+        prev = f"n{k}"
+    g = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [4])],
+                          [helper.make_tensor_value_info(prev, onnx.TensorProto.FLOAT, [4])])
+    put("chain_100k", helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))
+
+
 def main():
     out, build = sys.argv[1], sys.argv[2]
     shutil.rmtree(out, ignore_errors=True)
-    for sub in ("archives", "fx", "special"):
+    for sub in ("archives", "fx", "onnx", "special"):
         os.makedirs(os.path.join(out, sub))
     make_archives(os.path.join(out, "archives"), build)
     make_torch_files(os.path.join(out, "archives"), build)
     make_fx(os.path.join(out, "fx"), build)
+    make_onnx(os.path.join(out, "onnx"), build, secret_path(out))
     with open(os.path.join(out, "stamp"), "w") as f:
         f.write("ok\n")
 

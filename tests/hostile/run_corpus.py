@@ -2,7 +2,7 @@
 
     run_corpus.py QLINT CORPUS_DIR GROUP
 
-GROUP is one of archives, fx, special, fix. Every run is under a timeout and an address-space
+GROUP is one of archives, fx, onnx, special, fix. Every run is under a timeout and an address-space
 cap and must: exit 0, 1 or 2 (never a signal, never a hang); print at most one error line per
 model on stderr, as UTF-8 text without control characters or LibTorch/nlohmann internals; keep
 JSON output parseable whatever the archive does; never print the secret file an archive's debug
@@ -131,6 +131,16 @@ def archive_runs(qlint, path, scratch):
 def fx_runs(qlint, path):
     for args in ([qlint, "check", "--isolated", "--format", "json", path], [qlint, "check", "--isolated", path],
                  [qlint, "dump", path]):
+        rc, out, err, elapsed = run(args)
+        check_streams(args, rc, out, err, json_out="json" in args)
+        if elapsed > 20:
+            fail("slow", args, f"{elapsed:.0f} s")
+
+
+def onnx_runs(qlint, path):
+    """check (text and JSON) and dump; --fix and sim must refuse in one line (ONNX is checked only)."""
+    for args in ([qlint, "check", "--isolated", "--format", "json", path], [qlint, "check", "--isolated", path],
+                 [qlint, "dump", path], [qlint, "check", "--isolated", "--fix", path]):
         rc, out, err, elapsed = run(args)
         check_streams(args, rc, out, err, json_out="json" in args)
         if elapsed > 20:
@@ -361,6 +371,10 @@ def main():
             elif group == "fx":
                 files = group_files(corpus, "fx")
                 jobs = [pool.submit(fx_runs, qlint, f) for f in files]
+                jobs.append(pool.submit(batch, qlint, files, good))
+            elif group == "onnx":
+                files = [f for f in group_files(corpus, "onnx") if f.endswith(".onnx")]
+                jobs = [pool.submit(onnx_runs, qlint, f) for f in files]
                 jobs.append(pool.submit(batch, qlint, files, good))
             elif group == "fix":
                 jobs = [pool.submit(fix_group, qlint, corpus, scratch)]

@@ -150,11 +150,10 @@ struct CheckCommand {
   bool no_color = false;
 
   void define(CLI::App& app) {
-    cmd = app.add_subcommand("check", "Lint TorchScript models and FX exports (the default command)");
+    cmd = app.add_subcommand("check", "Lint TorchScript models, FX exports and ONNX models (the default command)");
     cmd->add_option("files", options.files,
-                    "TorchScript archives, FX exports (*.json), or directories to search for *.pt, *.pth, *.ptl, "
-                    "*.jit, *.torchscript, "
-                    "*.fx.json; none: nothing to do");
+                    "TorchScript archives, FX exports (*.json), ONNX models (*.onnx), or directories to search for "
+                    "*.pt, *.pth, *.ptl, *.jit, *.torchscript, *.fx.json and *.onnx; none: nothing to do");
     define_report_options(cmd, options, no_color);
     cmd->add_flag("--statistics", options.statistics, "Print how many findings each rule has");
     cmd->add_option("-j,--jobs", options.jobs, "Models checked in parallel (default: one per core)")

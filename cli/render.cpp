@@ -58,7 +58,19 @@ std::string where_in_model(const Diagnostic& d) {
   return where;
 }
 
-void render_one(std::ostream& out, const ModelReport& report, const Diagnostic& d, const Style& s) {
+// Where a finding without a Python line is, and why it has none. An ONNX model names its nodes;
+// the hint to export with verbose=True is said once per model (`hinted`).
+std::string unlocated(const Diagnostic& d, bool& hinted) {
+  const ir::Attr* onnx_node = d.node ? d.node->attr("onnx_node") : nullptr;
+  if (onnx_node == nullptr || onnx_node->kind != ir::Attr::Kind::Str)
+    return where_in_model(d) + "; the archive has no source location for it";
+  std::string note = "at ONNX node `" + ir::printable(onnx_node->s, 200) + "`, which has no Python stack";
+  if (!hinted) note += " (export with torch.onnx.export(..., verbose=True) for Python lines)";
+  hinted = true;
+  return note;
+}
+
+void render_one(std::ostream& out, const ModelReport& report, const Diagnostic& d, const Style& s, bool& hinted) {
   std::string location = d.loc.known() ? ir::display_location(d.loc) : ir::display_path(report.model_file);
   out << s.bold() << location << ": " << s.reset() << s.severity(d.severity) << severity_name(d.severity) << ": "
       << s.reset() << s.bold() << d.message << " [" << d.rule << "]" << s.reset() << "\n";
@@ -71,7 +83,7 @@ void render_one(std::ostream& out, const ModelReport& report, const Diagnostic& 
           << "\n";
     }
   } else {
-    out << "  note: " << where_in_model(d) << "; the archive has no source location for it\n";
+    out << "  note: " << unlocated(d, hinted) << "\n";
   }
   for (const auto& note : d.notes) out << "  note: " << note << "\n";
 }
@@ -125,8 +137,10 @@ nlohmann::json diagnostic_json(const ModelReport& report, const Diagnostic& d, P
 std::string render_text(const std::vector<ModelReport>& reports, bool color) {
   std::ostringstream out;
   Style style{color};
-  for (const auto& report : reports)
-    for (const auto& d : report.diagnostics) render_one(out, report, d, style);
+  for (const auto& report : reports) {
+    bool hinted = false;
+    for (const auto& d : report.diagnostics) render_one(out, report, d, style, hinted);
+  }
   return out.str();
 }
 

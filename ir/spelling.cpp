@@ -31,6 +31,9 @@ std::string op_spelling(const Model& model, const std::string& kind) {
 }
 
 std::string node_spelling(const Model& model, const Node& node) {
+  // An ONNX model's nodes have names of their own, which its tools (Netron) find them by.
+  if (const Attr* onnx_node = node.attr("onnx_node"); onnx_node != nullptr && onnx_node->kind == Attr::Kind::Str)
+    return onnx_node->s;
   if (model.language != Language::Cxx) return node.kind;
   if (node.kind == "prim::CallMethod" && !node.inputs.empty())
     for (const auto& m : model.modules)

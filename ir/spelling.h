@@ -28,7 +28,8 @@ const Spelling& spelling(const Model& model);
 std::string op_spelling(const Model& model, const std::string& kind);
 // What a node is, for machine-readable output: its IR kind (`aten::eq`, the ATen op a C++
 // operator or call dispatches to too), but in C++ a call as written: the quantize call
-// (`seed::quantize_int16`) or the function called, not `prim::CallMethod`.
+// (`seed::quantize_int16`) or the function called, not `prim::CallMethod`; in an ONNX model the
+// node's name (`/Equal`).
 std::string node_spelling(const Model& model, const Node& node);
 
 }  // namespace qlint::ir

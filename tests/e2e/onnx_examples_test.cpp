@@ -159,6 +159,32 @@ TEST_F(OnnxErrors, ExternalDataIsFoundBesideTheModelOrSaidMissing) {
   }
 }
 
+// Exported without verbose=True, nodes have no Python stack: each finding names its ONNX node, and
+// the hint to export with verbose=True is said once per model.
+TEST_F(OnnxErrors, WithoutPythonStacksFindingsNameTheNode) {
+  const std::string model = tmp("no_stacks.onnx");
+  auto py = testing::run_program({QLINT_PYTHON, "-c",
+                                  "import onnx, sys; m = onnx.load(sys.argv[1])\n"
+                                  "for n in m.graph.node: n.doc_string = ''\n"
+                                  "onnx.save(m, sys.argv[2])",
+                                  build_path("examples/onnx/seed/s1_eq_one.onnx"), model});
+  ASSERT_EQ(py.exit_code, 0) << py.err;
+  auto r = run_qlint({"check", model});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("  note: at ONNX node `/Equal`, which has no Python stack (export with "
+                       "torch.onnx.export(..., verbose=True) for Python lines)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  note: at ONNX node `/Mul`, which has no Python stack\n"), std::string::npos) << r.out;
+  json doc = check_example_json(model);
+  std::set<std::string> nodes;
+  for (const auto& d : doc["diagnostics"]) {
+    EXPECT_TRUE(d["line"].is_null());
+    nodes.insert(d["node"].get<std::string>());
+  }
+  EXPECT_EQ(nodes, (std::set<std::string>{"/Equal", "/Mul", "/activation_post_process/QuantizeLinear"}));
+}
+
 TEST_F(OnnxErrors, FixAndSimulationSayTheyNeedTheArchive) {
   const std::string model = build_path("examples/onnx/seed/s1_eq_one.onnx");
   expect_one_error_line(run_qlint({"check", "--fix", "-o", tmp("fixed.onnx"), model}), "cannot yet rewrite");

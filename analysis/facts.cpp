@@ -842,7 +842,9 @@ class FactsSolver {
     const std::string op = ir::base_op(n.kind);
     const bool like = op.size() > 5 && op.compare(op.size() - 5, 5, "_like") == 0;
     const bool fresh = op.rfind("new_", 0) == 0 && op != "new_tensor";
-    return n.kind.rfind("aten::", 0) == 0 && (like || fresh);
+    // A size is a tensor in ONNX (`Shape`), an int in TorchScript: either way no data of it.
+    const bool size = op == "size" || op == "numel";
+    return n.kind.rfind("aten::", 0) == 0 && (like || fresh || size);
   }
 
   // A fake quant of a QAT module's weights (`conv.weight_fake_quant`), per tensor or per channel.

@@ -161,10 +161,14 @@ std::string module_path_of(const std::string& scale_name) {
       scale_name.compare(scale_name.size() - suffix.size(), suffix.size(), suffix) != 0)
     return "";
   std::string path = scale_name.substr(0, scale_name.size() - suffix.size());
+  // Parts are attribute names or the indices of a Sequential or ModuleList (`detect.m.2`).
   std::stringstream parts(path);
   std::string part;
-  while (std::getline(parts, part, '.'))
-    if (!is_identifier(part)) return "";
+  while (std::getline(parts, part, '.')) {
+    const bool index =
+        !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!is_identifier(part) && !index) return "";
+  }
   return path;
 }
 
@@ -212,6 +216,9 @@ const std::map<std::string, AtenOp>& elementwise_ops() {
       {"Expand", {"aten::expand", "", 2}},
       {"Reshape", {"aten::reshape", "", 2}},
       {"NonZero", {"aten::nonzero", "", 1}},
+      // A shape or a size is no data from its tensor (`x.std()` divides by one).
+      {"Shape", {"aten::size", "", 1}},
+      {"Size", {"aten::numel", "", 1}},
   };
   return ops;
 }
@@ -324,6 +331,8 @@ class Importer {
     if (op == "Gather") return gather(node, block);
     if (op == "Unsqueeze" || op == "Squeeze") return squeeze(node, block);
     if (op == "Slice") return slice(node, block);
+    if (op == "Transpose") return transpose(node, block);
+    if (op == "Softmax") return softmax(node, block);
     if (op == "If") return if_node(node, block);
     if (op == "Loop") return loop_node(node, block);
     if (auto it = elementwise_ops().find(op);
@@ -489,6 +498,28 @@ class Importer {
     }
   }
 
+  // Transpose(perm) is `x.permute(perm)`.
+  void transpose(const pb::NodeProto& node, ir::Block& block) {
+    const pb::AttributeProto* perm = attribute(node, "perm");
+    if (node.input_size() != 1 || perm == nullptr || perm->type() != pb::AttributeProto::INTS)
+      return opaque(node, block, "onnx::Transpose");
+    ir::Node* dims = fn_->append_node(block, "prim::Constant");
+    ir::Attr order;
+    order.kind = ir::Attr::Kind::Ints;
+    order.ints.assign(perm->ints().begin(), perm->ints().end());
+    dims->set_attr("value", std::move(order));
+    ir::Value* list = fn_->add_output(*dims, fresh_name(), ir::Type::simple(ir::Type::Kind::List));
+    list->generated_name = true;
+    aten(node, block, "aten::permute", {value(node.input(0)), list}, "");
+  }
+
+  // Softmax(axis) is `x.softmax(axis)`.
+  void softmax(const pb::NodeProto& node, ir::Block& block) {
+    if (node.input_size() != 1) return opaque(node, block, "onnx::Softmax");
+    aten(node, block, "aten::softmax",
+         {value(node.input(0)), int_constant(block, int_attribute(node, "axis").value_or(-1))}, "int");
+  }
+
   // A QDQ pair: QuantizeLinear makes the quant point, DequantizeLinear is its float output again.
   // On a constant (a weight's fake quant) it is the weight.
   void quantize(const pb::NodeProto& node, ir::Block& block) {
@@ -519,7 +550,7 @@ class Importer {
       std::string display;
       if (it->second.empty()) {
         it->second = "onnx_qdq_" + std::to_string(quant_point_paths_.size());
-        display = "the QDQ pair `" + ir::printable(node.name().empty() ? scale_name : node.name(), 80) + "`";
+        display = ir::printable(node.name().empty() ? scale_name : node.name(), 80);  // messages quote it
       }
       model_.modules.push_back({it->second, "torch.ao.quantization.stubs.QuantStub", display, loc_.line});
     }

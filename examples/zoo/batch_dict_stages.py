@@ -20,8 +20,6 @@ from torch import nn
 from torch.ao.quantization import DeQuantStub, QuantStub
 
 FX_TRACEABLE = False  # `batch["voxels"] = ...`: torch.fx cannot trace an item assignment
-# torch.onnx.export takes a dict input only as the last of its arguments, with keyword semantics.
-ONNX_EXPORTABLE = False
 
 
 class PillarEncoder(nn.Module):
@@ -82,3 +80,7 @@ def example_input():
         "num_points": torch.randint(1, slots + 1, (pillars,), generator=generator, dtype=torch.int32),
         "coords": coords,
     },)
+
+
+# torch.onnx.export takes a dict input only as the last of its arguments, with keyword semantics.
+ONNX_EXPORTABLE = False

@@ -16,9 +16,6 @@ import torch
 from torch import nn
 from torch.ao.quantization import DeQuantStub, QuantStub
 
-# Its training-only branch is written for another shape: QAT calibration runs in training mode.
-ONNX_EXPORTABLE = False
-
 
 class Model(nn.Module):
     def __init__(self):
@@ -54,3 +51,7 @@ class Model(nn.Module):
 def example_input():
     generator = torch.Generator().manual_seed(2)
     return torch.randn(2, 5, 6, generator=generator)
+
+
+# Its training-only branch is written for another shape: QAT calibration runs in training mode.
+ONNX_EXPORTABLE = False

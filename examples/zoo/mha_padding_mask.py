@@ -15,8 +15,6 @@ from torch import nn
 from torch.ao.quantization import DeQuantStub, QuantStub
 
 FX_TRACEABLE = False
-# prepare_qat swaps nn.MultiheadAttention's output projection, which has no QAT form in PyTorch 1.13.
-ONNX_EXPORTABLE = False
 
 
 class Model(nn.Module):
@@ -41,3 +39,7 @@ def example_input():
     padding_mask = torch.tensor([[False, False, False, True, True],
                                  [False, False, False, False, False]])
     return agents, padding_mask
+
+
+# prepare_qat swaps nn.MultiheadAttention's output projection, which has no QAT form in PyTorch 1.13.
+ONNX_EXPORTABLE = False

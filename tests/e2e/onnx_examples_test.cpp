@@ -114,6 +114,16 @@ TEST(OnnxExamples, SeedS1AtThePythonLines) {
   EXPECT_NE(r.out.find("[unquantized-operand]"), std::string::npos) << r.out;
 }
 
+// Output fake quants of a ModuleList's members are named as in Python: the exporter names their
+// scales `head.levels.0.activation_post_process.scale` (yolov5's Detect head has this form).
+TEST(OnnxExamples, QuantPointsOfListMembersAreNamedAsInPython) {
+  auto r = run_qlint({"check", build_path("examples/onnx/zoo/detection_levels_list.onnx")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("quantized by `self.head.levels.0` on line 26 and `self.head.levels.1` on line 26 with 1"),
+            std::string::npos)
+      << r.out;
+}
+
 class OnnxErrors : public testing::TempDirTest {
  protected:
   // stderr is one line, "qlint: error: <file>: ...", holding `what`; exit 2.

@@ -29,6 +29,10 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
            "again, or give qlint the TorchScript archive to rewrite and verify.\n";
     return;
   }
+  if (!v.ran && !r.verification_note.empty()) {
+    out << r.verification_note << "\n";
+    return;
+  }
   if (!v.ran) {
     out << "Not verified by simulation: give --input FILE or --random-input SHAPES to compare float and int"
         << "\n(parameters and buffers are unchanged; every rewrite keeps float results by construction).\n";

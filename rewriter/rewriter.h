@@ -84,8 +84,9 @@ struct FixResult {
   std::string python_diff;
   std::vector<std::string> python_notes;
   Verification verification;
-  bool stored_scales = false;  // a traced QAT model: its stored scales predate the fix
-  bool text_only = false;      // an FX export: the Python change only, no model rewritten
+  bool stored_scales = false;     // a traced QAT model: its stored scales predate the fix
+  bool text_only = false;         // an FX export: the Python change only, no model rewritten
+  std::string verification_note;  // why a rewritten model was not simulated, when not for want of inputs
   bool written = false;
   std::string written_to;
   std::shared_ptr<ir::Model> final_model;  // the fixed model, for the remaining diagnostics

@@ -801,6 +801,11 @@ ir::Model import_onnx_bytes(const std::string& bytes, const std::string& path) {
   return import_bytes(bytes, path, false);
 }
 
+ir::Model import_onnx_proto(const pb::ModelProto& proto, const std::string& path) {
+  pb::ModelProto copy(proto);  // the importer reads small external tensors in and adds inferred types
+  return import_proto(copy, path, false);
+}
+
 ir::Model import_onnx(const std::string& path) {
   // Only a regular file within the size limit (never a FIFO or a device).
   ir::check_regular_file(path, std::min<uint64_t>(ir::limits().archive_bytes, INT32_MAX), "archive-bytes");

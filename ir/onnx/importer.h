@@ -22,6 +22,10 @@
 #include "ir/import_error.h"
 #include "ir/ir.h"
 
+namespace onnx {  // Debian's libonnx (ONNX_NAMESPACE)
+class ModelProto;
+}
+
 namespace qlint::onnx {
 
 // Throws ir::ImportError (one line, without the file name) for anything that is not a valid ONNX
@@ -32,5 +36,10 @@ ir::Model import_onnx(const std::string& path);
 // The same on a model's bytes (`path` names it, and its directory holds external data); for
 // the fuzzer.
 ir::Model import_onnx_bytes(const std::string& bytes, const std::string& path);
+
+// The same on a parsed model, left as it is (the fixer's edited model). Tensors stored outside it
+// are resolved against `path`'s directory; ONNX's checker then resolves any that stay outside
+// against the working directory.
+ir::Model import_onnx_proto(const ::onnx::ModelProto& proto, const std::string& path);
 
 }  // namespace qlint::onnx

@@ -195,10 +195,25 @@ TEST_F(OnnxErrors, WithoutPythonStacksFindingsNameTheNode) {
   EXPECT_EQ(nodes, (std::set<std::string>{"/Equal", "/Mul", "/activation_post_process/QuantizeLinear"}));
 }
 
-TEST_F(OnnxErrors, FixAndSimulationSayTheyNeedTheArchive) {
+TEST_F(OnnxErrors, SimulationSaysItNeedsTheArchive) {
   const std::string model = build_path("examples/onnx/seed/s1_eq_one.onnx");
-  expect_one_error_line(run_qlint({"check", "--fix", "-o", tmp("fixed.onnx"), model}), "cannot yet rewrite");
   expect_one_error_line(run_qlint({"check", "--random-input", "1x2x4x4", model}), "cannot yet simulate");
+  expect_one_error_line(run_qlint({"check", "--fix", "-o", tmp("fixed.onnx"), "--random-input", "1x2x4x4", model}),
+                        "cannot yet simulate");
+  EXPECT_FALSE(fs::exists(tmp("fixed.onnx")));
+}
+
+// A model whose tensors stay in a file beside it is not rewritten: one line, nothing written.
+TEST_F(OnnxErrors, FixRefusesModelsWithTensorsOutside) {
+  auto py = testing::run_program(
+      {QLINT_PYTHON, "-c",
+       "import onnx, sys; m = onnx.load(sys.argv[1]); onnx.save_model(m, sys.argv[2], save_as_external_data=True, "
+       "all_tensors_to_one_file=True, location='tensors.bin', size_threshold=0)",
+       build_path("examples/onnx/seed/s1_eq_one.onnx"), tmp("external.onnx")});
+  ASSERT_EQ(py.exit_code, 0) << py.err;
+  auto r = run_qlint({"check", "--fix", "-o", tmp("fixed.onnx"), tmp("external.onnx")});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("keeps tensors in files beside it"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(tmp("fixed.onnx")));
 }
 

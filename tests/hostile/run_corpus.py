@@ -137,14 +137,26 @@ def fx_runs(qlint, path):
             fail("slow", args, f"{elapsed:.0f} s")
 
 
-def onnx_runs(qlint, path):
-    """check (text and JSON) and dump; --fix and sim must refuse in one line (ONNX is checked only)."""
+def onnx_runs(qlint, path, scratch):
+    """check (text and JSON), dump, and --fix -o: the input stays byte for byte, nothing is left
+    behind but the written model."""
     for args in ([qlint, "check", "--isolated", "--format", "json", path], [qlint, "check", "--isolated", path],
-                 [qlint, "dump", path], [qlint, "check", "--isolated", "--fix", path]):
+                 [qlint, "dump", path]):
         rc, out, err, elapsed = run(args)
         check_streams(args, rc, out, err, json_out="json" in args)
         if elapsed > 20:
             fail("slow", args, f"{elapsed:.0f} s")
+    before = sha(path)
+    out_dir = tempfile.mkdtemp(dir=scratch)
+    target = os.path.join(out_dir, os.path.basename(path))
+    args = [qlint, "check", "--isolated", "--fix", "-o", target, path]
+    rc, out, err, _ = run(args)
+    check_streams(args, rc, out, err)
+    if sha(path) != before:
+        fail("input changed", args, "--fix -o changed its input")
+    left = [f for f in os.listdir(out_dir) if f != os.path.basename(path)]
+    if left:
+        fail("leak", args, f"left {left}")
 
 
 def group_files(corpus, sub):
@@ -374,7 +386,7 @@ def main():
                 jobs.append(pool.submit(batch, qlint, files, good))
             elif group == "onnx":
                 files = [f for f in group_files(corpus, "onnx") if f.endswith(".onnx")]
-                jobs = [pool.submit(onnx_runs, qlint, f) for f in files]
+                jobs = [pool.submit(onnx_runs, qlint, f, scratch) for f in files]
                 jobs.append(pool.submit(batch, qlint, files, good))
             elif group == "fix":
                 jobs = [pool.submit(fix_group, qlint, corpus, scratch)]

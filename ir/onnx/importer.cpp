@@ -409,6 +409,19 @@ class Importer {
     return small_tensor_values(*it->second);
   }
 
+  // The same as integers (indices, axes, slice bounds): NaN is none; past int64, the nearest bound
+  // (an exporter's INT64_MAX end of a slice reads back as a double just past it).
+  std::optional<std::vector<int64_t>> constant_integers(const std::string& name) const {
+    auto values = constant_values(name);
+    if (!values) return std::nullopt;
+    std::vector<int64_t> out;
+    for (double v : *values) {
+      if (std::isnan(v)) return std::nullopt;
+      out.push_back(static_cast<int64_t>(std::clamp(v, -9.2e18, 9.2e18)));
+    }
+    return out;
+  }
+
   void constant_node(const pb::NodeProto& node, ir::Block& block) {
     const pb::AttributeProto* a = node.attribute_size() == 1 ? &node.attribute(0) : nullptr;
     if (a == nullptr || a->type() != pb::AttributeProto::TENSOR || node.output_size() != 1)
@@ -440,13 +453,11 @@ class Importer {
   void gather(const pb::NodeProto& node, ir::Block& block) {
     if (node.input_size() != 2) return opaque(node, block, "onnx::Gather");
     const int64_t axis = int_attribute(node, "axis").value_or(0);
-    auto index = constant_values(node.input(1));
+    auto index = constant_integers(node.input(1));
     auto it = tensors_.find(node.input(1));
     if (index && index->size() == 1 && it != tensors_.end() && it->second->dims_size() == 0)
-      return aten(
-          node, block, "aten::select",
-          {value(node.input(0)), int_constant(block, axis), int_constant(block, static_cast<int64_t>((*index)[0]))},
-          "int");
+      return aten(node, block, "aten::select",
+                  {value(node.input(0)), int_constant(block, axis), int_constant(block, (*index)[0])}, "int");
     aten(node, block, "aten::index_select", {value(node.input(0)), int_constant(block, axis), value(node.input(1))},
          "");
   }
@@ -455,39 +466,37 @@ class Importer {
   // `x.unsqueeze(dim)` and `x.squeeze(dim)`.
   void squeeze(const pb::NodeProto& node, ir::Block& block) {
     const std::string kind = node.op_type() == "Unsqueeze" ? "aten::unsqueeze" : "aten::squeeze";
-    std::optional<std::vector<double>> axes;
-    if (node.input_size() == 2) axes = constant_values(node.input(1));
+    std::optional<std::vector<int64_t>> axes;
+    if (node.input_size() == 2) axes = constant_integers(node.input(1));
     if (const pb::AttributeProto* a = attribute(node, "axes"); a && a->type() == pb::AttributeProto::INTS)
-      axes = std::vector<double>(a->ints().begin(), a->ints().end());
+      axes = std::vector<int64_t>(a->ints().begin(), a->ints().end());
     if (!axes || axes->size() != 1) return opaque(node, block, "onnx::" + node.op_type());
-    aten(node, block, kind, {value(node.input(0)), int_constant(block, static_cast<int64_t>((*axes)[0]))},
+    aten(node, block, kind, {value(node.input(0)), int_constant(block, (*axes)[0])},
          kind == "aten::squeeze" ? "dim" : "");
   }
 
   // Slice(data, starts, ends, axes, steps) of constants is `x[a:b:s]` on each axis: a chain of
   // `aten::slice`, as TorchScript builds it.
   void slice(const pb::NodeProto& node, ir::Block& block) {
-    std::vector<std::optional<std::vector<double>>> operands;
+    std::vector<std::optional<std::vector<int64_t>>> operands;
     for (int i = 1; i < node.input_size(); ++i)
-      operands.push_back(node.input(i).empty() ? std::nullopt : constant_values(node.input(i)));
+      operands.push_back(node.input(i).empty() ? std::nullopt : constant_integers(node.input(i)));
     if (node.input_size() < 3 || !operands[0] || !operands[1] || operands[0]->size() != operands[1]->size() ||
         operands[0]->empty() || node.output_size() != 1)
       return opaque(node, block, "onnx::Slice");
     const size_t n = operands[0]->size();
-    auto optional_operand = [&](size_t i, int64_t fill) -> std::optional<std::vector<double>> {
+    auto optional_operand = [&](size_t i, int64_t fill) -> std::optional<std::vector<int64_t>> {
       if (node.input_size() <= static_cast<int>(i) + 1 || node.input(static_cast<int>(i) + 1).empty())
-        return std::vector<double>(n, static_cast<double>(fill));
+        return std::vector<int64_t>(n, fill);
       return operands[i];
     };
     auto axes = optional_operand(2, 0), steps = optional_operand(3, 1);
     if (!axes || !steps || axes->size() != n || steps->size() != n) return opaque(node, block, "onnx::Slice");
     if (node.input_size() <= 3 || node.input(3).empty())
-      for (size_t i = 0; i < n; ++i) (*axes)[i] = static_cast<double>(i);
+      for (size_t i = 0; i < n; ++i) (*axes)[i] = static_cast<int64_t>(i);
     ir::Value* x = value(node.input(0));
     for (size_t i = 0; i < n; ++i) {
-      auto integer = [&](double v) {
-        return int_constant(block, static_cast<int64_t>(std::clamp(v, -9.2e18, 9.2e18)));
-      };
+      auto integer = [&](int64_t v) { return int_constant(block, v); };
       ir::Node* step = aten_node(
           block, "aten::slice",
           {x, integer((*axes)[i]), integer((*operands[0])[i]), integer((*operands[1])[i]), integer((*steps)[i])},

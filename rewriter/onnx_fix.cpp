@@ -2,13 +2,16 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "analysis/facts.h"
+#include "ir/display.h"
 #include "ir/input_file.h"
 #include "ir/onnx/importer.h"
 #include "ir/ops.h"
@@ -22,11 +25,27 @@ namespace {
 namespace pb = ::onnx;
 using rewriter::FixError;
 
-// Ops that pass a tensor's values on, rearranged or in part: a comparison reached through them
-// from a DequantizeLinear can read the same view of the QuantizeLinear's float input.
+// Ops a float twin is computed through (a copy of the op on the float values): views, which pass
+// their first operand's values on (the others are indices and shapes), and joins and casts, whose
+// every operand must then have a twin or be a constant: a copy that met a quantized operand would
+// be float data joined with quantized data, a hazard of its own. Arithmetic only on one computed
+// operand (arithmetic_ops): the twin of `q + DQ(Q(y))` would add the float `y` to values computed
+// from quantized ones, which the accelerator cannot do either.
 const std::set<std::string>& view_ops() {
   static const std::set<std::string> ops = {"Gather",  "Slice",     "Unsqueeze", "Squeeze", "Reshape",
                                             "Flatten", "Transpose", "Identity",  "Expand"};
+  return ops;
+}
+
+const std::set<std::string>& join_ops() {
+  static const std::set<std::string> ops = {"Concat", "Cast"};
+  return ops;
+}
+
+// Elementwise arithmetic, copied only with one operand that has a twin and constants for the
+// others (`(1.0 - m).to(torch.bool)`, `relu(x)`): its twin is then the same arithmetic on float.
+const std::set<std::string>& arithmetic_ops() {
+  static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Div", "Neg", "Abs", "Relu", "Sigmoid", "Clip"};
   return ops;
 }
 
@@ -53,39 +72,19 @@ class Editor {
     }
   }
 
-  // The comparison `name` reads, on its operand `operand`, the float input of the QuantizeLinear
-  // its value came through. False when that operand does not come from a QDQ pair through views.
-  bool compare_float_input(const std::string& name, int operand) {
+  // Operand `operand` of node `name` (a comparison, a bool cast) reads its float twin: the value
+  // computed with the nearest QuantizeLinear/DequantizeLinear pair on each path taken out, through
+  // copies of the ops between (twin_ops). False when no such pair is near (nothing to take out).
+  bool read_float_twin(const std::string& name, int operand) {
     const int at = index_of(name);
     if (at < 0 || operand >= graph_.node(at).input_size()) return false;
-    std::vector<int> chain;  // the views between the DequantizeLinear and the comparison, outermost first
-    std::string value = graph_.node(at).input(operand);
-    for (int depth = 0; depth < 64; ++depth) {
-      const int producer = producer_of(value);
-      if (producer < 0) return false;
-      const pb::NodeProto& p = graph_.node(producer);
-      if (p.op_type() == "DequantizeLinear") {
-        const int quantize = p.input_size() > 0 ? producer_of(p.input(0)) : -1;
-        if (quantize < 0 || graph_.node(quantize).op_type() != "QuantizeLinear") return false;
-        std::string from = graph_.node(quantize).input(0);
-        std::vector<pb::NodeProto> copies;
-        for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-          pb::NodeProto copy = graph_.node(*it);
-          copy.set_name(fresh(copy.name().empty() ? copy.op_type() : copy.name() + "_float"));
-          copy.set_input(0, from);
-          for (int o = 0; o < copy.output_size(); ++o) copy.set_output(o, fresh(copy.output(o) + "_float"));
-          from = copy.output(0);
-          copies.push_back(std::move(copy));
-        }
-        graph_.mutable_node(at)->set_input(operand, from);
-        insert_before(at, copies);
-        return true;
-      }
-      if (!view_ops().count(p.op_type()) || p.input_size() == 0 || p.output_size() != 1) return false;
-      chain.push_back(producer);
-      value = p.input(0);
-    }
-    return false;
+    std::vector<pb::NodeProto> copies;
+    std::map<std::string, std::string> twins;
+    auto twin = float_twin(graph_.node(at).input(operand), copies, twins, 0);
+    if (!twin) return false;
+    graph_.mutable_node(at)->set_input(operand, *twin);
+    insert_before(at, copies);
+    return true;
   }
 
   // Operand `operand` of node `name` goes through a new QDQ pair of scale 1 and zero point 0 (int8),
@@ -123,6 +122,59 @@ class Editor {
   }
 
  private:
+  // The float twin of `value`, or nullopt when it has none (no QDQ pair on any path within reach):
+  // the input of the QuantizeLinear of a DequantizeLinear(QuantizeLinear(x)), else a copy of its
+  // op with each operand's twin (the operand itself when it has none), appended to `copies` in
+  // order. `twins` remembers the twins made, so that a value reached twice is copied once.
+  std::optional<std::string> float_twin(const std::string& value, std::vector<pb::NodeProto>& copies,
+                                        std::map<std::string, std::string>& twins, int depth) {
+    if (auto it = twins.find(value); it != twins.end()) return it->second;
+    const int producer = producer_of(value);
+    if (producer < 0 || depth > 32 || copies.size() > 64) return std::nullopt;
+    const pb::NodeProto& p = graph_.node(producer);
+    if (p.op_type() == "DequantizeLinear" && p.input_size() > 0) {
+      const int quantize = producer_of(p.input(0));
+      if (quantize < 0 || graph_.node(quantize).op_type() != "QuantizeLinear") return std::nullopt;
+      return twins[value] = graph_.node(quantize).input(0);
+    }
+    const bool view = view_ops().count(p.op_type()) > 0, arithmetic = arithmetic_ops().count(p.op_type()) > 0;
+    if ((!view && !arithmetic && !join_ops().count(p.op_type())) || p.output_size() != 1 || p.input_size() == 0)
+      return std::nullopt;
+    if (arithmetic) {
+      int computed = 0;
+      for (const auto& in : p.input()) computed += !in.empty() && !is_constant(in);
+      if (computed != 1) return std::nullopt;
+    }
+    pb::NodeProto copy = p;
+    const size_t copies_before = copies.size();
+    const auto twins_before = twins;
+    bool any = false;
+    for (int i = 0; i < (view ? 1 : copy.input_size()); ++i) {
+      if (copy.input(i).empty()) continue;
+      if (auto t = float_twin(copy.input(i), copies, twins, depth + 1)) {
+        copy.set_input(i, *t);
+        any = true;
+      } else if (view || !is_constant(copy.input(i))) {
+        copies.resize(copies_before);  // the operands' copies serve nothing now
+        twins = twins_before;
+        return std::nullopt;
+      }
+    }
+    if (!any) return std::nullopt;
+    copy.set_name(fresh(p.name().empty() ? p.op_type() + "_float" : p.name() + "_float"));
+    copy.set_output(0, fresh(p.output(0) + "_float"));
+    copies.push_back(copy);
+    return twins[value] = copy.output(0);
+  }
+
+  // An initializer or a Constant node's output: a weight, a threshold, a scale.
+  bool is_constant(const std::string& value) const {
+    for (const auto& t : graph_.initializer())
+      if (t.name() == value) return true;
+    const int producer = producer_of(value);
+    return producer >= 0 && graph_.node(producer).op_type() == "Constant";
+  }
+
   int index_of(const std::string& name) const {
     for (int i = 0; i < graph_.node_size(); ++i)
       if (graph_.node(i).name() == name) return i;
@@ -172,21 +224,55 @@ bool zero_one_mask(const analysis::Facts& facts, const ir::Value* v) {
   return false;
 }
 
-// The operand of a finding's node that its fix changes: the quantized side of a comparison, the
-// unquantized 0/1 mask of arithmetic. -1 when the finding has no ONNX fix.
-int operand_to_fix(const analysis::Facts& facts, const Diagnostic& d) {
-  if (d.node == nullptr || onnx_name(d.node) == nullptr) return -1;
-  for (size_t i = 0; i < d.node->inputs.size() && i < 2; ++i) {
-    const ir::Value* v = d.node->inputs[i];
-    if (d.rule == "eq-nonzero-const" && facts.quantized(v)) return static_cast<int>(i);
-    if (d.rule == "unquantized-operand" && !facts.quantized(v) && zero_one_mask(facts, v)) return static_cast<int>(i);
+// Where a finding's fix edits the graph: the node (its ONNX name) and its operand that changes.
+struct Target {
+  std::string node;
+  int operand = -1;
+  bool mask = false;  // a QDQ pair for a 0/1 mask; else the operand reads its float twin
+};
+
+// The quantized side of a comparison or bool cast reads its float twin (eq-nonzero-const at the
+// comparison; shared-stub-mask at the stub, whose mask is made where its evidence node is); the
+// unquantized 0/1 mask of arithmetic gets a QDQ pair (unquantized-operand). Nullopt when the
+// finding has no ONNX fix.
+std::optional<Target> target_of(const analysis::Facts& facts, const Diagnostic& d) {
+  const bool mask_use = d.rule == "shared-stub-mask";
+  const ir::Node* node = mask_use ? d.evidence_node : d.node;
+  if (node == nullptr || onnx_name(node) == nullptr) return std::nullopt;
+  for (size_t i = 0; i < node->inputs.size() && i < 2; ++i) {
+    const ir::Value* v = node->inputs[i];
+    if ((d.rule == "eq-nonzero-const" || mask_use) && facts.quantized(v))
+      return Target{onnx_name(node)->s, static_cast<int>(i), false};
+    if (d.rule == "unquantized-operand" && !facts.quantized(v) && zero_one_mask(facts, v))
+      return Target{onnx_name(node)->s, static_cast<int>(i), true};
   }
-  return -1;
+  return std::nullopt;
 }
+
+// The findings of `after` that `before` does not have (by rule and place).
+std::vector<const Diagnostic*> new_findings(const std::vector<Diagnostic>& before,
+                                            const std::vector<Diagnostic>& after) {
+  std::multiset<std::string> had;
+  auto key = [](const Diagnostic& d) { return d.rule + "@" + ir::display_location(d.loc); };
+  for (const auto& d : before) had.insert(key(d));
+  std::vector<const Diagnostic*> out;
+  for (const auto& d : after) {
+    auto it = had.find(key(d));
+    if (it == had.end())
+      out.push_back(&d);
+    else
+      had.erase(it);
+  }
+  return out;
+}
+
+std::string said(const Diagnostic& d) { return d.rule + " at " + ir::display_location(d.loc); }
+
+std::string said_fix(const rewriter::AppliedFix& fix) { return fix.rule + " at " + ir::display_location(fix.loc); }
 
 struct Round {
   std::shared_ptr<ir::Model> model;
-  std::unique_ptr<analysis::Facts> facts;
+  std::shared_ptr<analysis::Facts> facts;
   std::vector<Diagnostic> found;
 };
 
@@ -197,7 +283,7 @@ Round check(const pb::ModelProto& proto, const std::string& path, const rewriter
   } catch (const ir::ImportError& e) {
     throw FixError(path + ": " + e.what());
   }
-  r.facts = std::make_unique<analysis::Facts>(analysis::Facts::compute(*r.model, options.stubs));
+  r.facts = std::make_shared<analysis::Facts>(analysis::Facts::compute(*r.model, options.stubs));
   std::vector<Diagnostic> found = rules::run_all(*r.facts);
   r.found = options.filter ? options.filter(*r.model, std::move(found)) : std::move(found);
   return r;
@@ -210,21 +296,18 @@ bool apply_round(pb::ModelProto& proto, const Round& round, std::vector<rewriter
   bool changed = false;
   std::set<std::string> done;  // one edit per node and operand, whatever finds it twice
   for (const auto& d : round.found) {
-    const int operand = operand_to_fix(facts, d);
-    if (operand < 0) continue;
-    const std::string node = onnx_name(d.node)->s;
-    if (!done.insert(node + "#" + std::to_string(operand)).second) continue;
-    rewriter::AppliedFix fix{d.rule, "", d.loc, d.function ? d.function->name : "", {}, d.rule + "@" + node};
-    if (d.rule == "eq-nonzero-const") {
-      if (!editor.compare_float_input(node, operand)) continue;
-      fix.description =
-          "compare the float input of the QuantizeLinear (before the QDQ pair), through copies of the "
-          "views between, in node `" +
-          node + "`";
+    const auto target = target_of(facts, d);
+    if (!target || !done.insert(target->node + "#" + std::to_string(target->operand)).second) continue;
+    rewriter::AppliedFix fix{d.rule, "", d.loc, d.function ? d.function->name : "", {}, d.rule + "@" + target->node};
+    if (!target->mask) {
+      if (!editor.read_float_twin(target->node, target->operand)) continue;
+      fix.description = std::string(d.rule == "shared-stub-mask" ? "make the mask" : "compare") +
+                        " from the float value before the QDQ pair, through copies of the ops between, in node `" +
+                        target->node + "`";
     } else {
-      std::string value = editor.quantize_operand(node, operand);
+      std::string value = editor.quantize_operand(target->node, target->operand);
       if (value.empty()) continue;
-      fix.description = "give the 0/1 mask a QDQ pair of its own before node `" + node + "`";
+      fix.description = "give the 0/1 mask a QDQ pair of its own before node `" + target->node + "`";
       fix.scales.push_back({value, "", 1.0, 0, -128, 127, "exact for a 0/1 mask"});
     }
     applied.push_back(std::move(fix));
@@ -276,9 +359,43 @@ rewriter::FixResult fix_onnx(const std::string& path, const rewriter::FixOptions
       "float).";
   Round round = check(proto, path, options);
   result.found = static_cast<int>(round.found.size());
+  const Round original = round;
+  // The last state no worse than the original: no finding it did not have.
+  pb::ModelProto kept_proto = proto;
+  Round kept = round;
+  size_t kept_applied = 0;
   for (int i = 0; i < options.max_rounds; ++i) {
-    if (!apply_round(proto, round, result.applied)) break;
-    round = check(proto, path, options);  // the edited model, checked by ONNX's checker again
+    pb::ModelProto before = proto;
+    std::vector<rewriter::AppliedFix> applied;
+    if (!apply_round(proto, round, applied)) break;
+    Round next = check(proto, path, options);  // the edited model, checked by ONNX's checker again
+    // A round that brings a finding the original did not have and no edit can fix is undone; one
+    // whose new findings have fixes (a mask made from the float value, then quantized exactly)
+    // goes on to the next round.
+    const auto added = new_findings(original.found, next.found);
+    auto unfixable =
+        std::find_if(added.begin(), added.end(), [&](const Diagnostic* d) { return !target_of(*next.facts, *d); });
+    if (unfixable != added.end()) {
+      proto = std::move(before);
+      for (const auto& fix : applied)
+        result.skipped.push_back(said_fix(fix) + ": the edit would bring " + said(**unfixable));
+      break;
+    }
+    result.applied.insert(result.applied.end(), applied.begin(), applied.end());
+    round = std::move(next);
+    if (added.empty()) {
+      kept_proto = proto;
+      kept = round;
+      kept_applied = result.applied.size();
+    }
+  }
+  // Never worse: the model as the last round with no new finding left it.
+  if (const auto added = new_findings(original.found, round.found); !added.empty()) {
+    for (size_t i = kept_applied; i < result.applied.size(); ++i)
+      result.skipped.push_back(said_fix(result.applied[i]) + ": the edits would leave " + said(*added.front()));
+    result.applied.resize(kept_applied);
+    proto = std::move(kept_proto);
+    round = std::move(kept);
   }
   result.remaining = round.found;
   result.final_model = round.model;

@@ -124,6 +124,22 @@ TEST(OnnxExamples, QuantPointsOfListMembersAreNamedAsInPython) {
       << r.out;
 }
 
+// Never worse: S5's mask is a channel of the stub's input used as a factor. Making it from the
+// float value would leave a float factor with no quant point, which no ONNX edit can quantize
+// exactly (only a bool cast is known to hold 0 and 1), so --fix undoes that edit, says why, and
+// writes nothing.
+TEST(OnnxFix, AnEditThatWouldBringAFindingIsUndone) {
+  const std::string fixed = testing::build_path("onnx_fix_s5.onnx");
+  fs::remove(fixed);
+  auto r = run_qlint({"check", "--fix", "-o", fixed, build_path("examples/onnx/seed/s5_tiny_data.onnx")});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("Not fixed: shared-stub-mask at examples/seed/s5_tiny_data.py:15:9: the edit would bring "
+                       "unquantized-operand at examples/seed/s5_tiny_data.py:18:9"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(fixed));
+}
+
 class OnnxErrors : public testing::TempDirTest {
  protected:
   // stderr is one line, "qlint: error: <file>: ...", holding `what`; exit 2.

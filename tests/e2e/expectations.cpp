@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -58,6 +59,29 @@ Findings lines_of(const std::vector<Expected>& expected) {
   Findings out;
   for (const auto& e : expected) out.insert({e.rule, line_of(e.location)});
   return out;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void expect_every_example_exported_or_exempt(
+    const std::vector<std::string>& sets, const std::string& flag,
+    const std::function<std::string(const std::string& set, const std::string& stem)>& exported) {
+  namespace fs = std::filesystem;
+  for (const auto& set : sets)
+    for (const auto& entry : fs::directory_iterator(fs::path(QLINT_SOURCE_DIR) / "examples" / set)) {
+      if (entry.path().extension() != ".py") continue;
+      SCOPED_TRACE(entry.path().string());
+      std::string source = read_text(entry.path().string());
+      bool exempt = source.find("\n" + flag + " = False") != std::string::npos ||
+                    source.find("\ndef build(") != std::string::npos;
+      bool has_export = fs::exists(exported(set, entry.path().stem().string()));
+      EXPECT_NE(has_export, exempt) << (has_export ? "exported, but says it cannot be" : "has no export");
+    }
 }
 
 nlohmann::json check_example_json(const std::string& model) {

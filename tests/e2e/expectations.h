@@ -2,6 +2,7 @@
 // must report on each example model, one finding a line.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -30,6 +31,16 @@ using Findings = std::multiset<std::pair<std::string, std::string>>;
 Findings findings_of(const nlohmann::json& doc);
 Findings lines_of(const nlohmann::json& doc);
 Findings lines_of(const std::vector<Expected>& expected);
+
+// The text of a file ("" when it cannot be read).
+std::string read_text(const std::string& path);
+
+// Every example source of `sets` (examples/<set>/*.py) has an export (`exported(set, stem)` names
+// where) or says why not: the line `<flag> = False`, or a `build()` (a traced example). An export
+// that stops working would otherwise shrink a comparison without anyone noticing.
+void expect_every_example_exported_or_exempt(
+    const std::vector<std::string>& sets, const std::string& flag,
+    const std::function<std::string(const std::string& set, const std::string& stem)>& exported);
 
 // `qlint check --format json` on an example model, with the toolchain example's stub class so
 // that its findings are compared too.

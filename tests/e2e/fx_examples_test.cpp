@@ -56,29 +56,15 @@ std::vector<Example> fx_exports() {
   return out;
 }
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// An example without an FX export must say why in its source, or the comparison below would
-// shrink without anyone noticing when an export stops working. (torchvision's models come from
-// one script; FxFrontEnd.FindsExactlyWhatTorchScriptFinds counts them.)
+// An example without an FX export must say why in its source (`FX_TRACEABLE = False`).
+// (torchvision's models come from one script; FxFrontEnd.FindsExactlyWhatTorchScriptFinds counts them.)
 TEST(FxExamples, EveryExampleIsExportedOrSaysWhyNot) {
-  for (const auto& set : kFxSets) {
-    if (set == "torchvision") continue;
-    for (const auto& entry : fs::directory_iterator(fs::path(QLINT_SOURCE_DIR) / "examples" / set)) {
-      if (entry.path().extension() != ".py") continue;
-      SCOPED_TRACE(entry.path().string());
-      std::string source = slurp(entry.path());
-      bool exempt = source.find("\nFX_TRACEABLE = False") != std::string::npos ||
-                    source.find("\ndef build(") != std::string::npos;
-      bool exported = fs::exists(build_path("examples/fx/" + set + "/" + entry.path().stem().string() + kFxSuffix));
-      EXPECT_NE(exported, exempt) << (exported ? "exported, but says it cannot be" : "has no FX export");
-    }
-  }
+  std::vector<std::string> sets;
+  for (const auto& set : kFxSets)
+    if (set != "torchvision") sets.push_back(set);
+  testing::expect_every_example_exported_or_exempt(sets, "FX_TRACEABLE", [](const auto& set, const auto& stem) {
+    return build_path("examples/fx/" + set + "/" + stem + kFxSuffix);
+  });
 }
 
 // Every model the expectation file lists must still differ: a listed difference that is gone

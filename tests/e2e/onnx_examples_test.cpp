@@ -51,26 +51,10 @@ std::vector<Example> onnx_exports() {
   return out;
 }
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// An example without an ONNX export says why in its source (or is a traced example, `build()`),
-// or the comparison below would shrink without anyone noticing.
 TEST(OnnxExamples, EveryExampleIsExportedOrSaysWhyNot) {
-  for (const auto& set : kOnnxSets)
-    for (const auto& entry : fs::directory_iterator(fs::path(QLINT_SOURCE_DIR) / "examples" / set)) {
-      if (entry.path().extension() != ".py") continue;
-      SCOPED_TRACE(entry.path().string());
-      std::string source = slurp(entry.path());
-      bool exempt = source.find("\nONNX_EXPORTABLE = False") != std::string::npos ||
-                    source.find("\ndef build(") != std::string::npos;
-      bool exported = fs::exists(build_path("examples/onnx/" + set + "/" + entry.path().stem().string() + ".onnx"));
-      EXPECT_NE(exported, exempt) << (exported ? "exported, but says it cannot be" : "has no ONNX export");
-    }
+  testing::expect_every_example_exported_or_exempt(kOnnxSets, "ONNX_EXPORTABLE", [](const auto& set, const auto& stem) {
+    return build_path("examples/onnx/" + set + "/" + stem + ".onnx");
+  });
 }
 
 // A listed difference that is gone (either front end got better) is removed from the file, not
@@ -152,7 +136,7 @@ class OnnxErrors : public testing::TempDirTest {
 };
 
 TEST_F(OnnxErrors, TruncatedOrNotAModelIsOneLine) {
-  const std::string model = slurp(build_path("examples/onnx/seed/s1_eq_one.onnx"));
+  const std::string model = testing::read_text(build_path("examples/onnx/seed/s1_eq_one.onnx"));
   for (size_t keep : {size_t{0}, model.size() / 2, model.size() - 1}) {
     SCOPED_TRACE(keep);
     std::ofstream(tmp("cut.onnx"), std::ios::binary) << model.substr(0, keep);

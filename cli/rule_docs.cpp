@@ -87,6 +87,7 @@ std::string rule_page(const rules::Rule& r) {
       << "## Fix safety\n\n"
       << r.doc.fix_safety << "\n\n"
       << "Silence one finding with `# qlint: ignore[" << r.id << "]` on its line.\n";
+  if (*r.onnx_fix != '\0') out << "\n## In ONNX models\n\n" << r.onnx_fix << " ([ONNX models](../onnx.md))\n";
   if (*r.cxx.summary != '\0') out << cxx_section(r);
   return out.str();
 }

@@ -233,6 +233,10 @@ const Rule& eq_nonzero_const_rule() {
         "values. Rewriting to `logical_not(x == 0)` is unsafe: it changes the float result "
         "for any value other than 0 and c. A comparison in disguise (`(1.0 - q).to(torch.bool)`, "
         "`(q - c) != 0`) gets the same safe fix: the shift reads the float tensor before the stub.";
+    r.onnx_fix =
+        "`--fix` makes the comparison read the float twin of its quantized operand: the value with the nearest "
+        "QuantizeLinear/DequantizeLinear pair taken out, through copies of the ops between. Safe: a QDQ pair is the "
+        "identity in float.";
     r.cxx.summary = "`==`/`!=` between a quantized tensor or scalar and a nonzero constant";
     r.cxx.what =
         "An equality comparison (`==`, `!=`, `.eq()`, `.ne()`, also of `item<float>()` scalars) between a "

@@ -51,7 +51,9 @@ struct Rule {
   Severity severity = Severity::Warning;
   std::vector<Diagnostic> (*check)(const analysis::Facts& facts) = nullptr;  // null: applied after the rules
   RuleDoc doc;
-  CxxRuleDoc cxx;       // empty summary: the rule never fires on C++ code
+  CxxRuleDoc cxx;  // empty summary: the rule never fires on C++ code
+  // What `--fix` does on an ONNX model (docs/onnx.md), for the rules it has an ONNX fix for.
+  const char* onnx_fix = "";
   bool opt_in = false;  // runs only when selected by name
 };
 

@@ -415,6 +415,11 @@ const Rule& shared_stub_mask_rule() {
         "where a part of it is used as a mask afterwards; a joined tensor used only whole (a layer reads "
         "the mask as a feature channel) has no automatic fix: that layer has one input scale, so the "
         "mask must be passed beside the data.";
+    r.onnx_fix =
+        "`--fix` makes the comparison or bool cast that makes the mask read the float twin of its operand (the value "
+        "before the QDQ pair, through copies of the ops between), unless that would leave a float operand no edit can "
+        "quantize exactly (a mask channel used as a factor, S5), which `--fix` then says. Safe: a QDQ pair is the "
+        "identity in float.";
     r.cxx.summary = "one quantize call quantizes a 0/1 mask together with other data";
     r.cxx.what =
         "A quantizing call whose tensor holds both a 0/1 mask and other data: a `torch::cat` of a mask "

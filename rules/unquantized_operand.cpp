@@ -133,6 +133,11 @@ const Rule& unquantized_operand_rule() {
         "change only (`--diff`); converted models have no fix. A tensor joined with `torch.cat`/`stack` "
         "gets its quant point on the list item; in a free function, the function's calls are inlined "
         "into the calling methods first, one per round (as for bool-arith).";
+    r.onnx_fix =
+        "`--fix` gives an operand that is a bool cast to a number (a 0/1 mask: the exporter's `Cast` before `Mul`) a "
+        "QuantizeLinear/DequantizeLinear pair of scale 1 and zero point 0, where 0 and 1 are exact. Safe: the pair is "
+        "the identity in float. Other operands need a calibrated scale, which qlint cannot compute without running the "
+        "model.";
     r.cxx.summary = "a float tensor that never passed a quantize call combined with a quantized tensor";
     r.cxx.what =
         "Arithmetic (`*`, `+`, `-`, `/`) between a tensor computed from a quantizing call and a float "

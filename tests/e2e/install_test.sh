@@ -26,6 +26,12 @@ status=0
 [ "$status" -eq 1 ] && grep -q "\[eq-nonzero-const\]" "$tmp/fx.out" || { echo "FAILED: installed qlint on an FX export"; cat "$tmp/fx.out"; exit 1; }
 PYTHONPATH="$tmp/prefix/lib/python3/dist-packages" /usr/bin/python3 -c "import qlint_fx; qlint_fx.export" \
   || { echo "FAILED: the installed qlint_fx module does not import"; exit 1; }
+# The installed qlint on an ONNX model, and the installed export helper.
+status=0
+"$tmp/prefix/bin/qlint" check "$build/examples/onnx/seed/s1_eq_one.onnx" > "$tmp/onnx.out" || status=$?
+[ "$status" -eq 1 ] && grep -q "\[eq-nonzero-const\]" "$tmp/onnx.out" || { echo "FAILED: installed qlint on an ONNX model"; cat "$tmp/onnx.out"; exit 1; }
+PYTHONPATH="$tmp/prefix/lib/python3/dist-packages" /usr/bin/python3 -c "import qlint_onnx; qlint_onnx.export" \
+  || { echo "FAILED: the installed qlint_onnx module does not import"; exit 1; }
 
 (cd "$tmp" && cpack --config "$build/CPackConfig.cmake" -G DEB > cpack.log 2>&1) || { cat "$tmp/cpack.log"; exit 1; }
 deb=$(ls "$tmp"/qlint_*.deb)
@@ -36,5 +42,7 @@ grep -q "\./usr/bin/qlint$" <<< "$contents" || { echo "FAILED: the .deb has no /
 grep -q "\./usr/lib/qlint/libqlint_torch.so$" <<< "$contents" || { echo "FAILED: the .deb has no LibTorch plugin"; exit 1; }
 grep -q "\./usr/bin/qlint-fx-export$" <<< "$contents" || { echo "FAILED: the .deb has no qlint-fx-export"; exit 1; }
 grep -q "\./usr/lib/python3/dist-packages/qlint_fx.py$" <<< "$contents" || { echo "FAILED: the .deb has no qlint_fx module"; exit 1; }
+grep -q "\./usr/lib/python3/dist-packages/qlint_onnx.py$" <<< "$contents" || { echo "FAILED: the .deb has no qlint_onnx module"; exit 1; }
+echo "$depends" | grep -q "libonnx1" || { echo "FAILED: Depends lacks libonnx1: $depends"; exit 1; }
 [ "$(dpkg-deb -f "$deb" Recommends)" = "python3-torch" ] || { echo "FAILED: the .deb does not recommend python3-torch"; exit 1; }
 echo "installed and packaged: Depends: $depends"

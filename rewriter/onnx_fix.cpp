@@ -74,7 +74,7 @@ class Editor {
 
   // Operand `operand` of node `name` (a comparison, a bool cast) reads its float twin: the value
   // computed with the nearest QuantizeLinear/DequantizeLinear pair on each path taken out, through
-  // copies of the ops between (twin_ops). False when no such pair is near (nothing to take out).
+  // copies of the ops between (view_ops, join_ops, arithmetic_ops). False when it has none.
   bool read_float_twin(const std::string& name, int operand) {
     const int at = index_of(name);
     if (at < 0 || operand >= graph_.node(at).input_size()) return false;
@@ -122,10 +122,11 @@ class Editor {
   }
 
  private:
-  // The float twin of `value`, or nullopt when it has none (no QDQ pair on any path within reach):
-  // the input of the QuantizeLinear of a DequantizeLinear(QuantizeLinear(x)), else a copy of its
-  // op with each operand's twin (the operand itself when it has none), appended to `copies` in
-  // order. `twins` remembers the twins made, so that a value reached twice is copied once.
+  // The float twin of `value`, or nullopt when it has none: the input of the QuantizeLinear of a
+  // DequantizeLinear(QuantizeLinear(x)), else a copy of its op reading its operands' twins (a view's
+  // first operand; every operand of a join or arithmetic that is no constant), appended to
+  // `copies` in order. `twins` remembers the twins made, so that a value reached twice is copied
+  // once. Nullopt, with nothing appended, when an operand that needs a twin has none.
   std::optional<std::string> float_twin(const std::string& value, std::vector<pb::NodeProto>& copies,
                                         std::map<std::string, std::string>& twins, int depth) {
     if (auto it = twins.find(value); it != twins.end()) return it->second;

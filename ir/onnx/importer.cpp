@@ -332,6 +332,8 @@ class Importer {
     if (op == "Unsqueeze" || op == "Squeeze") return squeeze(node, block);
     if (op == "Slice") return slice(node, block);
     if (op == "Transpose") return transpose(node, block);
+    if (op == "Resize") return resize(node, block);
+    if (op == "Flatten") return flatten(node, block);
     if (op == "Softmax") return softmax(node, block);
     if (op == "If") return if_node(node, block);
     if (op == "Loop") return loop_node(node, block);
@@ -520,6 +522,28 @@ class Importer {
     ir::Value* list = fn_->add_output(*dims, fresh_name(), ir::Type::simple(ir::Type::Kind::List));
     list->generated_name = true;
     aten(node, block, "aten::permute", {value(node.input(0)), list}, "");
+  }
+
+  // Resize in its default mode, nearest, is `F.interpolate(x, size)`: every value kept as it was
+  // (a mask resized to a feature map's size is still the mask), the ATen op by the input's rank.
+  void resize(const pb::NodeProto& node, ir::Block& block) {
+    const pb::AttributeProto* mode = attribute(node, "mode");
+    const bool nearest = mode == nullptr || (mode->type() == pb::AttributeProto::STRING && mode->s() == "nearest");
+    if (!nearest || node.input_size() == 0 || node.input(0).empty()) return opaque(node, block, "onnx::Resize");
+    ir::Value* x = value(node.input(0));
+    const size_t rank = x->type.sizes ? x->type.sizes->size() : 4;
+    const char* kinds[] = {"aten::upsample_nearest1d", "aten::upsample_nearest2d", "aten::upsample_nearest3d"};
+    const std::string kind = rank >= 3 && rank <= 5 ? kinds[rank - 3] : "aten::upsample_nearest2d";
+    aten(node, block, kind, inputs_of(node), "vec");
+  }
+
+  // Flatten(axis) is `x.flatten(axis)`: the dimensions from `axis` on become one (ONNX also joins
+  // those before it, which a flatten from 1 leaves as they are).
+  void flatten(const pb::NodeProto& node, ir::Block& block) {
+    if (node.input_size() != 1) return opaque(node, block, "onnx::Flatten");
+    aten(node, block, "aten::flatten",
+         {value(node.input(0)), int_constant(block, int_attribute(node, "axis").value_or(1)), int_constant(block, -1)},
+         "using_ints");
   }
 
   // Softmax(axis) is `x.softmax(axis)`.

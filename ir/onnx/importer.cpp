@@ -776,6 +776,26 @@ class ExternalData {
   std::filesystem::path dir_;
 };
 
+// ONNX's shape inference divides by these attributes without looking (a Conv's stride of 0 is a
+// SIGFPE in Debian's libonnx, found by fuzzing), and its checker lets them through: a model with
+// one that is not positive is refused before shape inference sees it.
+void refuse_zero_extents(const pb::GraphProto& g) {
+  static const std::set<std::string> extents = {"strides", "dilations", "kernel_shape", "group", "blocksize"};
+  for (const auto& node : g.node())
+    for (const auto& a : node.attribute()) {
+      if (extents.count(a.name())) {
+        const bool bad = a.type() == pb::AttributeProto::INTS
+                             ? std::any_of(a.ints().begin(), a.ints().end(), [](int64_t v) { return v <= 0; })
+                             : a.type() == pb::AttributeProto::INT && a.i() <= 0;
+        if (bad)
+          throw Malformed("node `" + ir::printable(node.name(), 80) + "` (" + ir::printable(node.op_type(), 40) +
+                          ") has " + a.name() + " that are not positive");
+      }
+      if (a.has_g()) refuse_zero_extents(a.g());
+      for (const auto& sub : a.graphs()) refuse_zero_extents(sub);
+    }
+}
+
 std::string first_line(const std::string& text) {
   std::string line = text.substr(0, text.find('\n'));
   while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
@@ -795,6 +815,11 @@ ir::Model import_proto(pb::ModelProto& proto, const std::string& path, bool mode
     throw ir::ImportError(std::string("is a malformed ONNX model: ") + e.what());
   } catch (const pb::checker::ValidationError& e) {
     throw ir::ImportError("is not a valid ONNX model: " + first_line(e.what()));
+  }
+  try {
+    refuse_zero_extents(proto.graph());
+  } catch (const Malformed& e) {
+    throw ir::ImportError(std::string("is not a valid ONNX model: ") + e.what());
   }
   try {
     // Types for every value; a node ONNX cannot type keeps an unknown type.

@@ -475,6 +475,12 @@ def make_onnx(out, build, secret):
 
     put("names_long", changed(names(lambda n: n + "x" * 100000)))
 
+    def zero_stride(m):
+        m.graph.node.append(helper.make_node("MaxPool", [m.graph.node[0].input[0]], ["pooled"], kernel_shape=[1, 1],
+                                             strides=[1, 0], name="/pool"))
+
+    put("pool_stride_zero", changed(zero_stride))
+
     def dims(m):
         t = next(t for t in m.graph.initializer if t.name == scale.name)
         del t.dims[:]

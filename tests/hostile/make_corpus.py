@@ -16,7 +16,7 @@ Writes into OUT_DIR (emptied first):
                   flips, not a model at all, external data missing, outside the model's directory
                   or shorter than stated, scales that are zero, negative, not finite or tiny,
                   doc_string stacks naming a file outside the tree or a huge line, nesting past
-                  protobuf's bound, a 100,000-node chain, absurd dims;
+                  protobuf's bound, a 100,000-node chain, absurd dims, a stride of 0;
   special/        a FIFO, a symlink loop, a dangling symlink (made by the test runner, which
                   owns their lifetime);
 The "local secret" an archive's debug info names is made by run_corpus.py, outside the tree.

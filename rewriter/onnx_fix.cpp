@@ -12,7 +12,6 @@
 
 #include "analysis/facts.h"
 #include "ir/display.h"
-#include "ir/input_file.h"
 #include "ir/onnx/importer.h"
 #include "ir/ops.h"
 #include "rewriter/file_output.h"
@@ -64,7 +63,8 @@ bool keeps_tensors_outside(const pb::GraphProto& g) {
 class Editor {
  public:
   explicit Editor(pb::GraphProto& graph) : graph_(graph) {
-    for (const auto& t : graph_.initializer()) names_.insert(t.name());
+    for (const auto& t : graph_.initializer()) initializers_.insert(t.name());
+    names_ = initializers_;
     for (const auto& in : graph_.input()) names_.insert(in.name());
     for (const auto& node : graph_.node()) {
       names_.insert(node.name());
@@ -170,8 +170,7 @@ class Editor {
 
   // An initializer or a Constant node's output: a weight, a threshold, a scale.
   bool is_constant(const std::string& value) const {
-    for (const auto& t : graph_.initializer())
-      if (t.name() == value) return true;
+    if (initializers_.count(value)) return true;
     const int producer = producer_of(value);
     return producer >= 0 && graph_.node(producer).op_type() == "Constant";
   }
@@ -206,6 +205,7 @@ class Editor {
   }
 
   pb::GraphProto& graph_;
+  std::set<std::string> initializers_;  // the graph's as it was: a float twin reads only those
   std::set<std::string> names_;
 };
 
@@ -334,14 +334,12 @@ void write_model(const pb::ModelProto& proto, const std::string& path, const rew
 }
 
 pb::ModelProto read_model(const std::string& path) {
+  pb::ModelProto proto;
   try {
-    ir::check_regular_file(path, std::min<uint64_t>(ir::limits().archive_bytes, INT32_MAX), "archive-bytes");
+    read_onnx_file(path, proto);
   } catch (const ir::ImportError& e) {
     throw FixError(path + ": " + e.what());
   }
-  std::ifstream in(path, std::ios::binary);
-  pb::ModelProto proto;
-  if (!in || !proto.ParseFromIstream(&in)) throw FixError(path + ": is not an ONNX model; nothing was written");
   if (keeps_tensors_outside(proto.graph()))
     throw FixError(path +
                    ": keeps tensors in files beside it, which qlint cannot yet rewrite with the model; "

@@ -841,22 +841,22 @@ ir::Model import_proto(pb::ModelProto& proto, const std::string& path, bool mode
   return model;
 }
 
-ir::Model import_bytes(const std::string& bytes, const std::string& path, bool model_file) {
+void parse_bytes(const std::string& bytes, pb::ModelProto& proto) {
   // Protobuf's own bound on a message.
   if (bytes.size() > INT32_MAX)
     throw ir::ImportError("is over 2 GiB, more than an ONNX model can be (protobuf's bound)");
-  pb::ModelProto proto;
   if (!proto.ParseFromString(bytes))
     throw ir::ImportError(
         "is not an ONNX model: protobuf cannot read it as a ModelProto (damaged, truncated, or nested deeper than "
         "100 levels)");
-  return import_proto(proto, path, model_file);
 }
 
 }  // namespace
 
 ir::Model import_onnx_bytes(const std::string& bytes, const std::string& path) {
-  return import_bytes(bytes, path, false);
+  pb::ModelProto proto;
+  parse_bytes(bytes, proto);
+  return import_proto(proto, path, false);
 }
 
 ir::Model import_onnx_proto(const pb::ModelProto& proto, const std::string& path) {
@@ -864,7 +864,7 @@ ir::Model import_onnx_proto(const pb::ModelProto& proto, const std::string& path
   return import_proto(copy, path, false);
 }
 
-ir::Model import_onnx(const std::string& path) {
+void read_onnx_file(const std::string& path, pb::ModelProto& proto) {
   // Only a regular file within the size limit (never a FIFO or a device).
   ir::check_regular_file(path, std::min<uint64_t>(ir::limits().archive_bytes, INT32_MAX), "archive-bytes");
   std::ifstream in(path, std::ios::binary);
@@ -872,7 +872,13 @@ ir::Model import_onnx(const std::string& path) {
   std::ostringstream bytes;
   bytes << in.rdbuf();
   if (!in && !in.eof()) throw ir::ImportError("cannot be read");
-  return import_bytes(bytes.str(), path, true);
+  parse_bytes(bytes.str(), proto);
+}
+
+ir::Model import_onnx(const std::string& path) {
+  pb::ModelProto proto;
+  read_onnx_file(path, proto);
+  return import_proto(proto, path, true);
 }
 
 }  // namespace qlint::onnx

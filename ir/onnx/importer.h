@@ -37,6 +37,10 @@ ir::Model import_onnx(const std::string& path);
 // the fuzzer.
 ir::Model import_onnx_bytes(const std::string& bytes, const std::string& path);
 
+// The model in `path`, parsed but not checked or imported (the fixer edits it). Throws
+// ir::ImportError as import_onnx does for a file that is no ModelProto.
+void read_onnx_file(const std::string& path, ::onnx::ModelProto& proto);
+
 // The same on a parsed model, left as it is (the fixer's edited model). Tensors stored outside it
 // are resolved against `path`'s directory; ONNX's checker then resolves any that stay outside
 // against the working directory.

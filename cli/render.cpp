@@ -6,6 +6,7 @@
 
 #include "cli/python_fixes.h"
 #include "ir/input_file.h"
+#include "ir/source_text.h"
 #include "ir/spelling.h"
 
 namespace qlint::cli {
@@ -111,6 +112,14 @@ nlohmann::json suggestions_json(const ModelReport& report, const Diagnostic& d, 
   return out;
 }
 
+// The module whose code the finding is in: the one the node records (an FX or ONNX node, whose
+// graph is one function), else the module of the function holding it.
+std::string module_of(const ModelReport& report, const Diagnostic& d) {
+  std::string of_function = d.function ? d.function->module_path : "";
+  if (d.node == nullptr || report.model == nullptr) return of_function;
+  return ir::python_self_module(*report.model, *d.node).value_or(of_function);
+}
+
 nlohmann::json diagnostic_json(const ModelReport& report, const Diagnostic& d, PythonFixScope& scope) {
   bool known = d.loc.known();
   return {
@@ -126,7 +135,7 @@ nlohmann::json diagnostic_json(const ModelReport& report, const Diagnostic& d, P
       {"source_line", known ? nlohmann::json(shown_line(source_line(*report.model, d.loc))) : nlohmann::json()},
       {"model", ir::display_path(report.model_file)},
       {"method", d.function ? d.function->method : ""},
-      {"module", d.function ? d.function->module_path : ""},
+      {"module", module_of(report, d)},
       {"node", d.node ? ir::node_spelling(*report.model, *d.node) : ""},
       {"suggestions", suggestions_json(report, d, scope)},
   };

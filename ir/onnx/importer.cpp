@@ -153,6 +153,18 @@ bool is_identifier(const std::string& s) {
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
+// Parts are attribute names or the indices of a Sequential or ModuleList (`detect.m.2`).
+bool is_module_path(const std::string& path) {
+  std::stringstream parts(path);
+  std::string part;
+  while (std::getline(parts, part, '.')) {
+    const bool index =
+        !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!is_identifier(part) && !index) return false;
+  }
+  return !path.empty() && path.back() != '.';
+}
+
 // A module path made of a name the exporter gave (`quant.activation_post_process.scale` without
 // its `.scale`), or "" when the name is none (`onnx::QuantizeLinear_19`, `/Constant_output_0`).
 std::string module_path_of(const std::string& scale_name) {
@@ -161,14 +173,38 @@ std::string module_path_of(const std::string& scale_name) {
       scale_name.compare(scale_name.size() - suffix.size(), suffix.size(), suffix) != 0)
     return "";
   std::string path = scale_name.substr(0, scale_name.size() - suffix.size());
-  // Parts are attribute names or the indices of a Sequential or ModuleList (`detect.m.2`).
-  std::stringstream parts(path);
-  std::string part;
-  while (std::getline(parts, part, '.')) {
-    const bool index =
-        !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (!is_identifier(part) && !index) return "";
+  return is_module_path(path) ? path : "";
+}
+
+// A fake-quant module of PyTorch's QAT: it observes the output of the module that holds it.
+bool is_fake_quant_module(const std::string& part) {
+  const std::string observer = "activation_post_process";
+  if (part == "weight_fake_quant" || part == observer) return true;
+  return part.size() > observer.size() + 1 && part.compare(0, observer.size() + 1, observer + "_") == 0 &&
+         std::all_of(part.begin() + observer.size() + 1, part.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The module whose forward ran a node, from the scope PyTorch's exporter writes into node
+// names: `/encoder/layers.0/self_attn/MatMul` ran in `encoder.layers.0.self_attn`, `/Equal` in
+// the root module. A QDQ pair's scope is its fake-quant module, which belongs to the module
+// whose output it quantizes (`/head/activation_post_process/QuantizeLinear`: `head`). nullopt
+// for a name of another form (another exporter's, or a hand-made one).
+std::optional<std::string> module_of_node_name(const std::string& name) {
+  if (name.size() < 2 || name[0] != '/') return std::nullopt;
+  std::vector<std::string> scope;
+  for (size_t begin = 1, last = name.rfind('/'); begin < last;) {
+    const size_t end = name.find('/', begin);
+    scope.push_back(name.substr(begin, end - begin));
+    if (!is_module_path(scope.back())) return std::nullopt;
+    begin = end + 1;
   }
+  if (!scope.empty() && is_fake_quant_module(scope.back())) scope.pop_back();
+  // Inside a Sequential or ModuleList the exporter writes the whole path again:
+  // `/encoder/encoder.1/encoder.1.0/Equal` ran in `encoder.1.0`.
+  std::string path;
+  for (const std::string& part : scope)
+    path = part.compare(0, path.size() + 1, path + ".") == 0 && !path.empty() ? part
+                                                                              : (path.empty() ? "" : path + ".") + part;
   return path;
 }
 
@@ -355,6 +391,7 @@ class Importer {
     for (ir::Value* v : inputs) fn_->add_input(*n, v);
     n->loc = loc_;
     if (!onnx_name_.empty()) n->set_attr("onnx_node", ir::Attr::of_str(onnx_name_));
+    if (auto module = module_of_node_name(onnx_name_)) n->set_attr("module", ir::Attr::of_str(*module));
     return n;
   }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -81,6 +82,32 @@ TEST(OnnxExamples, SameRulesAtTheSameLinesAsTheTracedArchive) {
   }
   for (const auto& [model, unused] : differences)
     EXPECT_TRUE(compared.count(model)) << model << " is listed but has no ONNX export";
+}
+
+// The module a finding is in (JSON `module`) comes from the scopes the exporter writes into node
+// names, and is one the archive names at the same rule and line: `encoder.1.0` for a nested
+// Sequential's member, `head` for a QDQ pair on the output of `head`. (Findings only one of the
+// two has are the differences the test above checks.)
+TEST(OnnxExamples, FindingsAreInTheModulesTheArchiveNames) {
+  size_t in_a_child = 0;
+  for (const auto& e : onnx_exports()) {
+    SCOPED_TRACE(e.onnx_path);
+    auto rule_and_line = [](const json& d) {
+      return std::make_pair(d["rule"].get<std::string>(), d["line"].is_number() ? d["line"].get<int>() : 0);
+    };
+    const json archive = check_example_json(e.archive_path), onnx = check_example_json(e.onnx_path);
+    std::map<std::pair<std::string, int>, std::set<std::string>> archive_modules;
+    for (const auto& d : archive["diagnostics"])
+      archive_modules[rule_and_line(d)].insert(d["module"].get<std::string>());
+    for (const auto& d : onnx["diagnostics"]) {
+      if (!archive_modules.count(rule_and_line(d))) continue;  // a listed difference
+      const std::string module = d["module"];
+      EXPECT_EQ(archive_modules[rule_and_line(d)].count(module), 1u)
+          << d["rule"] << " at line " << d["line"] << " in `" << module << "`";
+      in_a_child += !module.empty();
+    }
+  }
+  EXPECT_GE(in_a_child, 4u) << "findings inside child modules are what this test is about";
 }
 
 // The seed S1 as a user sees it: each hazard at its Python line, with the scale the QDQ pair

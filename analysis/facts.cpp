@@ -917,6 +917,13 @@ class FactsSolver {
     };
     p.identity_in_float = operands.fake;
     if (const ir::Value* scale = operand(operands.scale)) p.scale = scalar_constant(scale);
+    // The observer's update written into the scale buffer right before the op (a plain
+    // FakeQuantize's trace), or the fused op's own observer switch, on.
+    const ir::Value* scale = operand(operands.scale);
+    p.observes_at_run_time =
+        (scale != nullptr && scale->producer != nullptr && scale->producer->kind == "aten::copy_") ||
+        (n.kind == "aten::fused_moving_avg_obs_fake_quant" && n.inputs.size() > 1 &&
+         scalar_constant(n.inputs[1]) == 1.0);
     if (const ir::Value* zero_point = operand(operands.zero_point)) p.zero_point = int_constant(zero_point).value_or(0);
     if (const ir::Value* quant_min = operand(operands.quant_min))
       p.quant_min = int_constant(quant_min).value_or(p.quant_min);

@@ -57,6 +57,10 @@ struct QuantPoint {
   bool identity_in_float = true;
   // C++: the outputs of a TorchScript model the program runs, quantized inside the model.
   bool model_outputs = false;
+  // A FakeQuantize traced (or saved) with its observer on: at run time its scale follows the
+  // range of every input it sees, so the model's scales are not fixed (`eval()` alone leaves
+  // observers on; `disable_observer` turns them off).
+  bool observes_at_run_time = false;
 };
 
 // A quant point as messages name it: "`self.quant`", "`torch.quantize_per_tensor` on line 12".

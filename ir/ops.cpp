@@ -16,6 +16,41 @@ bool returns_values_and_indices(const std::string& kind) {
   return ops.count(kind) > 0;
 }
 
+std::vector<const Value*> selected_operands(const Node& node, size_t output) {
+  static const std::set<std::string> from_the_first = {"aten::amax",
+                                                       "aten::amin",
+                                                       "aten::max",
+                                                       "aten::min",
+                                                       "aten::topk",
+                                                       "aten::sort",
+                                                       "aten::msort",
+                                                       "aten::kthvalue",
+                                                       "aten::median",
+                                                       "aten::nanmedian",
+                                                       "aten::mode",
+                                                       "aten::cummax",
+                                                       "aten::cummin",
+                                                       "aten::max_pool1d_with_indices",
+                                                       "aten::max_pool2d_with_indices",
+                                                       "aten::max_pool3d_with_indices",
+                                                       "aten::adaptive_max_pool1d",
+                                                       "aten::adaptive_max_pool2d",
+                                                       "aten::adaptive_max_pool3d"};
+  static const std::set<std::string> between_tensors = {"aten::maximum", "aten::minimum", "aten::fmax",
+                                                        "aten::fmin",    "aten::max",     "aten::min"};
+  if (node.inputs.empty() || output != 0 || node.outputs.empty()) return {};
+  std::vector<const Value*> tensors;
+  for (const Value* v : node.inputs)
+    if (v->type.is_tensor()) tensors.push_back(v);
+  // `torch.max(a, b)` is elementwise, `x.max()` and `x.max(dim)` reduce.
+  if (between_tensors.count(node.kind) && tensors.size() == 2 && tensors[0] == node.inputs[0]) return tensors;
+  if (node.kind == "aten::where" && node.inputs.size() == 3 && node.inputs[1]->type.is_tensor() &&
+      node.inputs[2]->type.is_tensor())
+    return {node.inputs[1], node.inputs[2]};
+  if (from_the_first.count(node.kind) && tensors.size() == 1 && tensors[0] == node.inputs[0]) return tensors;
+  return {};
+}
+
 namespace {
 
 // Views that keep the whole of their operand, only reshaped, moved or relabelled; any other

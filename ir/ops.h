@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "ir/ir.h"
 
@@ -19,6 +20,13 @@ bool returns_values_and_indices(const std::string& kind);
 // and it is no cast), so every view op LibTorch knows counts; plus the ops that copy a part
 // (`index`, `index_select`, `masked_select`, `clone`).
 bool is_view_op(const Node& node, bool* is_part = nullptr);
+
+// The operands whose values output `output` is made of, when it holds only values they hold
+// (a selection, no arithmetic): `x.amax(1)`, `x.max(dim=1).values`, `x.topk(k).values`,
+// `x.sort().values`, `x.median()` pick from `x`; `torch.maximum(a, b)`, `torch.where(c, a, b)`
+// pick from `a` and `b`. Empty for any other op or output (the indices such ops also return).
+// Views and copying views (is_view_op) select too; they are not listed here.
+std::vector<const Value*> selected_operands(const Node& node, size_t output);
 
 // Whether the op's output may share storage with its first operand: views, and ops that return
 // the operand itself when there is nothing to change (`reshape`, `contiguous`, `to`); a list,

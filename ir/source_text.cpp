@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <regex>
 #include <utility>
 #include <vector>
 
@@ -72,8 +73,10 @@ std::optional<std::pair<size_t, size_t>> split_binary(const std::string& text, c
 // An expression that can stand for an operand: not a whole statement, which is what a traced
 // graph's ranges cover (`return tensor if pos is None else tensor + pos` split at ` + ` leaves
 // a statement, not `tensor`).
+// Up to 120 characters: real operands are long (`(points[:, :3] - self.range_min[None]) /
+// self.voxel_size`); a longer range is more likely a whole statement than an operand.
 bool plausible_operand(const std::string& text) {
-  if (text.empty() || text.size() > 60 || text.find(" = ") != std::string::npos) return false;
+  if (text.empty() || text.size() > 120 || text.find(" = ") != std::string::npos) return false;
   for (const char* statement : {"return ", "yield ", "assert ", "raise ", "del ", "lambda "})
     if (text.rfind(statement, 0) == 0) return false;
   return text.find(" if ") == std::string::npos && text.find(" else ") == std::string::npos;
@@ -120,9 +123,24 @@ std::optional<SourceLoc> operand_location(const Model& model, const Node& consum
   return loc;
 }
 
+// The variable a statement `name = <value's expression>` assigns the value to, as the user wrote
+// it: TorchScript renames a variable assigned twice (`mask`, then `mask0` in the archive's code).
+std::string assigned_name(const Model& model, const Value* v) {
+  static const std::regex assignment(R"(^\s*([A-Za-z_]\w*)\s*(:[^=]*)?=\s*$)");
+  if (v->producer == nullptr || !v->producer->loc.known() || v->producer->outputs.size() != 1) return "";
+  const std::string* line = model.source_line(v->producer->loc.file, v->producer->loc.line);
+  const auto column = static_cast<size_t>(v->producer->loc.column - 1);
+  std::smatch m;
+  if (line == nullptr || column > line->size() || column > 4096) return "";
+  const std::string before = line->substr(0, column);
+  return std::regex_match(before, m, assignment) ? std::string(m[1]) : "";
+}
+
 std::string operand_text(const Model& model, const Node& consumer, size_t index) {
   if (auto loc = operand_location(model, consumer, index)) return "`" + source_text(model, *loc) + "`";
   std::string name = display_name(consumer.inputs.at(index));
+  if (const std::string assigned = assigned_name(model, consumer.inputs.at(index)); !name.empty() && !assigned.empty())
+    name = assigned;
   return name.empty() ? "" : "`" + name + "`";
 }
 

@@ -134,11 +134,48 @@ void SourceSuggestions::add(const ir::Model& model, const Edit& edit) {
   edit_kind(edit.kind).render_python(model, edit, *this);
 }
 
+namespace {
+
+size_t indentation(const std::string& line) {
+  const size_t first = line.find_first_not_of(" \t");
+  return first == std::string::npos ? line.size() : first;
+}
+
+}  // namespace
+
+// The `def` line of the Python function line `line` is in: the nearest one above it indented
+// less. Null when none is found within reach.
+const std::string* SourceSuggestions::enclosing_def(const std::string& path, int line) {
+  static const std::regex def(R"(^\s*(async\s+)?def\s)");
+  const std::vector<std::string>* text = lines(path);
+  if (text == nullptr || line < 1 || static_cast<size_t>(line) > text->size()) return nullptr;
+  size_t inside = indentation((*text)[static_cast<size_t>(line) - 1]);
+  for (int at = line - 1; at >= 1 && at > line - 2000; --at) {
+    const std::string& candidate = (*text)[static_cast<size_t>(at) - 1];
+    const size_t indent = indentation(candidate);
+    if (indent >= candidate.size() || indent >= inside) continue;  // blank, or deeper than the line
+    if (candidate.size() <= 4096 && std::regex_search(candidate, def)) return &candidate;
+    inside = indent;  // an `if`, `for` or class line on the way: the def is indented less still
+  }
+  return nullptr;
+}
+
 std::optional<std::string> SourceSuggestions::self_module(const ir::Model& model, const ir::Node& node) {
   auto module = ir::python_self_module(model, node);
-  if (!module)
+  if (!module) {
     note("no Python suggestion for the rewrite at " + note_place(node.loc) +
          ": it is not in a method of one of the model's modules");
+    return module;
+  }
+  // A free function an earlier round inlined into the method: its lines have no `self`.
+  static const std::regex takes_self(R"(def\s+\w+\s*\(\s*self\b)");
+  const std::string* def = node.loc.known() ? enclosing_def(node.loc.file, node.loc.line) : nullptr;
+  if (def != nullptr && !std::regex_search(*def, takes_self)) {
+    note("no Python suggestion for the rewrite at " + note_place(node.loc) +
+         ": that line is in a function without `self`, which the rewritten archive inlined into the method; in "
+         "Python, move that code into the method, or return the value from the function and quantize it there");
+    return std::nullopt;
+  }
   return module;
 }
 

@@ -1,6 +1,7 @@
 // eq-nonzero-const: `x == c` / `x != c` where x carries quantization and c is nonzero.
 // Symmetric quantization represents 0 exactly but c only as the nearest multiple of the
 // scale, so the comparison that was exact in float is (almost) never true once quantized.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "analysis/comparisons.h"
 #include "analysis/fake_quant.h"
 #include "analysis/quant_domain.h"
+#include "ir/ops.h"
 #include "ir/spelling.h"
 #include "rules/registry.h"
 #include "rules/support.h"
@@ -50,15 +52,25 @@ bool keeps_the_grid(const ir::Node& node) {
 }
 
 // The scale says what a constant becomes only for the quant point's own output, seen through
-// ops that keep its grid; a value computed from it (a Linear's output) lies on no such grid.
+// ops that keep its grid (views, and selections such as `x.amax(1)` or `torch.maximum(a, b)`);
+// a value computed from it (a Linear's output) lies on no such grid. `budget` bounds the walk:
+// selections between two tensors branch, and a model may chain them.
+bool on_the_grid_of(const analysis::Facts& facts, const ir::Value* v, const analysis::QuantPoint& point, int& budget) {
+  if (v == nullptr || --budget < 0) return false;
+  if (facts.views_of(v).count(point.id)) return true;
+  const ir::Node* p = v->producer;
+  if (p == nullptr || p->inputs.empty()) return false;
+  if (keeps_the_grid(*p)) return on_the_grid_of(facts, p->inputs[0], point, budget);
+  const size_t output = std::find(p->outputs.begin(), p->outputs.end(), v) - p->outputs.begin();
+  const auto selected = ir::selected_operands(*p, output);
+  return !selected.empty() && std::all_of(selected.begin(), selected.end(), [&](const ir::Value* operand) {
+    return on_the_grid_of(facts, operand, point, budget);
+  });
+}
+
 bool on_the_grid_of(const analysis::Facts& facts, const ir::Value* v, const analysis::QuantPoint& point) {
-  for (int depth = 0; v != nullptr && depth < 32; ++depth) {
-    if (facts.views_of(v).count(point.id)) return true;
-    const ir::Node* p = v->producer;
-    if (p == nullptr || p->inputs.empty() || !keeps_the_grid(*p)) return false;
-    v = p->inputs[0];
-  }
-  return false;
+  int budget = 64;
+  return on_the_grid_of(facts, v, point, budget);
 }
 
 std::string what_it_becomes(const analysis::Facts& facts, const ir::Value* quantized,
@@ -174,13 +186,50 @@ bool rounded_to_whole_numbers(const ir::Value* operand, const std::vector<double
   return true;
 }
 
+// `coords[:, 0] == b`, `b` a Python int the model computes (a loop's batch index, a count): a
+// whole number other than 0 is met only by chance once the tensor is quantized. Integer tensors
+// are exact; only a scalar int is known to be whole here.
+bool is_integer_variable(const ir::Value* v) {
+  return v->type.kind == ir::Type::Kind::Int && !analysis::constant_values(v);
+}
+
+Diagnostic integer_comparison(const analysis::Facts& facts, const ir::Function& fn, const ir::Node& node, int side) {
+  const ir::Value* quantized = node.inputs[side];
+  const std::string op = ir::operator_spelling(node.kind);
+  const std::string text = ir::operand_text(facts.model(), node, side);
+  std::string integer = ir::operand_text(facts.model(), node, static_cast<size_t>(1 - side));
+  integer = integer.empty() ? "an integer" : "the integer " + integer;
+  Diagnostic d = make_diagnostic(
+      eq_nonzero_const_rule(), fn, node,
+      "`" + op + "` compares " + (text.empty() ? "a value" : text) + " quantized by " +
+          describe_stubs(facts, quantized) + " with " + integer +
+          ": quantization moves every whole number but 0 off itself (1.0 may become 0.99997), so the comparison "
+          "is almost never " +
+          (op == "==" ? "true" : "false") + " where the integer is not 0; " + advice(facts, quantized));
+  std::string refusal;
+  if (auto edit = reroot_edit(facts, node, side, &refusal))
+    d.fixes.push_back(safe_fix(reroot_comparison_description(describe_stubs(facts, quantized)), {*edit}));
+  else if (!refusal.empty())
+    d.notes.push_back(refusal);
+  return d;
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   check_disguised_comparisons(facts, out);
   for_each_operand_side(facts, is_equality, [&](const ir::Function& fn, const ir::Node& node, int side) {
     const ir::Value* operand = node.inputs[side];
+    if (!facts.quantized(operand)) return false;
+    // Not an int already (`int(q.item())`: truncating-cast's finding).
+    const bool fractional = (operand->type.is_tensor() && !ir::is_integral(facts.dtype(operand)) &&
+                             facts.dtype(operand) != ir::DType::Bool) ||
+                            operand->type.kind == ir::Type::Kind::Float;
+    if (fractional && is_integer_variable(node.inputs[1 - side])) {
+      out.push_back(integer_comparison(facts, fn, node, side));
+      return true;
+    }
     auto constant = analysis::constant_values(node.inputs[1 - side]);
-    if (!facts.quantized(operand) || !constant || !any_nonzero(*constant)) return false;
+    if (!constant || !any_nonzero(*constant)) return false;
     if (survives_quantization(facts, operand, *constant)) return true;
     if (rounded_to_whole_numbers(operand, *constant)) return true;
     Diagnostic d = make_diagnostic(eq_nonzero_const_rule(), fn, node, message(facts, node, side, *constant));
@@ -207,7 +256,8 @@ const Rule& eq_nonzero_const_rule() {
     r.doc.what =
         "An equality comparison (`==`, `!=`, `torch.eq`, `torch.ne`) between a value that "
         "carries quantization error (it passed a QuantStub or another quant point, also after "
-        "a DeQuantStub) and a nonzero constant, in either operand order. When the model "
+        "a DeQuantStub) and a nonzero constant, or a Python int the model computes (`coords[:, 0] == b` "
+        "in a loop over the batch), in either operand order. When the model "
         "states the quant point's scale (a traced QAT model), qlint computes what the "
         "constant becomes and stays silent if it survives quantization exactly.";
     r.doc.why =

@@ -137,6 +137,12 @@ Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts,
                                  std::string message) {
   Diagnostic d = make_diagnostic(rule, *facts.function_of(*call.call), *call.call, std::move(message));
   d.loc = quant_call_location(facts, call);
+  const analysis::QuantPoint* point = facts.quant_point(call.point);
+  if (point != nullptr && point->observes_at_run_time)
+    d.notes.push_back(analysis::describe(*point) +
+                      " was saved with its observer on: at run time its scale follows the range of every input it "
+                      "sees, so the model's scales are not fixed; save the model for deployment after "
+                      "`model.apply(torch.ao.quantization.disable_observer)`");
   return d;
 }
 

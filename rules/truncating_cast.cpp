@@ -17,13 +17,45 @@ bool is_integer_cast(const analysis::Facts& facts, const ir::Node& node) {
   return ir::is_integral(facts.dtype(node.output()));
 }
 
+// How the cast's operand was made whole already, when it was: "down" for `floor` and floor
+// division (`//`, `div(rounding_mode='floor')`), "up" for `ceil`, "toward zero" for `trunc`.
+// Empty otherwise.
+std::string whole_number_rounding(const ir::Node* producer) {
+  if (producer == nullptr) return "";
+  const std::string op = ir::base_op(producer->kind);
+  if (op == "floor" || op == "floor_divide") return "down";
+  if (op == "ceil") return "up";
+  if (op == "trunc" || op == "fix") return "toward zero";
+  if (op == "div" && producer->inputs.size() >= 3 && producer->inputs[2]->producer != nullptr) {
+    const ir::Attr* mode = producer->inputs[2]->producer->attr("value");
+    if (mode != nullptr && mode->kind == ir::Attr::Kind::Str && mode->s == "floor") return "down";
+    if (mode != nullptr && mode->kind == ir::Attr::Kind::Str && mode->s == "trunc") return "toward zero";
+  }
+  return "";
+}
+
 std::string message(const analysis::Facts& facts, const ir::Node& node) {
   std::string value = ir::operand_text(facts.model(), node, 0);  // "`x[:, -1]`", or ""
-  return (value.empty() ? std::string("a value") : value) + ", quantized by " + describe_stubs(facts, node.inputs[0]) +
+  if (value.empty()) value = "a value";
+  const std::string stubs = describe_stubs(facts, node.inputs[0]);
+  const std::string stub = ir::spelling(facts.model()).stub;
+  // `floor(x).long()` means floor: rounding to nearest would change what the float model
+  // computes, so the advice is the float value, never `round`.
+  const std::string rounding = whole_number_rounding(node.inputs[0]->producer);
+  if (rounding == "up")
+    return value + ", computed from values quantized by " + stubs +
+           ", is rounded up before the cast: a whole number that quantization moves just above itself (2.0 as "
+           "2.0003) becomes one more; compute it from the float value before the " +
+           stub + " (rounding to nearest instead would change the float model)";
+  if (!rounding.empty())
+    return value + ", computed from values quantized by " + stubs + ", is rounded " + rounding +
+           " before the cast: a whole number that quantization moves just below itself (2.0 as 1.9997) becomes "
+           "one less; compute it from the float value before the " +
+           stub + " (rounding to nearest instead would change the float model)";
+  return value + ", quantized by " + stubs +
          ", is cast to integers, which truncates toward zero: a whole number that quantization moves just below "
          "itself (2.0 as 1.9997) loses one; round before the cast (" +
-         ir::spelling(facts.model()).round_then_cast + "), or cast the float value before the " +
-         ir::spelling(facts.model()).stub;
+         ir::spelling(facts.model()).round_then_cast + "), or cast the float value before the " + stub;
 }
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
@@ -71,7 +103,10 @@ const Rule& truncating_cast_rule() {
     r.doc.fix =
         "Round before the cast, so that an error smaller than half a step disappears:\n"
         "    ids = torch.round(x[:, -1]).long()\n"
-        "or take the integers from the float input, before the QuantStub.";
+        "or take the integers from the float input, before the QuantStub. Where the code floors on purpose "
+        "(`torch.floor(xy / size).long()`, `div(..., rounding_mode='floor')`: voxel and grid indices), "
+        "rounding would change the float model; compute the floor from the float input instead, which is "
+        "what `--fix` does.";
     r.doc.fix_safety =
         "Safe, where the cast's value can be recomputed from the float input of its quant point (a view "
         "of the stub's output, or values computed from it in the same function, as eq-nonzero-const's "

@@ -43,6 +43,21 @@ def prepare_calibrate_trace(model, example_input, qconfig):
     return torch.jit.trace(model, args)
 
 
+def trace_qat_observers_on(model, example_input, fake_quant):
+    """prepare_qat, calibrate, eval mode and trace, as tutorials' readers often stop: without
+    `disable_observer`, so each FakeQuantize still observes every input at run time, and one
+    called twice passes its observer's state from the first call to the second in the trace."""
+    args = tuple(example_input) if isinstance(example_input, (tuple, list)) else (example_input,)
+    model.qconfig = QConfig(activation=fake_quant, weight=fake_quant)
+    model.train()
+    torch.ao.quantization.prepare_qat(model, inplace=True)
+    with torch.no_grad():
+        model(*args)
+    model.eval()
+    # The trace's check reruns the model, whose observers moved: a mismatch it warns about.
+    return torch.jit.trace(model, args, check_trace=False)
+
+
 def seed_example(name):
     """The seed scenario examples/seed/<name>.py as a module (its Model and example_input)."""
     return example_module("seed", name)

@@ -248,6 +248,8 @@ const std::map<std::string, AtenOp>& elementwise_ops() {
       {"Reciprocal", {"aten::reciprocal", "", 1}},
       {"IsNaN", {"aten::isnan", "", 1}},
       {"Where", {"aten::where", "self", 3}},
+      {"Max", {"aten::maximum", "", 2}},
+      {"Min", {"aten::minimum", "", 2}},
       {"CastLike", {"aten::type_as", "", 2}},
       {"Expand", {"aten::expand", "", 2}},
       {"Reshape", {"aten::reshape", "", 2}},
@@ -371,6 +373,9 @@ class Importer {
     if (op == "Resize") return resize(node, block);
     if (op == "Flatten") return flatten(node, block);
     if (op == "Softmax") return softmax(node, block);
+    if (op == "ReduceMax" || op == "ReduceMin") return reduce_select(node, block);
+    if (op == "TopK") return topk(node, block);
+    if (op == "Clip") return clip(node, block);
     if (op == "If") return if_node(node, block);
     if (op == "Loop") return loop_node(node, block);
     if (auto it = elementwise_ops().find(op);
@@ -421,12 +426,27 @@ class Importer {
     outputs(*emit(block, kind, inputs_of(node)), node);
   }
 
-  ir::Value* int_constant(ir::Block& block, int64_t v) {
+  ir::Value* constant(ir::Block& block, ir::Attr value, ir::Type::Kind kind) {
     ir::Node* n = fn_->append_node(block, "prim::Constant");
-    n->set_attr("value", ir::Attr::of_int(v));
-    ir::Value* out = fn_->add_output(*n, fresh_name(), ir::Type::simple(ir::Type::Kind::Int));
+    n->set_attr("value", std::move(value));
+    ir::Value* out = fn_->add_output(*n, fresh_name(), ir::Type::simple(kind));
     out->generated_name = true;
     return out;
+  }
+
+  ir::Value* int_constant(ir::Block& block, int64_t v) {
+    return constant(block, ir::Attr::of_int(v), ir::Type::Kind::Int);
+  }
+
+  ir::Value* bool_constant(ir::Block& block, bool v) {
+    return constant(block, ir::Attr::of_bool(v), ir::Type::Kind::Bool);
+  }
+
+  ir::Value* ints_constant(ir::Block& block, std::vector<int64_t> v) {
+    ir::Attr list;
+    list.kind = ir::Attr::Kind::Ints;
+    list.ints = std::move(v);
+    return constant(block, std::move(list), ir::Type::Kind::List);
   }
 
   const pb::AttributeProto* attribute(const pb::NodeProto& node, const std::string& name) {
@@ -551,14 +571,8 @@ class Importer {
     const pb::AttributeProto* perm = attribute(node, "perm");
     if (node.input_size() != 1 || perm == nullptr || perm->type() != pb::AttributeProto::INTS)
       return opaque(node, block, "onnx::Transpose");
-    ir::Node* dims = fn_->append_node(block, "prim::Constant");
-    ir::Attr order;
-    order.kind = ir::Attr::Kind::Ints;
-    order.ints.assign(perm->ints().begin(), perm->ints().end());
-    dims->set_attr("value", std::move(order));
-    ir::Value* list = fn_->add_output(*dims, fresh_name(), ir::Type::simple(ir::Type::Kind::List));
-    list->generated_name = true;
-    aten(node, block, "aten::permute", {value(node.input(0)), list}, "");
+    aten(node, block, "aten::permute",
+         {value(node.input(0)), ints_constant(block, {perm->ints().begin(), perm->ints().end()})}, "");
   }
 
   // Resize in its default mode, nearest, is `F.interpolate(x, size)`: every value kept as it was
@@ -581,6 +595,44 @@ class Importer {
     aten(node, block, "aten::flatten",
          {value(node.input(0)), int_constant(block, int_attribute(node, "axis").value_or(1)), int_constant(block, -1)},
          "using_ints");
+  }
+
+  // ReduceMax/ReduceMin: `x.amax(dims, keepdim)`, a selection of its values (axes an attribute
+  // up to opset 17, an input since 18; none: every axis).
+  void reduce_select(const pb::NodeProto& node, ir::Block& block) {
+    std::optional<std::vector<int64_t>> axes = std::vector<int64_t>{};
+    if (const pb::AttributeProto* a = attribute(node, "axes"); a && a->type() == pb::AttributeProto::INTS)
+      axes = std::vector<int64_t>(a->ints().begin(), a->ints().end());
+    if (node.input_size() == 2 && !node.input(1).empty()) axes = constant_integers(node.input(1));
+    const bool keepdims = int_attribute(node, "keepdims").value_or(1) != 0;
+    if (node.input_size() < 1 || !axes || int_attribute(node, "noop_with_empty_axes").value_or(0) != 0)
+      return opaque(node, block, "onnx::" + node.op_type());
+    aten(node, block, node.op_type() == "ReduceMax" ? "aten::amax" : "aten::amin",
+         {value(node.input(0)), ints_constant(block, *axes), bool_constant(block, keepdims)}, "");
+  }
+
+  // Clip (ReLU6, hardtanh, `torch.clamp`): `x.clamp(min, max)`, either bound left out.
+  void clip(const pb::NodeProto& node, ir::Block& block) {
+    if (node.input_size() < 1 || node.input_size() > 3 || node.input(0).empty())
+      return opaque(node, block, "onnx::Clip");
+    std::vector<ir::Value*> operands = {value(node.input(0))};
+    for (int i = 1; i < 3; ++i)
+      operands.push_back(i < node.input_size() && !node.input(i).empty()
+                             ? value(node.input(i))
+                             : constant(block, ir::Attr{}, ir::Type::Kind::None));
+    aten(node, block, "aten::clamp", operands, "Tensor");
+  }
+
+  // TopK: `x.topk(k, dim, largest, sorted)`, its values and their indices.
+  void topk(const pb::NodeProto& node, ir::Block& block) {
+    auto k = node.input_size() == 2 ? constant_integers(node.input(1)) : std::nullopt;
+    if (!k || k->size() != 1 || node.output_size() != 2) return opaque(node, block, "onnx::TopK");
+    aten(node, block, "aten::topk",
+         {value(node.input(0)), int_constant(block, (*k)[0]),
+          int_constant(block, int_attribute(node, "axis").value_or(-1)),
+          bool_constant(block, int_attribute(node, "largest").value_or(1) != 0),
+          bool_constant(block, int_attribute(node, "sorted").value_or(1) != 0)},
+         "");
   }
 
   // Softmax(axis) is `x.softmax(axis)`.

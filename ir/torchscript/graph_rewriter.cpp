@@ -69,9 +69,13 @@ std::string fresh_name(const std::string& base, Taken taken) {
   }
 }
 
+// The copy's parameters, then the extra ones. Defaults and keyword-only marks are dropped: a
+// graph's call passes every argument positionally, and a parameter without default may not follow
+// one with (`forward(self, x, mask: Optional[Tensor]=None)` is how attention layers are written).
 c10::FunctionSchema with_extra_arguments(const c10::FunctionSchema& schema, const std::string& name,
                                          const std::vector<c10::TypePtr>& extra) {
-  std::vector<c10::Argument> arguments = schema.arguments();
+  std::vector<c10::Argument> arguments;
+  for (const c10::Argument& a : schema.arguments()) arguments.emplace_back(a.name(), a.type(), a.N());
   for (const c10::TypePtr& type : extra)
     arguments.emplace_back("qlint_float_" + std::to_string(arguments.size()), type);
   return c10::FunctionSchema(name, "", std::move(arguments), schema.returns());
@@ -255,10 +259,14 @@ jit::Function& GraphRewriter::retarget_to_copy(jit::Node* call, const std::vecto
   for (const c10::TypePtr& type : extra) graph->addInput()->setType(type);
   jit::Function* made = nullptr;
   if (cls) {
-    std::string name =
-        fresh_name(original->name(), [&](const std::string& n) { return cls->findMethod(n) != nullptr; });
+    // Free in the class and in its unit: a copy a refused edit left there keeps its name.
+    std::string name = fresh_name(original->name(), [&](const std::string& n) {
+      return cls->findMethod(n) != nullptr ||
+             cls->compilation_unit()->find_function(c10::QualifiedName(*cls->name(), n)) != nullptr;
+    });
+    c10::FunctionSchema schema = with_extra_arguments(original->getSchema(), name, extra);
     made = cls->compilation_unit()->create_function(c10::QualifiedName(*cls->name(), name), graph);
-    made->setSchema(with_extra_arguments(original->getSchema(), name, extra));
+    made->setSchema(std::move(schema));
     cls->addMethod(made);
     call->s_(c10::attr::name, name);
   } else {
@@ -266,8 +274,9 @@ jit::Function& GraphRewriter::retarget_to_copy(jit::Node* call, const std::vecto
     std::string name = fresh_name(original->name(), [&](const std::string& n) {
       return unit->find_function(c10::QualifiedName(original->qualname().prefix(), n)) != nullptr;
     });
+    c10::FunctionSchema schema = with_extra_arguments(original->getSchema(), name, extra);
     made = unit->create_function(c10::QualifiedName(original->qualname().prefix(), name), graph);
-    made->setSchema(with_extra_arguments(original->getSchema(), name, extra));
+    made->setSchema(std::move(schema));
     jit::Node* constant = call->owningGraph()->create(c10::prim::Constant);
     constant->s_(c10::attr::name, name);
     constant->output()->setType(c10::FunctionType::create(made));
@@ -305,6 +314,32 @@ bool set_fake_quant_state(jit::Module& fake_quant, double scale, int64_t zero_po
   return has_scale;
 }
 
+// A plain FakeQuantize traced with its observer on and called more than once: the trace passes
+// the observer's state from one call to the next, so the first call's `forward` returns that
+// state with the quantized tensor (`eval()` alone leaves observers on). A clone is called on its
+// own: its forward returns the tensor only, and keeps updating its own range as the model's do.
+void return_only_the_quantized_tensor(jit::Module& fake_quant) {
+  jit::Function& forward = fake_quant.get_method("forward").function();
+  jit::Graph& graph = *jit::toGraphFunction(forward).graph();
+  if (graph.outputs().size() != 1 || graph.outputs()[0]->type()->kind() != c10::TypeKind::TupleType) return;
+  jit::Node* tuple = graph.outputs()[0]->node();
+  jit::Value* quantized = nullptr;
+  int found = 0;
+  for (jit::Value* element : tuple->kind() == c10::prim::TupleConstruct ? tuple->inputs() : at::ArrayRef<jit::Value*>())
+    if (std::string(element->node()->kind().toQualString()) == "aten::fake_quantize_per_tensor_affine") {
+      quantized = element;
+      ++found;
+    }
+  if (found != 1)
+    throw ir::RewriteRefused(
+        "the fake quant's traced forward returns more than its output, which a clone cannot "
+        "be called for; trace the model after `model.apply(torch.ao.quantization.disable_observer)`");
+  graph.eraseOutput(0);
+  graph.registerOutput(quantized);
+  if (!tuple->hasUses()) tuple->destroy();
+  forward.setSchema(forward.getSchema().cloneWithReturns({c10::Argument("", quantized->type())}));
+}
+
 at::Tensor run_forward(jit::Module& module, const at::Tensor& x) {
   at::NoGradGuard no_grad;
   return module.forward({x}).toTensor();
@@ -326,6 +361,7 @@ ir::GraphRewriter::FakeQuantStart GraphRewriter::add_fake_quant_clone(const std:
   }
   for (double max : ranges) {
     jit::Module fake_quant = module_at(template_path).clone();
+    return_only_the_quantized_tensor(fake_quant);
     FakeQuantStart in_effect = start;
     in_effect.max = max;
     if (!set_fake_quant_state(fake_quant, start.scale, start.zero_point, in_effect.min, in_effect.max))

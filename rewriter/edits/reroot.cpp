@@ -223,6 +223,47 @@ bool only_on_the_path(const std::vector<const ir::Value*>& path, const ir::Node&
   return true;
 }
 
+bool within(const ir::SourceLoc& inner, const ir::SourceLoc& outer) {
+  if (!inner.known() || inner.file != outer.file) return false;
+  auto begin = [](const ir::SourceLoc& l) { return std::make_pair(l.line, l.column); };
+  auto end = [](const ir::SourceLoc& l) { return std::make_pair(l.end_line, l.end_column); };
+  return begin(outer) <= begin(inner) && end(inner) <= end(outer);
+}
+
+// Whether the leading name of `expression`'s source text (`pts` in `pts[:, 0]`) holds the
+// value the rename stands for: the stub's output, or a parameter of a callee on the way. The
+// name reads the value the expression's own ops start from, the first one made outside its
+// text; after `pts = pts[keep]` that is the filtered tensor, whose float counterpart is not the
+// stub's input.
+bool name_reads_the_stub_output(const Edit& edit, const ir::Value* expression) {
+  const ir::SourceLoc& text = expression->producer->loc;
+  const ir::Value* read = expression;
+  while (read->producer != nullptr && read->producer != edit.stub_call && !read->producer->inputs.empty() &&
+         (read == expression || within(read->producer->loc, text)))
+    read = read->producer->inputs[0];
+  return read->producer == nullptr || read->producer == edit.stub_call;
+}
+
+// Whether `name`, the stub's float input (`x` in `q = self.quant(x)`), is assigned again after the
+// stub call and before the line that would read it in the quantized value's place (the
+// consumer, or the first call the value goes down): there it is another tensor.
+bool assigned_again(const ir::Model& model, const Edit& edit, const std::string& name) {
+  const ir::Node* reader = edit.shadow.calls.empty() ? edit.node : edit.shadow.calls.front();
+  const ir::Function* fn = model.function_of(*edit.stub_call);
+  const ir::SourceLoc& stub = edit.stub_call->loc;
+  bool found = false;
+  if (fn == nullptr) return false;
+  ir::for_each_node(fn->body, [&](const ir::Node& n) {
+    if (&n == edit.stub_call || n.loc.file != stub.file || n.loc.line <= stub.line || n.loc.line > reader->loc.line)
+      return;
+    for (const ir::Value* out : n.outputs)
+      if (!out->name.empty() && !std::isdigit(static_cast<unsigned char>(out->name[0])) &&
+          ir::display_name(out) == name)
+        found = true;
+  });
+  return found;
+}
+
 // Renames the leading `from` of the consumer's operand expression (`x[:, :, :, -1]`) to `to`.
 // When the variable holding it is read elsewhere too (`(1.0 - is_pad)` after `is_pad =
 // x[:, :, -1]`), the consumer reads the renamed expression in its place instead
@@ -239,6 +280,11 @@ bool rename_operand_root(const ir::Model& model, const Edit& edit, const std::st
     const ir::SourceLoc& loc = v->producer->loc;
     const std::string text = ir::source_text(model, loc);
     if (!starts_with_name(text, from)) continue;
+    if (!name_reads_the_stub_output(edit, v)) {
+      python.note(here + ": `" + from + "` is assigned again between the quant point and " +
+                  note_place(edit.node->loc) + ", so the float input cannot be named in its place");
+      return false;
+    }
     if (only_on_the_path(path, *edit.node)) {
       ir::SourceLoc name_loc = loc;
       name_loc.end_column = loc.column + static_cast<int>(from.size());
@@ -491,6 +537,11 @@ class Reroot final : public EditKind {
       pending.push_back([&python, file = edit.stub_call->loc.file, line = names->alias_line, text = names->alias] {
         python.insert_line_before(file, line, text);
       });
+    if (names && names->alias.empty() && assigned_again(model, edit, names->floating)) {
+      python.note(here + ": `" + names->floating + "`, the stub's float input, is assigned again before " +
+                  note_place(edit.node->loc) + ", so the source cannot read it there");
+      return;
+    }
     if (names) names = pass_down_calls(model, edit, *names, pending, python, here);
     if (!names || !rename_operand_root(model, edit, names->quantized, names->floating, pending, python, here)) return;
     for (const auto& make : pending) make();

@@ -66,6 +66,28 @@ class Fix : public testing::TempDirTest {
     EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again.dump(2);
     return doc;
   }
+
+  // The Python change a report suggests for the example `name`, checked with the others at the
+  // end of the test (expect_python_changes_hold).
+  void collect_python_change(const std::string& name, const json& fix) {
+    if (!fix["python_diff"].get<std::string>().empty())
+      python_changes_.push_back({{"model", name}, {"diff", fix["python_diff"]}, {"notes", fix["python_notes"]}});
+  }
+
+  // Applied to the examples' source, every suggested change fits the file, and the patched model
+  // computes in float what the original computes, also scripted (tests/fix/check_python_diffs.py):
+  // `--diff` must never suggest code that changes the model. One Python process for all.
+  void expect_python_changes_hold(size_t at_least) {
+    EXPECT_GE(python_changes_.size(), at_least);
+    const std::string manifest = tmp("python_changes.json");
+    std::ofstream(manifest) << python_changes_.dump();
+    auto py = run_program(
+        {QLINT_PYTHON, std::string(QLINT_SOURCE_DIR) + "/tests/fix/check_python_diffs.py", QLINT_SOURCE_DIR, manifest});
+    EXPECT_EQ(py.exit_code, 0) << py.err << py.out;
+  }
+
+ private:
+  json python_changes_ = json::array();
 };
 
 std::vector<std::string> example_models() {
@@ -153,8 +175,10 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
     }
     ++fixed_models;
     expect_guarantees(name, doc, fixed, extra);
+    collect_python_change(name, doc["fixes"][0]);
   }
   EXPECT_GE(fixed_models, 10);
+  expect_python_changes_hold(5);
 }
 
 // Issue #20's constructs of real models, in zoo models written after public code (scripted, and
@@ -165,8 +189,11 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
 // loop body, which wait for the round after the unrolling), a mask channel
 // through `(1.0 - m).to(torch.bool)`, voxel indices from quantized coordinates, position
 // channels joined with `cat`, one projection for two inputs and one stub for two inputs (a new fake quant or stub for
-// the second call), a batch dict passed along stages. `--fix --input` leaves no finding that has a fix, with every
-// guarantee.
+// the second call), a batch dict passed along stages, layers taking the mask as a defaulted
+// argument (`padding: Optional[Tensor] = None`: the float twin's parameter follows it), points
+// filtered under their own name before a cast, a batch index compared with the loop variable, a
+// helper applying one mask to two tensors. `--fix --input` leaves no finding that has a fix,
+// with every guarantee, and its Python change computes what the original does.
 TEST_F(Fix, RepairsWhatRealModelsContain) {
   for (const std::string name : {"zoo/detection_nms_helper",    "qat/qat_detection_nms_helper",
                                  "zoo/padding_mask_layers",     "qat/qat_padding_mask_layers",
@@ -180,7 +207,9 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
                                  "qat/qat_batch_dict_stages",   "zoo/random_start_sampling",
                                  "qat/qat_sublayer_closure",    "zoo/ball_query",
                                  "zoo/helper_called_twice",     "zoo/shared_encoder_pad_flag",
-                                 "zoo/set_abstraction_levels",  "zoo/ball_query_levels"}) {
+                                 "zoo/set_abstraction_levels",  "zoo/ball_query_levels",
+                                 "zoo/optional_mask_layers",    "zoo/filtered_points",
+                                 "zoo/pillar_scatter_batches",  "zoo/helper_two_masks"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);
@@ -191,7 +220,9 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
     for (const auto& d : doc["diagnostics"])
       EXPECT_TRUE(d["suggestions"].empty()) << d["rule"] << " at line " << d["line"] << " has a fix left";
     expect_guarantees(name, doc, fixed, {});
+    collect_python_change(name, fix);
   }
+  expect_python_changes_hold(5);
 }
 
 // The S1 comparison in a helper two heads call on two slices of one stub's output

@@ -125,6 +125,19 @@ TEST(OnnxExamples, SeedS1AtThePythonLines) {
   EXPECT_NE(r.out.find("[unquantized-operand]"), std::string::npos) << r.out;
 }
 
+// The largest value of a quantized map and its top k are values of it, on the grid of the scale
+// its QDQ pair states (ReduceMax is `amax`, TopK `topk`), so the message says what 1 becomes.
+TEST(OnnxExamples, SelectedValuesKeepTheirScale) {
+  auto r = run_qlint({"check", build_path("examples/onnx/rules/eq_after_selection.onnx")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  for (const std::string line : {":30:9: ", ":31:9: "}) {
+    const size_t at = r.out.find("eq_after_selection.py" + line);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("with 1 (scale ", at), std::string::npos) << r.out;
+    EXPECT_LT(r.out.find("with 1 (scale ", at), r.out.find('\n', at)) << r.out;
+  }
+}
+
 // Output fake quants of a ModuleList's members are named as in Python: the exporter names their
 // scales `head.levels.0.activation_post_process.scale` (yolov5's Detect head has this form).
 TEST(OnnxExamples, QuantPointsOfListMembersAreNamedAsInPython) {

@@ -125,15 +125,25 @@ std::optional<SourceLoc> operand_location(const Model& model, const Node& consum
 
 // The variable a statement `name = <value's expression>` assigns the value to, as the user wrote
 // it: TorchScript renames a variable assigned twice (`mask`, then `mask0` in the archive's code).
+// A trace ranges every op by its whole statement (`indices = a + b * c`): there the statement's
+// name is the value's only when no op of the same statement reads the value (it is the last).
 std::string assigned_name(const Model& model, const Value* v) {
   static const std::regex assignment(R"(^\s*([A-Za-z_]\w*)\s*(:[^=]*)?=\s*$)");
-  if (v->producer == nullptr || !v->producer->loc.known() || v->producer->outputs.size() != 1) return "";
-  const std::string* line = model.source_line(v->producer->loc.file, v->producer->loc.line);
-  const auto column = static_cast<size_t>(v->producer->loc.column - 1);
+  static const std::regex statement(R"(^\s*([A-Za-z_]\w*)\s*(:[^=]*)?=[^=].*$)");
+  const Node* p = v->producer;
+  if (p == nullptr || !p->loc.known() || p->outputs.size() != 1) return "";
+  const std::string* line = model.source_line(p->loc.file, p->loc.line);
+  const auto column = static_cast<size_t>(p->loc.column - 1);
   std::smatch m;
-  if (line == nullptr || column > line->size() || column > 4096) return "";
+  if (line == nullptr || column > line->size() || line->size() > 4096) return "";
   const std::string before = line->substr(0, column);
-  return std::regex_match(before, m, assignment) ? std::string(m[1]) : "";
+  if (std::regex_match(before, m, assignment)) return m[1];
+  const std::string text = source_text(model, p->loc);
+  const bool read_in_its_statement = std::any_of(v->users.begin(), v->users.end(), [&](const Node* user) {
+    return user->loc.file == p->loc.file && user->loc.line == p->loc.line;
+  });
+  if (!read_in_its_statement && std::regex_match(text, m, statement)) return m[1];
+  return "";
 }
 
 std::string operand_text(const Model& model, const Node& consumer, size_t index) {

@@ -174,6 +174,17 @@ def check_model(qlint, source_dir, model_path, work):
     return ""
 
 
+def fx_findings_that_differ(source_dir):
+    """The examples whose FX export finds other things than their archive, and says why
+    (tests/e2e/fx_example_expectations.txt): "zoo/mask_cat", ..."""
+    models = set()
+    with open(os.path.join(source_dir, "tests", "e2e", "fx_example_expectations.txt")) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                models.add(line.split()[0])
+    return models
+
+
 def main():
     qlint, source_dir, build_dir = (os.path.abspath(a) for a in sys.argv[1:4])
     sys.path.insert(0, os.path.join(source_dir, "examples"))
@@ -195,9 +206,13 @@ def main():
                 checked += 1
                 if outcome:
                     failures.append(outcome)
+    differing = fx_findings_that_differ(source_dir)
     for (example_set, stem), offered in sorted(OFFERED.items()):
         # FX inlines child modules into one graph, so a fix that passes a float value down a call
         # (an extra parameter on the child's method) exists only for the TorchScript archive.
+        # An export whose findings legitimately differ (fx_example_expectations.txt) may differ here too.
+        if f"{example_set}/{stem}" in differing:
+            continue
         if "fx.json" in offered and offered["fx.json"] > offered.get("pt", 0):
             failures.append(f"{example_set}/{stem}: the FX export offers {offered['fx.json']} fixes, "
                             f"the TorchScript archive {offered.get('pt')}")

@@ -57,9 +57,10 @@ struct QuantPoint {
   bool identity_in_float = true;
   // C++: the outputs of a TorchScript model the program runs, quantized inside the model.
   bool model_outputs = false;
-  // A FakeQuantize traced (or saved) with its observer on: at run time its scale follows the
-  // range of every input it sees, so the model's scales are not fixed (`eval()` alone leaves
-  // observers on; `disable_observer` turns them off).
+  // A FakeQuantize traced with its observer on (its scale is the observer's update, written into
+  // the buffer before the op), or a fused one whose observer flag is on: at run time its scale
+  // follows the range of every input it sees, so the model's scales are not fixed (`eval()`
+  // alone leaves observers on; `disable_observer` turns them off).
   bool observes_at_run_time = false;
 };
 

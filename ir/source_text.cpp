@@ -4,6 +4,7 @@
 #include <cctype>
 #include <optional>
 #include <regex>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -128,21 +129,26 @@ std::optional<SourceLoc> operand_location(const Model& model, const Node& consum
 // A trace ranges every op by its whole statement (`indices = a + b * c`): there the statement's
 // name is the value's only when no op of the same statement reads the value (it is the last).
 std::string assigned_name(const Model& model, const Value* v) {
-  static const std::regex assignment(R"(^\s*([A-Za-z_]\w*)\s*(:[^=]*)?=\s*$)");
-  static const std::regex statement(R"(^\s*([A-Za-z_]\w*)\s*(:[^=]*)?=[^=].*$)");
+  // `name =` or `name: Type =`; not `else: x =` (a keyword, then a statement of its own).
+  static const std::regex assignment(R"(^\s*([A-Za-z_]\w*)\s*(:\s*[\w\[\]., ]+)?=\s*$)");
+  static const std::regex statement(R"(^\s*([A-Za-z_]\w*)\s*(:\s*[\w\[\]., ]+)?=[^=].*$)");
+  static const std::set<std::string> keywords = {"else",  "try", "finally", "lambda", "return", "if", "elif",
+                                                 "while", "for", "with",    "except", "class",  "def"};
   const Node* p = v->producer;
-  if (p == nullptr || !p->loc.known() || p->outputs.size() != 1) return "";
+  // C++ declares with a type (`torch::Tensor x = ...`), and its front end keeps the names.
+  if (model.language != Language::Python || p == nullptr || !p->loc.known() || p->outputs.size() != 1) return "";
   const std::string* line = model.source_line(p->loc.file, p->loc.line);
   const auto column = static_cast<size_t>(p->loc.column - 1);
   std::smatch m;
   if (line == nullptr || column > line->size() || line->size() > 4096) return "";
   const std::string before = line->substr(0, column);
-  if (std::regex_match(before, m, assignment)) return m[1];
+  if (std::regex_match(before, m, assignment)) return keywords.count(m[1]) ? "" : std::string(m[1]);
   const std::string text = source_text(model, p->loc);
+  if (text.size() > 4096) return "";
   const bool read_in_its_statement = std::any_of(v->users.begin(), v->users.end(), [&](const Node* user) {
     return user->loc.file == p->loc.file && user->loc.line == p->loc.line;
   });
-  if (!read_in_its_statement && std::regex_match(text, m, statement)) return m[1];
+  if (!read_in_its_statement && std::regex_match(text, m, statement) && !keywords.count(m[1])) return m[1];
   return "";
 }
 

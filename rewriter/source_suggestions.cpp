@@ -143,21 +143,31 @@ size_t indentation(const std::string& line) {
 
 }  // namespace
 
-// The `def` line of the Python function line `line` is in: the nearest one above it indented
-// less. Null when none is found within reach.
-const std::string* SourceSuggestions::enclosing_def(const std::string& path, int line) {
+// The signature of the Python function line `line` is in: from the nearest `def` above it
+// indented less to the line that closes its parentheses (black splits long signatures), joined.
+// Empty when none is found within reach.
+std::string SourceSuggestions::enclosing_def(const std::string& path, int line) {
   static const std::regex def(R"(^\s*(async\s+)?def\s)");
   const std::vector<std::string>* text = lines(path);
-  if (text == nullptr || line < 1 || static_cast<size_t>(line) > text->size()) return nullptr;
+  if (text == nullptr || line < 1 || static_cast<size_t>(line) > text->size()) return "";
   size_t inside = indentation((*text)[static_cast<size_t>(line) - 1]);
   for (int at = line - 1; at >= 1 && at > line - 2000; --at) {
     const std::string& candidate = (*text)[static_cast<size_t>(at) - 1];
     const size_t indent = indentation(candidate);
-    if (indent >= candidate.size() || indent >= inside) continue;  // blank, or deeper than the line
-    if (candidate.size() <= 4096 && std::regex_search(candidate, def)) return &candidate;
+    // Blank, deeper than the line, or the `)` or `]` that ends a split signature or call.
+    if (indent >= candidate.size() || indent >= inside || candidate[indent] == ')' || candidate[indent] == ']')
+      continue;
+    if (candidate.size() <= 4096 && std::regex_search(candidate, def)) {
+      std::string signature;
+      for (int end = at; end < line && signature.size() <= 4096; ++end) {
+        signature += (*text)[static_cast<size_t>(end) - 1];
+        if (signature.find(')') != std::string::npos) break;
+      }
+      return signature;
+    }
     inside = indent;  // an `if`, `for` or class line on the way: the def is indented less still
   }
-  return nullptr;
+  return "";
 }
 
 std::optional<std::string> SourceSuggestions::self_module(const ir::Model& model, const ir::Node& node) {
@@ -169,8 +179,8 @@ std::optional<std::string> SourceSuggestions::self_module(const ir::Model& model
   }
   // A free function an earlier round inlined into the method: its lines have no `self`.
   static const std::regex takes_self(R"(def\s+\w+\s*\(\s*self\b)");
-  const std::string* def = node.loc.known() ? enclosing_def(node.loc.file, node.loc.line) : nullptr;
-  if (def != nullptr && !std::regex_search(*def, takes_self)) {
+  const std::string def = node.loc.known() ? enclosing_def(node.loc.file, node.loc.line) : "";
+  if (!def.empty() && !std::regex_search(def, takes_self)) {
     note("no Python suggestion for the rewrite at " + note_place(node.loc) +
          ": that line is in a function without `self`, which the rewritten archive inlined into the method; in "
          "Python, move that code into the method, or return the value from the function and quantize it there");

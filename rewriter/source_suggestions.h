@@ -69,8 +69,9 @@ class SourceSuggestions {
   // The module whose `self` the node's Python line means; none (with a note) when the line is
   // not in a method of one of the model's modules, where no stub can be added.
   std::optional<std::string> self_module(const ir::Model& model, const ir::Node& node);
-  // The `def` line of the Python function that line `line` of `path` is in (null when unknown).
-  const std::string* enclosing_def(const std::string& path, int line);
+  // The signature (`def` to its closing parenthesis) of the Python function that line `line` of
+  // `path` is in; empty when unknown.
+  std::string enclosing_def(const std::string& path, int line);
   // The lines of a source file as on disk (null when it is not there): for text the model's
   // debug info does not hold, such as a callee's `def` line.
   const std::vector<std::string>* lines(const std::string& path) { return sources_->lines(path, model_file_); }

@@ -177,10 +177,10 @@ void check_disguised_comparisons(const analysis::Facts& facts, std::vector<Diagn
 
 // `x.round() == 3`: rounding puts the value back on whole numbers, so a whole constant is met
 // exactly unless the error reached half a step (truncating-cast is the hazard of `.long()`).
+// `floor` and `ceil` are no such cure: 2.0 quantized to 1.9997 floors to 1.
 bool rounded_to_whole_numbers(const ir::Value* operand, const std::vector<double>& constants) {
   if (operand->producer == nullptr) return false;
-  const std::string op = ir::base_op(operand->producer->kind);
-  if (op != "round" && op != "floor" && op != "ceil") return false;
+  if (ir::base_op(operand->producer->kind) != "round") return false;
   for (double c : constants)
     if (c != std::floor(c)) return false;
   return true;
@@ -191,6 +191,15 @@ bool rounded_to_whole_numbers(const ir::Value* operand, const std::vector<double
 // are exact; only a scalar int is known to be whole here.
 bool is_integer_variable(const ir::Value* v) {
   return v->type.kind == ir::Type::Kind::Int && !analysis::constant_values(v);
+}
+
+// A stated scale whose reciprocal is whole (scale 1, 0.5, 0.25) holds every whole number in
+// its range exactly, whatever the integer.
+bool whole_numbers_survive(const analysis::Facts& facts, const ir::Value* quantized) {
+  const analysis::QuantPoint* p = known_scale_point(facts, quantized);
+  if (p == nullptr || !on_the_grid_of(facts, quantized, *p) || *p->scale <= 0) return false;
+  const double steps = 1.0 / *p->scale;
+  return steps == std::round(steps);
 }
 
 Diagnostic integer_comparison(const analysis::Facts& facts, const ir::Function& fn, const ir::Node& node, int side) {
@@ -225,6 +234,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
                              facts.dtype(operand) != ir::DType::Bool) ||
                             operand->type.kind == ir::Type::Kind::Float;
     if (fractional && is_integer_variable(node.inputs[1 - side])) {
+      if (rounded_to_whole_numbers(operand, {}) || whole_numbers_survive(facts, operand)) return true;
       out.push_back(integer_comparison(facts, fn, node, side));
       return true;
     }

@@ -47,10 +47,15 @@ std::string message(const analysis::Facts& facts, const ir::Node& node) {
            ", is rounded up before the cast: a whole number that quantization moves just above itself (2.0 as "
            "2.0003) becomes one more; compute it from the float value before the " +
            stub + " (rounding to nearest instead would change the float model)";
+  if (rounding == "toward zero")
+    return value + ", computed from values quantized by " + stubs +
+           ", is rounded toward zero before the cast: a whole number that quantization moves toward zero (2.0 as "
+           "1.9997, -2.0 as -1.9997) loses one in magnitude; compute it from the float value before the " +
+           stub + " (rounding to nearest instead would change the float model)";
   if (!rounding.empty())
-    return value + ", computed from values quantized by " + stubs + ", is rounded " + rounding +
-           " before the cast: a whole number that quantization moves just below itself (2.0 as 1.9997) becomes "
-           "one less; compute it from the float value before the " +
+    return value + ", computed from values quantized by " + stubs +
+           ", is rounded down before the cast: a whole number that quantization moves just below itself (2.0 as "
+           "1.9997) becomes one less; compute it from the float value before the " +
            stub + " (rounding to nearest instead would change the float model)";
   return value + ", quantized by " + stubs +
          ", is cast to integers, which truncates toward zero: a whole number that quantization moves just below "

@@ -281,8 +281,9 @@ bool rename_operand_root(const ir::Model& model, const Edit& edit, const std::st
     const std::string text = ir::source_text(model, loc);
     if (!starts_with_name(text, from)) continue;
     if (!name_reads_the_stub_output(edit, v)) {
-      python.note(here + ": `" + from + "` is assigned again between the quant point and " +
-                  note_place(edit.node->loc) + ", so the float input cannot be named in its place");
+      python.note(here + ": `" + from + "` at " + note_place(edit.node->loc) +
+                  " may not be the quant point's output (it is assigned again, or made in a way the source does "
+                  "not show), so the float input cannot be named in its place");
       return false;
     }
     if (only_on_the_path(path, *edit.node)) {

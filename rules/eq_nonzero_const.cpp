@@ -149,6 +149,17 @@ std::optional<Fix> fix_for(const analysis::Facts& facts, const ir::Node& node, i
   return fix;
 }
 
+// The safe fix that makes `consumer` read the float shadow of its operand `operand` (whose
+// quantized value is `compared`), or the note why there is none.
+void add_reroot_fix(const analysis::Facts& facts, const ir::Node& consumer, int operand, const ir::Value* compared,
+                    Diagnostic& d) {
+  std::string refusal;
+  if (auto edit = reroot_edit(facts, consumer, operand, &refusal))
+    d.fixes.push_back(safe_fix(reroot_comparison_description(describe_stubs(facts, compared)), {*edit}));
+  else if (!refusal.empty())
+    d.notes.push_back(refusal);
+}
+
 // A zero test of a quantized value shifted by a nonzero constant: the comparison with that
 // constant in disguise (`(1.0 - q).to(torch.bool)` is `q != 1`).
 void check_disguised_comparisons(const analysis::Facts& facts, std::vector<Diagnostic>& out) {
@@ -166,11 +177,7 @@ void check_disguised_comparisons(const analysis::Facts& facts, std::vector<Diagn
                           (disguised->equal ? "true" : "false") + "; " + advice(facts, disguised->compared);
     Diagnostic d = make_diagnostic(eq_nonzero_const_rule(), fn, node, std::move(message));
     // The same fix as for `x != 1`: the shift reads the float shadow of the compared value.
-    std::string refusal;
-    if (auto edit = reroot_edit(facts, *disguised->reader, disguised->operand, &refusal))
-      d.fixes.push_back(safe_fix(reroot_comparison_description(describe_stubs(facts, disguised->compared)), {*edit}));
-    else if (!refusal.empty())
-      d.notes.push_back(refusal);
+    add_reroot_fix(facts, *disguised->reader, disguised->operand, disguised->compared, d);
     out.push_back(std::move(d));
   });
 }
@@ -215,11 +222,7 @@ Diagnostic integer_comparison(const analysis::Facts& facts, const ir::Function& 
           ": quantization moves every whole number but 0 off itself (1.0 may become 0.99997), so the comparison "
           "is almost never " +
           (op == "==" ? "true" : "false") + " where the integer is not 0; " + advice(facts, quantized));
-  std::string refusal;
-  if (auto edit = reroot_edit(facts, node, side, &refusal))
-    d.fixes.push_back(safe_fix(reroot_comparison_description(describe_stubs(facts, quantized)), {*edit}));
-  else if (!refusal.empty())
-    d.notes.push_back(refusal);
+  add_reroot_fix(facts, node, side, quantized, d);
   return d;
 }
 

@@ -17,20 +17,27 @@ bool is_integer_cast(const analysis::Facts& facts, const ir::Node& node) {
   return ir::is_integral(facts.dtype(node.output()));
 }
 
-// How the cast's operand was made whole already, when it was: "down" for `floor` and floor
-// division (`//`, `div(rounding_mode='floor')`), "up" for `ceil`, "toward zero" for `trunc`.
-// Empty otherwise.
+// How the cast's operand was made whole already, as the message says it: `floor` and floor
+// division (`//`, `div(rounding_mode='floor')`), `ceil`, `trunc`. Empty otherwise.
 std::string whole_number_rounding(const ir::Node* producer) {
+  static const char* const kDown =
+      "down before the cast: a whole number that quantization moves just below itself (2.0 as 1.9997) becomes one "
+      "less";
+  static const char* const kUp =
+      "up before the cast: a whole number that quantization moves just above itself (2.0 as 2.0003) becomes one "
+      "more";
+  static const char* const kTowardZero =
+      "toward zero before the cast: a whole number that quantization moves toward zero (2.0 as 1.9997, -2.0 as "
+      "-1.9997) loses one in magnitude";
   if (producer == nullptr) return "";
   const std::string op = ir::base_op(producer->kind);
-  if (op == "floor" || op == "floor_divide") return "down";
-  if (op == "ceil") return "up";
-  if (op == "trunc" || op == "fix") return "toward zero";
-  if (op == "div" && producer->inputs.size() >= 3 && producer->inputs[2]->producer != nullptr) {
-    const ir::Attr* mode = producer->inputs[2]->producer->attr("value");
-    if (mode != nullptr && mode->kind == ir::Attr::Kind::Str && mode->s == "floor") return "down";
-    if (mode != nullptr && mode->kind == ir::Attr::Kind::Str && mode->s == "trunc") return "toward zero";
-  }
+  std::string mode;
+  if (op == "div" && producer->inputs.size() >= 3 && producer->inputs[2]->producer != nullptr)
+    if (const ir::Attr* a = producer->inputs[2]->producer->attr("value"); a && a->kind == ir::Attr::Kind::Str)
+      mode = a->s;
+  if (op == "floor" || op == "floor_divide" || mode == "floor") return kDown;
+  if (op == "ceil") return kUp;
+  if (op == "trunc" || op == "fix" || mode == "trunc") return kTowardZero;
   return "";
 }
 
@@ -42,21 +49,10 @@ std::string message(const analysis::Facts& facts, const ir::Node& node) {
   // `floor(x).long()` means floor: rounding to nearest would change what the float model
   // computes, so the advice is the float value, never `round`.
   const std::string rounding = whole_number_rounding(node.inputs[0]->producer);
-  if (rounding == "up")
-    return value + ", computed from values quantized by " + stubs +
-           ", is rounded up before the cast: a whole number that quantization moves just above itself (2.0 as "
-           "2.0003) becomes one more; compute it from the float value before the " +
-           stub + " (rounding to nearest instead would change the float model)";
-  if (rounding == "toward zero")
-    return value + ", computed from values quantized by " + stubs +
-           ", is rounded toward zero before the cast: a whole number that quantization moves toward zero (2.0 as "
-           "1.9997, -2.0 as -1.9997) loses one in magnitude; compute it from the float value before the " +
-           stub + " (rounding to nearest instead would change the float model)";
   if (!rounding.empty())
-    return value + ", computed from values quantized by " + stubs +
-           ", is rounded down before the cast: a whole number that quantization moves just below itself (2.0 as "
-           "1.9997) becomes one less; compute it from the float value before the " +
-           stub + " (rounding to nearest instead would change the float model)";
+    return value + ", computed from values quantized by " + stubs + ", is rounded " + rounding +
+           "; compute it from the float value before the " + stub +
+           " (rounding to nearest instead would change the float model)";
   return value + ", quantized by " + stubs +
          ", is cast to integers, which truncates toward zero: a whole number that quantization moves just below "
          "itself (2.0 as 1.9997) loses one; round before the cast (" +

@@ -204,7 +204,9 @@ DType infer_output_dtype(const ir::Node& node, size_t index, const DTypeOf& dtyp
     return category(d) == 0 || category(d) == 1 ? DType::Int64 : d;
   }
   if (k == "aten::tensor" && !node.inputs.empty()) return constant_dtype(node.inputs[0]);
-  if (k == "prim::Constant") {
+  // A constant, or a module's parameter or buffer whose stored tensor the archive holds (a
+  // bool `keep` buffer): the stored dtype.
+  if (k == "prim::Constant" || k == "prim::GetAttr") {
     const ir::Attr* value = node.attr("value");
     return value && value->kind == ir::Attr::Kind::Tensor ? value->dtype : DType::Unknown;
   }

@@ -111,6 +111,7 @@ class FactsSolver {
     classify_stub_modules();
     read_stated_parameters();
     map_blocks();
+    find_traced_dequantized();
     find_written_attributes();
     fold_fixed_branches();
     number_repeated_calls();
@@ -277,6 +278,41 @@ class FactsSolver {
     }
   }
 
+  // A trace records a DeQuantStub's call without its tensor (`dq.forward()`: the stub returns
+  // its input itself, which the tracer does not record as a value of the call). Python evaluates
+  // `self.dq(h)`'s argument just before the call, so the tensor the nearest op before it computed
+  // is the one dequantized, when it is read after the call: from there on it is in float, as
+  // after a scripted DeQuantStub (decoding after the stub is no quantized arithmetic). The
+  // rounding error it carries stays.
+  void find_traced_dequantized() {
+    for (const auto& f : facts_.model_->functions) find_traced_dequantized(f->body);
+  }
+
+  void find_traced_dequantized(const ir::Block& b) {
+    for (size_t i = 0; i < b.nodes.size(); ++i) {
+      const ir::Node& call = *b.nodes[i];
+      for (const auto& inner : call.blocks) find_traced_dequantized(*inner);
+      if (call.inputs.size() >= 2 || facts_.stub_call(call) != StubKind::DeQuant) continue;
+      if (const ir::Value* v = tensor_computed_just_before(b, i); v && read_after(b, call, *v))
+        dequantized_in_trace_.insert(v);
+    }
+  }
+
+  static const ir::Value* tensor_computed_just_before(const ir::Block& b, size_t call) {
+    for (size_t j = call; j-- > 0;)
+      for (const ir::Value* out : b.nodes[j]->outputs)
+        if (out->type.is_tensor()) return out;
+    return nullptr;
+  }
+
+  bool read_after(const ir::Block& b, const ir::Node& call, const ir::Value& v) const {
+    if (std::find(b.returns.begin(), b.returns.end(), &v) != b.returns.end()) return true;
+    return std::any_of(v.users.begin(), v.users.end(), [&](const ir::Node* user) {
+      while (user != nullptr && user->owner != &b) user = user->owner ? user->owner->owner : nullptr;
+      return user != nullptr && program_order_.at(user) > program_order_.at(&call);
+    });
+  }
+
   void seed_model_inputs() {
     for (const auto& f : facts_.model_->functions)
       if (f->entry) seed_inputs(*f, {});
@@ -428,6 +464,11 @@ class FactsSolver {
   }
 
   void join(const ir::Value* v, const ValueFacts& in) {
+    if (!in.domain.empty() && dequantized_in_trace_.count(v)) {
+      ValueFacts in_float = in;
+      in_float.domain.clear();
+      return join(v, in_float);
+    }
     auto [it, inserted] = facts_.values_.try_emplace(v);
     ValueFacts& mine = it->second;
     if (inserted) {
@@ -954,6 +995,7 @@ class FactsSolver {
   std::set<std::string> written_;                              // the attributes some prim::SetAttr writes
   std::map<const ir::Node*, std::string> call_view_keys_;      // see number_repeated_calls
   std::unordered_map<const ir::Node*, size_t> program_order_;  // every node's place, for may_run_before
+  std::unordered_set<const ir::Value*> dequantized_in_trace_;  // find_traced_dequantized
   std::map<const ir::Value*, std::map<const ir::Node*, Store>> stores_;  // by container, by store node
   std::map<const ir::Function*, bool> transparent_;
   std::map<const ir::Function*, int> visited_in_pass_;  // the pass in which a call last ran the body

@@ -165,6 +165,7 @@ class Facts {
 
   StubKind stub_call(const ir::Node& call) const;
   const QuantPoint* quant_point(const std::string& id) const;
+  const std::map<std::string, QuantPoint>& quant_points() const { return quant_points_; }
   const std::vector<QuantCall>& quant_calls() const { return quant_calls_; }
   // The quant call whose output `v` is, if any.
   const QuantCall* quant_call_producing(const ir::Value* v) const;

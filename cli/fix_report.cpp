@@ -216,6 +216,8 @@ std::string render_fix_text(const std::string& model, const rewriter::FixResult&
     out << "Wrote " << ir::display_path(r.written_to) << ".\n";
   else if (diff_only && !r.applied.empty())
     out << "Nothing was written (--diff).\n";
+  else if (!diff_only && r.applied.empty())
+    out << "Nothing was written.\n";  // with -o too: no copy of an unchanged model
   return out.str();
 }
 

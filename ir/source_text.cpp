@@ -27,16 +27,22 @@ std::string own_name(const Value* v) {
   return name;
 }
 
+// The value whose name stands for `v`: itself, or the value it is a view of (`keep` for
+// `keep[:, None]`); null when none has a name.
+const Value* named_value(const Value* v) {
+  for (int depth = 0; v != nullptr && depth < 16; ++depth) {
+    if (!own_name(v).empty()) return v;
+    if (v->producer == nullptr || !is_view_op(*v->producer) || v->producer->inputs.empty()) return nullptr;
+    v = v->producer->inputs[0];
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::string display_name(const Value* v) {
-  for (int depth = 0; v != nullptr && depth < 16; ++depth) {
-    std::string name = own_name(v);
-    if (!name.empty()) return name;
-    if (v->producer == nullptr || !is_view_op(*v->producer) || v->producer->inputs.empty()) return "";
-    v = v->producer->inputs[0];
-  }
-  return "";
+  const Value* named = named_value(v);
+  return named ? own_name(named) : "";
 }
 
 std::string source_text(const Model& model, const SourceLoc& loc) {
@@ -120,6 +126,11 @@ std::optional<SourceLoc> operand_location(const Model& model, const Node& consum
     loc.column = consumer.loc.column + static_cast<int>(split->second);
   }
   loc = over_call_arguments(model, loc);
+  // A trace ranges an element of a bracket spread over lines by its line, comma included
+  // (`a - b,` in `torch.stack([\n a - b,\n ...])`): the operand stops before it.
+  for (std::string text = source_text(model, loc); !text.empty() && (text.back() == ',' || text.back() == ' ');
+       text.pop_back())
+    --loc.end_column;
   if (!plausible_operand(source_text(model, loc))) return std::nullopt;
   return loc;
 }
@@ -154,9 +165,11 @@ std::string assigned_name(const Model& model, const Value* v) {
 
 std::string operand_text(const Model& model, const Node& consumer, size_t index) {
   if (auto loc = operand_location(model, consumer, index)) return "`" + source_text(model, *loc) + "`";
-  std::string name = display_name(consumer.inputs.at(index));
-  if (const std::string assigned = assigned_name(model, consumer.inputs.at(index)); !name.empty() && !assigned.empty())
-    name = assigned;
+  // The name of the value or of what it views, as the user's statement assigned it (a trace's
+  // copies of a loop body name theirs `keep`, `keep0`, `keep1`).
+  const Value* named = named_value(consumer.inputs.at(index));
+  std::string name = named ? own_name(named) : "";
+  if (const std::string assigned = named ? assigned_name(model, named) : ""; !assigned.empty()) name = assigned;
   return name.empty() ? "" : "`" + name + "`";
 }
 

@@ -14,7 +14,10 @@ SourceLoc with_statement_columns(SourceLoc loc, SourceLines& lines) {
   size_t first = line.find_first_not_of(" \t");
   if (first == std::string::npos) return loc;
   loc.column = static_cast<int>(first) + 1;
-  loc.end_column = static_cast<int>(line.find_last_not_of(" \t\r\n")) + 2;
+  // A line that is one element of a bracket spread over lines (`a * m,` in `torch.stack([`)
+  // ends before its comma.
+  loc.end_column = static_cast<int>(line.find_last_not_of(" \t\r\n,")) + 2;
+  if (loc.end_column <= loc.column) loc.end_column = static_cast<int>(line.find_last_not_of(" \t\r\n")) + 2;
   lines[loc.file][loc.line] = line;
   return loc;
 }

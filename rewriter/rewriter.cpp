@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "ir/archive_check.h"
 #include "ir/display.h"
@@ -41,6 +42,15 @@ namespace fs = std::filesystem;
 std::string signature(const Diagnostic& d) {
   return d.rule + "@" + d.loc.file + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.column) + ":" +
          (d.node ? d.node->kind : "") + " in " + (d.function ? d.function->name : "");
+}
+
+// A finding as never-worse leaves it out of an attempt: its rule, Python place and op, without
+// the function. A fix in a free function inlines the call first, so the same finding is in
+// `decode` in one attempt and in `forward` in another; the instances of a layer class on one
+// line are left out together.
+std::string exclusion_key(const Diagnostic& d) {
+  return d.rule + "@" + d.loc.file + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.column) + ":" +
+         (d.node ? d.node->kind : "");
 }
 
 struct Planned {
@@ -76,7 +86,7 @@ std::vector<Planned> plan(const std::vector<Diagnostic>& diagnostics, bool unsaf
   std::set<const ir::Node*> touched;
   for (const auto& d : diagnostics) {
     const Fix* fix = first_applicable_fix(d, unsafe);
-    if (fix == nullptr || excluded.count(signature(d))) continue;
+    if (fix == nullptr || excluded.count(exclusion_key(d))) continue;
     const std::string key = planned_signature(d, *fix);
     if (done.count(key)) continue;
     if (restructures(*fix) && !planned.empty()) continue;
@@ -354,7 +364,7 @@ void apply(const ir::Model& model, const std::vector<Planned>& planned, jit::Mod
         if (fell_back_to_op(e, graph)) description = describe_op_fallback(description, e);
       }
       result.applied.push_back(
-          {d->rule, description, d->loc, d->function ? d->function->name : "", std::move(scales), signature(*d)});
+          {d->rule, description, d->loc, d->function ? d->function->name : "", std::move(scales), exclusion_key(*d)});
     } catch (const ir::RewriteRefused& e) {
       result.skipped.push_back(where(*d, display) + ": " + e.what());
     } catch (const c10::Error& e) {
@@ -512,6 +522,22 @@ double sqnr_slack_db(double after_db, int bits) {
   return after_db >= within_a_bit_of_ideal ? kSlackAtTheFormatsResolutionDb : kSqnrSlackDb;
 }
 
+// A comparison's place in the source. A trace unrolls a loop into one comparison per iteration
+// at the same line (`box_cls > thresh` for each FPN level), so flips are counted per site.
+struct ComparisonSite {
+  std::string kind, file;
+  int line = 0, column = 0;
+  bool operator<(const ComparisonSite& o) const {
+    return std::tie(kind, file, line, column) < std::tie(o.kind, o.file, o.line, o.column);
+  }
+};
+
+std::map<ComparisonSite, int64_t> flips_per_site(const sim::Report& report) {
+  std::map<ComparisonSite, int64_t> flips;
+  for (const auto& c : report.comparisons) flips[{c.kind, c.loc.file, c.loc.line, c.loc.column}] += c.differing;
+  return flips;
+}
+
 std::vector<std::string> harm_done(const sim::Run& before, const sim::Report& after, const FixOptions& options) {
   std::vector<std::string> harm;
   const double threshold = options.min_sqnr.value_or(sim::default_min_sqnr_db(before.report.bits));
@@ -528,13 +554,13 @@ std::vector<std::string> harm_done(const sim::Run& before, const sim::Report& af
     else if (is.sqnr_db < threshold && was.sqnr_db >= threshold)
       harm.push_back(is.name + change + ", under the threshold " + sim::format_db(threshold));
   }
-  for (const auto& comparison : after.comparisons) {
-    int64_t was = 0;
-    for (const auto& c : before.report.comparisons)
-      if (c.kind == comparison.kind && c.loc == comparison.loc) was = c.differing;
-    if (comparison.differing > was)
-      harm.push_back("`" + ir::operator_spelling(comparison.kind) + "` on line " + std::to_string(comparison.loc.line) +
-                     " flips " + std::to_string(comparison.differing) + " results instead of " + std::to_string(was));
+  const auto flips_before = flips_per_site(before.report);
+  for (const auto& [site, flips] : flips_per_site(after)) {
+    const auto was = flips_before.find(site);
+    const int64_t before_flips = was == flips_before.end() ? 0 : was->second;
+    if (flips > before_flips)
+      harm.push_back("`" + ir::operator_spelling(site.kind) + "` on line " + std::to_string(site.line) + " flips " +
+                     std::to_string(flips) + " results instead of " + std::to_string(before_flips));
   }
   return harm;
 }
@@ -550,27 +576,30 @@ std::string joined(const std::vector<std::string>& parts) {
 // model with it is no worse than the original; the others are dropped, with what they did.
 Attempt never_worse(Original& original, const FixOptions& options, const sim::Options& sim_options, Attempt all,
                     const std::function<std::string(const std::string&)>& display) {
-  std::vector<AppliedFix> candidates = all.result.applied;
-  std::set<std::string> ids;
-  for (const auto& c : candidates) ids.insert(c.id);
+  const std::vector<AppliedFix> candidates = all.result.applied;
+  std::vector<std::string> ids;  // in the order the fixes were applied; copies share one
+  for (const auto& c : candidates)
+    if (std::find(ids.begin(), ids.end(), c.id) == ids.end()) ids.push_back(c.id);
   std::set<std::string> kept;
   std::vector<DroppedFix> dropped;
   std::optional<Attempt> best;
-  for (const auto& candidate : candidates) {
+  for (const auto& candidate : ids) {
     std::set<std::string> excluded;
     for (const auto& id : ids)
-      if (id != candidate.id && !kept.count(id)) excluded.insert(id);
+      if (id != candidate && !kept.count(id)) excluded.insert(id);
     Attempt trial = attempt(original, options, sim_options, excluded, display);
     const std::vector<std::string> harm =
         trial.temp ? harm_done(*original.before, trial.result.verification.after, options) : std::vector<std::string>{};
     if (harm.empty() && trial.temp) {
-      kept.insert(candidate.id);
+      kept.insert(candidate);
       best = std::move(trial);
-    } else {
-      dropped.push_back({candidate.rule, candidate.description, candidate.loc, joined(harm)});
+      continue;
     }
+    for (const auto& c : candidates)
+      if (c.id == candidate) dropped.push_back({c.rule, c.description, c.loc, joined(harm)});
   }
-  if (!best) best = attempt(original, options, sim_options, ids, display);  // nothing kept
+  if (!best)  // nothing kept
+    best = attempt(original, options, sim_options, std::set<std::string>(ids.begin(), ids.end()), display);
   best->result.dropped = std::move(dropped);
   return std::move(*best);
 }

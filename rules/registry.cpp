@@ -67,16 +67,33 @@ void note_generated_code(std::vector<Diagnostic>& diagnostics) {
 }
 
 // Adds the edits of `copy`'s fix to `first`'s when both are fixed the same way in the same
-// function (one line's copies in one graph); true when it did.
+// function (one line's copies in one graph); true when it did. `first`'s fix may hold the edits
+// of earlier copies already: each copy's edits repeat the kinds of the first's own.
 bool join_fix_of_copy(Diagnostic& first, const Diagnostic& copy) {
   if (first.fixes.empty() || copy.fixes.empty() || first.function != copy.function) return false;
   Fix& fix = first.fixes.front();
   const Fix& other = copy.fixes.front();
-  if (fix.applicability != other.applicability || fix.edits.size() != other.edits.size()) return false;
+  const size_t n = other.edits.size();
+  if (fix.applicability != other.applicability || n == 0 || fix.edits.size() % n != 0) return false;
   for (size_t i = 0; i < fix.edits.size(); ++i)
-    if (fix.edits[i].kind != other.edits[i].kind || fix.edits[i].node == other.edits[i].node) return false;
+    if (fix.edits[i].kind != other.edits[i % n].kind || fix.edits[i].node == other.edits[i % n].node) return false;
   fix.edits.insert(fix.edits.end(), other.edits.begin(), other.edits.end());
   return true;
+}
+
+// A finding's message with every quant point it names as one placeholder: a loop the trace
+// unrolled quantizes each copy of a line with a fake quant of its own (one per FPN level, per
+// attention layer), and those copies are one finding to the user. A finding about a quant point
+// itself (its message starts with it: each level's conv quantizing a mask) stays that point's.
+std::string message_of_any_copy(const analysis::Facts& facts, std::string message) {
+  std::vector<std::string> names;
+  for (const auto& [id, point] : facts.quant_points()) names.push_back(analysis::describe(point));
+  // The longest first: "`q` on line 5" before "`q`".
+  std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  for (const auto& named : names)
+    for (size_t at = message.find(named, 1); at != std::string::npos; at = message.find(named, at + 1))
+      message.replace(at, named.size(), "`*`");
+  return message;
 }
 
 }  // namespace
@@ -104,8 +121,8 @@ std::vector<Diagnostic> run_all(const analysis::Facts& facts) {
   std::vector<Diagnostic> kept;
   std::map<size_t, int> copies_fixed;
   for (auto& d : out) {
-    auto key =
-        std::make_tuple(d.rule, d.loc.file, d.loc.line, d.loc.column, d.loc.end_line, d.loc.end_column, d.message);
+    auto key = std::make_tuple(d.rule, d.loc.file, d.loc.line, d.loc.column, d.loc.end_line, d.loc.end_column,
+                               message_of_any_copy(facts, d.message));
     auto [it, first] = seen.emplace(key, kept.size());
     if (!d.loc.known() || first) {
       kept.push_back(std::move(d));

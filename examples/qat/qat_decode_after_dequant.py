@@ -1,0 +1,11 @@
+"""examples/zoo/decode_after_dequant.py traced after QAT with PyTorch's default qconfig: the
+trace records `self.dequant` without its tensor."""
+from qat import example_module, trace_default_qat
+
+zoo = example_module("zoo", "decode_after_dequant")
+Model = zoo.Model
+example_input = zoo.example_input
+
+
+def build():
+    return trace_default_qat(Model(), example_input(), "qnnpack")

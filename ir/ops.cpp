@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "ir/schema.h"
@@ -130,6 +131,35 @@ bool is_cast(const Node& node) {
   return node.kind.rfind("aten::", 0) == 0 && (op == "to" || op == "type_as");
 }
 
+namespace {
+
+// An int the graph states as a constant (`value` of prim::Constant); nullopt for None or
+// anything computed.
+std::optional<int64_t> stated_int(const Value* v) {
+  if (v == nullptr || v->producer == nullptr || v->producer->kind != "prim::Constant") return std::nullopt;
+  const Attr* value = v->producer->attr("value");
+  if (value == nullptr || value->kind != Attr::Kind::Int) return std::nullopt;
+  return value->i;
+}
+
+bool stated_none(const Value* v) {
+  if (v == nullptr || v->producer == nullptr || v->producer->kind != "prim::Constant") return false;
+  const Attr* value = v->producer->attr("value");
+  return v->type.kind == Type::Kind::None && (value == nullptr || value->kind == Attr::Kind::None);
+}
+
+// `m[:, :, None]` slices every dimension whole (`aten::slice(m, d, None, None, 1)`, or the end
+// as INT64_MAX in older archives): the view keeps every value, no part.
+bool slices_whole(const Node& node) {
+  if (node.kind != "aten::slice" || node.inputs.size() != 5) return false;
+  const auto start = stated_int(node.inputs[2]), end = stated_int(node.inputs[3]), step = stated_int(node.inputs[4]);
+  const bool from_the_start = stated_none(node.inputs[2]) || (start && *start == 0);
+  const bool to_the_end = stated_none(node.inputs[3]) || (end && *end >= (int64_t{1} << 62));
+  return from_the_start && to_the_end && step && *step == 1;
+}
+
+}  // namespace
+
 bool is_view_op(const Node& node, bool* is_part) {
   // `assert m is not None` refines an Optional: the same value.
   if (node.kind == "prim::unchecked_cast") {
@@ -149,7 +179,7 @@ bool is_view_op(const Node& node, bool* is_part) {
       schema_of(node) ? output_aliases_operand(node, 0, 0).value_or(false) && !writes_operand(node, 0).value_or(true)
                       : known_view(node.kind);
   if (aliases) {
-    if (is_part) *is_part = !keeps_the_whole(base_op(node.kind));
+    if (is_part) *is_part = !keeps_the_whole(base_op(node.kind)) && !slices_whole(node);
     return true;
   }
   return false;

@@ -113,7 +113,8 @@ SourceLoc over_call_arguments(const Model& model, SourceLoc loc) {
 
 std::optional<SourceLoc> operand_location(const Model& model, const Node& consumer, size_t index) {
   const Value* v = consumer.inputs.at(index);
-  if (v->producer && strictly_inside(v->producer->loc, consumer.loc) &&
+  // TorchScript ranges `int(x[i])` by its callee, `int`: the call's arguments are inside it too.
+  if (v->producer && strictly_inside(v->producer->loc, over_call_arguments(model, consumer.loc)) &&
       plausible_operand(source_text(model, v->producer->loc)))
     return over_call_arguments(model, v->producer->loc);
   std::string text = source_text(model, consumer.loc);

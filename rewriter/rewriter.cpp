@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -254,6 +255,16 @@ std::string batches_text(const sim::Report& report) {
 // inputs: the float model runs once with those values observed, and each gets the symmetric
 // scale MinMaxObserver computes for its range. A fix whose value cannot be measured (no inputs,
 // or the inputs never reach it) is skipped, with the reason.
+// A value this far from 0 is no activation but a stand-in for infinity (-1e4, -1e9 in attention
+// masks; image coordinates and class offsets stay below it).
+constexpr double kSentinelReach = 1e4;
+
+std::string shortest(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& planned, Original& original,
                                const sim::Options& sim_options, FixResult& result,
                                const std::function<std::string(const std::string&)>& display) {
@@ -288,6 +299,13 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
              std::string(std::isnan(it->second.min) || std::isnan(it->second.max) ? "NaN" : "infinity") +
              " on the inputs (a mask filled with -inf?), which no scale quantizes: keep it out of the quantized "
              "domain, e.g. apply a bool mask with masked_fill after the quantized op";
+    // `scores + (1.0 - m) * -10000.0`: a finite stand-in for -inf. Its quant point would be
+    // exact for the mask, but the sum's scale must then span 10000, rounding away the scores.
+    if (const double reach = std::max(std::fabs(it->second.min), std::fabs(it->second.max)); reach >= kSentinelReach)
+      return "the value reaches " + shortest(it->second.min <= -reach ? it->second.min : it->second.max) +
+             " on the inputs (a mask of large values standing in for -inf?): whatever it is added to would need a "
+             "scale that spans it, which rounds the data away; keep it out of the quantized domain, e.g. apply a bool "
+             "mask with masked_fill after the quantized op";
     e.fake_quant.scale = it->second.scale;
     e.fake_quant.zero_point = it->second.zero_point;
     e.fake_quant.observed_min = it->second.min;

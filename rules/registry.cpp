@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <regex>
 #include <set>
 #include <tuple>
 
@@ -93,7 +94,10 @@ std::string message_of_any_copy(const analysis::Facts& facts, std::string messag
   for (const auto& named : names)
     for (size_t at = message.find(named, 1); at != std::string::npos; at = message.find(named, at + 1))
       message.replace(at, named.size(), "`*`");
-  return message;
+  // Copies that came through a different number of quant points (the first attention call's
+  // operand through fewer layers) are copies all the same.
+  static const std::regex list(R"(`\*`((, | and )`\*`)+)");
+  return std::regex_replace(message, list, "`*`");
 }
 
 }  // namespace

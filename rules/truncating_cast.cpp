@@ -55,8 +55,9 @@ std::string message(const analysis::Facts& facts, const ir::Node& node) {
            " (rounding to nearest instead would change the float model)";
   return value + ", quantized by " + stubs +
          ", is cast to integers, which truncates toward zero: a whole number that quantization moves just below "
-         "itself (2.0 as 1.9997) loses one; round before the cast (" +
-         ir::spelling(facts.model()).round_then_cast + "), or cast the float value before the " + stub;
+         "itself (2.0 as 1.9997) loses one; if the value is meant to be whole, round before the cast (" +
+         ir::spelling(facts.model()).round_then_cast +
+         "); if the cast is meant to floor (a cell index from a coordinate), cast the float value before the " + stub;
 }
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {

@@ -497,6 +497,20 @@ TEST_F(Fix, NeverWritesARewriteThatMakesTheQuantizedOutputNaN) {
   EXPECT_FALSE(fs::exists(fixed));
 }
 
+// The same bias as BERT-style encoders build it, -10000 standing in for -inf
+// (examples/qat/qat_finite_padding_bias.py): a new fake quant would hold it, but the scores it is
+// added to would need a scale spanning 10000. --fix refuses it, says why, and writes nothing
+// (before: "Resolved" with a fake quant of scale 39 on the bias).
+TEST_F(Fix, RefusesAQuantPointForAFiniteStandInForInfinity) {
+  const std::string name = "qat/qat_finite_padding_bias", fixed = tmp("fixed.pt");
+  fs::remove(fixed);
+  auto r = run_qlint({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("the value reaches -10000 on the inputs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Nothing was written."), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(fixed));
+}
+
 // A flip only the simulation shows (examples/rules/sim_divergence.py: `energy > 0.5` on the
 // stub's output) is fixed like eq-nonzero-const: the comparison reads the float shadow, where
 // it is the float model's. Also in a traced QAT model (GameFormer-style lane padding,

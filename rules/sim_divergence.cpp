@@ -36,6 +36,12 @@ bool compares_with_zero(const ir::Node& node) {
   return false;
 }
 
+// `hmax == heat`: two tensors, neither a constant.
+bool compares_two_tensors(const ir::Node& node) {
+  return node.inputs.size() >= 2 && node.inputs[0]->type.is_tensor() && node.inputs[1]->type.is_tensor() &&
+         !analysis::constant_values(node.inputs[0]) && !analysis::constant_values(node.inputs[1]);
+}
+
 std::string comparison_message(const analysis::Facts& facts, const ir::Node& node,
                                const analysis::SimulatedComparison& c, const analysis::SimulatedRun& run) {
   std::string text = ir::source_text(facts.model(), node.loc);
@@ -46,6 +52,9 @@ std::string comparison_message(const analysis::Facts& facts, const ir::Node& nod
          "); compare the float values before the quant point, or " +
          (!equality ? "keep the threshold away from the values the data takes (the rounding moves them by up to "
                       "half a quantization step)"
+          : compares_two_tensors(node)
+              ? "keep the comparison in float: quantization puts values that differ in float on one step, so "
+                "they compare equal once quantized (`hmax == heat` finds ties as peaks)"
           : compares_with_zero(node)
               ? "compare the magnitude with a tolerance the data allows: the rounding puts every value within half "
                 "a quantization step of 0 onto 0"

@@ -262,10 +262,15 @@ Edit new_fake_quant(const analysis::Facts& facts, const analysis::QuantPoint& li
 
 std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
                                                bool mask) {
-  if (operand < 0 || operand > 1 || consumer.inputs.size() < 2) return std::nullopt;
+  if (operand < 0 || static_cast<size_t>(operand) >= consumer.inputs.size() || consumer.inputs.size() < 2)
+    return std::nullopt;
+  // The template: a fake quant of another operand (the other side of `*`, another item of the
+  // list `torch.cat` joins).
   const analysis::QuantPoint* like = nullptr;
-  for (const auto& source : facts.quant_sources(consumer.inputs[static_cast<size_t>(1 - operand)]))
-    if ((like = in_graph_fake_quant(facts, source))) break;
+  for (size_t i = 0; i < consumer.inputs.size() && like == nullptr; ++i)
+    if (i != static_cast<size_t>(operand))
+      for (const auto& source : facts.quant_sources(consumer.inputs[i]))
+        if ((like = in_graph_fake_quant(facts, source))) break;
   if (like == nullptr) return std::nullopt;
   Edit e = new_fake_quant(facts, *like, consumer, operand);
   e.cast_to_float = mask;

@@ -134,6 +134,7 @@ TEST(SimDivergence, ReportsFlippedComparisonsAndLowSqnrOutputs) {
   };
   run.comparisons[key("aten::gt", 21, 16, 28)] = {4, 2};
   run.comparisons[key("aten::eq", 22, 16, 22)] = {8, 4};
+  run.comparisons[key("aten::eq", 25, 16, 24)] = {8, 3};
   run.outputs = {{"output 0", 12.34}};
   analysis::SimulationEvidence evidence;
   evidence.run = run;
@@ -141,7 +142,7 @@ TEST(SimDivergence, ReportsFlippedComparisonsAndLowSqnrOutputs) {
   std::map<int, Diagnostic> found;  // fixture line -> diagnostic
   for (const auto& d : rules::run_all(facts))
     if (d.rule == "sim-divergence") found[parsed.node_lines.at(d.node)] = d;
-  ASSERT_EQ(found.size(), 3u);
+  ASSERT_EQ(found.size(), 4u);
   auto line_of = [&](const std::string& part) {
     std::istringstream in(text);
     std::string line;
@@ -159,6 +160,14 @@ TEST(SimDivergence, ReportsFlippedComparisonsAndLowSqnrOutputs) {
   // The rule reports eq-nonzero-const's comparison too; the command line confirms it on the
   // static finding instead (cli/evidence.cpp).
   EXPECT_NE(found[line_of("aten::eq(")].message.find("4 of 8 elements"), std::string::npos);
+  // Two tensors compared for equality (a peak test, `hmax == heat`): no constant to compare
+  // with 0 instead; the advice is the float comparison, and why ties appear.
+  const Diagnostic& ties = found[line_of("aten::eq(%mag")];
+  EXPECT_NE(ties.message.find("keep the comparison in float: quantization puts values that differ in float on one "
+                              "step"),
+            std::string::npos)
+      << ties.message;
+  EXPECT_EQ(ties.message.find("compare with 0"), std::string::npos) << ties.message;
   // The output, at forward's whole return statement (without its comment).
   const Diagnostic& output = found[line_of("callee=\"dequant.forward\"](")];
   EXPECT_EQ(output.message.rfind("output 0 keeps only 12.3 dB SQNR against float (threshold 40 dB, int16 simulation on "
@@ -174,6 +183,7 @@ TEST(SimDivergence, ReportsFlippedComparisonsAndLowSqnrOutputs) {
   // Nothing flipped and an exact output: silence.
   run.comparisons[key("aten::gt", 21, 16, 28)].differing = 0;
   run.comparisons[key("aten::eq", 22, 16, 22)].differing = 0;
+  run.comparisons[key("aten::eq", 25, 16, 24)].differing = 0;
   run.outputs = {{"output 0", std::numeric_limits<double>::infinity()}};
   evidence.run = run;
   auto clean = analysis::Facts::compute(parsed.model, {}, evidence);

@@ -7,23 +7,16 @@ a scale spanning 10000, which rounds the scores away: `--fix --input` refuses th
 says why (the value reaches -10000), and writes nothing. The finding stays.
 
 Expected findings:
-  line 31 unquantized-operand  the -10000 bias added to the quantized scores
+  line 24 unquantized-operand  the -10000 bias added to the quantized scores
 """
 import torch
-from torch import nn
-from torch.ao.quantization import DeQuantStub, QuantStub
-from qat import trace_default_qat
+from qat import example_module, trace_default_qat
+
+# The query and key projections of examples/zoo/additive_padding_mask.py; only the bias differs.
+attention = example_module("zoo", "additive_padding_mask")
 
 
-class Model(nn.Module):
-    def __init__(self, width: int = 8):
-        super().__init__()
-        torch.manual_seed(0)
-        self.quant = QuantStub()
-        self.query = nn.Linear(width, width)
-        self.key = nn.Linear(width, width)
-        self.dequant = DeQuantStub()
-
+class Model(attention.Model):
     def forward(self, tokens, keep):
         x = self.quant(tokens)
         bias = ((1.0 - keep) * -10000.0).unsqueeze(1)

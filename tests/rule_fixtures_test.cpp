@@ -249,7 +249,7 @@ TEST(NewFakeQuant, TakesTheModelsRangeAndAnExactScaleForMasks) {
         }
       }
   EXPECT_EQ(masks, 1);
-  EXPECT_EQ(calibrated, 2);
+  EXPECT_EQ(calibrated, 3);  // the offset in `+`, the second call's input, the third item of `cat`
 }
 
 TEST(RuleRegistry, IsSortedAndDocumented) {

@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -25,6 +24,7 @@
 #include "rewriter/source_suggestions.h"
 #include "rewriter/verdict.h"
 #include "rules/registry.h"
+#include "rules/support.h"
 #include "sim/libtorch.h"
 #include "sim/report.h"
 
@@ -37,14 +37,6 @@ namespace fs = std::filesystem;
 
 // ---- Planning ---------------------------------------------------------------------------------
 
-// A finding across rounds and attempts: its rule, Python place and op, and the function it is in
-// (a traced model gives each instance of a layer class a forward of its own, all on the same
-// Python line: each instance's finding is fixed in its own right).
-std::string signature(const Diagnostic& d) {
-  return d.rule + "@" + d.loc.file + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.column) + ":" +
-         (d.node ? d.node->kind : "") + " in " + (d.function ? d.function->name : "");
-}
-
 // A finding as never-worse leaves it out of an attempt: its rule, Python place and op, without
 // the function. A fix in a free function inlines the call first, so the same finding is in
 // `decode` in one attempt and in `forward` in another; the instances of a layer class on one
@@ -53,6 +45,11 @@ std::string exclusion_key(const Diagnostic& d) {
   return d.rule + "@" + d.loc.file + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.column) + ":" +
          (d.node ? d.node->kind : "");
 }
+
+// A finding across rounds and attempts: its rule, Python place and op, and the function it is in
+// (a traced model gives each instance of a layer class a forward of its own, all on the same
+// Python line: each instance's finding is fixed in its own right).
+std::string signature(const Diagnostic& d) { return exclusion_key(d) + " in " + (d.function ? d.function->name : ""); }
 
 struct Planned {
   const Diagnostic* diagnostic;
@@ -251,20 +248,14 @@ std::string batches_text(const sim::Report& report) {
          (report.batches == 1 ? " input batch" : " input batches");
 }
 
-// Gives every new fake quant of the planned fixes that needs one a scale measured on the
-// inputs: the float model runs once with those values observed, and each gets the symmetric
-// scale MinMaxObserver computes for its range. A fix whose value cannot be measured (no inputs,
-// or the inputs never reach it) is skipped, with the reason.
 // A value this far from 0 is no activation but a stand-in for infinity (-1e4, -1e9 in attention
 // masks; image coordinates and class offsets stay below it).
 constexpr double kSentinelReach = 1e4;
 
-std::string shortest(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
+// Gives every new fake quant of the planned fixes that needs one a scale measured on the
+// inputs: the float model runs once with those values observed, and each gets the symmetric
+// scale MinMaxObserver computes for its range. A fix whose value cannot be measured (no inputs,
+// or the inputs never reach it) is skipped, with the reason.
 void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& planned, Original& original,
                                const sim::Options& sim_options, FixResult& result,
                                const std::function<std::string(const std::string&)>& display) {
@@ -302,7 +293,7 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
     // `scores + (1.0 - m) * -10000.0`: a finite stand-in for -inf. Its quant point would be
     // exact for the mask, but the sum's scale must then span 10000, rounding away the scores.
     if (const double reach = std::max(std::fabs(it->second.min), std::fabs(it->second.max)); reach >= kSentinelReach)
-      return "the value reaches " + shortest(it->second.min <= -reach ? it->second.min : it->second.max) +
+      return "the value reaches " + rules::format_number(it->second.min <= -reach ? it->second.min : it->second.max) +
              " on the inputs (a mask of large values standing in for -inf?): whatever it is added to would need a "
              "scale that spans it, which rounds the data away; keep it out of the quantized domain, e.g. apply a bool "
              "mask with masked_fill after the quantized op";
@@ -535,8 +526,11 @@ constexpr double kSqnrSlackDb = 1.0;
 // on zoo/detection_nms_helper), where elsewhere it may cost 1 dB.
 constexpr double kSlackAtTheFormatsResolutionDb = 10.0;
 
+// The SQNR of an ideal quantizer of `bits` bits on a full-range signal.
+double ideal_sqnr_db(int bits) { return 6.02 * bits + 1.76; }
+
 double sqnr_slack_db(double after_db, int bits) {
-  const double within_a_bit_of_ideal = 6.02 * (bits - 1) + 1.76;
+  const double within_a_bit_of_ideal = ideal_sqnr_db(bits - 1);
   return after_db >= within_a_bit_of_ideal ? kSlackAtTheFormatsResolutionDb : kSqnrSlackDb;
 }
 
@@ -545,7 +539,7 @@ double sqnr_slack_db(double after_db, int bits) {
 // could keep, however far above that the original was: such a margin comes from values the
 // original's simulation left in float (a decoder's cell indices: 137 dB, then 101 dB with
 // their own int16 stubs).
-bool as_exact_as_the_format(double after_db, int bits) { return after_db >= 6.02 * bits + 1.76; }
+bool as_exact_as_the_format(double after_db, int bits) { return after_db >= ideal_sqnr_db(bits); }
 
 // A comparison's place in the source. A trace unrolls a loop into one comparison per iteration
 // at the same line (`box_cls > thresh` for each FPN level), so flips are counted per site.

@@ -86,18 +86,22 @@ bool join_fix_of_copy(Diagnostic& first, const Diagnostic& copy) {
 // unrolled quantizes each copy of a line with a fake quant of its own (one per FPN level, per
 // attention layer), and those copies are one finding to the user. A finding about a quant point
 // itself (its message starts with it: each level's conv quantizing a mask) stays that point's.
-std::string message_of_any_copy(const analysis::Facts& facts, std::string message) {
-  std::vector<std::string> names;
-  for (const auto& [id, point] : facts.quant_points()) names.push_back(analysis::describe(point));
-  // The longest first: "`q` on line 5" before "`q`".
-  std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-  for (const auto& named : names)
+std::string message_of_any_copy(const std::vector<std::string>& quant_point_names, std::string message) {
+  for (const auto& named : quant_point_names)
     for (size_t at = message.find(named, 1); at != std::string::npos; at = message.find(named, at + 1))
       message.replace(at, named.size(), "`*`");
   // Copies that came through a different number of quant points (the first attention call's
   // operand through fewer layers) are copies all the same.
   static const std::regex list(R"(`\*`((, | and )`\*`)+)");
   return std::regex_replace(message, list, "`*`");
+}
+
+// How messages name each quant point, the longest first ("`q` on line 5" before "`q`").
+std::vector<std::string> quant_point_names(const analysis::Facts& facts) {
+  std::vector<std::string> names;
+  for (const auto& [id, point] : facts.quant_points()) names.push_back(analysis::describe(point));
+  std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  return names;
 }
 
 }  // namespace
@@ -124,9 +128,10 @@ std::vector<Diagnostic> run_all(const analysis::Facts& facts) {
   std::map<std::tuple<std::string, std::string, int, int, int, int, std::string>, size_t> seen;
   std::vector<Diagnostic> kept;
   std::map<size_t, int> copies_fixed;
+  const std::vector<std::string> names = quant_point_names(facts);
   for (auto& d : out) {
     auto key = std::make_tuple(d.rule, d.loc.file, d.loc.line, d.loc.column, d.loc.end_line, d.loc.end_column,
-                               message_of_any_copy(facts, d.message));
+                               message_of_any_copy(names, d.message));
     auto [it, first] = seen.emplace(key, kept.size());
     if (!d.loc.known() || first) {
       kept.push_back(std::move(d));

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <climits>
 #include <cstdint>
+#include <iterator>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -293,9 +294,47 @@ class FactsSolver {
       const ir::Node& call = *b.nodes[i];
       for (const auto& inner : call.blocks) find_traced_dequantized(*inner);
       if (call.inputs.size() >= 2 || facts_.stub_call(call) != StubKind::DeQuant) continue;
-      if (const ir::Value* v = tensor_computed_just_before(b, i); v && read_after(b, call, *v))
-        dequantized_in_trace_.insert(v);
+      const ir::Value* just_before = tensor_computed_just_before(b, i);
+      if (just_before != nullptr && read_after(b, call, *just_before)) dequantized_in_trace_.insert(just_before);
+      for (const ir::Value* v : tensors_waiting_for(b, i, just_before)) dequantized_in_trace_.insert(v);
     }
+  }
+
+  // A stub applied to a tensor computed earlier (`self.dq(levels[i])` of a list the heads filled)
+  // has no op of its own before the call: the tensor just before is another level's. The tensor
+  // dequantized is then the one the first op after the call reads, when that op does not read the
+  // tensor just before, and nothing read it between its op and the call (it waited for the stub;
+  // a feature map the head read before, and reads again after, is no such tensor).
+  std::vector<const ir::Value*> tensors_waiting_for(const ir::Block& b, size_t call,
+                                                    const ir::Value* just_before) const {
+    const size_t call_order = program_order_.at(b.nodes[call].get());
+    for (size_t j = call + 1; j < b.nodes.size(); ++j) {
+      std::vector<const ir::Value*> earlier = tensors_computed_before(*b.nodes[j], call_order);
+      if (earlier.empty()) continue;
+      if (std::find(earlier.begin(), earlier.end(), just_before) != earlier.end()) return {};
+      std::vector<const ir::Value*> waiting;
+      std::copy_if(earlier.begin(), earlier.end(), std::back_inserter(waiting),
+                   [&](const ir::Value* v) { return !read_between(*v, call_order); });
+      return waiting;
+    }
+    return {};
+  }
+
+  std::vector<const ir::Value*> tensors_computed_before(const ir::Node& n, size_t order) const {
+    std::vector<const ir::Value*> earlier;
+    for (const ir::Value* in : n.inputs)
+      if (in->type.is_tensor() && in->producer != nullptr && program_order_.at(in->producer) < order)
+        earlier.push_back(in);
+    return earlier;
+  }
+
+  // Whether an op between `v`'s own and the node at `order` reads `v`.
+  bool read_between(const ir::Value& v, size_t order) const {
+    const size_t made = program_order_.at(v.producer);
+    return std::any_of(v.users.begin(), v.users.end(), [&](const ir::Node* user) {
+      const size_t at = program_order_.at(user);
+      return at > made && at < order;
+    });
   }
 
   static const ir::Value* tensor_computed_just_before(const ir::Block& b, size_t call) {

@@ -771,6 +771,10 @@ class FactsSolver {
       merged.views[id] = false;
     } else if (is_dequantize_op(n.kind)) {
       merged.domain.clear();
+    } else if (gives_a_sign(n.kind)) {
+      // Exact, as a comparison's result: the decision may flip, no value is off the grid.
+      merged.sources.clear();
+      merged.domain.clear();
     } else if (is_container_construct(n.kind)) {
       // Everything it holds is under a key (an unknown one: ""), nothing of it as a whole.
       merged.sources.clear();

@@ -3,6 +3,8 @@
 #include <map>
 #include <set>
 
+#include "ir/ops.h"
+
 namespace qlint::analysis {
 
 bool is_in_graph_quant_op(const std::string& kind) {
@@ -68,6 +70,11 @@ bool is_dynamic_quantized_op(const std::string& kind) {
 }
 
 bool is_dequantize_op(const std::string& kind) { return kind == "aten::dequantize"; }
+
+bool gives_a_sign(const std::string& kind) {
+  const std::string op = ir::base_op(kind);
+  return op == "sign" || op == "sgn";
+}
 
 bool can_carry_quantization(const ir::Type& type, ir::DType dtype) {
   using K = ir::Type::Kind;

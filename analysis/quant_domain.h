@@ -49,6 +49,10 @@ bool is_dynamic_quantized_op(const std::string& kind);
 // Ops whose output leaves the quantized domain (the error stays).
 bool is_dequantize_op(const std::string& kind);
 
+// Ops whose float output is a sign: -1, 0 or 1, exactly (`torch.sign`, `sgn`). Like a
+// comparison's bool, it holds no rounding error a later op could see; it is a decision.
+bool gives_a_sign(const std::string& kind);
+
 // Whether a value of this type and dtype can hold a rounded value: floating (or unknown)
 // tensors, float scalars, and containers of them. Bool and integer values are exact.
 bool can_carry_quantization(const ir::Type& type, ir::DType dtype);

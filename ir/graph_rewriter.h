@@ -128,6 +128,10 @@ class GraphRewriter {
   virtual FakeQuantStart add_fake_quant_clone(const std::string& owner_path, const std::string& name,
                                               const std::string& template_path, const FakeQuantStart& start) = 0;
 
+  // Whether this rewriter registered the clone `name` on `owner_path` (add_submodule_clone,
+  // add_fake_quant_clone): a second edit quantizing the same tensor calls that one again.
+  virtual bool added_clone(const std::string& owner_path, const std::string& name) const = 0;
+
   // Inserts the attribute read `object.name` before `before`.
   virtual GraphValue insert_get_attr(const Node& before, GraphValue object, const std::string& name) = 0;
 

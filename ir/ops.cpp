@@ -1,6 +1,7 @@
 #include "ir/ops.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -125,6 +126,64 @@ bool resizes_by_nearest(const Node& node) {
 }
 
 }  // namespace
+
+namespace {
+
+size_t output_index(const Value& v) {
+  const auto& outs = v.producer->outputs;
+  return static_cast<size_t>(std::find(outs.begin(), outs.end(), &v) - outs.begin());
+}
+
+// A trace gives each call of a module a method of its own (`forward1`, `forward2`), recorded
+// from the same Python code: on the same tensor, the same ops.
+std::string without_trace_number(const Attr& a) {
+  std::string s = a.s;
+  while (!s.empty() && std::isdigit(static_cast<unsigned char>(s.back()))) s.pop_back();
+  return s;
+}
+
+// Where a node came from (the ONNX node's name, the module instance a front end recorded) says
+// nothing about what it computes.
+bool provenance(const std::string& attribute) { return attribute == "onnx_node" || attribute == "module"; }
+
+bool same_attributes(const Node& a, const Node& b) {
+  if (a.attrs.size() != b.attrs.size()) return false;
+  const bool call = a.kind == "prim::CallMethod";
+  for (size_t i = 0; i < a.attrs.size(); ++i) {
+    const auto& [name, value] = a.attrs[i];
+    if (name != b.attrs[i].first) return false;
+    if (provenance(name)) continue;
+    if (call && (name == "name" || name == "callee")
+            ? without_trace_number(value) != without_trace_number(b.attrs[i].second)
+            : !(value == b.attrs[i].second))
+      return false;
+  }
+  return true;
+}
+
+// A call of a module or function counts as its arguments: an exported model runs in eval mode,
+// where the same module on the same tensor computes the same values.
+bool pure(const Node& n) { return n.blocks.empty() && !writes_anything_in_place(n) && !draws_random_numbers(n); }
+
+bool computes_the_same(const Value* a, const Value* b, int depth) {
+  if (a == b) return true;
+  if (a == nullptr || b == nullptr || depth <= 0 || a->producer == nullptr || b->producer == nullptr) return false;
+  const Node& x = *a->producer;
+  const Node& y = *b->producer;
+  if (x.kind != y.kind || x.inputs.size() != y.inputs.size() || !pure(x) || output_index(*a) != output_index(*b))
+    return false;
+  if (!same_attributes(x, y)) return false;
+  for (size_t i = 0; i < x.inputs.size(); ++i)
+    if (!computes_the_same(x.inputs[i], y.inputs[i], depth - 1)) return false;
+  return true;
+}
+
+}  // namespace
+
+bool computes_the_same(const Value* a, const Value* b) {
+  constexpr int kMaxDepth = 12;  // ops back from each value: a few views and casts, not a network
+  return computes_the_same(a, b, kMaxDepth);
+}
 
 bool is_cast(const Node& node) {
   const std::string op = base_op(node.kind);

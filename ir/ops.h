@@ -45,6 +45,12 @@ bool draws_random_numbers(const Node& node);
 // says: most have an overload without the generator.
 bool is_sampling_op(const std::string& kind);
 
+// Whether `a` and `b` hold the same values because they are the same value, or the same pure
+// ops on the same values and equal constants (`widths[:, None]` written twice, on two lines;
+// `self.norm(x)` called twice on one `x`): no in-place write, no random draw, no nested block
+// on the way.
+bool computes_the_same(const Value* a, const Value* b);
+
 // A tensor cast: `x.to(...)` in any overload, `x.type_as(y)`.
 bool is_cast(const Node& node);
 

@@ -61,20 +61,60 @@ bool strictly_inside(const SourceLoc& inner, const SourceLoc& outer) {
          inner.column >= outer.column && inner.end_column <= outer.end_column && !(inner == outer);
 }
 
-// Splits "a * b" at its one top-level occurrence of " op " (outside brackets): the offsets
-// where the right operand starts and the left one ends, or nullopt.
-std::optional<std::pair<size_t, size_t>> split_binary(const std::string& text, const std::string& op) {
+// Python's binary operators (with the spaces PEP 8 puts around them) by how tightly they bind;
+// ` = ` and `, ` bind loosest of all, an operand never spans them. 0: not an operator.
+int binding(const std::string& text, size_t at, size_t* length) {
+  static const std::vector<std::pair<std::string, int>> operators = {
+      {" = ", 1},  {", ", 1},   {" or ", 2}, {" and ", 3}, {" == ", 4}, {" != ", 4}, {" <= ", 4},
+      {" >= ", 4}, {" < ", 4},  {" > ", 4},  {" | ", 5},   {" ^ ", 6},  {" & ", 7},  {" + ", 8},
+      {" - ", 8},  {" // ", 9}, {" * ", 9},  {" / ", 9},   {" % ", 9},  {" @ ", 9}};
+  for (const auto& [spelling, strength] : operators)
+    if (text.compare(at, spelling.size(), spelling) == 0) {
+      *length = spelling.size();
+      return strength;
+    }
+  return 0;
+}
+
+// Where "a * b" splits at its one top-level occurrence of " op " (outside brackets). A trace
+// ranges a whole statement (`x = d * w + c`): each operand stops at an operator that binds
+// more loosely than `op` (`d`, `w`), as Python parses it. Nullopt without exactly one `op`.
+struct BinarySplit {
+  size_t left_begin, left_end, right_begin, right_end;
+};
+
+std::optional<BinarySplit> split_binary(const std::string& text, const std::string& op) {
   const std::string sep = " " + op + " ";
+  size_t op_length = 0;
+  const int strength = binding(sep, 0, &op_length);
+  std::vector<std::pair<size_t, size_t>> tops;  // top-level operators: where, how long
+  std::vector<int> strengths;
   int depth = 0;
-  std::vector<size_t> hits;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (c == '(' || c == '[' || c == '{') ++depth;
     if (c == ')' || c == ']' || c == '}') --depth;
-    if (depth == 0 && text.compare(i, sep.size(), sep) == 0) hits.push_back(i);
+    size_t length = 0;
+    if (int s = depth == 0 ? binding(text, i, &length) : 0; s > 0) {
+      tops.push_back({i, length});
+      strengths.push_back(text.compare(i, sep.size(), sep) == 0 ? -1 : s);  // -1: `op` itself
+      i += length - 2;  // the closing space may open the next operator
+    }
   }
-  if (hits.size() != 1) return std::nullopt;
-  return std::make_pair(hits[0], hits[0] + sep.size());
+  if (std::count(strengths.begin(), strengths.end(), -1) != 1 || strength == 0) return std::nullopt;
+  const size_t hit = static_cast<size_t>(std::find(strengths.begin(), strengths.end(), -1) - strengths.begin());
+  BinarySplit split{0, tops[hit].first, tops[hit].first + tops[hit].second, text.size()};
+  for (size_t k = hit; k-- > 0;)
+    if (strengths[k] < strength) {
+      split.left_begin = tops[k].first + tops[k].second;
+      break;
+    }
+  for (size_t k = hit + 1; k < tops.size(); ++k)
+    if (strengths[k] <= strength) {
+      split.right_end = tops[k].first;
+      break;
+    }
+  return split;
 }
 
 // An expression that can stand for an operand: not a whole statement, which is what a traced
@@ -121,11 +161,10 @@ std::optional<SourceLoc> operand_location(const Model& model, const Node& consum
   auto split = split_binary(text, operator_spelling(consumer.kind));
   if (!split || index > 1) return std::nullopt;
   SourceLoc loc = consumer.loc;
-  if (index == 0) {
-    loc.end_column = consumer.loc.column + static_cast<int>(split->first);
-  } else {
-    loc.column = consumer.loc.column + static_cast<int>(split->second);
-  }
+  const size_t begin = index == 0 ? split->left_begin : split->right_begin;
+  const size_t end = index == 0 ? split->left_end : split->right_end;
+  loc.column = consumer.loc.column + static_cast<int>(begin);
+  loc.end_column = consumer.loc.column + static_cast<int>(end);
   loc = over_call_arguments(model, loc);
   // A trace ranges an element of a bracket spread over lines by its line, comma included
   // (`a - b,` in `torch.stack([\n a - b,\n ...])`): the operand stops before it.

@@ -356,6 +356,7 @@ void apply(const ir::Model& model, const std::vector<Planned>& planned, jit::Mod
            SourceSuggestions& suggestions, FixResult& result,
            const std::function<std::string(const std::string&)>& display) {
   torchscript::GraphRewriter graph(module);
+  std::set<std::string> listed;  // new fake quants whose scale is listed: one shared by two reads is listed once
   for (const auto& [d, fix] : planned) {
     try {
       std::vector<NewScale> scales;
@@ -369,7 +370,9 @@ void apply(const ir::Model& model, const std::vector<Planned>& planned, jit::Mod
         // A float shadow passed down calls also changes each caller on the way.
         for (const ir::Node* call : e.shadow.calls)
           if (const ir::Function* fn = model.function_of(*call)) result.rewritten_functions.insert(fn->name);
-        if (auto scale = new_scale(e, graph)) scales.push_back(*scale);
+        if (auto scale = new_scale(e, graph);
+            scale && (!e.creates_stub() || listed.insert(e.new_stub_owner + "." + e.new_stub).second))
+          scales.push_back(*scale);
         if (fell_back_to_op(e, graph)) description = describe_op_fallback(description, e);
       }
       result.applied.push_back(

@@ -147,14 +147,28 @@ Diagnostic module_reuse_diagnostic(const analysis::Facts& facts, const analysis:
   return d;
 }
 
+// Whether an earlier call of the same quant point saw this tensor (the same value, or the same
+// ops on it written again): the same values again leave its scale as it was. A norm applied to
+// each layer's output in a loop and then once more to the last one; a new stub --fix gives one
+// tensor read on two lines.
+bool seen_before(const std::vector<const analysis::QuantCall*>& earlier, const analysis::QuantCall& call) {
+  return std::any_of(earlier.begin(), earlier.end(), [&](const analysis::QuantCall* e) {
+    return e->input != nullptr && ir::computes_the_same(e->input, call.input);
+  });
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   std::map<std::string, const analysis::QuantCall*> first;
+  std::map<std::string, std::vector<const analysis::QuantCall*>> calls_of;
   for (const auto& call : facts.quant_calls()) {
     if (inserted_by_fx(call.point)) continue;
+    std::vector<const analysis::QuantCall*>& earlier = calls_of[call.point];
+    const bool again = seen_before(earlier, call);
+    earlier.push_back(&call);
     if (facts.is_module_output_quant_point(call.point)) {
       auto [it, is_first] = first.emplace(call.point, &call);
-      if (!is_first && it->second->input != call.input && another_call_site(facts, *it->second, call))
+      if (!is_first && !again && another_call_site(facts, *it->second, call))
         out.push_back(module_reuse_diagnostic(facts, *it->second, call));
       continue;
     }
@@ -164,7 +178,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
       continue;
     }
     auto [it, is_first] = first.emplace(call.point, &call);
-    if (is_first || it->second->input == call.input) continue;
+    if (is_first || again) continue;
     const analysis::QuantPoint* point = facts.quant_point(call.point);
     std::string name = point ? analysis::describe(*point) : "`" + call.point + "`";
     std::string message = name + " is applied to a second tensor" + first_use(facts, *it->second, call) +

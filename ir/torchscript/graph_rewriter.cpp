@@ -402,6 +402,11 @@ void GraphRewriter::register_clone(const std::string& owner_path, const std::str
     jit::Module instance = instances[i];
     instance.register_module(name, i == 0 ? clone : clone.deepcopy());
   }
+  added_clones_.insert(owner_path + "." + name);
+}
+
+bool GraphRewriter::added_clone(const std::string& owner_path, const std::string& name) const {
+  return added_clones_.count(owner_path + "." + name) > 0;
 }
 
 ir::GraphValue GraphRewriter::insert_get_attr(const ir::Node& before, ir::GraphValue object, const std::string& name) {

@@ -50,6 +50,7 @@ class GraphRewriter final : public ir::GraphRewriter {
                            const std::string& template_path) override;
   FakeQuantStart add_fake_quant_clone(const std::string& owner_path, const std::string& name,
                                       const std::string& template_path, const FakeQuantStart& start) override;
+  bool added_clone(const std::string& owner_path, const std::string& name) const override;
   ir::GraphValue insert_get_attr(const ir::Node& before, ir::GraphValue object, const std::string& name) override;
   ir::GraphValue insert_forward_call(const ir::Node& before, ir::GraphValue module, ir::GraphValue argument) override;
   void replace_input(const ir::Node& node, size_t index, ir::GraphValue value) override;
@@ -132,6 +133,7 @@ class GraphRewriter final : public ir::GraphRewriter {
   void remember_destroyed(jit::Node* node);
   std::map<const jit::Function*, jit::Function*> function_copies_;
   std::map<std::string, FakeQuantStart> clone_starts_;  // "owner.name"
+  std::set<std::string> added_clones_;                  // "owner.name"
   const ir::Node* last_inlined_ = nullptr;              // the call inline_call inlined last
 };
 

@@ -29,7 +29,8 @@ class QuantizeOperand final : public EditKind {
     const ir::Value& self = *fn->body.params[0];
     if (self.type.kind != ir::Type::Kind::Module || self.type.name != edit.new_stub_owner)
       throw ir::RewriteRefused("the method's `self` is not the module that would hold the new stub");
-    graph.add_submodule_clone(edit.new_stub_owner, edit.new_stub, edit.template_stub);
+    if (!graph.added_clone(edit.new_stub_owner, edit.new_stub))  // else another read of the tensor made it
+      graph.add_submodule_clone(edit.new_stub_owner, edit.new_stub, edit.template_stub);
     const auto operand = static_cast<size_t>(edit.operand);
     ir::GraphValue value = graph.input_of(consumer, operand);
     if (edit.cast_to_float)

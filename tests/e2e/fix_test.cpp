@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -202,8 +203,8 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
 // the second call), a batch dict passed along stages, layers taking the mask as a defaulted
 // argument (`padding: Optional[Tensor] = None`: the float twin's parameter follows it), points
 // filtered under their own name before a cast, a batch index compared with the loop variable, a
-// helper applying one mask to two tensors. `--fix --input` leaves no finding that has a fix,
-// with every guarantee, and its Python change computes what the original does.
+// helper applying one mask to two tensors, anchor widths read on two lines (one new quant point). `--fix --input`
+// leaves no finding that has a fix, with every guarantee, and its Python change computes what the original does.
 TEST_F(Fix, RepairsWhatRealModelsContain) {
   for (const std::string name : {"zoo/detection_nms_helper",    "qat/qat_detection_nms_helper",
                                  "zoo/padding_mask_layers",     "qat/qat_padding_mask_layers",
@@ -220,7 +221,8 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
                                  "zoo/set_abstraction_levels",  "zoo/ball_query_levels",
                                  "zoo/optional_mask_layers",    "zoo/filtered_points",
                                  "zoo/pillar_scatter_batches",  "zoo/helper_two_masks",
-                                 "qat/qat_anchor_free_levels"}) {
+                                 "qat/qat_anchor_free_levels",  "zoo/anchor_box_decode",
+                                 "qat/qat_anchor_box_decode"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);
@@ -234,6 +236,33 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
     collect_python_change(name, fix);
   }
   expect_python_changes_hold(5);
+}
+
+// A box decoder reads the anchors' widths on two lines (examples/zoo/anchor_box_decode.py):
+// both reads get the one new stub (scripted) or fake quant (traced QAT), as a user quantizes
+// one tensor once, not a module per read with the same scale twice.
+TEST_F(Fix, OneTensorReadTwiceGetsOneNewQuantPoint) {
+  for (const std::string name : {"zoo/anchor_box_decode", "qat/qat_anchor_box_decode"}) {
+    SCOPED_TRACE(name);
+    json doc = fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)});
+    const json& applied = doc["fixes"][0]["applied"];
+    ASSERT_EQ(applied.size(), 2u) << applied.dump(2);
+    std::map<std::string, int> reads;  // new module -> fixes that call it
+    size_t scales = 0;
+    for (const auto& fix : applied) {
+      const std::string text = fix["description"];
+      const auto open = text.find("`self.");
+      ASSERT_NE(open, std::string::npos) << text;
+      ++reads[text.substr(open + 6, text.find('`', open + 1) - open - 6)];
+      scales += fix["scales"].size();
+    }
+    const std::string widths = name.rfind("qat/", 0) == 0 ? "widths_fake_quant" : "widths_quant";
+    EXPECT_EQ(reads.size(), 1u) << applied.dump(2);
+    EXPECT_EQ(reads[widths], 2) << applied.dump(2);
+    // A traced model's summary lists the new fake quant's scale once.
+    if (name.rfind("qat/", 0) == 0) EXPECT_EQ(scales, 1u) << applied.dump(2);
+    EXPECT_TRUE(doc["diagnostics"].empty()) << doc["diagnostics"].dump(2);
+  }
 }
 
 // The S1 comparison in a helper two heads call on two slices of one stub's output

@@ -112,12 +112,15 @@ TEST(OnnxExamples, FindingsAreInTheModulesTheArchiveNames) {
 
 // The seed S1 as a user sees it: each hazard at its Python line, with the scale the QDQ pair
 // states (the int8 FakeQuantize's calibrated scale, written into the model by the exporter).
+// A node's range is its whole statement (`mask = x[:, :, :, -1] == 1`): the operand is the
+// side of `==` up to the assignment.
 TEST(OnnxExamples, SeedS1AtThePythonLines) {
   auto r = run_qlint({"check", build_path("examples/onnx/seed/s1_eq_one.onnx")});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const std::string file = "s1_eq_one.py";
-  EXPECT_NE(r.out.find(file + ":16:9: warning: `==` compares a value quantized by `self.quant` on line 15 with 1"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(file + ":16:9: warning: `==` compares `x[:, :, :, -1]` quantized by `self.quant` on line 15 with 1"),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find(" 16 |         mask = x[:, :, :, -1] == 1\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(file + ":15:9: warning: `self.quant` on line 15 quantizes a 0/1 mask"), std::string::npos)

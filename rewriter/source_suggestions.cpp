@@ -146,10 +146,10 @@ size_t indentation(const std::string& line) {
 // The signature of the Python function line `line` is in: from the nearest `def` above it
 // indented less to the line that closes its parentheses (black splits long signatures), joined.
 // Empty when none is found within reach.
-std::string SourceSuggestions::enclosing_def(const std::string& path, int line) {
+int SourceSuggestions::enclosing_def_line(const std::string& path, int line) {
   static const std::regex def(R"(^\s*(async\s+)?def\s)");
   const std::vector<std::string>* text = lines(path);
-  if (text == nullptr || line < 1 || static_cast<size_t>(line) > text->size()) return "";
+  if (text == nullptr || line < 1 || static_cast<size_t>(line) > text->size()) return 0;
   size_t inside = indentation((*text)[static_cast<size_t>(line) - 1]);
   for (int at = line - 1; at >= 1 && at > line - 2000; --at) {
     const std::string& candidate = (*text)[static_cast<size_t>(at) - 1];
@@ -157,17 +157,32 @@ std::string SourceSuggestions::enclosing_def(const std::string& path, int line) 
     // Blank, deeper than the line, or the `)` or `]` that ends a split signature or call.
     if (indent >= candidate.size() || indent >= inside || candidate[indent] == ')' || candidate[indent] == ']')
       continue;
-    if (candidate.size() <= 4096 && std::regex_search(candidate, def)) {
-      std::string signature;
-      for (int end = at; end < line && signature.size() <= 4096; ++end) {
-        signature += (*text)[static_cast<size_t>(end) - 1];
-        if (signature.find(')') != std::string::npos) break;
-      }
-      return signature;
-    }
+    if (candidate.size() <= 4096 && std::regex_search(candidate, def)) return at;
     inside = indent;  // an `if`, `for` or class line on the way: the def is indented less still
   }
-  return "";
+  return 0;
+}
+
+void SourceSuggestions::mark_inlined_for_one_call(const ir::SourceLoc& inside) {
+  if (int def = inside.known() ? enclosing_def_line(inside.file, inside.line) : 0; def > 0)
+    inlined_for_one_call_.insert({inside.file, def});
+}
+
+bool SourceSuggestions::inlined_for_one_call(const ir::SourceLoc& inside) {
+  const int def = inside.known() ? enclosing_def_line(inside.file, inside.line) : 0;
+  return def > 0 && inlined_for_one_call_.count({inside.file, def}) > 0;
+}
+
+std::string SourceSuggestions::enclosing_def(const std::string& path, int line) {
+  const int at = enclosing_def_line(path, line);
+  if (at == 0) return "";
+  const std::vector<std::string>& text = *lines(path);
+  std::string signature;
+  for (int end = at; end < line && signature.size() <= 4096; ++end) {
+    signature += text[static_cast<size_t>(end) - 1];
+    if (signature.find(')') != std::string::npos) break;
+  }
+  return signature;
 }
 
 std::optional<std::string> SourceSuggestions::self_module(const ir::Model& model, const ir::Node& node) {

@@ -72,6 +72,13 @@ class SourceSuggestions {
   // The signature (`def` to its closing parenthesis) of the Python function that line `line` of
   // `path` is in; empty when unknown.
   std::string enclosing_def(const std::string& path, int line);
+  // The line of that `def`; 0 when unknown.
+  int enclosing_def_line(const std::string& path, int line);
+  // A function one of whose calls the archive inlined to give it a stub of its own (a method
+  // called from several places): Python keeps one body for every call, so no Python edit inside
+  // it is one the archive made. By a location in the function; false when unknown.
+  void mark_inlined_for_one_call(const ir::SourceLoc& inside);
+  bool inlined_for_one_call(const ir::SourceLoc& inside);
   // The lines of a source file as on disk (null when it is not there): for text the model's
   // debug info does not hold, such as a callee's `def` line.
   const std::vector<std::string>* lines(const std::string& path) { return sources_->lines(path, model_file_); }
@@ -115,7 +122,8 @@ class SourceSuggestions {
   SourceFiles own_sources_;
   SourceFiles* sources_;
   std::map<std::string, FileEdits> files_;
-  std::set<std::string> missing_;  // files already noted as not on disk
+  std::set<std::string> missing_;                               // files already noted as not on disk
+  std::set<std::pair<std::string, int>> inlined_for_one_call_;  // file, `def` line
   std::vector<std::string> notes_;
 };
 

@@ -77,7 +77,8 @@ const Rule& bool_arith_rule() {
         "`@torch.jit.script` helper of a utils module), which has no module to hold a stub, `--fix` inlines "
         "the function's call into the calling method and quantizes there (the same ops in the same "
         "order); the Python change is described in a note, not written. A helper called from several "
-        "places gets one call inlined per round, each with a stub of its own, until no call is left.";
+        "places gets one call inlined per round, each with a stub of its own, until no call is left; so does "
+        "a method called from several places with a mask its caller passes.";
     r.cxx.summary = "bool tensor in arithmetic with a quantized tensor (CPU fallback)";
     r.cxx.what =
         "A bool tensor (a comparison's result, `torch::kBool`) used as an operand of `*`, `+`, `-` or `/` "

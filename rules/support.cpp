@@ -199,6 +199,31 @@ const ir::Node* first_call_from_a_method(const analysis::Facts& facts, const ir:
   return nullptr;
 }
 
+// Whether `v` is computed from a parameter of `fn` other than its `self` (what its caller
+// passes), within a few ops.
+bool from_a_parameter(const ir::Function& fn, const ir::Value* v, int depth = 8) {
+  if (v == nullptr || depth < 0) return false;
+  const auto& params = fn.body.params;
+  if (std::find(params.begin() + (params.empty() ? 0 : 1), params.end(), v) != params.end()) return true;
+  if (v->producer == nullptr) return false;
+  return std::any_of(v->producer->inputs.begin(), v->producer->inputs.end(),
+                     [&](const ir::Value* in) { return from_a_parameter(fn, in, depth - 1); });
+}
+
+// A method called from several places (`self.with_pos_embed(tensor, pos)` for the queries and
+// for the keys) runs one body for all of them: a stub in it, for a tensor its caller passes,
+// would quantize every call's tensor with one scale, the reused stub the fix is to avoid. One
+// call from a module method is inlined into its caller per round of `--fix`, with a stub of its
+// own there; the last call left keeps the stub in the method.
+const ir::Node* call_to_give_its_own_stub(const analysis::Facts& facts, const ir::Function& fn,
+                                          const ir::Value* operand) {
+  const std::vector<const ir::Node*> sites = call_sites_of(facts.model(), fn);
+  if (sites.size() < 2 || !from_a_parameter(fn, operand)) return nullptr;
+  for (const ir::Node* site : sites)
+    if (site->kind == "prim::CallMethod" && is_module_method(facts.function_of(*site))) return site;
+  return nullptr;
+}
+
 }  // namespace
 
 std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
@@ -211,6 +236,8 @@ std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir
     // A free function (the `@torch.jit.script` helper of a utils module) has no `self`.
     inline_call = first_call_from_a_method(facts, *fn);
     if (inline_call == nullptr) return std::nullopt;
+  } else {
+    inline_call = call_to_give_its_own_stub(facts, *fn, consumer.inputs.at(static_cast<size_t>(operand)));
   }
   Edit e;
   e.inline_call = inline_call;

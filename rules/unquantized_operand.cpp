@@ -132,7 +132,11 @@ const Rule& unquantized_operand_rule() {
         "clone's scale predates re-calibration, so re-run QAT calibration. FX exports get the Python "
         "change only (`--diff`); converted models have no fix. A tensor joined with `torch.cat`/`stack` "
         "gets its quant point on the list item; in a free function, the function's calls are inlined "
-        "into the calling methods first, one per round (as for bool-arith).";
+        "into the calling methods first, one per round (as for bool-arith). So are the calls of a method "
+        "called from several places with a tensor its caller passes (`self.with_pos_embed(x, pos)` for "
+        "queries and keys): one stub in its body would quantize every call's tensor with one scale; the "
+        "Python suggestion is then a note (quantize the argument at each call). One tensor read on two lines "
+        "gets one new stub.";
     r.onnx_fix =
         "`--fix` gives an operand that is a bool cast to a number (a 0/1 mask: the exporter's `Cast` before `Mul`) a "
         "QuantizeLinear/DequantizeLinear pair of scale 1 and zero point 0, where 0 and 1 are exact. Safe: the pair is "

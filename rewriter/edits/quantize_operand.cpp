@@ -42,16 +42,26 @@ class QuantizeOperand final : public EditKind {
 
   // `self.mask_quant(mask.to(torch.float))` in place of the operand, and the stub in __init__.
   void render_python(const ir::Model& model, const Edit& edit, SourceSuggestions& python) const override {
-    if (edit.inline_call) {
-      const ir::Function* helper = model.function_of(*edit.node);
-      return python.note("no Python suggestion for the new stub at " + note_place(edit.node->loc) + ": `" +
-                         (helper ? helper->name.substr(helper->name.rfind('.') + 1) : std::string("the helper")) +
+    const std::string here = "no Python suggestion for the new stub at " + note_place(edit.node->loc) + ": `";
+    const ir::Function* helper = model.function_of(*edit.node);
+    const std::string name = helper ? helper->name.substr(helper->name.rfind('.') + 1) : std::string("the helper");
+    if (edit.inline_call && edit.inline_call->kind == "prim::CallMethod") {
+      python.mark_inlined_for_one_call(edit.node->loc);
+      return python.note(here + name + "` is called from several places, and one stub in it would quantize every " +
+                         "call's tensor with one scale; the rewritten archive inlines its call at " +
+                         note_place(edit.inline_call->loc) + " (and each other call in a round of its own) and " +
+                         "quantizes there; in Python, quantize the argument at each call, with a stub per call");
+    }
+    if (edit.inline_call)
+      return python.note(here + name +
                          "` is a free function, with no module to hold a stub; the rewritten archive inlines its call "
                          "at " +
                          note_place(edit.inline_call->loc) +
                          " and quantizes there; in Python, do the same: move that code into the method, or return "
                          "the operand from the helper and quantize it in the method");
-    }
+    // The last call of such a method left in the archive: Python still runs it for every call,
+    // as the note of the call inlined before says.
+    if (python.inlined_for_one_call(edit.node->loc)) return;
     auto owner = python.self_module(model, *edit.node);
     if (!owner) return;
     auto loc = ir::operand_location(model, *edit.node, static_cast<size_t>(edit.operand));

@@ -757,8 +757,9 @@ class FactsSolver {
       ValueFacts f = flattened(get(in));
       merged.sources.insert(f.sources.begin(), f.sources.end());
       merged.domain.insert(f.domain.begin(), f.domain.end());
-      // A size or an index read off an input (`self.pe[: x.size(0)]`) is no data from it.
-      if (carries_data(in->type)) merged.from_input = merged.from_input || f.from_input;
+      // A size or an index read off an input (`self.pe[: x.size(0)]`, `self.anchors[keep]` with
+      // `keep` from the scores) is no data from it: the values are the indexed tensor's.
+      if (carries_data(in->type) && gives_values(n, in)) merged.from_input = merged.from_input || f.from_input;
     }
     if (rounds_weights(n)) {
       // The weights' rounding reaches what they compute (the only rounding in weight-only QAT),
@@ -900,6 +901,17 @@ class FactsSolver {
     static const std::set<std::string> ops = {"aten::type_as", "aten::expand_as", "aten::view_as", "aten::reshape_as"};
     if (n.inputs.size() < 2) return false;
     return ops.count(n.kind) > 0 || (n.kind == "aten::to" && n.inputs[1]->type.is_tensor());
+  }
+
+  // Whether the output's values come from operand `in`, not only their places: of a selection
+  // by index or mask (`x[keep]`, `gather`), the indexed tensor only. The toolchain gives such a
+  // selection the scale of the tensor it selects from (a table of priors: a constant's). Not
+  // `where(c, a, b)`, which puts either value anywhere the condition says.
+  static bool gives_values(const ir::Node& n, const ir::Value* in) {
+    static const std::set<std::string> by_index = {"aten::gather", "aten::take_along_dim", "aten::take"};
+    if (n.inputs.empty() || n.outputs.size() != 1) return true;
+    if (ir::is_view_op(n) || by_index.count(n.kind)) return in == n.inputs[0];
+    return true;
   }
 
   // The list `torch.cat`/`torch.stack` joins, when the graph builds it in place.

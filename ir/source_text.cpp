@@ -203,13 +203,43 @@ std::string assigned_name(const Model& model, const Value* v) {
   return "";
 }
 
-std::string operand_text(const Model& model, const Node& consumer, size_t index) {
-  if (auto loc = operand_location(model, consumer, index)) return "`" + source_text(model, *loc) + "`";
+namespace {
+
+bool holds_identifier(const std::string& line, const std::string& name) {
+  for (size_t at = line.find(name); at != std::string::npos; at = line.find(name, at + 1)) {
+    auto word = [&](size_t i) { return std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_'; };
+    if ((at == 0 || !word(at - 1)) && (at + name.size() >= line.size() || !word(at + name.size()))) return true;
+  }
+  return false;
+}
+
+// TorchScript renames a variable assigned again (`maxvals, idx = ...` a second time gives
+// `maxvals0`): where the line that made the value holds the name without the number, and not
+// with it, that is the name the user wrote.
+std::string without_renaming_number(const Model& model, const Value& v, std::string name) {
+  std::string plain = name;
+  while (!plain.empty() && std::isdigit(static_cast<unsigned char>(plain.back()))) plain.pop_back();
+  if (plain.empty() || plain == name || v.producer == nullptr || !v.producer->loc.known()) return name;
+  const std::string* line = model.source_line(v.producer->loc.file, v.producer->loc.line);
+  if (line == nullptr || line->size() > 4096 || holds_identifier(*line, name) || !holds_identifier(*line, plain))
+    return name;
+  return plain;
+}
+
+}  // namespace
+
+std::string written_name(const Model& model, const Value* v) {
   // The name of the value or of what it views, as the user's statement assigned it (a trace's
   // copies of a loop body name theirs `keep`, `keep0`, `keep1`).
-  const Value* named = named_value(consumer.inputs.at(index));
-  std::string name = named ? own_name(named) : "";
-  if (const std::string assigned = named ? assigned_name(model, named) : ""; !assigned.empty()) name = assigned;
+  const Value* named = named_value(v);
+  if (named == nullptr) return "";
+  if (const std::string assigned = assigned_name(model, named); !assigned.empty()) return assigned;
+  return without_renaming_number(model, *named, own_name(named));
+}
+
+std::string operand_text(const Model& model, const Node& consumer, size_t index) {
+  if (auto loc = operand_location(model, consumer, index)) return "`" + source_text(model, *loc) + "`";
+  const std::string name = written_name(model, consumer.inputs.at(index));
   return name.empty() ? "" : "`" + name + "`";
 }
 

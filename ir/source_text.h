@@ -30,6 +30,10 @@ std::optional<SourceLoc> variable_read_by(const Model& model, const Node& consum
 // The user's name for a value ("mask" for TorchScript's "mask.1"), looking through views and
 // indexing (`mask[:, None]` is "mask"), or "" for temporaries.
 std::string display_name(const Value* v);
+// The same as the user's source writes it, where the archive renamed it: the variable its
+// statement assigns (a trace's `keep0` in a loop's copy is `keep`), a variable assigned again
+// without TorchScript's number (`maxvals0` is `maxvals`).
+std::string written_name(const Model& model, const Value* v);
 
 // TorchScript sometimes ends a range one character early (`x[:, -1:` for `x[:, -1:]`,
 // `t.sum(dim=1).clam` for `t.sum(dim=1).clamp`, `1.0 - q).to` for `(1.0 - q).to`). On a

@@ -32,7 +32,10 @@ struct FixOptions {
   std::optional<double> min_sqnr;  // --min-sqnr; by default sim::default_min_sqnr_db of the simulated width
   analysis::StubClasses stubs;
   int batch_threads = 1;  // input batches simulated at once (sim::Options::threads)
-  int max_rounds = 8;     // rule re-runs; a fixpoint is normally reached in two or three
+  // Rule re-runs; a fixpoint is normally reached in two or three. A method called from several
+  // places gets one call inlined per round (a decoder layer calling `with_pos_embed` three
+  // times, in each of two layers, takes six).
+  int max_rounds = 16;
   // Rule selection and suppressions: only what the user would see is fixed.
   std::function<std::vector<Diagnostic>(const ir::Model&, std::vector<Diagnostic>)> filter;
 };

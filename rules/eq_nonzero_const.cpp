@@ -167,7 +167,7 @@ void check_disguised_comparisons(const analysis::Facts& facts, std::vector<Diagn
     auto disguised = analysis::disguised_comparison(node);
     if (!disguised || !facts.quantized(disguised->compared)) return;
     if (survives_quantization(facts, disguised->compared, {disguised->constant})) return;
-    const std::string name = ir::display_name(disguised->compared);
+    const std::string name = ir::written_name(facts.model(), disguised->compared);
     const std::string q = name.empty() ? "a value" : "`" + name + "`";
     const std::string c = format_number(disguised->constant);
     const std::string equivalent = (name.empty() ? std::string("x") : name) + (disguised->equal ? " == " : " != ") + c;

@@ -89,7 +89,8 @@ bool gates_with(const ir::Node& n, const ir::Value* mask) {
   const std::string op = ir::base_op(n.kind);
   auto at = [&](size_t i) { return n.inputs.size() > i && n.inputs[i] == mask; };
   if (op == "mul") return true;
-  if (op == "where") return at(0);
+  // `torch.where(mask)` picks the indices of the kept elements; ONNX exports it as NonZero.
+  if (op == "where" || op == "nonzero" || op == "argwhere") return at(0);
   if (op == "masked_fill" || op == "masked_select" || op == "masked_scatter" || op == "__getitem__") return at(1);
   return (op == "index" || op == "index_put") && at(1);  // the list of indices of `x[mask]`
 }

@@ -97,7 +97,7 @@ std::optional<std::vector<Edit>> exact_reroots(const analysis::Facts& facts, con
       edit.reset();
     }
     if (!edit) {
-      std::string operand = ir::display_name(compared);
+      std::string operand = ir::written_name(facts.model(), compared);
       if (refusal.empty()) refusal = "no automatic fix: the quantized operand cannot be recomputed in float";
       if (!operand.empty()) refusal += " (operand `" + operand + "`)";
       return std::nullopt;

@@ -97,8 +97,10 @@ ir::SourceLoc quant_call_location(const analysis::Facts& facts, const analysis::
 }
 
 bool in_library_code(const ir::SourceLoc& loc) {
-  return loc.file.find("/dist-packages/torch/") != std::string::npos ||
-         loc.file.find("/site-packages/torch/") != std::string::npos || loc.file == "<string>";
+  for (const char* library :
+       {"/dist-packages/torch/", "/site-packages/torch/", "/dist-packages/torchvision/", "/site-packages/torchvision/"})
+    if (loc.file.find(library) != std::string::npos) return true;
+  return loc.file == "<string>";
 }
 
 namespace {
@@ -177,7 +179,7 @@ std::string operand_name_hint(const ir::Model& model, const ir::Node& consumer, 
     if (text.size() <= 4096 && std::regex_search(text, m, leading_name) && m[1] != "self" && m[1] != "torch")
       return m[1];
   }
-  std::string name = ir::display_name(consumer.inputs.at(operand));
+  std::string name = ir::written_name(model, consumer.inputs.at(operand));
   return name.empty() ? "operand" : name;
 }
 
@@ -189,13 +191,16 @@ bool is_module_method(const ir::Function* fn) {
   return fn != nullptr && !fn->method.empty() && fn->method.find('.') == std::string::npos;
 }
 
-// The first call of a free function that a module method makes: where the function can be
-// inlined so that its code reaches a module (ir::GraphRewriter::inline_call). A function called
-// from several places gets one call inlined (with its own stub) per round of `--fix`, the others
-// keep calling the function, until no call is left.
+// The first call of a free function (or of a method of a TorchScript class that is no module,
+// such as a box coder object) that a module method makes: where the function can be inlined so
+// that its code reaches a module (ir::GraphRewriter::inline_call). A function called from
+// several places gets one call inlined (with its own stub) per round of `--fix`, the others keep
+// calling the function, until no call is left.
 const ir::Node* first_call_from_a_method(const analysis::Facts& facts, const ir::Function& fn) {
   for (const ir::Node* site : call_sites_of(facts.model(), fn))
-    if (site->kind == "prim::CallFunction" && is_module_method(facts.function_of(*site))) return site;
+    if ((site->kind == "prim::CallFunction" || site->kind == "prim::CallMethod") &&
+        is_module_method(facts.function_of(*site)))
+      return site;
   return nullptr;
 }
 

@@ -58,9 +58,8 @@ bool is_binary_arithmetic(const std::string& kind);
 bool is_fused_multiply_add(const std::string& kind);
 
 // PyTorch's own Python (nn.Sequential.forward, nn.ModuleList loops, nn.MultiheadAttention's
-// internals), or TorchScript's builtins compiled from a string (`1.0 == t` calls one whose body
-// is `return b == a`, "<string>"): a line there is where a hazard surfaced, not a line the user
-// can change.
+// internals) or torchvision's (`batched_nms`), or TorchScript's builtins compiled from a string (`1.0 == t` calls one
+// whose body is `return b == a`, "<string>"): a line there is where a hazard surfaced, not a line the user can change.
 bool in_library_code(const ir::SourceLoc& loc);
 
 // A number as people write it: 1, 0.5, 1.0007, 2.1363 (five significant digits at most).

@@ -1,6 +1,7 @@
 // unquantized-operand: a float tensor computed from the model's input without ever passing
 // a quant point, combined in arithmetic with a quantized tensor. The accelerator has no
 // scale for it: the toolchain guesses one on the fly or runs the op on the CPU.
+#include "ir/ops.h"
 #include "ir/spelling.h"
 #include "rules/registry.h"
 #include "rules/support.h"
@@ -15,6 +16,15 @@ bool is_unquantized_input_tensor(const analysis::Facts& facts, const ir::Value* 
   if (!v->type.is_tensor() || !facts.from_input(v) || facts.quantized(v)) return false;
   ir::DType d = facts.dtype(v);
   return d == ir::DType::Unknown || ir::is_floating(d);
+}
+
+// Whether the op runs in PyTorch's own code: its range is there (scripted), or a trace put it on
+// the user's line that calls that code, which does not spell the op (`self.attn(q, k, v,
+// key_padding_mask=pad)` for the attention's `baddbmm`).
+bool inside_a_library_call(const ir::Model& model, const ir::Node& node) {
+  if (in_library_code(node.loc)) return true;
+  const std::string* line = node.loc.known() ? model.source_line(node.loc.file, node.loc.line) : nullptr;
+  return line != nullptr && line->find(ir::base_op(node.kind)) == std::string::npos;
 }
 
 std::string message(const analysis::Facts& facts, const ir::Node& node, int plain_side) {
@@ -54,7 +64,7 @@ void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>&
       if (plain == nullptr && is_unquantized_input_tensor(facts, part)) plain = part, plain_item = static_cast<int>(i);
     }
     if (quantized == nullptr || plain == nullptr) return;
-    const std::string name = ir::display_name(plain);
+    const std::string name = ir::written_name(facts.model(), plain);
     Diagnostic d = make_diagnostic(
         unquantized_operand_rule(), fn, node,
         "`" + ir::op_spelling(facts.model(), node.kind) + "` joins a tensor quantized by " +
@@ -84,7 +94,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     // nn.MultiheadAttention's own `baddbmm` of its additive mask: toolchains map the attention
     // as one unit (and quantizable MHA keeps the mask in float); the same op in the user's code
     // is reported.
-    if (is_fused_multiply_add(node.kind) && in_library_code(node.loc)) return false;
+    if (is_fused_multiply_add(node.kind) && inside_a_library_call(facts.model(), node)) return false;
     Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side));
     add_own_quant_point_fix(facts, node, side, d);
     out.push_back(d);
@@ -106,7 +116,8 @@ const Rule& unquantized_operand_rule() {
         "Arithmetic (`*`, `+`, `-`, `/`, and the first operand of `torch.baddbmm`/`addmm`/`addcmul`, "
         "which is added) between a tensor in the quantized domain and a float "
         "tensor computed from a model input that never passed a QuantStub. Constants, Python "
-        "scalars, weights and buffers are fine: the toolchain quantizes those itself. Values "
+        "scalars, weights and buffers are fine: the toolchain quantizes those itself, and so are the "
+        "values picked from one by indices the data chose (`self.priors[keep]`). Values "
         "after a DeQuantStub are back in float and fine too.";
     r.doc.why =
         "Every tensor entering the accelerator needs a scale, and only quant points give one. "
@@ -131,7 +142,8 @@ const Rule& unquantized_operand_rule() {
         "disable_fake_quant reaches, is the identity in float, so float results do not change; the "
         "clone's scale predates re-calibration, so re-run QAT calibration. FX exports get the Python "
         "change only (`--diff`); converted models have no fix. A tensor joined with `torch.cat`/`stack` "
-        "gets its quant point on the list item; in a free function, the function's calls are inlined "
+        "gets its quant point on the list item; in a free function (or a method of a class that is no "
+        "module, such as a box coder object), the function's calls are inlined "
         "into the calling methods first, one per round (as for bool-arith). So are the calls of a method "
         "called from several places with a tensor its caller passes (`self.with_pos_embed(x, pos)` for "
         "queries and keys): one stub in its body would quantize every call's tensor with one scale; the "

@@ -57,13 +57,28 @@ const QuantPointResult* find_point(const Report& report, const std::string& path
   return nullptr;
 }
 
+namespace {
+
+// A stored scale (a traced QAT model's, calibrated before) whose grid ends short of the values
+// the inputs give: they clip there, which no new quant point cures; a new calibration does.
+std::string clipping(const QuantPointResult& p) {
+  if (!p.stored || !(p.scale > 0) || p.quant_max <= p.quant_min) return "";
+  const double low = static_cast<double>(p.quant_min - p.zero_point) * p.scale;
+  const double high = static_cast<double>(p.quant_max - p.zero_point) * p.scale;
+  if (p.min >= low - p.scale / 2 && p.max <= high + p.scale / 2) return "";
+  return " (its stored scale covers only [" + short_number(low) + ", " + short_number(high) +
+         "]: the values beyond clip; calibrate again on such inputs, or simulate with `--recalibrate`)";
+}
+
+}  // namespace
+
 std::string describe_point(const Report& report, const std::string& path) {
   std::string out = "`" + analysis::module_quant_point_display(path) + "`";
   const QuantPointResult* p = find_point(report, path);
   if (p == nullptr) return out;
   if (std::string sites = point_sites_text(*p); !sites.empty()) out += " (" + sites + ")";
   return out + ", scale " + short_number(p->scale) + " for values in [" + short_number(p->min) + ", " +
-         short_number(p->max) + "]";
+         short_number(p->max) + "]" + clipping(*p);
 }
 
 std::string describe_cause(const Attribution& a, const Cause& c) {

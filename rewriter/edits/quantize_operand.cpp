@@ -45,7 +45,9 @@ class QuantizeOperand final : public EditKind {
     const std::string here = "no Python suggestion for the new stub at " + note_place(edit.node->loc) + ": `";
     const ir::Function* helper = model.function_of(*edit.node);
     const std::string name = helper ? helper->name.substr(helper->name.rfind('.') + 1) : std::string("the helper");
-    if (edit.inline_call && edit.inline_call->kind == "prim::CallMethod") {
+    const bool of_a_module = helper != nullptr && helper->body.params.size() > 0 &&
+                             helper->body.params[0]->type.kind == ir::Type::Kind::Module;
+    if (edit.inline_call && edit.inline_call->kind == "prim::CallMethod" && of_a_module) {
       python.mark_inlined_for_one_call(edit.node->loc);
       return python.note(here + name + "` is called from several places, and one stub in it would quantize every " +
                          "call's tensor with one scale; the rewritten archive inlines its call at " +
@@ -54,8 +56,9 @@ class QuantizeOperand final : public EditKind {
     }
     if (edit.inline_call)
       return python.note(here + name +
-                         "` is a free function, with no module to hold a stub; the rewritten archive inlines its call "
-                         "at " +
+                         (edit.inline_call->kind == "prim::CallMethod" ? "` is a method of a class that is no module"
+                                                                       : "` is a free function") +
+                         ", with no module to hold a stub; the rewritten archive inlines its call at " +
                          note_place(edit.inline_call->loc) +
                          " and quantizes there; in Python, do the same: move that code into the method, or return "
                          "the operand from the helper and quantize it in the method");

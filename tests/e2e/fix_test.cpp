@@ -204,7 +204,8 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
 // argument (`padding: Optional[Tensor] = None`: the float twin's parameter follows it), points
 // filtered under their own name before a cast, a batch index compared with the loop variable, a
 // helper applying one mask to two tensors, anchor widths read on two lines (one new quant point), a position
-// embedding added in a method called for two tensors (each call inlined, with a stub of its own). `--fix --input`
+// embedding added in a method called for two tensors (each call inlined, with a stub of its own), a
+// box coder object's method (inlined: a plain class holds no stub). `--fix --input`
 // leaves no finding that has a fix, with every guarantee, and its Python change computes what the original does.
 TEST_F(Fix, RepairsWhatRealModelsContain) {
   for (const std::string name : {"zoo/detection_nms_helper",    "qat/qat_detection_nms_helper",
@@ -224,7 +225,8 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
                                  "zoo/pillar_scatter_batches",  "zoo/helper_two_masks",
                                  "qat/qat_anchor_free_levels",  "zoo/anchor_box_decode",
                                  "qat/qat_anchor_box_decode",   "zoo/pos_embed_helper",
-                                 "qat/qat_pos_embed_helper"}) {
+                                 "qat/qat_pos_embed_helper",    "zoo/box_coder_class",
+                                 "qat/qat_box_coder_class"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);

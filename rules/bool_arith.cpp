@@ -34,6 +34,8 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
           safe_fix("cast the mask to float and quantize it with " + ir::spelling(facts.model()).new_stub, {*edit}));
     else if (auto fake = fake_quantize_operand_edit(facts, node, side, true))
       d.fixes.push_back(new_fake_quant_fix("cast the mask to float and fake-quantize it with a new fake quant", *fake));
+    else if (std::string why = no_new_stub_reason(facts, node); !why.empty())
+      d.notes.push_back(std::move(why));
     out.push_back(d);
     return true;
   });

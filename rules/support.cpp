@@ -231,6 +231,18 @@ const ir::Node* call_to_give_its_own_stub(const analysis::Facts& facts, const ir
 
 }  // namespace
 
+std::string no_new_stub_reason(const analysis::Facts& facts, const ir::Node& consumer) {
+  const ir::Function* fn = facts.function_of(consumer);
+  if (facts.plain_stub_template().empty() || fn == nullptr || is_module_method(fn) ||
+      first_call_from_a_method(facts, *fn) != nullptr)
+    return "";
+  // `transform_preds` called from `get_final_preds`, itself a free function: one call is
+  // inlined per fix, into a method, and this one is two calls away from any.
+  return "no automatic fix: `" + fn->name.substr(fn->name.rfind('.') + 1) +
+         "` is called only from functions that are no module's methods, and a new stub needs a module to hold it; "
+         "move the code into a method, or return the operand to the method and quantize it there";
+}
+
 std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
                                           bool cast_to_float) {
   std::string stub = facts.plain_stub_template();

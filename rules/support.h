@@ -91,6 +91,9 @@ Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts,
 // `inline_choice`: analysis::plan_float_shadow's.
 std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
                                 std::string* refusal = nullptr, size_t inline_choice = 0);
+// Why no new stub can quantize an operand of `consumer`, as a note ("" when one can, or when
+// the model has no plain QuantStub to clone): a function that no module's method calls.
+std::string no_new_stub_reason(const analysis::Facts& facts, const ir::Node& consumer);
 // Quantize operand `operand` of `consumer` with a new stub cloned from the model's plain
 // QuantStub (the consumer must sit in a module's method, where `self` can hold the stub).
 std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,

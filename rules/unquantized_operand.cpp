@@ -46,6 +46,8 @@ void add_own_quant_point_fix(const analysis::Facts& facts, const ir::Node& consu
     d.fixes.push_back(safe_fix("quantize the operand with " + ir::spelling(facts.model()).new_stub, {*edit}));
   else if (auto fake = fake_quantize_operand_edit(facts, consumer, operand, false))
     d.fixes.push_back(new_fake_quant_fix("fake-quantize the operand with a new fake quant", *fake));
+  else if (std::string why = no_new_stub_reason(facts, consumer); !why.empty())
+    d.notes.push_back(std::move(why));
 }
 
 // `torch.cat([q, mask.to(torch.float)])` after the stub: the joined tensor has one scale, set
@@ -144,7 +146,8 @@ const Rule& unquantized_operand_rule() {
         "change only (`--diff`); converted models have no fix. A tensor joined with `torch.cat`/`stack` "
         "gets its quant point on the list item; in a free function (or a method of a class that is no "
         "module, such as a box coder object), the function's calls are inlined "
-        "into the calling methods first, one per round (as for bool-arith). So are the calls of a method "
+        "into the calling methods first, one per round (as for bool-arith); a function called only from "
+        "other free functions has no fix, and the finding says so. So are the calls of a method "
         "called from several places with a tensor its caller passes (`self.with_pos_embed(x, pos)` for "
         "queries and keys): one stub in its body would quantize every call's tensor with one scale; the "
         "Python suggestion is then a note (quantize the argument at each call). One tensor read on two lines "

@@ -269,6 +269,23 @@ TEST_F(Fix, OneTensorReadTwiceGetsOneNewQuantPoint) {
   }
 }
 
+// A free function called only from another free function (examples/zoo/nested_decode_helpers.py:
+// `to_image` from `decode`): no module can hold a new stub, and each finding says why, rather
+// than "No automatic fix" with no reason.
+TEST_F(Fix, SaysWhyAFunctionCalledOnlyFromFunctionsGetsNoStub) {
+  const std::string name = "zoo/nested_decode_helpers";
+  const std::string fixed = tmp("fixed.pt");
+  fs::remove(fixed);
+  json doc = fix_json({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
+  EXPECT_TRUE(doc["fixes"][0]["applied"].empty()) << doc["fixes"][0].dump(2);
+  EXPECT_FALSE(fs::exists(fixed));
+  ASSERT_EQ(doc["diagnostics"].size(), 2u) << doc["diagnostics"].dump(2);
+  for (const auto& d : doc["diagnostics"])
+    EXPECT_NE(d["notes"].dump().find("`to_image` is called only from functions that are no module's methods"),
+              std::string::npos)
+        << d.dump(2);
+}
+
 // The S1 comparison in a helper two heads call on two slices of one stub's output
 // (zoo/helper_called_twice), and in the method of one encoder instance called for two token
 // sets (zoo/shared_encoder_pad_flag; the inlined copy's `self` is that encoder): the parameter

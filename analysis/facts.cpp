@@ -304,20 +304,46 @@ class FactsSolver {
   // has no op of its own before the call: the tensor just before is another level's. The tensor
   // dequantized is then the one the first op after the call reads, when that op does not read the
   // tensor just before, and nothing read it between its op and the call (it waited for the stub;
-  // a feature map the head read before, and reads again after, is no such tensor).
+  // a feature map the head read before, and reads again after, is no such tensor). Stubs called
+  // back to back (`decode(self.dq_cls(cls[l]), self.dq_reg(reg[l]), points)`) dequantize as many
+  // such tensors made by the heads, read in whatever order the code after them reads them (not
+  // the anchor points the decoder computed beside them).
   std::vector<const ir::Value*> tensors_waiting_for(const ir::Block& b, size_t call,
                                                     const ir::Value* just_before) const {
+    constexpr size_t kMaxScanned = 256;  // nodes after the run: the code that reads the arguments
     const size_t call_order = program_order_.at(b.nodes[call].get());
-    for (size_t j = call + 1; j < b.nodes.size(); ++j) {
-      std::vector<const ir::Value*> earlier = tensors_computed_before(*b.nodes[j], call_order);
-      if (earlier.empty()) continue;
-      if (std::find(earlier.begin(), earlier.end(), just_before) != earlier.end()) return {};
-      std::vector<const ir::Value*> waiting;
-      std::copy_if(earlier.begin(), earlier.end(), std::back_inserter(waiting),
-                   [&](const ir::Value* v) { return !read_between(*v, call_order); });
-      return waiting;
+    size_t run = 1;
+    std::vector<const ir::Value*> waiting;
+    for (size_t j = call + 1, scanned = 0; j < b.nodes.size() && scanned < kMaxScanned; ++j) {
+      const ir::Node& n = *b.nodes[j];
+      std::vector<const ir::Value*> earlier = tensors_computed_before(n, call_order);
+      if (earlier.empty()) {
+        if (waiting.empty() && n.inputs.size() < 2 && facts_.stub_call(n) == StubKind::DeQuant) ++run;
+        continue;
+      }
+      if (waiting.empty() && std::find(earlier.begin(), earlier.end(), just_before) != earlier.end()) return {};
+      for (const ir::Value* v : earlier)
+        if (!read_between(*v, call_order) && (run == 1 || made_by_a_module_or_quant_op(v)) &&
+            std::find(waiting.begin(), waiting.end(), v) == waiting.end())
+          waiting.push_back(v);
+      ++scanned;
+      if (run == 1 || waiting.size() >= run) break;
     }
-    return {};
+    return waiting;
+  }
+
+  // A head's output (a module's call, its fake quant), or a view or an item of one: what a run of
+  // stubs dequantizes.
+  static bool made_by_a_module_or_quant_op(const ir::Value* v) {
+    for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 8; ++depth) {
+      const ir::Node& p = *v->producer;
+      if (p.kind == "prim::CallMethod" || is_in_graph_quant_op(p.kind)) return true;
+      const bool unpacked = p.kind == "prim::TupleUnpack" || p.kind == "prim::ListUnpack" ||
+                            p.kind == "prim::TupleIndex" || p.kind == "aten::__getitem__";
+      if (!(unpacked || ir::is_view_op(p)) || p.inputs.empty()) return false;
+      v = p.inputs[0];
+    }
+    return false;
   }
 
   std::vector<const ir::Value*> tensors_computed_before(const ir::Node& n, size_t order) const {

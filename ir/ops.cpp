@@ -136,11 +136,7 @@ size_t output_index(const Value& v) {
 
 // A trace gives each call of a module a method of its own (`forward1`, `forward2`), recorded
 // from the same Python code: on the same tensor, the same ops.
-std::string without_trace_number(const Attr& a) {
-  std::string s = a.s;
-  while (!s.empty() && std::isdigit(static_cast<unsigned char>(s.back()))) s.pop_back();
-  return s;
-}
+std::string without_trace_number(const Attr& a) { return without_trailing_digits(a.s); }
 
 // Where a node came from (the ONNX node's name, the module instance a front end recorded) says
 // nothing about what it computes.
@@ -349,6 +345,11 @@ bool writes_anything_in_place(const Node& node) {
   for (size_t i = 0; i < node.inputs.size(); ++i)
     if (writes_in_place(node, i)) return true;
   return node.kind == "prim::SetAttr";
+}
+
+std::string without_trailing_digits(std::string name) {
+  while (!name.empty() && std::isdigit(static_cast<unsigned char>(name.back()))) name.pop_back();
+  return name;
 }
 
 std::string base_op(const std::string& kind) {

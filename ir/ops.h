@@ -54,6 +54,10 @@ bool computes_the_same(const Value* a, const Value* b);
 // A tensor cast: `x.to(...)` in any overload, `x.type_as(y)`.
 bool is_cast(const Node& node);
 
+// A name without the number TorchScript appends to tell copies apart: "forward2" -> "forward",
+// "maxvals0" -> "maxvals".
+std::string without_trailing_digits(std::string name);
+
 // Strips the namespace and a trailing in-place underscore: aten::mul_ -> "mul".
 std::string base_op(const std::string& kind);
 

@@ -217,8 +217,7 @@ bool holds_identifier(const std::string& line, const std::string& name) {
 // `maxvals0`): where the line that made the value holds the name without the number, and not
 // with it, that is the name the user wrote.
 std::string without_renaming_number(const Model& model, const Value& v, std::string name) {
-  std::string plain = name;
-  while (!plain.empty() && std::isdigit(static_cast<unsigned char>(plain.back()))) plain.pop_back();
+  const std::string plain = without_trailing_digits(name);
   if (plain.empty() || plain == name || v.producer == nullptr || !v.producer->loc.known()) return name;
   const std::string* line = model.source_line(v.producer->loc.file, v.producer->loc.line);
   if (line == nullptr || line->size() > 4096 || holds_identifier(*line, name) || !holds_identifier(*line, plain))

@@ -57,6 +57,10 @@ struct Edit {
   // (in a module method) is inlined first, and the new stub belongs to that method's module.
   // Reroot: the shadow's inline_call (a helper called from several places), inlined first.
   const ir::Node* inline_call = nullptr;
+  // QuantizeOperand in a free function two or more calls away from any module method
+  // (`transform_preds` called from `get_final_preds`, called from `forward`): after
+  // `inline_call`, each of these calls, in the body inlined just before, is inlined too.
+  std::vector<const ir::Node*> inline_within;
   int64_t trips = 0;                   // UnrollLoop
   bool quantize_after_reroot = false;  // Reroot: then quantize the rerooted value (a float mask)
   // A stub the edit creates: a clone of the stub at module path `template_stub`, registered as

@@ -204,6 +204,26 @@ const ir::Node* first_call_from_a_method(const analysis::Facts& facts, const ir:
   return nullptr;
 }
 
+// The calls to inline, outermost first, for `fn`'s code to reach a module method: its first call
+// from a method, else, for a function called only from other free functions (pose code's
+// `transform_preds` called from `get_final_preds`), that caller's chain and then the call of
+// `fn` in it. A few levels at most: each level inlined is code the user sees once in the
+// archive and once more in the function left for its other callers.
+std::vector<const ir::Node*> calls_to_reach_a_method(const analysis::Facts& facts, const ir::Function& fn,
+                                                     int levels = 4) {
+  if (const ir::Node* site = first_call_from_a_method(facts, fn)) return {site};
+  if (levels <= 1) return {};
+  for (const ir::Node* site : call_sites_of(facts.model(), fn)) {
+    const ir::Function* caller = facts.function_of(*site);
+    if (site->kind != "prim::CallFunction" || caller == nullptr || caller == &fn || is_module_method(caller)) continue;
+    std::vector<const ir::Node*> chain = calls_to_reach_a_method(facts, *caller, levels - 1);
+    if (chain.empty()) continue;
+    chain.push_back(site);
+    return chain;
+  }
+  return {};
+}
+
 // Whether `v` is computed from a parameter of `fn` other than its `self` (what its caller
 // passes), within a few ops.
 bool from_a_parameter(const ir::Function& fn, const ir::Value* v, int depth = 8) {
@@ -234,12 +254,11 @@ const ir::Node* call_to_give_its_own_stub(const analysis::Facts& facts, const ir
 std::string no_new_stub_reason(const analysis::Facts& facts, const ir::Node& consumer) {
   const ir::Function* fn = facts.function_of(consumer);
   if (facts.plain_stub_template().empty() || fn == nullptr || is_module_method(fn) ||
-      first_call_from_a_method(facts, *fn) != nullptr)
+      !calls_to_reach_a_method(facts, *fn).empty())
     return "";
-  // `transform_preds` called from `get_final_preds`, itself a free function: one call is
-  // inlined per fix, into a method, and this one is two calls away from any.
+  // Called from nowhere a module method reaches within a few calls.
   return "no automatic fix: `" + fn->name.substr(fn->name.rfind('.') + 1) +
-         "` is called only from functions that are no module's methods, and a new stub needs a module to hold it; "
+         "` is not called from any module's method within four calls, and a new stub needs a module to hold it; "
          "move the code into a method, or return the operand to the method and quantize it there";
 }
 
@@ -248,16 +267,17 @@ std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir
   std::string stub = facts.plain_stub_template();
   const ir::Function* fn = facts.function_of(consumer);
   if (stub.empty() || fn == nullptr) return std::nullopt;
-  const ir::Node* inline_call = nullptr;
+  Edit e;
   if (!is_module_method(fn)) {
     // A free function (the `@torch.jit.script` helper of a utils module) has no `self`.
-    inline_call = first_call_from_a_method(facts, *fn);
-    if (inline_call == nullptr) return std::nullopt;
+    std::vector<const ir::Node*> chain = calls_to_reach_a_method(facts, *fn);
+    if (chain.empty()) return std::nullopt;
+    e.inline_within.assign(chain.begin() + 1, chain.end());
+    e.inline_call = chain.front();
   } else {
-    inline_call = call_to_give_its_own_stub(facts, *fn, consumer.inputs.at(static_cast<size_t>(operand)));
+    e.inline_call = call_to_give_its_own_stub(facts, *fn, consumer.inputs.at(static_cast<size_t>(operand)));
   }
-  Edit e;
-  e.inline_call = inline_call;
+  const ir::Node* inline_call = e.inline_call;
   e.kind = Edit::Kind::QuantizeOperand;
   e.node = &consumer;
   e.operand = operand;

@@ -3,8 +3,9 @@ heatmap's peak, then calls `to_image` to map the cell into the image with the bo
 scale, which pass QuantStubs of their own.
 
 Expected findings: two unquantized-operand in `to_image`, whose cell coordinates (taken from the
-peak's index) never passed a QuantStub. There is no automatic fix: `to_image` is called only from
-`decode`, itself a free function, and a new stub needs a module; the finding says so.
+peak's index) never passed a QuantStub. `to_image` is called only from `decode`, itself a free
+function, and a new stub needs a module: `--fix` inlines the call of `decode` in `forward`, then
+the call of `to_image` in that copy, and quantizes the cells there.
 """
 import torch
 from torch import nn

@@ -17,6 +17,14 @@ std::string as_float(const std::string& text) {
   return (std::regex_match(text, simple) ? text : "(" + text + ")") + ".to(torch.float)";
 }
 
+// The calls the edit inlines, outermost first.
+std::vector<const ir::Node*> calls_to_inline(const Edit& edit) {
+  if (edit.inline_call == nullptr) return {};
+  std::vector<const ir::Node*> calls{edit.inline_call};
+  calls.insert(calls.end(), edit.inline_within.begin(), edit.inline_within.end());
+  return calls;
+}
+
 class QuantizeOperand final : public EditKind {
  public:
   std::string test_name(const Edit& edit) const override { return edit.cast_to_float ? "quantize+cast" : "quantize"; }
@@ -25,7 +33,11 @@ class QuantizeOperand final : public EditKind {
     const ir::Node& consumer = *edit.node;
     const ir::Function* fn = model.function_of(edit.inline_call ? *edit.inline_call : consumer);
     if (fn == nullptr || fn->body.params.empty()) throw ir::RewriteRefused("the operation is not in a module method");
-    if (edit.inline_call) graph.inline_call(*edit.inline_call, *model.function_of(consumer));
+    for (const ir::Node* call : calls_to_inline(edit)) {
+      const ir::Function* callee = ir::callee_of(model, *call);
+      if (callee == nullptr) throw ir::RewriteRefused("the function a call to inline calls is not in the model");
+      graph.inline_call(*call, *callee);
+    }
     const ir::Value& self = *fn->body.params[0];
     if (self.type.kind != ir::Type::Kind::Module || self.type.name != edit.new_stub_owner)
       throw ir::RewriteRefused("the method's `self` is not the module that would hold the new stub");
@@ -54,14 +66,19 @@ class QuantizeOperand final : public EditKind {
                          note_place(edit.inline_call->loc) + " (and each other call in a round of its own) and " +
                          "quantizes there; in Python, quantize the argument at each call, with a stub per call");
     }
-    if (edit.inline_call)
+    if (edit.inline_call) {
+      const std::vector<const ir::Node*> calls = calls_to_inline(edit);
+      std::string places;
+      for (size_t i = 0; i < calls.size(); ++i)
+        places += (i == 0 ? "" : i + 1 == calls.size() ? " and " : ", ") + note_place(calls[i]->loc);
       return python.note(here + name +
-                         (edit.inline_call->kind == "prim::CallMethod" ? "` is a method of a class that is no module"
-                                                                       : "` is a free function") +
-                         ", with no module to hold a stub; the rewritten archive inlines its call at " +
-                         note_place(edit.inline_call->loc) +
-                         " and quantizes there; in Python, do the same: move that code into the method, or return "
+                         (calls.back()->kind == "prim::CallMethod" ? "` is a method of a class that is no module"
+                                                                   : "` is a free function") +
+                         ", with no module to hold a stub; the rewritten archive inlines " +
+                         (calls.size() == 1 ? "its call at " : "the calls that lead to it, at ") + places +
+                         ", and quantizes there; in Python, do the same: move that code into the method, or return "
                          "the operand from the helper and quantize it in the method");
+    }
     // The last call of such a method left in the archive: Python still runs it for every call,
     // as the note of the call inlined before says.
     if (python.inlined_for_one_call(edit.node->loc)) return;

@@ -270,20 +270,19 @@ TEST_F(Fix, OneTensorReadTwiceGetsOneNewQuantPoint) {
 }
 
 // A free function called only from another free function (examples/zoo/nested_decode_helpers.py:
-// `to_image` from `decode`): no module can hold a new stub, and each finding says why, rather
-// than "No automatic fix" with no reason.
-TEST_F(Fix, SaysWhyAFunctionCalledOnlyFromFunctionsGetsNoStub) {
+// `to_image` from `decode`, from `forward`): the fix inlines both calls, outermost first, so the
+// code reaches the module that holds the new stub, and the note names both calls.
+TEST_F(Fix, InlinesEachCallOnTheWayToAFunctionTwoCallsDeep) {
   const std::string name = "zoo/nested_decode_helpers";
   const std::string fixed = tmp("fixed.pt");
   fs::remove(fixed);
   json doc = fix_json({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
-  EXPECT_TRUE(doc["fixes"][0]["applied"].empty()) << doc["fixes"][0].dump(2);
-  EXPECT_FALSE(fs::exists(fixed));
-  ASSERT_EQ(doc["diagnostics"].size(), 2u) << doc["diagnostics"].dump(2);
-  for (const auto& d : doc["diagnostics"])
-    EXPECT_NE(d["notes"].dump().find("`to_image` is called only from functions that are no module's methods"),
-              std::string::npos)
-        << d.dump(2);
+  const json& fix = doc["fixes"][0];
+  EXPECT_EQ(fix["applied"].size(), 2u) << fix.dump(2);
+  EXPECT_TRUE(fix["dropped"].empty()) << fix.dump(2);
+  EXPECT_TRUE(doc["diagnostics"].empty()) << doc["diagnostics"].dump(2);
+  EXPECT_NE(fix.dump().find("inlines the calls that lead to it, at "), std::string::npos) << fix.dump(2);
+  expect_guarantees(name, doc, fixed, {});
 }
 
 // The S1 comparison in a helper two heads call on two slices of one stub's output

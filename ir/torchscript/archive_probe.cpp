@@ -136,57 +136,85 @@ int nesting_depth(const std::string& code) {
   return deepest;
 }
 
-// Whether a debug_pkl is what LibTorch 1.13's SourceRangeDeserializer reads without crashing:
-// ("FORMAT_WITH_STRING_TABLE", texts, entries) with entries (byte offset, ((text indices,
-// file index, first line), start, end), tag), every index inside the text table and every range
-// inside its text; or the older (byte offset, ((text, file, first line), start, end)) entries.
-// LibTorch unpickles it lazily, when a location is first asked for, and trusts every number.
-bool valid_debug_info(const std::string& bytes) {
-  if (!ir::pickle_problem(bytes).empty()) return false;
+// What a debug_pkl holds for LibTorch 1.13's SourceRangeDeserializer, which unpickles it lazily,
+// when a location is first asked for, and trusts every number: ("FORMAT_WITH_STRING_TABLE",
+// texts, entries) with entries (byte offset, ((text indices, file index, first line), start,
+// end), tag), every index inside the text table and every range inside its text; or the older
+// (byte offset, ((text, file, first line), start, end)) entries. `repaired` is set when the
+// only fault is a range ending past its text, which PyTorch 1.13 writes itself: it measures a
+// float literal with an exponent by its printed form (`-1e9` as `-1000000000.`), so the
+// literal's range and every range around it end a few bytes late. The repair ends them at
+// their text's end (their lines stay right; columns after such a literal run to the line's end).
+struct DebugInfoCheck {
+  bool valid = false;
+  std::optional<std::string> repaired;
+};
+
+// The entry `e` with the range's end `end` (the old layout's too).
+c10::IValue with_range_end(const std::vector<c10::IValue>& e, int64_t end) {
+  const auto& range = e[1].toTupleRef().elements();
+  std::vector<c10::IValue> fields = e;
+  fields[1] = c10::ivalue::Tuple::create({range[0], range[1], c10::IValue(end)});
+  return c10::ivalue::Tuple::create(std::move(fields));
+}
+
+DebugInfoCheck check_debug_info(const std::string& bytes) {
+  if (!ir::pickle_problem(bytes).empty()) return {};
   c10::IValue root = torch::jit::unpickle(bytes.data(), bytes.size());
-  if (!root.isTuple()) return false;
+  if (!root.isTuple()) return {};
   const auto& top = root.toTupleRef().elements();
   std::vector<std::string> texts;
   const c10::IValue* entries = &root;
   bool table = top.size() == 3 && top[0].isString() && top[0].toStringRef() == "FORMAT_WITH_STRING_TABLE";
   if (table) {
-    if (!top[1].isTuple() || !top[2].isTuple()) return false;
+    if (!top[1].isTuple() || !top[2].isTuple()) return {};
     for (const auto& t : top[1].toTupleRef().elements()) {
-      if (!t.isString()) return false;
+      if (!t.isString()) return {};
       texts.push_back(t.toStringRef());
     }
     entries = &top[2];
   }
   int64_t previous = 0;
+  bool overrun = false;
+  std::vector<c10::IValue> checked;
   const int64_t max_line = static_cast<int64_t>(std::min<uint64_t>(ir::limits().line, INT32_MAX));
   for (const auto& entry : entries->toTupleRef().elements()) {
-    if (!entry.isTuple()) return false;
+    if (!entry.isTuple()) return {};
     const auto& e = entry.toTupleRef().elements();
-    if (e.size() < 2 || e.size() > 3 || !is_int(e[0]) || !e[1].isTuple() || (e.size() == 3 && !is_int(e[2])))
-      return false;
-    if (e[0].toInt() < previous) return false;  // looked up by binary search
+    if (e.size() < 2 || e.size() > 3 || !is_int(e[0]) || !e[1].isTuple() || (e.size() == 3 && !is_int(e[2]))) return {};
+    if (e[0].toInt() < previous) return {};  // looked up by binary search
     previous = e[0].toInt();
     const auto& range = e[1].toTupleRef().elements();
-    if (range.size() != 3 || !range[0].isTuple() || !is_int(range[1]) || !is_int(range[2])) return false;
+    if (range.size() != 3 || !range[0].isTuple() || !is_int(range[1]) || !is_int(range[2])) return {};
     const auto& source = range[0].toTupleRef().elements();
-    if (source.size() != 3 || !is_int(source[2]) || source[2].toInt() < 0 || source[2].toInt() > max_line) return false;
+    if (source.size() != 3 || !is_int(source[2]) || source[2].toInt() < 0 || source[2].toInt() > max_line) return {};
     uint64_t length = 0;
     if (table) {
-      if (!source[0].isIntList() || !is_int(source[1])) return false;
+      if (!source[0].isIntList() || !is_int(source[1])) return {};
       for (int64_t index : source[0].toIntVector()) {
-        if (index < 0 || static_cast<uint64_t>(index) >= texts.size()) return false;
+        if (index < 0 || static_cast<uint64_t>(index) >= texts.size()) return {};
         length += texts[static_cast<size_t>(index)].size();
       }
-      if (source[1].toInt() < 0 || static_cast<uint64_t>(source[1].toInt()) >= texts.size()) return false;
+      if (source[1].toInt() < 0 || static_cast<uint64_t>(source[1].toInt()) >= texts.size()) return {};
     } else {
-      if (!source[0].isString() || !(source[1].isString() || source[1].isNone())) return false;
+      if (!source[0].isString() || !(source[1].isString() || source[1].isNone())) return {};
       length = source[0].toStringRef().size();
     }
     int64_t start = range[1].toInt(), end = range[2].toInt();
     // PyTorch itself writes (0, 1) on an empty text: one past the end is its own.
-    if (start < 0 || end < start || static_cast<uint64_t>(end) > length + 1) return false;
+    if (start < 0 || end < start || static_cast<uint64_t>(start) > length + 1) return {};
+    const bool late = static_cast<uint64_t>(end) > length + 1;
+    overrun = overrun || late;
+    checked.push_back(late ? with_range_end(e, std::max<int64_t>(start, static_cast<int64_t>(length))) : entry);
   }
-  return true;
+  DebugInfoCheck result{true, std::nullopt};
+  if (overrun) {
+    c10::IValue fixed = c10::ivalue::Tuple::create(std::move(checked));
+    if (table) fixed = c10::ivalue::Tuple::create({top[0], top[1], fixed});
+    std::vector<char> pickled = torch::jit::pickle(fixed);
+    result.repaired = std::string(pickled.begin(), pickled.end());
+  }
+  return result;
 }
 
 }  // namespace
@@ -223,12 +251,13 @@ ProbeResult probe_archive(const ArchiveFile& archive) {
       }
       for (const auto& name : reader.getAllRecords()) {
         if (ends_with(name, ".debug_pkl")) {
-          bool valid = false;
+          DebugInfoCheck check;
           try {
-            valid = valid_debug_info(record(reader, name));
+            check = check_debug_info(record(reader, name));
           } catch (const std::exception&) {  // c10::Error from the unpickler
           }
-          if (!valid) result.debug_info_valid = false;
+          if (!check.valid) result.debug_info_valid = false;
+          if (check.repaired) result.repaired_debug_info[name] = std::move(*check.repaired);
         } else if (ir::is_code_record(name)) {
           std::string code = record(reader, name);
           // LibTorch compiles code/ with a recursive-descent parser: nesting past any real

@@ -465,9 +465,10 @@ std::string load_failure(const std::string& what) {
          operator_library_hint(op.substr(0, op.find("::")));
 }
 
-// The archive without its debug info, in memory: LibTorch reads debug info lazily and trusts
-// it, so debug info that failed probe_archive's checks is dropped (locations become unknown).
-std::string without_debug_info(const ArchiveFile& archive) {
+// The archive in memory without its debug info, or with the debug info probe_archive repaired:
+// LibTorch reads debug info lazily and trusts it, so debug info that failed probe_archive's
+// checks is dropped (locations become unknown).
+std::string with_checked_debug_info(const ArchiveFile& archive, const ProbeResult& probe) {
   caffe2::serialize::PyTorchStreamReader reader(archive.reader());
   std::string out;
   {
@@ -478,7 +479,13 @@ std::string without_debug_info(const ArchiveFile& archive) {
     writer.setMinVersion(reader.version());
     for (const auto& name : reader.getAllRecords()) {
       if (name == "version" || name == ".data/version") continue;  // the writer writes its own
-      if (name.size() >= 10 && name.compare(name.size() - 10, 10, ".debug_pkl") == 0) continue;
+      const bool debug_info = name.size() >= 10 && name.compare(name.size() - 10, 10, ".debug_pkl") == 0;
+      if (debug_info && !probe.debug_info_valid) continue;
+      if (auto repaired = probe.repaired_debug_info.find(name);
+          debug_info && repaired != probe.repaired_debug_info.end()) {
+        writer.writeRecord(name, repaired->second.data(), repaired->second.size());
+        continue;
+      }
       auto [data, size] = reader.getRecord(name);
       writer.writeRecord(name, data.get(), size);
     }
@@ -489,8 +496,9 @@ std::string without_debug_info(const ArchiveFile& archive) {
 
 jit::Module load_module(const ArchiveFile& archive, const ProbeResult& probe, jit::ExtraFilesMap& extra) {
   try {
-    if (probe.debug_info_valid) return jit::load(archive.reader(), c10::nullopt, extra);
-    std::istringstream in(without_debug_info(archive));
+    if (probe.debug_info_valid && probe.repaired_debug_info.empty())
+      return jit::load(archive.reader(), c10::nullopt, extra);
+    std::istringstream in(with_checked_debug_info(archive, probe));
     return jit::load(in, c10::nullopt, extra);
   } catch (const c10::Error& e) {
     throw ImportError(load_failure(e.what_without_backtrace()));

@@ -2,6 +2,7 @@
 // `forward` (submodule methods and free functions included) into qlint's IR.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ ir::Model import_torchscript(const std::string& path);
 struct ProbeResult {
   ir::ZipDirectory directory;
   bool debug_info_valid = true;  // false: load without it (locations unknown)
+  // Debug info records whose ranges run past the end of their text, as PyTorch 1.13 itself
+  // writes them after a float literal with an exponent (`-1e9`): the record's bytes with each
+  // such end set to its text's end, which LibTorch then loads in its place.
+  std::map<std::string, std::string> repaired_debug_info;
   // Where loading would run the archive's own code (ir/load_hooks.h): "code/__torch__.py line 9
   // defines __setstate__ (class M)"; empty when it runs none.
   std::vector<std::string> load_hooks;

@@ -144,6 +144,13 @@ class GraphRewriter {
   // Every use of `node`'s single output reads `value` instead.
   virtual void replace_uses(const Node& node, GraphValue value) = 0;
 
+  // Every use of the tensor the quant call `call` gives reads `value` instead, and the call
+  // goes. A trace that calls one FakeQuantize several times with its observer on threads the
+  // observer's state through the calls (`forward1(x, min_val, ...)` returns `(min_val, ...,
+  // x_fq)`): a call left out passes on the state it received, as if the module had not seen the
+  // tensor. Refused for the first such call, whose state comes from the module's buffers.
+  virtual void replace_quant_call(const Node& call, GraphValue value) = 0;
+
   // Erases `node` once nothing reads its outputs any more, when the rewrite is finished.
   virtual void erase_when_unused(const Node& node) = 0;
 };

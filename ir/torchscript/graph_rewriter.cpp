@@ -421,12 +421,24 @@ ir::GraphValue GraphRewriter::insert_forward_call(const ir::Node& before, ir::Gr
                                                   ir::GraphValue argument) {
   jit::Node* at = node_for(before);
   jit::Graph& g = *at->owningGraph();
-  jit::Node* call = g.create(c10::prim::CallMethod, {jit_value(module), jit_value(argument)}, 1);
+  jit::Value* self = jit_value(module);
+  jit::Node* call = g.create(c10::prim::CallMethod, {self, jit_value(argument)}, 1);
   call->s_(c10::attr::name, "forward");
-  call->output()->setType(c10::TensorType::get());
   call->setSourceRange(at->sourceRange());
   call->insertBefore(at);
-  return graph_value(call->output());
+  // A FakeQuantize a trace called several times, its observer on, returns its observer's state
+  // for the next call with the tensor last (`return (min_val, ..., scale, zero_point, x0)`).
+  c10::TypePtr returned = c10::TensorType::get();
+  if (auto cls = self->type()->cast<c10::ClassType>(); cls && cls->findMethod("forward"))
+    returned = cls->getMethod("forward").getSchema().returns().at(0).type();
+  call->output()->setType(returned);
+  auto tuple = returned->cast<c10::TupleType>();
+  if (!tuple) return graph_value(call->output());
+  if (tuple->elements().empty() || !tuple->elements().back()->cast<c10::TensorType>())
+    throw ir::RewriteRefused("the fake quant's forward returns no tensor last");
+  jit::Node* unpack = g.createTupleUnpack(call->output());
+  unpack->insertAfter(call);
+  return graph_value(unpack->outputs().back());
 }
 
 void GraphRewriter::replace_input(const ir::Node& node, size_t index, ir::GraphValue value) {
@@ -437,6 +449,35 @@ void GraphRewriter::replace_uses(const ir::Node& node, ir::GraphValue value) {
   jit::Node* n = node_for(node);
   if (n->outputs().size() != 1) throw ir::RewriteRefused("`" + node.kind + "` has several outputs");
   n->output()->replaceAllUsesWith(jit_value(value));
+}
+
+void GraphRewriter::replace_quant_call(const ir::Node& call_ir, ir::GraphValue value) {
+  jit::Node* call = node_for(call_ir);
+  if (call->outputs().size() != 1) throw ir::RewriteRefused("the quant call has several outputs");
+  jit::Value* out = call->output();
+  auto tuple = out->type()->cast<c10::TupleType>();
+  if (!tuple) {
+    out->replaceAllUsesWith(jit_value(value));
+    return erase_when_unused(call_ir);
+  }
+  // (state..., tensor), the state it received after the tensor, in the same order.
+  const size_t state = tuple->elements().size() - 1;
+  if (tuple->elements().empty() || call->inputs().size() != state + 2)
+    throw ir::RewriteRefused(
+        "the quant call is a trace's first call of a FakeQuantize it calls again, which hands its observer's "
+        "state on to the next call");
+  std::vector<jit::Node*> unpacks;
+  for (const jit::Use& use : out->uses()) {
+    if (use.user->kind() != c10::prim::TupleUnpack || use.user->outputs().size() != state + 1)
+      throw ir::RewriteRefused("the quant call's state is read other than by unpacking it");
+    unpacks.push_back(use.user);
+  }
+  for (jit::Node* unpack : unpacks) {
+    for (size_t i = 0; i < state; ++i) unpack->output(i)->replaceAllUsesWith(call->input(i + 2));
+    unpack->output(state)->replaceAllUsesWith(jit_value(value));
+    destroy(unpack);
+  }
+  erase_when_unused(call_ir);
 }
 
 // Several edits may ask for the same node (two comparisons reading one view): it is erased once.

@@ -55,6 +55,7 @@ class GraphRewriter final : public ir::GraphRewriter {
   ir::GraphValue insert_forward_call(const ir::Node& before, ir::GraphValue module, ir::GraphValue argument) override;
   void replace_input(const ir::Node& node, size_t index, ir::GraphValue value) override;
   void replace_uses(const ir::Node& node, ir::GraphValue value) override;
+  void replace_quant_call(const ir::Node& call, ir::GraphValue value) override;
   void erase_when_unused(const ir::Node& node) override;
 
   // How the FakeQuantize clone `name` on `owner_path` started (add_fake_quant_clone), if one was

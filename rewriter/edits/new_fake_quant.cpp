@@ -38,8 +38,7 @@ class NewFakeQuant final : public EditKind {
     ir::GraphValue quantized =
         edit.creates_stub() ? call_new_module_or_op(model, edit, value, graph) : insert_op(edit, value, graph);
     if (!q.replaces_call) return graph.replace_input(node, operand, quantized);
-    graph.replace_uses(node, quantized);
-    graph.erase_when_unused(node);
+    graph.replace_quant_call(node, quantized);
   }
 
   // `self.<new>(value)`, `<new>` a clone of the model's FakeQuantize at the edit's scale.

@@ -71,7 +71,9 @@ class ShadowBuilder {
     // The twin of a value asks for its operands' twins first: a recursion as deep as the path
     // from the stub is long, bounded so that a hostile chain is a refused fix, not a crash.
     Depth depth(depth_);
-    if (v == plan_.stub_call->output()) return remember(v, shadow(plan_.stub_call->inputs.back()));
+    // A quant call passes its module, then the tensor; a trace's second call of a FakeQuantize
+    // passes the first call's observer state after it (`forward1(x, min_val, ...)`).
+    if (v == plan_.stub_call->output()) return remember(v, shadow(plan_.stub_call->inputs.at(1)));
     const ir::Node* n = v->producer;
     const ir::Node* loop = n == nullptr && v->param_of ? v->param_of->owner : n;
     if (loop != nullptr && loop->kind == "prim::Loop") {
@@ -87,7 +89,7 @@ class ShadowBuilder {
       twins_returned_by(*n);
       return shadows_.at(v);
     }
-    if (plan_.identity_calls.count(n)) return remember(v, shadow(n->inputs.back()));  // the identity in float
+    if (plan_.identity_calls.count(n)) return remember(v, shadow(n->inputs.at(1)));  // the identity in float
     std::vector<std::optional<ir::GraphValue>> inputs;
     for (const ir::Value* in : n->inputs)
       inputs.push_back(plan_.shadowed(in) ? std::optional<ir::GraphValue>(shadow(in)) : std::nullopt);

@@ -205,28 +205,50 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
 // filtered under their own name before a cast, a batch index compared with the loop variable, a
 // helper applying one mask to two tensors, anchor widths read on two lines (one new quant point), a position
 // embedding added in a method called for two tensors (each call inlined, with a stub of its own), a
-// box coder object's method (inlined: a plain class holds no stub). `--fix --input`
+// box coder object's method (inlined: a plain class holds no stub), one stub for three pillar
+// inputs (traced with its observers on, the FakeQuantize hands its state from call to call: a
+// new fake quant in place of a middle call passes on the state that call received). `--fix --input`
 // leaves no finding that has a fix, with every guarantee, and its Python change computes what the original does.
 TEST_F(Fix, RepairsWhatRealModelsContain) {
-  for (const std::string name : {"zoo/detection_nms_helper",    "qat/qat_detection_nms_helper",
-                                 "zoo/padding_mask_layers",     "qat/qat_padding_mask_layers",
-                                 "zoo/fpn_levels_one_stub",     "qat/qat_fpn_levels_one_stub",
-                                 "zoo/fpn_levels_loop",         "qat/qat_fpn_levels_loop",
-                                 "zoo/bool_cast_overloads",     "qat/qat_padding_type_cast",
-                                 "zoo/voxel_indices",           "qat/qat_voxel_indices",
-                                 "zoo/cat_position_channels",   "qat/qat_cat_position_channels",
-                                 "qat/qat_shared_projection",   "zoo/stub_for_two_inputs",
-                                 "qat/qat_stub_for_two_inputs", "zoo/batch_dict_stages",
-                                 "qat/qat_batch_dict_stages",   "zoo/random_start_sampling",
-                                 "qat/qat_sublayer_closure",    "zoo/ball_query",
-                                 "zoo/helper_called_twice",     "zoo/shared_encoder_pad_flag",
-                                 "zoo/set_abstraction_levels",  "zoo/ball_query_levels",
-                                 "zoo/optional_mask_layers",    "zoo/filtered_points",
-                                 "zoo/pillar_scatter_batches",  "zoo/helper_two_masks",
-                                 "qat/qat_anchor_free_levels",  "zoo/anchor_box_decode",
-                                 "qat/qat_anchor_box_decode",   "zoo/pos_embed_helper",
-                                 "qat/qat_pos_embed_helper",    "zoo/box_coder_class",
-                                 "qat/qat_box_coder_class"}) {
+  for (const std::string name : {"zoo/detection_nms_helper",
+                                 "qat/qat_detection_nms_helper",
+                                 "zoo/padding_mask_layers",
+                                 "qat/qat_padding_mask_layers",
+                                 "zoo/fpn_levels_one_stub",
+                                 "qat/qat_fpn_levels_one_stub",
+                                 "zoo/fpn_levels_loop",
+                                 "qat/qat_fpn_levels_loop",
+                                 "zoo/bool_cast_overloads",
+                                 "qat/qat_padding_type_cast",
+                                 "zoo/voxel_indices",
+                                 "qat/qat_voxel_indices",
+                                 "zoo/cat_position_channels",
+                                 "qat/qat_cat_position_channels",
+                                 "qat/qat_shared_projection",
+                                 "zoo/stub_for_two_inputs",
+                                 "qat/qat_stub_for_two_inputs",
+                                 "zoo/batch_dict_stages",
+                                 "qat/qat_batch_dict_stages",
+                                 "zoo/random_start_sampling",
+                                 "qat/qat_sublayer_closure",
+                                 "zoo/ball_query",
+                                 "zoo/helper_called_twice",
+                                 "zoo/shared_encoder_pad_flag",
+                                 "zoo/set_abstraction_levels",
+                                 "zoo/ball_query_levels",
+                                 "zoo/optional_mask_layers",
+                                 "zoo/filtered_points",
+                                 "zoo/pillar_scatter_batches",
+                                 "zoo/helper_two_masks",
+                                 "qat/qat_anchor_free_levels",
+                                 "zoo/anchor_box_decode",
+                                 "qat/qat_anchor_box_decode",
+                                 "zoo/pos_embed_helper",
+                                 "qat/qat_pos_embed_helper",
+                                 "zoo/box_coder_class",
+                                 "qat/qat_box_coder_class",
+                                 "zoo/pillar_inputs_one_stub",
+                                 "qat/qat_pillar_inputs_one_stub"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);

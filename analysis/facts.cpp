@@ -435,6 +435,16 @@ class FactsSolver {
     if (key != call_view_keys_.end() && whole != out.views.end() && !whole->second) out.views[key->second] = false;
   }
 
+  // The tensor a quant call gives: its output; for a trace's FakeQuantize call that hands its
+  // observer's state on to the next call, the last element of the tuple it returns (`_2, ...,
+  // _11 = (activation_post_process).forward(x)`, `_11` the quantized x).
+  static const ir::Value* quantized_tensor_of(const ir::Node& call) {
+    const ir::Value* out = call.outputs[0];
+    if (out->type.kind != ir::Type::Kind::Tuple || out->users.size() != 1) return out;
+    const ir::Node& unpack = *out->users[0];
+    return unpack.kind == "prim::TupleUnpack" && !unpack.outputs.empty() ? unpack.outputs.back() : out;
+  }
+
   // Every call that quantizes: stub calls, and calls of modules whose method holds an
   // in-graph quantize op (a traced QAT model's FakeQuantize).
   void collect_quant_calls() {
@@ -444,7 +454,7 @@ class FactsSolver {
       if (it->second.node == nullptr && facts_.stub_call(n) != StubKind::Quant) return;
       auto key = call_view_keys_.find(&n);
       facts_.quant_calls_.push_back(
-          {path, &n, n.inputs[1], n.outputs[0], key == call_view_keys_.end() ? path : key->second});
+          {path, &n, n.inputs[1], quantized_tensor_of(n), key == call_view_keys_.end() ? path : key->second});
     });
   }
 

@@ -186,6 +186,7 @@ class Planner {
     // FakeQuantize that FX QAT shares between an op and the clamp after it.
     if (nearest_ == nullptr) nearest_ = call.call;
     if (call.call != nearest_) plan_.identity_calls.insert(call.call);  // the identity in float
+    plan_.quant_outputs[call.output] = call.call;
     visit(call.input);
   }
 
@@ -351,8 +352,7 @@ class Planner {
 }  // namespace
 
 bool FloatShadowPlan::shadowed(const ir::Value* v) const {
-  if (stub_call != nullptr && v == stub_call->output()) return true;
-  return params.count(v) > 0 || block_outputs.count(v) > 0 || returned.count(v) > 0 ||
+  return quant_outputs.count(v) > 0 || params.count(v) > 0 || block_outputs.count(v) > 0 || returned.count(v) > 0 ||
          (v->producer != nullptr && (nodes.count(v->producer) > 0 || identity_calls.count(v->producer) > 0));
 }
 

@@ -11,6 +11,7 @@
 // recompute, or says why it cannot; rewriter/edits/reroot.cpp carries the plan out.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <variant>
@@ -23,6 +24,10 @@ namespace qlint::analysis {
 
 struct FloatShadowPlan {
   const ir::Node* stub_call = nullptr;  // the nearest call of the quant point; its input stands in for its output
+  // The tensors quant calls give (QuantCall::output: a call's output, or the element a trace
+  // unpacks from a FakeQuantize call that hands its observer's state on), each with its call,
+  // whose tensor argument is the twin: the stub call's, and every other one on the way.
+  std::map<const ir::Value*, const ir::Node*> quant_outputs;
   // The calls from the function the value comes back to (the stub call's, or a caller of the
   // callees in `returned`) down to the consumer's, outermost first: each callee gets a copy
   // that takes the float values it needs as extra parameters.

@@ -2,15 +2,17 @@
 when it wraps a float model for QAT: the points, the number of points per pillar and the pillar
 coordinates (batch index, y, x) all go through `self.quant`.
 
-The counts and coordinates are whole numbers that the stub rounds onto the points' scale; the
-batch index is compared with 1, and the cell coordinates are cast to integer indices.
+The counts and coordinates are whole numbers that the stub rounds onto the points' scale: the
+counts are cast to integers to divide by, the batch index is compared with 1, and the cell
+coordinates are cast to integer indices.
 
 Expected findings:
-  line 33 reused-stub       the counts through the points' stub
-  line 34 reused-stub       the coordinates through it too
-  line 34 shared-stub-mask  the batch index, compared on line 36, shares the points' scale
-  line 36 eq-nonzero-const  `coords[:, 0] == 1` after the stub
-  line 37 truncating-cast   the quantized cells cast to integers
+  line 35 reused-stub       the counts through the points' stub
+  line 36 reused-stub       the coordinates through it too
+  line 36 shared-stub-mask  the batch index, compared on line 38, shares the points' scale
+  line 37 truncating-cast   the quantized counts cast to integers
+  line 38 eq-nonzero-const  `coords[:, 0] == 1` after the stub
+  line 39 truncating-cast   the quantized cells cast to integers
 """
 import torch
 from torch import nn
@@ -32,7 +34,7 @@ class Model(nn.Module):
         points = self.quant(points)
         counts = self.quant(counts)
         coords = self.quant(coords)
-        features = self.encode(points).sum(dim=1) / counts[:, None]
+        features = self.encode(points).sum(dim=1) / counts.int()[:, None]
         second = coords[:, 0] == 1
         cells = (coords[:, 1] * self.grid + coords[:, 2]).long()
         canvas = torch.zeros(2, self.grid * self.grid, 8)

@@ -73,7 +73,8 @@ class ShadowBuilder {
     Depth depth(depth_);
     // A quant call passes its module, then the tensor; a trace's second call of a FakeQuantize
     // passes the first call's observer state after it (`forward1(x, min_val, ...)`).
-    if (v == plan_.stub_call->output()) return remember(v, shadow(plan_.stub_call->inputs.at(1)));
+    if (auto call = plan_.quant_outputs.find(v); call != plan_.quant_outputs.end())
+      return remember(v, shadow(call->second->inputs.at(1)));
     const ir::Node* n = v->producer;
     const ir::Node* loop = n == nullptr && v->param_of ? v->param_of->owner : n;
     if (loop != nullptr && loop->kind == "prim::Loop") {

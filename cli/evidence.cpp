@@ -45,7 +45,7 @@ bool concerns(const Diagnostic& d, const std::string& point, const analysis::Fac
 std::string part_made_a_mask(const Diagnostic& d) {
   if (d.rule != rules::shared_stub_mask_rule().id || d.evidence_node == nullptr || !d.evidence_node->loc.known())
     return "";
-  return " (the part of its output that becomes a mask on line " + std::to_string(d.evidence_node->loc.line) + ")";
+  return " (the part of its output that becomes a mask on " + ir::line_seen_from(d.evidence_node->loc, d.loc) + ")";
 }
 
 // "see also shared-stub-mask at line 171 (the part of its output that becomes a mask on line 173),
@@ -59,7 +59,7 @@ std::string related_findings(const std::vector<Diagnostic>& diagnostics, const D
     bool same_point =
         std::any_of(causes.begin(), causes.end(), [&](const sim::Cause& c) { return concerns(d, c.point, facts); });
     if (!same_point) continue;
-    std::string where = d.loc.known() ? " at line " + std::to_string(d.loc.line) + part_made_a_mask(d) : "";
+    std::string where = d.loc.known() ? " at " + ir::line_seen_from(d.loc, self.loc) + part_made_a_mask(d) : "";
     if (std::find(related.begin(), related.end(), d.rule + where) == related.end()) related.push_back(d.rule + where);
   }
   std::string out;
@@ -78,7 +78,7 @@ void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& re
     const sim::ComparisonResult* c = find_comparison(report, *node);
     if (c == nullptr) continue;
     std::string which =
-        node == d.node ? "this comparison" : "the mask comparison on line " + std::to_string(node->loc.line);
+        node == d.node ? "this comparison" : "the mask comparison on " + ir::line_seen_from(node->loc, d.loc);
     if (c->differing == 0) {
       d.notes.push_back("the " + what_was_simulated(report) + " leaves all " + std::to_string(c->elements) +
                         " results of " + which + " as in float; other inputs may not");

@@ -208,6 +208,11 @@ const std::string* Model::source_line(const std::string& source_file, int line) 
   return line_it == file_it->second.end() ? nullptr : &line_it->second;
 }
 
+std::string line_seen_from(const SourceLoc& at, const SourceLoc& here) {
+  if (at.file == here.file || at.file.empty()) return "line " + std::to_string(at.line);
+  return at.file.substr(at.file.find_last_of('/') + 1) + ":" + std::to_string(at.line);
+}
+
 const Function* callee_of(const Model& model, const Node& call) {
   const Attr* callee = call.attr("callee");
   if (callee == nullptr || callee->kind != Attr::Kind::Str) return nullptr;

@@ -109,6 +109,10 @@ struct SourceLoc {
   bool operator==(const SourceLoc& other) const;
 };
 
+// How a message at `here` names the line of `at`: "line 25" in the same file, else with the
+// file's name, "pointpillar_scatter.py:25" (a mask made in a module of another file).
+std::string line_seen_from(const SourceLoc& at, const SourceLoc& here);
+
 struct Node;
 struct Block;
 

@@ -21,7 +21,7 @@ std::string first_use(const analysis::Facts& facts, const analysis::QuantCall& f
   ir::SourceLoc here = quant_call_location(facts, call);
   // A loop the trace unrolled (or a line that runs twice) applies it on the same line again.
   if (here.file == loc.file && here.line == loc.line) return " (again on this line: a loop or a repeated call)";
-  return " (first applied on line " + std::to_string(loc.line) + ")";
+  return " (first applied on " + ir::line_seen_from(loc, here) + ")";
 }
 
 // FX's prepare inserts `activation_post_process_N` modules itself, and shares one between an op
@@ -138,7 +138,8 @@ Diagnostic module_reuse_diagnostic(const analysis::Facts& facts, const analysis:
   const ir::SourceLoc at = quant_call_location(facts, first);
   Diagnostic d = quant_call_diagnostic(
       reused_stub_rule(), facts, call,
-      "`self." + module + "` is called on a second tensor (first on line " + std::to_string(at.line) +
+      "`self." + module + "` is called on a second tensor (first on " +
+          ir::line_seen_from(at, quant_call_location(facts, call)) +
           "); QAT gives a module one output fake quant, shared by all its calls, so both outputs get one scale "
           "calibrated over both ranges and the one with the smaller range loses precision; call a separate "
           "instance for each tensor (sharing its weights if they must stay tied)");

@@ -263,9 +263,9 @@ std::string message(const analysis::Facts& facts, const analysis::QuantCall& cal
 
 // Where the message says the mask is made: "is used as a mask on line 17", or for a threshold
 // "becomes a mask through `>` on line 17".
-std::string how_it_becomes_a_mask(const MaskUse& use) {
+std::string how_it_becomes_a_mask(const MaskUse& use, const ir::SourceLoc& here) {
   ir::SourceLoc where = best_location(*use.node);
-  std::string line = where.known() ? " on line " + std::to_string(where.line) : std::string();
+  std::string line = where.known() ? " on " + ir::line_seen_from(where, here) : std::string();
   if (!use.threshold) return "a part of its output is used as a mask" + line;
   std::string how = analysis::is_comparison_op(use.node->kind) ? "`" + ir::operator_spelling(use.node->kind) + "`"
                                                                : std::string("a bool cast");
@@ -349,7 +349,8 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     }
     if (mask_uses.empty() || !used_as_data(facts, users, call.point, mask_uses)) continue;
     const MaskUse* mask_use = &mask_uses.front();
-    const std::string how = joined ? "its input concatenates them" : how_it_becomes_a_mask(*mask_use);
+    const std::string how =
+        joined ? "its input concatenates them" : how_it_becomes_a_mask(*mask_use, quant_call_location(facts, call));
     Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call,
                                          message(facts, call, how, !joined && mask_use->threshold));
     d.evidence_node = mask_use->node;

@@ -389,11 +389,33 @@ bool is_cast_of_bool(const analysis::Facts& facts, const ir::Value* v) {
   return false;
 }
 
+namespace {
+
+// A C++ quantize call the float shadow of a Reroot edit skips though the program runs it (its
+// node's `runs_in_the_program`: a call that takes more than the tensor, such as LibTorch's
+// `torch::fake_quantize_per_tensor_affine`, which quantizes in the float program too).
+const ir::Attr* skipped_call_that_runs(const Edit& e) {
+  if (e.kind != Edit::Kind::Reroot) return nullptr;
+  if (e.stub_call != nullptr)
+    if (const ir::Attr* runs = e.stub_call->attr("runs_in_the_program")) return runs;
+  for (const ir::Node* call : e.shadow.identity_calls)
+    if (const ir::Attr* runs = call->attr("runs_in_the_program")) return runs;
+  return nullptr;
+}
+
+}  // namespace
+
 Fix safe_fix(std::string description, std::vector<Edit> edits) {
   Fix f;
   f.applicability = Applicability::Safe;
   f.description = std::move(description);
   f.edits = std::move(edits);
+  for (const Edit& e : f.edits)
+    if (const ir::Attr* runs = skipped_call_that_runs(e); runs != nullptr && runs->kind == ir::Attr::Kind::Str) {
+      f.applicability = Applicability::Unsafe;
+      f.description += " (unsafe: `" + runs->s + "` quantizes in the program too, so the value before it differs)";
+      break;
+    }
   return f;
 }
 

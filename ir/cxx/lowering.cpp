@@ -11,6 +11,7 @@
 #include <clang/Lex/Lexer.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <cctype>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -493,8 +494,17 @@ class FunctionLowering {
 
   std::string fresh() { return std::to_string(++counter_); }
 
+  // A node's kind is a word of the IR's text form, in which the model crosses from the Clang
+  // process (`cxx::operator bool`, a stream's or a std::vector<bool> element's conversion in
+  // `while (getline(f, s))` and `if (keep[i])`, becomes `cxx::operator_bool`).
+  static std::string ir_kind(std::string kind) {
+    for (char& c : kind)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != ':' && c != '.') c = '_';
+    return kind;
+  }
+
   ir::Node* emit(const std::string& kind, const Stmt* where) {
-    ir::Node* n = fn_.append_node(fn_.body, kind);
+    ir::Node* n = fn_.append_node(fn_.body, ir_kind(kind));
     if (where != nullptr) n->loc = unit_.location(unit_.range(where));
     return n;
   }
@@ -503,6 +513,53 @@ class FunctionLowering {
     ir::Node* n = emit(kind, where);
     for (ir::Value* v : inputs) fn_.add_input(*n, v);
     return fn_.add_output(*n, fresh(), std::move(type));
+  }
+
+  // The types of a std::tuple's elements (`std::tuple<at::Tensor, at::Tensor>`), when each is
+  // one the IR knows; empty for any other type.
+  static std::vector<ir::Type> tuple_elements(QualType qt) {
+    const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+        qt.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+    if (spec == nullptr || spec->getQualifiedNameAsString() != "std::tuple") return {};
+    const TemplateArgumentList& args = spec->getTemplateArgs();
+    if (args.size() != 1 || args[0].getKind() != TemplateArgument::Pack) return {};
+    std::vector<ir::Type> elements;
+    for (const TemplateArgument& arg : args[0].pack_elements()) {
+      auto type = arg.getKind() == TemplateArgument::Type ? ir_type(arg.getAsType()) : std::nullopt;
+      if (!type) return {};
+      elements.push_back(*type);
+    }
+    return elements;
+  }
+
+  // An ATen call: one node; for one that returns a std::tuple (topk, max(dim), sort), with an
+  // output per element as in TorchScript, so that each has its own facts (`std::get<1>` of
+  // topk reads the int64 indices, not the quantized values), joined in the tuple the C++ code
+  // holds. Returns the call's value and sets `op` to its node.
+  ir::Value* aten_op(const std::string& kind, const std::vector<ir::Value*>& inputs, ir::Type type,
+                     const CallExpr& call, ir::Node*& op) {
+    const std::vector<ir::Type> elements = tuple_elements(call.getType());
+    if (elements.empty()) {
+      ir::Value* out = single(kind, inputs, std::move(type), &call);
+      op = out->producer;
+      return out;
+    }
+    op = emit(kind, &call);
+    for (ir::Value* v : inputs) fn_.add_input(*op, v);
+    std::vector<ir::Value*> outs;
+    for (const ir::Type& element : elements) outs.push_back(fn_.add_output(*op, fresh(), element));
+    return single("prim::TupleConstruct", outs, std::move(type), &call);
+  }
+
+  // std::get<N>(t) of a tuple: its element N, as TorchScript's prim::TupleIndex.
+  ir::Value* tuple_get(const CallExpr& call, const FunctionDecl& callee, std::optional<ir::Type> type) {
+    const TemplateArgumentList* args = callee.getTemplateSpecializationArgs();
+    ir::Value* tuple = call.getNumArgs() == 1 ? expr(call.getArg(0)) : nullptr;
+    if (args == nullptr || args->size() == 0 || (*args)[0].getKind() != TemplateArgument::Integral || !type ||
+        tuple == nullptr || tuple->type.kind != ir::Type::Kind::Tuple)
+      return nullptr;
+    const int64_t index = (*args)[0].getAsIntegral().getExtValue();
+    return single("prim::TupleIndex", {tuple, int_constant(index)}, *type, &call);
   }
 
   ir::Value* constant(const ir::Attr& value, ir::Type type) {
@@ -567,6 +624,10 @@ class FunctionLowering {
   // not need (a TensorOptions, a device).
   ir::Value* argument(const Expr* e) {
     if (isa<CXXDefaultArgExpr>(e)) return nullptr;
+    // A device (`x.to(torch::kCPU)`): its enum's number is no dtype code (kCPU is 0, uint8's).
+    if (const std::string record = record_name(strip(e)->getType());
+        record == "c10::DeviceType" || record == "c10::Device")
+      return constant(ir::Attr::none(), ir::Type::simple(ir::Type::Kind::Device));
     if (ir::Value* v = expr(e)) return v;
     return constant(ir::Attr::none(), ir::Type::other(strip(e)->getType().getAsString()));
   }
@@ -722,9 +783,10 @@ class FunctionLowering {
       }
     }
     // x.item<float>() is a float scalar; x.item() a Scalar.
-    ir::Value* out = single("aten::" + name, inputs, *type, &call);
-    if (dtype_operand && name != "to") out->producer->set_attr("dtype_operand", ir::Attr::of_int(*dtype_operand));
-    record_schema(*out->producer, call.getMethodDecl(), call, inputs.size() - 1, true);
+    ir::Node* op = nullptr;
+    ir::Value* out = aten_op("aten::" + name, inputs, *type, call, op);
+    if (dtype_operand && name != "to") op->set_attr("dtype_operand", ir::Attr::of_int(*dtype_operand));
+    record_schema(*op, call.getMethodDecl(), call, inputs.size() - 1, true);
     if (const ValueDecl* decl = assigned(call.getImplicitObjectArgument());
         decl && name.size() > 1 && name.back() == '_' && name[name.size() - 2] != '_')
       vars_[decl] = out;  // x.mul_(m)
@@ -831,6 +893,8 @@ class FunctionLowering {
          (name == "quantize_per_tensor" || name == "fake_quantize_per_tensor_affine")))
       return quant_call(call, *callee, call.getNumArgs() > 0 ? expr(call.getArg(0)) : nullptr);
     if (qualified == "torch::jit::load" || qualified == "torch::jit::import_ir_module") return load_model(call);
+    if (qualified == "std::get")
+      if (ir::Value* element = tuple_get(call, *callee, type)) return element;
     if (const std::string* name = unit_.function_name(callee))
       return call_function(call, {call.getArgs(), call.getNumArgs()}, *name, type);
     bool aten = qualified.rfind("at::", 0) == 0 || qualified.rfind("torch::", 0) == 0;
@@ -853,9 +917,10 @@ class FunctionLowering {
       }
       inputs.push_back(v);
     }
-    ir::Value* out = single(aten ? "aten::" + name : "cxx::" + name, inputs, *type, &call);
-    if (dtype_operand) out->producer->set_attr("dtype_operand", ir::Attr::of_int(*dtype_operand));
-    if (aten) record_schema(*out->producer, callee, call, inputs.size(), false);
+    ir::Node* op = nullptr;
+    ir::Value* out = aten_op(aten ? "aten::" + name : "cxx::" + name, inputs, *type, call, op);
+    if (dtype_operand) op->set_attr("dtype_operand", ir::Attr::of_int(*dtype_operand));
+    if (aten) record_schema(*op, callee, call, inputs.size(), false);
     return out;
   }
 
@@ -919,6 +984,10 @@ class FunctionLowering {
     if (c != nullptr && !isa<CXXMemberCallExpr>(c) && c->getNumArgs() == 1) {
       std::string callee_text = unit_.text(c->getCallee()->getSourceRange());
       if (!callee_text.empty()) out->producer->set_attr("quantize_call", ir::Attr::of_str(callee_text));
+    } else {
+      // A call that takes more than the tensor (`torch::fake_quantize_per_tensor_affine(x, 0.3,
+      // 0, -128, 127)`) computes in the program: reading its input instead changes results.
+      out->producer->set_attr("runs_in_the_program", ir::Attr::of_str(display));
     }
     if (c != nullptr && c->getNumArgs() >= 1 && !isa<CXXMemberCallExpr>(c))
       if (const auto* ref = dyn_cast<DeclRefExpr>(strip(c->getArg(0)));

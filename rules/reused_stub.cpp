@@ -24,14 +24,6 @@ std::string first_use(const analysis::Facts& facts, const analysis::QuantCall& f
   return " (first applied on " + ir::line_seen_from(loc, here) + ")";
 }
 
-// FX's prepare inserts `activation_post_process_N` modules itself, and shares one between an op
-// and the ops that must keep its scale (clamp, relu, flatten after it): reuse there is by design,
-// not something the user wrote.
-bool inserted_by_fx(const std::string& point) {
-  const std::string name = point.substr(point.rfind('.') + 1);
-  return name.rfind("activation_post_process_", 0) == 0;
-}
-
 // Whether `block` is `loop_body` or nested in it (an `if` inside the loop).
 bool within(const ir::Block* block, const ir::Block* loop_body) {
   for (int depth = 0; block != nullptr && depth < 64; ++depth) {

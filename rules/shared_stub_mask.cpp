@@ -70,6 +70,7 @@ struct MaskUse {
   int operand = 0;
   bool comparison = false;
   bool threshold = false;
+  bool whole_call = false;  // the whole tensor of one call of a stub called on several
 };
 
 // Ops a mask passes through and stays a mask: views of it, casts (a bool mask as 0/1
@@ -203,6 +204,26 @@ std::vector<MaskUse> mask_uses_of_parts(const analysis::Facts& facts, const Poin
   return found;
 }
 
+// A stub called on several tensors, one of them a 0/1 mask compared whole with 0 or 1 (a
+// padding mask through the data's stub: `mask = self.quant(mask)`, then `mask == 0`): the mask
+// is part of what the stub quantizes, at the scale the data sets.
+std::vector<MaskUse> whole_call_mask_uses(const analysis::Facts& facts, const PointUsers& users,
+                                          const analysis::QuantCall& call) {
+  std::vector<MaskUse> found;
+  // Called once, or a module's output quant point, or one FX shares on purpose (reused-stub).
+  if (call.view_key == call.point || inserted_by_fx(call.point) || facts.is_module_output_quant_point(call.point))
+    return found;
+  for (const ir::Node* n : users.of(call.view_key)) {
+    if ((ir::base_op(n->kind) != "eq" && ir::base_op(n->kind) != "ne") || n->inputs.size() < 2) continue;
+    for (int side : {0, 1}) {
+      auto constant = analysis::scalar_constant(n->inputs[1 - side]);
+      if (is_view_of(facts, n->inputs[side], call.view_key, false) && constant && (*constant == 0 || *constant == 1))
+        found.push_back(MaskUse{n, n, side, true, false, true});
+    }
+  }
+  return found;
+}
+
 // A node that computes with its operands: not a view, and not plumbing (containers, calls
 // whose body the analysis follows). A call of a module without a body here (an FX leaf
 // module such as a Conv2d) computes with its arguments; a stub call only quantizes them.
@@ -266,6 +287,7 @@ std::string message(const analysis::Facts& facts, const analysis::QuantCall& cal
 std::string how_it_becomes_a_mask(const MaskUse& use, const ir::SourceLoc& here) {
   ir::SourceLoc where = best_location(*use.node);
   std::string line = where.known() ? " on " + ir::line_seen_from(where, here) : std::string();
+  if (use.whole_call) return "this call's tensor is used as a mask" + line + ", and another call's as data";
   if (!use.threshold) return "a part of its output is used as a mask" + line;
   std::string how = analysis::is_comparison_op(use.node->kind) ? "`" + ir::operator_spelling(use.node->kind) + "`"
                                                                : std::string("a bool cast");
@@ -342,7 +364,8 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
   for (const auto& call : facts.quant_calls()) {
     const bool joined = quantizes_cat_of_mask_and_data(facts, call);
     if (!joined && !examined.insert(call.view_key).second) continue;
-    const std::vector<MaskUse> mask_uses = mask_uses_of_parts(facts, users, call.view_key);
+    std::vector<MaskUse> mask_uses = mask_uses_of_parts(facts, users, call.view_key);
+    if (mask_uses.empty() && !joined) mask_uses = whole_call_mask_uses(facts, users, call);
     if (joined && mask_uses.empty()) {
       out.push_back(joined_mask_diagnostic(facts, call));
       continue;

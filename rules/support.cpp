@@ -389,6 +389,11 @@ bool is_cast_of_bool(const analysis::Facts& facts, const ir::Value* v) {
   return false;
 }
 
+bool inserted_by_fx(const std::string& point) {
+  const std::string name = point.substr(point.rfind('.') + 1);
+  return name.rfind("activation_post_process_", 0) == 0;
+}
+
 namespace {
 
 // A C++ quantize call the float shadow of a Reroot edit skips though the program runs it (its

@@ -207,7 +207,8 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
 // embedding added in a method called for two tensors (each call inlined, with a stub of its own), a
 // box coder object's method (inlined: a plain class holds no stub), one stub for three pillar
 // inputs (traced with its observers on, the FakeQuantize hands its state from call to call: a
-// new fake quant in place of a middle call passes on the state that call received). `--fix --input`
+// new fake quant in place of a middle call passes on the state that call received), a padding
+// mask through the tokens' stub (the mask read from its float input). `--fix --input`
 // leaves no finding that has a fix, with every guarantee, and its Python change computes what the original does.
 TEST_F(Fix, RepairsWhatRealModelsContain) {
   for (const std::string name : {"zoo/detection_nms_helper",
@@ -248,7 +249,9 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
                                  "zoo/box_coder_class",
                                  "qat/qat_box_coder_class",
                                  "zoo/pillar_inputs_one_stub",
-                                 "qat/qat_pillar_inputs_one_stub"}) {
+                                 "qat/qat_pillar_inputs_one_stub",
+                                 "zoo/padding_mask_through_data_stub",
+                                 "qat/qat_padding_mask_through_data_stub"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);

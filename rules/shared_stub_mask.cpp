@@ -404,7 +404,9 @@ const Rule& shared_stub_mask_rule() {
         "`>`, `<`, `>=`, `<=`, e.g. a confidence score `x[..., -1] > 0.5`) or a bool cast counts "
         "too, when the result is then used as a mask (a `*`, `torch.where`, `masked_fill`, "
         "`masked_select` or boolean indexing, also through `~`, casts and views); a threshold "
-        "whose result is only counted or returned is not this rule's business.";
+        "whose result is only counted or returned is not this rule's business. A stub applied to "
+        "data and then to a whole 0/1 mask (`mask = self.quant(mask)`, compared with 0 or 1) counts "
+        "too: its calls share one scale (not FX's own shared fake quants, nor a module's output).";
     r.doc.why =
         "A stub has one scale, `max(|x|) / 32767.5` for int16, and the data sets it. With "
         "data up to 70000 the scale is 2.136, and round(1 / 2.136) = 0: every 1 in the mask "

@@ -8,6 +8,25 @@ namespace qlint::ir {
 
 namespace {
 
+// Where a trailing `# comment` starts (outside string literals), or the line's size.
+size_t code_end(const std::string& line) {
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote != 0) {
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#') {
+      return i;
+    }
+  }
+  return line.size();
+}
+
 SourceLoc with_statement_columns(SourceLoc loc, SourceLines& lines) {
   std::string line = read_source_line(loc.file, loc.line, "").value_or("");
   if (line.size() > limits().column) return loc;
@@ -15,8 +34,9 @@ SourceLoc with_statement_columns(SourceLoc loc, SourceLines& lines) {
   if (first == std::string::npos) return loc;
   loc.column = static_cast<int>(first) + 1;
   // A line that is one element of a bracket spread over lines (`a * m,` in `torch.stack([`)
-  // ends before its comma.
-  loc.end_column = static_cast<int>(line.find_last_not_of(" \t\r\n,")) + 2;
+  // ends before its comma; a trailing comment is no part of the statement.
+  const std::string code = line.substr(0, code_end(line));
+  loc.end_column = static_cast<int>(code.find_last_not_of(" \t\r\n,")) + 2;
   if (loc.end_column <= loc.column) loc.end_column = static_cast<int>(line.find_last_not_of(" \t\r\n")) + 2;
   lines[loc.file][loc.line] = line;
   return loc;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "analysis/comparisons.h"
 #include "analysis/constants.h"
@@ -42,14 +43,48 @@ bool compares_two_tensors(const ir::Node& node) {
          !analysis::constant_values(node.inputs[0]) && !analysis::constant_values(node.inputs[1]);
 }
 
+// A comparison the simulation saw flip on the way to `comparison`'s operands: through their
+// producers and the writes in place into them (`idx[d > 0.25] = n` writes `idx`, then sorted and
+// compared with `n`). Null when there is none within a few hundred values.
+const ir::Node* flipped_comparison_before(const analysis::Facts& facts, const ir::Node& comparison) {
+  std::vector<const ir::Value*> pending(comparison.inputs.begin(), comparison.inputs.end());
+  std::set<const ir::Value*> seen;
+  const ir::Node* found = nullptr;
+  auto visit = [&](const ir::Node& n) {
+    const analysis::SimulatedComparison* c =
+        &n != &comparison && analysis::is_comparison_op(n.kind) ? facts.simulated_comparison(n) : nullptr;
+    if (c != nullptr && c->differing > 0) found = &n;
+    pending.insert(pending.end(), n.inputs.begin(), n.inputs.end());
+  };
+  while (!pending.empty() && found == nullptr && seen.size() < 512) {
+    const ir::Value* v = pending.back();
+    pending.pop_back();
+    if (!seen.insert(v).second) continue;
+    if (v->producer != nullptr) visit(*v->producer);
+    for (const ir::Node* user : v->users)
+      for (size_t i = 0; i < user->inputs.size() && found == nullptr; ++i)
+        if (user->inputs[i] == v && ir::writes_in_place(*user, i)) visit(*user);
+  }
+  return found;
+}
+
 std::string comparison_message(const analysis::Facts& facts, const ir::Node& node,
                                const analysis::SimulatedComparison& c, const analysis::SimulatedRun& run) {
   std::string text = ir::source_text(facts.model(), node.loc);
   std::string what = text.empty() ? "this `" + ir::operator_spelling(node.kind) + "` comparison" : "`" + text + "`";
   bool equality = node.kind == "aten::eq" || node.kind == "aten::ne";
-  return what + " gives a different result for " + std::to_string(c.differing) + " of " + std::to_string(c.elements) +
-         " elements once quantized (" + what_was_simulated(run) +
-         "); compare the float values before the quant point, or " +
+  const std::string differs = what + " gives a different result for " + std::to_string(c.differing) + " of " +
+                              std::to_string(c.elements) + " elements once quantized (" + what_was_simulated(run) + ")";
+  // Exact operands (integer indices a flipped threshold wrote): the difference is that flip's.
+  if (std::none_of(node.inputs.begin(), node.inputs.end(),
+                   [&](const ir::Value* v) { return facts.in_quantized_domain(v); }))
+    if (const ir::Node* before = flipped_comparison_before(facts, node)) {
+      std::string cause = ir::source_text(facts.model(), before->loc);
+      return differs + ", though its operands carry no rounding: they come from " +
+             (cause.empty() ? "a comparison" : "`" + cause + "`") + " on " + ir::line_seen_from(before->loc, node.loc) +
+             ", which flips first; take that decision on float values, and this one follows";
+    }
+  return differs + "; compare the float values before the quant point, or " +
          (!equality ? "keep the threshold away from the values the data takes (the rounding moves them by up to "
                       "half a quantization step)"
           : compares_two_tensors(node)

@@ -135,6 +135,7 @@ TEST(SimDivergence, ReportsFlippedComparisonsAndLowSqnrOutputs) {
   run.comparisons[key("aten::gt", 21, 16, 28)] = {4, 2};
   run.comparisons[key("aten::eq", 22, 16, 22)] = {8, 4};
   run.comparisons[key("aten::eq", 25, 16, 24)] = {8, 3};
+  run.comparisons[key("aten::eq", 27, 16, 24)] = {8, 2};
   run.outputs = {{"output 0", 12.34}};
   analysis::SimulationEvidence evidence;
   evidence.run = run;
@@ -142,7 +143,7 @@ TEST(SimDivergence, ReportsFlippedComparisonsAndLowSqnrOutputs) {
   std::map<int, Diagnostic> found;  // fixture line -> diagnostic
   for (const auto& d : rules::run_all(facts))
     if (d.rule == "sim-divergence") found[parsed.node_lines.at(d.node)] = d;
-  ASSERT_EQ(found.size(), 4u);
+  ASSERT_EQ(found.size(), 5u);
   auto line_of = [&](const std::string& part) {
     std::istringstream in(text);
     std::string line;
@@ -168,6 +169,13 @@ TEST(SimDivergence, ReportsFlippedComparisonsAndLowSqnrOutputs) {
             std::string::npos)
       << ties.message;
   EXPECT_EQ(ties.message.find("compare with 0"), std::string::npos) << ties.message;
+  // Exact integer indices compared after a flipped threshold wrote them (PointNet++'s ball query,
+  // `group_idx[sqrdists > radius ** 2] = N`, then `group_idx == N`): the flip is the threshold's.
+  const Diagnostic& last = found[line_of("aten::eq(%idx")];
+  EXPECT_NE(last.message.find("though its operands carry no rounding: they come from `energy > 0.5` on line 21, "
+                              "which flips first"),
+            std::string::npos)
+      << last.message;
   // The output, at forward's whole return statement (without its comment).
   const Diagnostic& output = found[line_of("callee=\"dequant.forward\"](")];
   EXPECT_EQ(output.message.rfind("output 0 keeps only 12.3 dB SQNR against float (threshold 40 dB, int16 simulation on "
@@ -184,6 +192,7 @@ TEST(SimDivergence, ReportsFlippedComparisonsAndLowSqnrOutputs) {
   run.comparisons[key("aten::gt", 21, 16, 28)].differing = 0;
   run.comparisons[key("aten::eq", 22, 16, 22)].differing = 0;
   run.comparisons[key("aten::eq", 25, 16, 24)].differing = 0;
+  run.comparisons[key("aten::eq", 27, 16, 24)].differing = 0;
   run.outputs = {{"output 0", std::numeric_limits<double>::infinity()}};
   evidence.run = run;
   auto clean = analysis::Facts::compute(parsed.model, {}, evidence);

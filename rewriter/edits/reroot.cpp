@@ -267,6 +267,25 @@ bool assigned_again(const ir::Model& model, const Edit& edit, const std::string&
   return found;
 }
 
+// How many ops of the operand's computation (copied into the float shadow) read the quant
+// call's output: `coords[:, 1] * grid + coords[:, 2]` reads it twice.
+size_t reads_of_the_stub_output(const Edit& edit) {
+  std::vector<const ir::Value*> pending = {edit.node->inputs.at(static_cast<size_t>(edit.operand))};
+  std::set<const ir::Node*> seen;
+  size_t reads = 0;
+  while (!pending.empty() && seen.size() < 256) {
+    const ir::Value* v = pending.back();
+    pending.pop_back();
+    const ir::Node* n = v->producer;
+    if (n == nullptr || n == edit.stub_call || !edit.shadow.nodes.count(n) || !seen.insert(n).second) continue;
+    for (const ir::Value* in : n->inputs) {
+      if (in->producer == edit.stub_call) ++reads;
+      pending.push_back(in);
+    }
+  }
+  return reads;
+}
+
 // Renames the leading `from` of the consumer's operand expression (`x[:, :, :, -1]`) to `to`.
 // When the variable holding it is read elsewhere too (`(1.0 - is_pad)` after `is_pad =
 // x[:, :, -1]`), the consumer reads the renamed expression in its place instead
@@ -275,6 +294,11 @@ bool rename_operand_root(const ir::Model& model, const Edit& edit, const std::st
                          std::vector<std::function<void()>>& pending, SourceSuggestions& python,
                          const std::string& here) {
   const auto operand = static_cast<size_t>(edit.operand);
+  // Only the leading name is renamed: a second read would stay quantized beside the float one.
+  if (reads_of_the_stub_output(edit) > 1) {
+    python.note(here + ": the operand reads `" + from + "` more than once; name `" + to + "` in each read of it");
+    return false;
+  }
   std::vector<const ir::Value*> path;
   for (const ir::Value* v = edit.node->inputs.at(operand);
        v && v->producer && v->producer != edit.stub_call && path.size() < 32;

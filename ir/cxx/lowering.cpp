@@ -737,7 +737,8 @@ class FunctionLowering {
     if (method == nullptr || object == nullptr) return opaque(call);
     const std::string name = method->getNameAsString();
     auto type = ir_type(call.getType());
-    if (is_tensor_type(object->getType())) return tensor_method(call, name, type);
+    // `x.toType(torch::kInt)`, the older spelling of `x.to(torch::kInt)`.
+    if (is_tensor_type(object->getType())) return tensor_method(call, name == "toType" ? "to" : name, type);
     if (record_name(object->getType()) == "torch::jit::Module" && name == "forward")
       return model_forward(call, call.arguments(), type);
     // run_method is torch::jit::Object's: the object is cast to that base class.

@@ -112,17 +112,19 @@ bool is_bool_cast(const analysis::Facts& facts, const ir::Node& n) {
          facts.dtype(n.output()) == ir::DType::Bool && facts.dtype(n.inputs[0]) != ir::DType::Bool;
 }
 
+// Whether `n` tests its operand `side` for 0 or 1 (`==`/`!=` with that constant): a mask channel.
+bool tests_for_zero_or_one(const ir::Node& n, int side) {
+  auto constant = analysis::scalar_constant(n.inputs[1 - side]);
+  return (ir::base_op(n.kind) == "eq" || ir::base_op(n.kind) == "ne") && constant && (*constant == 0 || *constant == 1);
+}
+
 // A comparison of a part with a constant. With 0 or 1 under `==`/`!=` the part is a mask
 // channel by itself (SPEC S1-S4); any other comparison makes a mask only where its result is
 // then used as one.
 std::optional<MaskUse> compared_part(const analysis::Facts& facts, const ir::Node& n, const std::string& point) {
   for (int side : {0, 1}) {
-    if (!is_view_of(facts, n.inputs[side], point, true)) continue;
-    auto constant = analysis::scalar_constant(n.inputs[1 - side]);
-    if (!constant) continue;
-    bool mask_channel =
-        (ir::base_op(n.kind) == "eq" || ir::base_op(n.kind) == "ne") && (*constant == 0 || *constant == 1);
-    if (mask_channel) return MaskUse{&n, &n, side, true, false};
+    if (!is_view_of(facts, n.inputs[side], point, true) || !analysis::scalar_constant(n.inputs[1 - side])) continue;
+    if (tests_for_zero_or_one(n, side)) return MaskUse{&n, &n, side, true, false};
     if (n.output() != nullptr && used_as_mask(facts, n.output())) return MaskUse{&n, &n, side, true, true};
   }
   return std::nullopt;
@@ -214,12 +216,10 @@ std::vector<MaskUse> whole_call_mask_uses(const analysis::Facts& facts, const Po
   if (call.view_key == call.point || inserted_by_fx(call.point) || facts.is_module_output_quant_point(call.point))
     return found;
   for (const ir::Node* n : users.of(call.view_key)) {
-    if ((ir::base_op(n->kind) != "eq" && ir::base_op(n->kind) != "ne") || n->inputs.size() < 2) continue;
-    for (int side : {0, 1}) {
-      auto constant = analysis::scalar_constant(n->inputs[1 - side]);
-      if (is_view_of(facts, n->inputs[side], call.view_key, false) && constant && (*constant == 0 || *constant == 1))
+    if (n->inputs.size() < 2) continue;
+    for (int side : {0, 1})
+      if (is_view_of(facts, n->inputs[side], call.view_key, false) && tests_for_zero_or_one(*n, side))
         found.push_back(MaskUse{n, n, side, true, false, true});
-    }
   }
   return found;
 }

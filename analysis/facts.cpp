@@ -744,7 +744,11 @@ class FactsSolver {
     out.views.clear();
     if (stub == StubKind::Quant) {
       out.sources = {path};
-      out.domain = {path};
+      // A C++ program's model outputs carry the model's rounding, but the code after the model
+      // computes in float, as after a DeQuantStub: no quantized arithmetic, no shared scale.
+      if (auto point = facts_.quant_points_.find(path);
+          point == facts_.quant_points_.end() || !point->second.model_outputs)
+        out.domain = {path};
       out.views[path] = false;
       add_call_view(n, path, out);
     } else {

@@ -284,6 +284,11 @@ std::string canonical_path(const std::string& file) {
 void print_unread_archives(const ir::Model& model) {
   for (const auto& f : model.functions)
     ir::for_each_node(f->body, [&](const ir::Node& n) {
+      if (const ir::Attr* variable = n.attr("unnamed_archive"); variable && variable->kind == ir::Attr::Kind::Str)
+        std::cerr << ir::display_location(n.loc)
+                  << ": note: the TorchScript archive this model runs is named by the variable `"
+                  << ir::printable(variable->s, 200) << "`: give its path with `--archive "
+                  << ir::printable(variable->s, 200) << "=PATH`; qlint counts this model's outputs as unquantized\n";
       const ir::Attr* unread = n.attr("unread_archive");
       if (unread == nullptr || unread->kind != ir::Attr::Kind::Str) return;
       const size_t cut = unread->s.find('\n');

@@ -20,6 +20,7 @@
 #include <climits>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -51,6 +52,9 @@ class LoweringConsumer : public clang::ASTConsumer {
     result.partial = context.getDiagnostics().hasErrorOccurred();
     try {
       result.model = lower_translation_unit(context, options_);
+      // QLINT_DEBUG=cxx-ir: the IR each file lowers to, for whoever works on the front end.
+      if (const char* debug = std::getenv("QLINT_DEBUG"); debug && std::strstr(debug, "cxx-ir") != nullptr)
+        std::fprintf(stderr, "%s", ir::print_model(result.model).c_str());
     } catch (const ir::ImportError& e) {
       result.error = e.what();
       result.partial = false;

@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 #include "ir/aten_schemas.h"
@@ -131,8 +132,9 @@ std::optional<ir::Type> ir_type(QualType qt) {
   std::string name = record_name(type);
   if (name == "c10::Scalar") return ir::Type::other("Scalar");
   // What a TorchScript model returns: an IValue, a tuple of them; its elements are unknown.
-  if (name == "c10::IValue" || name == "c10::intrusive_ptr" || name == "c10::ivalue::Tuple" || name == "std::vector" ||
-      name == "c10::List" || name == "c10::ArrayRef" || name == "std::tuple")
+  if (name == "c10::IValue" || name == "c10::intrusive_ptr" || name == "c10::ivalue::Tuple" ||
+      name == "c10::ivalue::TupleElements" || name == "std::vector" || name == "c10::List" || name == "c10::ArrayRef" ||
+      name == "std::tuple")
     return ir::Type::simple(K::Tuple);
   if (name == "torch::jit::Module" || name == "torch::jit::script::Module") return ir::Type::other("ScriptModule");
   return std::nullopt;
@@ -289,6 +291,78 @@ class UnitLowering {
     auto line = file->second.find(loc.line);
     if (line == file->second.end() || static_cast<size_t>(loc.end_column - 1) > line->second.size()) return "";
     return line->second.substr(static_cast<size_t>(loc.column - 1), static_cast<size_t>(loc.end_column - loc.column));
+  }
+
+  static bool is_model_load(const FunctionDecl* callee) {
+    if (callee == nullptr) return false;
+    const std::string qualified = callee->getQualifiedNameAsString();
+    return qualified == "torch::jit::load" || qualified == "torch::jit::import_ir_module";
+  }
+
+  // The archive a `torch::jit::load` call reads: a string literal, or a variable the command
+  // line names (`--archive VAR=PATH`). Otherwise empty, and `variable` names the variable.
+  std::string archive_of(const CallExpr& load, std::string* variable = nullptr) const {
+    if (load.getNumArgs() == 0) return "";
+    const Expr* path = strip(load.getArg(0));
+    if (const auto* literal = dyn_cast<StringLiteral>(path)) return literal->getString().str();
+    const auto* ref = dyn_cast<DeclRefExpr>(path);
+    if (ref == nullptr) return "";
+    const std::string name = ref->getDecl()->getNameAsString();
+    for (const auto& entry : options_.archives)
+      if (auto eq = entry.find('='); eq != std::string::npos && entry.substr(0, eq) == name)
+        return entry.substr(eq + 1);
+    if (variable != nullptr) *variable = name;
+    return "";
+  }
+
+  // `torch::jit::Module module_;` set from a known archive, in a constructor's initializer
+  // (`Detector() : module_(torch::jit::load("yolo.pt"))`) or by an assignment in any method: the
+  // methods that run `module_.forward(...)` run that archive (YOLOv5's C++ ports hold the model
+  // so). A field set from two archives has none.
+  struct ModelLoad {
+    std::string archive, variable;  // as archive_of gives them
+    bool operator<(const ModelLoad& o) const { return std::tie(archive, variable) < std::tie(o.archive, o.variable); }
+  };
+  std::map<const FieldDecl*, ModelLoad> field_loads_;
+
+  ModelLoad load_of(const CallExpr& load) const {
+    ModelLoad what;
+    what.archive = archive_of(load, &what.variable);
+    return what;
+  }
+
+  void collect_field_archives(const std::vector<const FunctionDecl*>& functions) {
+    std::map<const FieldDecl*, std::set<ModelLoad>> seen;
+    auto note = [&](const Expr* target, const Expr* value) {
+      const auto* member = dyn_cast_or_null<MemberExpr>(strip(target));
+      const auto* call = dyn_cast_or_null<CallExpr>(strip(value));
+      const auto* field = member ? dyn_cast<FieldDecl>(member->getMemberDecl()) : nullptr;
+      if (field != nullptr && call != nullptr && is_model_load(call->getDirectCallee()))
+        seen[field].insert(load_of(*call));
+    };
+    struct Assignments : RecursiveASTVisitor<Assignments> {
+      std::function<void(const Expr*, const Expr*)> found;
+      bool VisitBinaryOperator(BinaryOperator* b) {
+        if (b->getOpcode() == BO_Assign) found(b->getLHS(), b->getRHS());
+        return true;
+      }
+      bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr* op) {
+        if (op->getOperator() == OO_Equal && op->getNumArgs() == 2) found(op->getArg(0), op->getArg(1));
+        return true;
+      }
+    } assignments;
+    assignments.found = note;
+    for (const FunctionDecl* fd : functions) {
+      if (const auto* ctor = dyn_cast<CXXConstructorDecl>(fd))
+        for (const CXXCtorInitializer* init : ctor->inits())
+          if (init->isMemberInitializer() && init->getMember() != nullptr && init->getInit() != nullptr)
+            if (const auto* call = dyn_cast<CallExpr>(strip(init->getInit()));
+                call != nullptr && is_model_load(call->getDirectCallee()))
+              seen[init->getMember()].insert(load_of(*call));
+      assignments.TraverseStmt(const_cast<Stmt*>(fd->getBody()));
+    }
+    for (const auto& [field, loads] : seen)
+      if (loads.size() == 1) field_loads_[field] = *loads.begin();
   }
 
   bool is_quant_function(const FunctionDecl& fd) const {
@@ -670,6 +744,9 @@ class FunctionLowering {
     const ValueDecl* decl = member.getMemberDecl();
     auto it = vars_.find(decl);
     if (it != vars_.end()) return it->second;
+    if (const auto* field = dyn_cast<FieldDecl>(decl))
+      if (auto load = unit_.field_loads_.find(field); load != unit_.field_loads_.end())
+        return vars_[decl] = model_value(load->second, member);  // the model the constructor loaded
     ir::Value* v = single("prim::GetAttr", {}, *type, &member);
     v->producer->set_attr("name", ir::Attr::of_str(decl->getNameAsString()));
     vars_[decl] = v;
@@ -893,7 +970,7 @@ class FunctionLowering {
         ((qualified.rfind("at::", 0) == 0 || qualified.rfind("torch::", 0) == 0) &&
          (name == "quantize_per_tensor" || name == "fake_quantize_per_tensor_affine")))
       return quant_call(call, *callee, call.getNumArgs() > 0 ? expr(call.getArg(0)) : nullptr);
-    if (qualified == "torch::jit::load" || qualified == "torch::jit::import_ir_module") return load_model(call);
+    if (UnitLowering::is_model_load(callee)) return load_model(call);
     if (qualified == "std::get")
       if (ir::Value* element = tuple_get(call, *callee, type)) return element;
     if (const std::string* name = unit_.function_name(callee))
@@ -1043,20 +1120,12 @@ class FunctionLowering {
 
   // torch::jit::load("model.pt"): the archive, when its path is known, says whether the
   // model's outputs carry quantization.
-  ir::Value* load_model(const CallExpr& call) {
-    std::string archive;
-    if (call.getNumArgs() > 0) {
-      const Expr* path = strip(call.getArg(0));
-      if (const auto* literal = dyn_cast<StringLiteral>(path)) archive = literal->getString().str();
-      if (const auto* ref = dyn_cast<DeclRefExpr>(path))
-        for (const auto& entry : unit_.options_.archives) {
-          auto eq = entry.find('=');
-          if (eq != std::string::npos && entry.substr(0, eq) == ref->getDecl()->getNameAsString())
-            archive = entry.substr(eq + 1);
-        }
-    }
-    ir::Value* out = single("cxx::load", {}, ir::Type::other("ScriptModule"), &call);
-    if (!archive.empty()) out->producer->set_attr("archive", ir::Attr::of_str(archive));
+  ir::Value* load_model(const CallExpr& call) { return model_value(unit_.load_of(call), call); }
+
+  ir::Value* model_value(const UnitLowering::ModelLoad& load, const Expr& at) {
+    ir::Value* out = single("cxx::load", {}, ir::Type::other("ScriptModule"), &at);
+    if (!load.archive.empty()) out->producer->set_attr("archive", ir::Attr::of_str(load.archive));
+    if (!load.variable.empty()) out->producer->set_attr("archive_variable", ir::Attr::of_str(load.variable));
     return out;
   }
 
@@ -1083,6 +1152,8 @@ class FunctionLowering {
     // The command line says so in a note: the outputs count as unquantized.
     if (!verdict.unread.empty())
       out->producer->set_attr("unread_archive", ir::Attr::of_str(archive->s + "\n" + verdict.unread));
+    const ir::Attr* variable = module && module->producer ? module->producer->attr("archive_variable") : nullptr;
+    if (variable != nullptr && unit_.options_.archive_quantized) out->producer->set_attr("unnamed_archive", *variable);
     return out;
   }
 
@@ -1215,6 +1286,7 @@ ir::Model UnitLowering::run() {
     taken.insert(name);
     function_names_[fd->getFirstDecl()] = name;
   }
+  collect_field_archives(collector.functions);
   for (const FunctionDecl* fd : collector.functions) {
     ir::Function& fn = model_.add_function("", function_names_.at(fd->getFirstDecl()));
     fn.entry = true;

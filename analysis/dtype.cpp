@@ -45,6 +45,15 @@ const std::set<std::string> kArithmeticOps = {
 
 const std::set<std::string> kTrueDivisionOps = {"aten::div", "aten::div_", "aten::true_divide"};
 
+// `torch.div(i, 8, rounding_mode="floor")` (or "trunc") rounds the quotient: integers stay
+// integers, as a cell's row from its flat index.
+bool rounds_the_quotient(const ir::Node& node) {
+  if (node.inputs.size() < 3 || node.inputs[2]->producer == nullptr) return false;
+  const ir::Node& mode = *node.inputs[2]->producer;
+  const ir::Attr* value = mode.kind == "prim::Constant" ? mode.attr("value") : nullptr;
+  return value != nullptr && value->kind == ir::Attr::Kind::Str && (value->s == "floor" || value->s == "trunc");
+}
+
 // Reductions that add or multiply up integers return int64 for bool and integer operands
 // (`(x > 0).sum()` counts), as LibTorch's type promotion for them says; floats stay floats.
 const std::set<std::string> kIntegerAccumulatingOps = {"aten::sum", "aten::nansum", "aten::prod", "aten::cumsum",
@@ -189,7 +198,7 @@ DType infer_output_dtype(const ir::Node& node, size_t index, const DTypeOf& dtyp
   if (auto given = dtype_argument(node)) return *given;
   if (kTrueDivisionOps.count(k)) {
     DType d = arithmetic_dtype(node, dtype_of);
-    return category(d) == 2 || d == DType::Unknown ? d : DType::Float32;
+    return category(d) == 2 || d == DType::Unknown || rounds_the_quotient(node) ? d : DType::Float32;
   }
   if (kArithmeticOps.count(k)) return arithmetic_dtype(node, dtype_of);
   if (k == "aten::count_nonzero") return DType::Int64;

@@ -230,7 +230,9 @@ nlohmann::json render_fix_json(const std::string& model, const rewriter::FixResu
                        {"function", f.function},
                        {"scales", scales_json(f.scales)}});
   nlohmann::json verification = {{"simulated", r.verification.ran},
-                                 {"float_identical", r.verification.float_identical},
+                                 // Unknown without a run: null, not false.
+                                 {"float_identical", r.verification.ran ? nlohmann::json(r.verification.float_identical)
+                                                                        : nlohmann::json(nullptr)},
                                  {"parameters_identical", r.verification.parameters_identical}};
   if (r.verification.ran) {
     verification["before"] = sim::render_json(r.verification.before);

@@ -104,6 +104,11 @@ std::string init_owner(const ir::Model& model, const std::string& owner_path) {
   return "class `" + cls.substr(cls.rfind('.') + 1) + "` (modules " + list + ")";
 }
 
+size_t indentation(const std::string& line) {
+  const size_t first = line.find_first_not_of(" \t");
+  return first == std::string::npos ? line.size() : first;
+}
+
 }  // namespace
 
 void SourceSuggestions::add_stub_to_init(const ir::Model& model, const std::string& near_file,
@@ -115,13 +120,26 @@ void SourceSuggestions::add_stub_to_init(const ir::Model& model, const std::stri
   }
   FileEdits* f = file(near_file);
   if (f == nullptr) return;
-  const std::regex declaration("^(\\s*)self\\." + last_component(template_stub) +
-                               "\\s*=\\s*([\\w.]*QuantStub\\([^)]*\\))\\s*(#.*)?$");
+  // The statement alone on its line, or, in an `__init__`, first or later among others separated by `;`
+  // (`super().__init__(); self.quant = tq.QuantStub(); self.dequant = tq.DeQuantStub()`).
+  const std::string stub = "self\\." + last_component(template_stub) + "\\s*=\\s*([\\w.]*QuantStub\\([^)]*\\))";
+  const std::regex alone("^\\s*" + stub + "\\s*(#.*)?$"), among_others("^(?:[^#]*;)?\\s*" + stub + "\\s*(;|#|$)");
+  static const std::regex init(R"(^\s*def\s+__init__\s*\()"),
+      opens_a_block(R"(^\s*(def|class|if|elif|else|for|while|with|try|except|finally)\b)");
+  std::optional<size_t> init_indent;  // inside an __init__'s body: the def's indentation
   for (size_t i = 0; i < f->lines.size(); ++i) {
     std::smatch m;
-    if (f->lines[i].size() > 4096 || !std::regex_match(f->lines[i], m, declaration)) continue;
+    const std::string& line = f->lines[i];
+    if (line.size() > 4096) continue;
+    const size_t indent = indentation(line);
+    if (init_indent && indent < line.size() && indent <= *init_indent) init_indent.reset();
+    if (std::regex_search(line, init)) init_indent = indent;
+    const bool found = std::regex_search(line, m, alone) ||
+                       (init_indent && indent > *init_indent && !std::regex_search(line, opens_a_block) &&
+                        std::regex_search(line, m, among_others));
+    if (!found) continue;
     insert(f->insert_after, static_cast<int>(i) + 1,
-           std::string(m[1]) + "self." + stub_name + " = " + std::string(m[2]));
+           line.substr(0, indent) + "self." + stub_name + " = " + std::string(m[1]));
     return;
   }
   notes_.push_back("add `self." + stub_name + " = QuantStub()` to __init__ (no `self." + last_component(template_stub) +
@@ -133,15 +151,6 @@ void SourceSuggestions::add(const ir::Model& model, const Edit& edit) {
   if (model.language == ir::Language::Cxx) return edit_kind(edit.kind).render_cxx(model, edit, *this);
   edit_kind(edit.kind).render_python(model, edit, *this);
 }
-
-namespace {
-
-size_t indentation(const std::string& line) {
-  const size_t first = line.find_first_not_of(" \t");
-  return first == std::string::npos ? line.size() : first;
-}
-
-}  // namespace
 
 // The signature of the Python function line `line` is in: from the nearest `def` above it
 // indented less to the line that closes its parentheses (black splits long signatures), joined.

@@ -79,6 +79,10 @@ struct Edit {
     int64_t quant_min = -32768;
     int64_t quant_max = 32767;
     bool mask = false;  // a 0/1 mask: scale 1 and zero point 0 keep 0 and 1 exact
+    // Integers cast to float (cell indices, counts, class ids): scale 1 keeps them exact where
+    // their range fits the integer range; the rewriter measures the range.
+    bool whole_numbers = false;
+    int64_t whole_up_to = 0;  // the largest whole number measured, when scale 1 keeps them all
     std::optional<double> scale;
     int64_t zero_point = 0;
     // The range the scale was computed from (a mask's is [0, 1]): a cloned FakeQuantize's

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/cat_items.h"
 #include "analysis/comparisons.h"
 #include "analysis/constants.h"
 #include "analysis/fake_quant.h"
@@ -35,7 +36,22 @@ bool quantizes_cat_of_mask_and_data(const analysis::Facts& facts, const analysis
 bool is_view_of(const analysis::Facts& facts, const ir::Value* v, const std::string& point, bool part_only) {
   const auto& views = facts.views_of(v);
   auto it = views.find(point);
-  return it != views.end() && (it->second || !part_only);
+  if (it == views.end()) return false;
+  // A pick of a cat's result (a head's `cat([reg, obj, cls], 1)` read at `out[..., 4]`) reads
+  // the items it covers: a view of the point only through them, a part only if it reads a part
+  // of one (or one is a part of the point's output).
+  if (auto items = analysis::cat_items_read(v)) {
+    bool through = false, part = false;
+    for (const auto& read : *items) {
+      const auto& item_views = facts.views_of(read.item);
+      auto item = item_views.find(point);
+      if (item == item_views.end()) continue;
+      through = true;
+      part = part || item->second || !read.whole;
+    }
+    return through && (part || !part_only);
+  }
+  return it->second || !part_only;
 }
 
 // The node of a view chain that selected a single index (a mask channel), not just sliced.

@@ -305,6 +305,13 @@ std::optional<std::string> fake_quant_owner(const analysis::Facts& facts, const 
   return fn->module_path;
 }
 
+// An integer tensor cast to float (`(i % 8).float()`, `class_pred.float()`): whole numbers.
+bool holds_whole_numbers(const analysis::Facts& facts, const ir::Value* v) {
+  const ir::Node* cast = v->producer;
+  if (cast == nullptr || !ir::is_cast(*cast) || cast->inputs.empty()) return false;
+  return ir::is_integral(facts.dtype(cast->inputs[0]));
+}
+
 Edit new_fake_quant(const analysis::Facts& facts, const analysis::QuantPoint& like, const ir::Node& node, int operand) {
   Edit e;
   e.kind = Edit::Kind::NewFakeQuant;
@@ -345,6 +352,8 @@ std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, con
     e.fake_quant.mask = true;
     e.fake_quant.scale = 1.0;
     e.fake_quant.scale_source = "exact for a 0/1 mask";
+  } else if (holds_whole_numbers(facts, consumer.inputs[static_cast<size_t>(operand)])) {
+    e.fake_quant.whole_numbers = true;
   }
   return e;
 }

@@ -220,8 +220,13 @@ std::vector<ir::GraphValue> GraphRewriter::call_copy_returning_more(const ir::No
   jit::Function& made = retarget_to_copy(call, {}, from);
   jit::Graph& copy = *jit::toGraphFunction(made).graph();
   redirect_into(callee, *from, copy);
+  // The more values first: computing them may make the copy's own calls return more too
+  // (`return self.head(x)`, the head's copy returning its float twin), which moves what the copy
+  // returns to the first element the call site unpacks. Read before, it was the whole tuple
+  // (YOLOX: "Schema not found for node" when writing the fixed model).
+  const std::vector<ir::GraphValue> more_values = more();
   std::vector<jit::Value*> returned = {copy.outputs().at(0)};
-  for (const ir::GraphValue& v : more()) returned.push_back(jit_value(v));
+  for (const ir::GraphValue& v : more_values) returned.push_back(jit_value(v));
   jit::Node* tuple = copy.createTuple(returned);
   tuple->insertBefore(copy.return_node());
   copy.eraseOutput(0);
@@ -237,9 +242,9 @@ std::vector<ir::GraphValue> GraphRewriter::call_copy_returning_more(const ir::No
   result->replaceAllUsesWith(unpack->output(0));
   unpack->replaceInput(0, result);
   value_redirects_[call_ir.outputs.at(0)] = unpack->output(0);
-  std::vector<ir::GraphValue> more_values;
-  for (size_t i = 1; i < unpack->outputs().size(); ++i) more_values.push_back(graph_value(unpack->output(i)));
-  return more_values;
+  std::vector<ir::GraphValue> unpacked_more;
+  for (size_t i = 1; i < unpack->outputs().size(); ++i) unpacked_more.push_back(graph_value(unpack->output(i)));
+  return unpacked_more;
 }
 
 jit::Function& GraphRewriter::retarget_to_copy(jit::Node* call, const std::vector<c10::TypePtr>& extra,
@@ -353,18 +358,28 @@ ir::GraphRewriter::FakeQuantStart GraphRewriter::add_fake_quant_clone(const std:
                                                                       const FakeQuantStart& start) {
   // A clone whose scale follows its running range (a fused fake quant, or a plain one traced
   // with its observer on) gets a mask's scale 1 from a range as wide as the integer range
-  // (affine) or half as wide (symmetric); one that keeps its scale ignores the range.
-  std::vector<double> ranges = {start.max};
-  if (start.mask) {
+  // (affine) or half as wide (symmetric); one that keeps its scale is given scale 1. So do whole
+  // numbers, which fall back to the calibrated start where no such clone keeps them exact.
+  const bool exact = start.mask || start.whole_up_to > 0;
+  struct Attempt {
+    double scale, max;
+    int64_t zero_point;
+  };
+  std::vector<Attempt> attempts;
+  if (exact) {
     const auto width = static_cast<double>(start.quant_max - start.quant_min);
-    ranges = {width, width / 2};
+    attempts = {{1.0, width, 0}, {1.0, width / 2, 0}};
   }
-  for (double max : ranges) {
+  if (!start.mask) attempts.push_back({start.scale, start.max, start.zero_point});
+  const at::Tensor kept = at::arange(0, start.mask ? 2 : start.whole_up_to + 1, at::kFloat);
+  for (size_t i = 0; i < attempts.size(); ++i) {
+    const bool exact_attempt = exact && i + (start.mask ? 0 : 1) < attempts.size();
     jit::Module fake_quant = module_at(template_path).clone();
     return_only_the_quantized_tensor(fake_quant);
     FakeQuantStart in_effect = start;
-    in_effect.max = max;
-    if (!set_fake_quant_state(fake_quant, start.scale, start.zero_point, in_effect.min, in_effect.max))
+    in_effect.max = attempts[i].max;
+    if (exact_attempt) in_effect.min = 0;
+    if (!set_fake_quant_state(fake_quant, attempts[i].scale, attempts[i].zero_point, in_effect.min, in_effect.max))
       throw ir::RewriteRefused("`" + template_path + "` keeps no scale buffer to start a clone from");
     // One call: a fused fake quant computes its scale and zero point from the range, as the
     // model's own do, and so does a plain one traced with its observer on (the trace keeps the
@@ -372,11 +387,11 @@ ir::GraphRewriter::FakeQuantStart GraphRewriter::add_fake_quant_clone(const std:
     run_forward(fake_quant, at::tensor({in_effect.min, in_effect.max}, at::kFloat));
     in_effect.scale = fake_quant.attr("scale").toTensor().item<double>();
     in_effect.zero_point = fake_quant.attr("zero_point").toTensor().item<int64_t>();
-    // A mask's clone must keep 0 and 1 exact; checked on a copy, since with observation on a
-    // call moves the running range.
+    // A mask's clone must keep 0 and 1 exact (whole numbers: each of them); checked on a copy,
+    // since with observation on a call moves the running range.
     jit::Module probe = fake_quant.deepcopy();
-    const at::Tensor zero_one = at::tensor({0.0F, 1.0F});
-    if (start.mask && !at::equal(run_forward(probe, zero_one), zero_one)) continue;
+    if (exact_attempt && !at::equal(run_forward(probe, kept), kept)) continue;
+    if (!exact_attempt) in_effect.whole_up_to = 0;
     register_clone(owner_path, name, fake_quant);
     clone_starts_[owner_path + "." + name] = in_effect;
     return in_effect;

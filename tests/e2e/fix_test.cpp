@@ -39,6 +39,8 @@ std::string location_key(const json& loc) {
          std::to_string(loc["column"].get<int>());
 }
 
+double sqnr(const json& report) { return report["outputs"][0]["sqnr_db"].get<double>(); }
+
 class Fix : public testing::TempDirTest {
  protected:
   void expect_guarantees(const std::string& name, const json& doc, const std::string& fixed,
@@ -119,9 +121,8 @@ void Fix::expect_guarantees(const std::string& name, const json& doc, const std:
   auto py = run_program(check);
   EXPECT_EQ(py.exit_code, 0) << py.err;
 
-  // Never worse: no output loses more than the 1 dB a new quant point may cost, or 10 dB while
-  // it stays within a bit of the format's ideal SQNR, or anything while it stays at that ideal
-  // (README, "Never worse"), and no
+  // Never worse: no output loses more than the 1 dB a new quant point may cost, or anything
+  // while it stays within a bit of the format's ideal SQNR (README, "Never worse"), and no
   // comparison flips more often.
   const json& before = fix["verification"]["before"];
   const json& after_fix = fix["verification"]["after"];
@@ -129,9 +130,8 @@ void Fix::expect_guarantees(const std::string& name, const json& doc, const std:
   for (size_t i = 0; i < before["outputs"].size(); ++i)
     if (before["outputs"][i]["sqnr_db"].is_number() && after_fix["outputs"][i]["sqnr_db"].is_number()) {
       const double is = after_fix["outputs"][i]["sqnr_db"].get<double>();
-      const double slack = is >= 6.02 * (bits - 1) + 1.76 ? 10.0 : 1.0;
-      if (is >= 6.02 * bits + 1.76) continue;  // as exact as an ideal quantizer of the format
-      EXPECT_GE(is, before["outputs"][i]["sqnr_db"].get<double>() - slack) << before["outputs"][i]["name"];
+      if (is >= 6.02 * (bits - 1) + 1.76) continue;  // within a bit of an ideal quantizer of the format
+      EXPECT_GE(is, before["outputs"][i]["sqnr_db"].get<double>() - 1.0) << before["outputs"][i]["name"];
     }
   auto flipped = [](const json& report) {
     int64_t n = 0;
@@ -208,7 +208,11 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
 // box coder object's method (inlined: a plain class holds no stub), one stub for three pillar
 // inputs (traced with its observers on, the FakeQuantize hands its state from call to call: a
 // new fake quant in place of a middle call passes on the state that call received), a padding
-// mask through the tokens' stub (the mask read from its float input). `--fix --input`
+// mask through the tokens' stub (the mask read from its float input), a stub declared among other
+// statements on one line of `__init__` (the Python change adds the new one after that line), a
+// mask from a head's output that a detector returns straight from the head's call (the float twin
+// crosses both calls: the archive written was unreadable), two findings at one traced statement
+// (both fixed in one run). `--fix --input`
 // leaves no finding that has a fix, with every guarantee, and its Python change computes what the original does.
 TEST_F(Fix, RepairsWhatRealModelsContain) {
   for (const std::string name : {"zoo/detection_nms_helper",
@@ -251,7 +255,11 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
                                  "zoo/pillar_inputs_one_stub",
                                  "qat/qat_pillar_inputs_one_stub",
                                  "zoo/padding_mask_through_data_stub",
-                                 "qat/qat_padding_mask_through_data_stub"}) {
+                                 "qat/qat_padding_mask_through_data_stub",
+                                 "zoo/one_line_init_stub",
+                                 "zoo/nested_head_gate",
+                                 "qat/qat_nested_head_gate",
+                                 "qat/qat_cell_offsets_one_line"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);
@@ -265,6 +273,33 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
     collect_python_change(name, fix);
   }
   expect_python_changes_hold(5);
+}
+
+// Class ids joined to quantized scores (examples/qat/qat_class_ids_joined.py, YOLOX's
+// post-process) and a heatmap's cell coordinates added to its peaks, both on one traced line
+// (examples/qat/qat_cell_offsets_one_line.py: one place, two findings, both fixed in one run):
+// the new fake quants start at scale 1, which keeps whole numbers exact, where a calibrated scale
+// (11/255, 7/255) rounded them off the integers. The output keeps its SQNR.
+TEST_F(Fix, WholeNumbersGetAnExactNewFakeQuant) {
+  for (const auto& [name, fixes] : std::vector<std::pair<std::string, size_t>>{{"qat/qat_class_ids_joined", 1},
+                                                                               {"qat/qat_cell_offsets_one_line", 2}}) {
+    SCOPED_TRACE(name);
+    const std::string fixed = tmp("fixed.pt");
+    fs::remove(fixed);
+    json doc = fix_json({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
+    const json& fix = doc["fixes"][0];
+    ASSERT_EQ(fix["applied"].size(), fixes) << fix.dump(2);
+    for (const auto& applied : fix["applied"]) {
+      ASSERT_EQ(applied["scales"].size(), 1u) << fix.dump(2);
+      const json& scale = applied["scales"][0];
+      EXPECT_EQ(scale["scale"].get<double>(), 1.0) << scale;
+      EXPECT_EQ(scale["zero_point"].get<int64_t>(), 0) << scale;
+      EXPECT_EQ(scale["source"].get<std::string>().rfind("exact for the whole numbers 0..", 0), 0u) << scale;
+    }
+    EXPECT_TRUE(doc["diagnostics"].empty()) << doc["diagnostics"].dump(2);
+    EXPECT_GE(sqnr(fix["verification"]["after"]), sqnr(fix["verification"]["before"])) << fix.dump(2);
+    expect_guarantees(name, doc, fixed, {});
+  }
 }
 
 // A box decoder reads the anchors' widths on two lines (examples/zoo/anchor_box_decode.py):
@@ -378,7 +413,9 @@ TEST_F(Fix, ASharedModulesSecondCallGetsAnOutputFakeQuantOfItsOwn) {
 // as dropped is not among those applied, and with none kept nothing is written, and the summary
 // says so. On traced zoo/anchor_free_levels a threshold flips cells of several levels on one line:
 // never-worse counts the line's flips over the levels before and after, and keeps both rewrites
-// (they do not touch the threshold).
+// (they do not touch the threshold). A second --fix on the result applies nothing: it decides
+// as the first did (public CenterNet: the first dropped 137.0 -> 96.6 dB, a second kept
+// 101.3 -> 96.5 dB, when the slack depended on how far above the ideal the original was).
 TEST_F(Fix, NeverWorseKeepsWhatItSaysItKeeps) {
   for (const std::string name : {"zoo/decode_helper_cells", "zoo/anchor_free_levels", "qat/qat_anchor_free_levels"}) {
     SCOPED_TRACE(name);
@@ -393,7 +430,12 @@ TEST_F(Fix, NeverWorseKeepsWhatItSaysItKeeps) {
       EXPECT_FALSE(applied.count(d["rule"].get<std::string>() + "@" + location_key(d["location"]))) << fix.dump(2);
     EXPECT_EQ(fix["applied"].size() + fix["dropped"].size(), 2u) << fix.dump(2);
     if (name.rfind("qat/", 0) == 0) EXPECT_EQ(fix["applied"].size(), 2u) << fix.dump(2);
-    if (!fix["applied"].empty()) continue;
+    if (!fix["applied"].empty()) {
+      // A second --fix decides as the first did: what was dropped is dropped again.
+      json again = fix_json({"--fix", "-o", tmp("again.pt"), "--input", example_input(name), fixed});
+      EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again["fixes"][0].dump(2);
+      continue;
+    }
     EXPECT_FALSE(fs::exists(fixed));
     auto text = run_qlint({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
     EXPECT_NE(text.out.find("No fix kept in "), std::string::npos) << text.out;
@@ -401,10 +443,9 @@ TEST_F(Fix, NeverWorseKeepsWhatItSaysItKeeps) {
   }
 }
 
-double sqnr(const json& report) { return report["outputs"][0]["sqnr_db"].get<double>(); }
-
-// Never worse (issue #20): the offset's new fake quant would cost the output 41 dB (87.3 -> 45.9
-// in qlint's int8 simulation of examples/qat/qat_costly_operand.py), the mask's costs nothing.
+// Never worse (issue #20): the offset's new fake quant would cost the output 35 dB (75.7 -> 40.3
+// in qlint's int8 simulation of examples/qat/qat_costly_operand.py: one outlier sets its scale,
+// which rounds every other offset to 0), the mask's costs nothing.
 // --fix drops the first, keeps the second, says which and why, and leaves the offset's finding.
 TEST_F(Fix, DropsTheRewriteThatMakesTheSimulationWorse) {
   const std::string model = "qat/qat_costly_operand", fixed = tmp("fixed.pt");
@@ -414,12 +455,12 @@ TEST_F(Fix, DropsTheRewriteThatMakesTheSimulationWorse) {
   EXPECT_EQ(fix["applied"][0]["rule"], "bool-arith");
   ASSERT_EQ(fix["dropped"].size(), 1u) << fix.dump(2);
   EXPECT_EQ(fix["dropped"][0]["rule"], "unquantized-operand");
-  EXPECT_EQ(fix["dropped"][0]["location"]["line"], 31);
-  EXPECT_NE(fix["dropped"][0]["why"].get<std::string>().find("output 0: SQNR 87.3 dB -> "), std::string::npos)
+  EXPECT_EQ(fix["dropped"][0]["location"]["line"], 32);
+  EXPECT_NE(fix["dropped"][0]["why"].get<std::string>().find("output 0: SQNR 75.7 dB -> "), std::string::npos)
       << fix["dropped"][0].dump();
   EXPECT_GE(sqnr(fix["verification"]["after"]), sqnr(fix["verification"]["before"]) - 1.0);
   bool offset_remains = false;
-  for (const auto& d : doc["diagnostics"]) offset_remains |= d["rule"] == "unquantized-operand" && d["line"] == 31;
+  for (const auto& d : doc["diagnostics"]) offset_remains |= d["rule"] == "unquantized-operand" && d["line"] == 32;
   EXPECT_TRUE(offset_remains) << doc["diagnostics"].dump(2);
 
   auto text = run_qlint({"--fix", "-o", tmp("text.pt"), "--input", example_input(model), example_model(model)});
@@ -554,16 +595,18 @@ TEST_F(Fix, NoHalfRerootOfAComparisonWithABufferWrittenInPlace) {
 
 // An additive padding bias filled with -inf (examples/zoo/additive_padding_mask.py) is an
 // unquantized operand of `baddbmm`, but no quant point can hold -inf: an infinite scale makes
-// every quantized output NaN. Scripted, the new QuantStub's rewrite is dropped as worse (NaN is
-// worse than any SQNR); traced QAT, the new fake quant's calibration is refused. Nothing is
-// written either way (before: "Resolved", SQNR 35.5 dB -> -nan dB, and the model written).
+// every quantized output NaN. The value the new QuantStub (scripted) or fake quant (traced QAT)
+// would quantize is measured on the inputs first, and the rewrite is refused with the reason.
+// Nothing is written either way (at first: "Resolved", SQNR 35.5 dB -> -nan dB, and the model
+// written; then the scripted rewrite was applied, simulated and dropped as worse).
 TEST_F(Fix, NeverWritesARewriteThatMakesTheQuantizedOutputNaN) {
   const std::string fixed = tmp("fixed.pt");
   json scripted = fix_json({"--fix", "-o", fixed, "--input", example_input("zoo/additive_padding_mask"),
                             example_model("zoo/additive_padding_mask")});
-  const json& dropped = scripted["fixes"][0]["dropped"];
-  ASSERT_EQ(dropped.size(), 1u) << scripted.dump(2);
-  EXPECT_NE(dropped[0]["why"].get<std::string>().find("NaN dB (not a number"), std::string::npos) << dropped;
+  const json& skipped = scripted["fixes"][0]["skipped"];
+  ASSERT_EQ(skipped.size(), 1u) << scripted.dump(2);
+  EXPECT_NE(skipped[0].get<std::string>().find("the value holds infinity on the inputs"), std::string::npos) << skipped;
+  EXPECT_TRUE(scripted["fixes"][0]["applied"].empty()) << scripted.dump(2);
   EXPECT_FALSE(fs::exists(fixed));
   auto traced = run_qlint({"--fix", "-o", fixed, "--input", example_input("qat/qat_additive_padding_mask"),
                            example_model("qat/qat_additive_padding_mask")});
@@ -576,15 +619,19 @@ TEST_F(Fix, NeverWritesARewriteThatMakesTheQuantizedOutputNaN) {
 // The same bias as BERT-style encoders build it, -10000 standing in for -inf
 // (examples/qat/qat_finite_padding_bias.py): a new fake quant would hold it, but the scores it is
 // added to would need a scale spanning 10000. --fix refuses it, says why, and writes nothing
-// (before: "Resolved" with a fake quant of scale 39 on the bias).
+// (before: "Resolved" with a fake quant of scale 39 on the bias). The same for a new QuantStub
+// in the scripted form (examples/zoo/finite_padding_bias.py; before: "Resolved" by that stub).
 TEST_F(Fix, RefusesAQuantPointForAFiniteStandInForInfinity) {
-  const std::string name = "qat/qat_finite_padding_bias", fixed = tmp("fixed.pt");
-  fs::remove(fixed);
-  auto r = run_qlint({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.out.find("the value reaches -10000 on the inputs"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Nothing was written."), std::string::npos) << r.out;
-  EXPECT_FALSE(fs::exists(fixed));
+  for (const std::string name : {"qat/qat_finite_padding_bias", "zoo/finite_padding_bias"}) {
+    SCOPED_TRACE(name);
+    const std::string fixed = tmp("fixed.pt");
+    fs::remove(fixed);
+    auto r = run_qlint({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.out.find("the value reaches -10000 on the inputs"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Nothing was written."), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(fixed));
+  }
 }
 
 // A flip only the simulation shows (examples/rules/sim_divergence.py: `energy > 0.5` on the
@@ -677,6 +724,10 @@ TEST_F(Fix, WithoutInputsSaysItDidNotSimulate) {
   json doc = fix_json({"--fix", "-o", tmp("json.pt"), example_model("seed/s1_eq_one")});
   EXPECT_FALSE(doc["fixes"][0]["verdict"]["simulated"].get<bool>());
   EXPECT_TRUE(doc["fixes"][0]["verdict"]["min_sqnr_db"].is_null());
+  // Nothing ran, so nothing says the floats differ (it said `false` before).
+  EXPECT_FALSE(doc["fixes"][0]["verification"]["simulated"].get<bool>());
+  EXPECT_TRUE(doc["fixes"][0]["verification"]["float_identical"].is_null()) << doc["fixes"][0]["verification"];
+  EXPECT_TRUE(doc["fixes"][0]["verification"]["parameters_identical"].get<bool>());
 }
 
 // A converted model's int8 kernel changes its value: nothing may read a float value in its

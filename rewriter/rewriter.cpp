@@ -266,8 +266,10 @@ constexpr double kSentinelReach = 1e4;
 
 // Gives every new fake quant of the planned fixes that needs one a scale measured on the
 // inputs: the float model runs once with those values observed, and each gets the symmetric
-// scale MinMaxObserver computes for its range. A fix whose value cannot be measured (no inputs,
-// or the inputs never reach it) is skipped, with the reason.
+// scale MinMaxObserver computes for its range (scale 1 for whole numbers that fit). A fix whose
+// value cannot be measured (no inputs, or the inputs never reach it) is skipped, with the
+// reason. The values of new QuantStubs are measured too, with inputs, and a value no scale
+// quantizes (infinity, a -10000 stand-in for it) is refused for either.
 void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& planned, Original& original,
                                const sim::Options& sim_options, FixResult& result,
                                const std::function<std::string(const std::string&)>& display) {

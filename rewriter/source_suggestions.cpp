@@ -126,16 +126,17 @@ void SourceSuggestions::add_stub_to_init(const ir::Model& model, const std::stri
   const std::regex alone("^\\s*" + stub + "\\s*(#.*)?$"), among_others("^(?:[^#]*;)?\\s*" + stub + "\\s*(;|#|$)");
   static const std::regex init(R"(^\s*def\s+__init__\s*\()"),
       opens_a_block(R"(^\s*(def|class|if|elif|else|for|while|with|try|except|finally)\b)");
-  std::optional<size_t> init_indent;  // inside an __init__'s body: the def's indentation
+  long init_indent = -1;  // inside an __init__'s body: the def's indentation; else -1
   for (size_t i = 0; i < f->lines.size(); ++i) {
     std::smatch m;
     const std::string& line = f->lines[i];
     if (line.size() > 4096) continue;
     const size_t indent = indentation(line);
-    if (init_indent && indent < line.size() && indent <= *init_indent) init_indent.reset();
-    if (std::regex_search(line, init)) init_indent = indent;
+    const auto depth = static_cast<long>(indent);
+    if (init_indent >= 0 && indent < line.size() && depth <= init_indent) init_indent = -1;
+    if (std::regex_search(line, init)) init_indent = depth;
     const bool found = std::regex_search(line, m, alone) ||
-                       (init_indent && indent > *init_indent && !std::regex_search(line, opens_a_block) &&
+                       (init_indent >= 0 && depth > init_indent && !std::regex_search(line, opens_a_block) &&
                         std::regex_search(line, m, among_others));
     if (!found) continue;
     insert(f->insert_after, static_cast<int>(i) + 1,

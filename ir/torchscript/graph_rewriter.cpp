@@ -360,26 +360,25 @@ ir::GraphRewriter::FakeQuantStart GraphRewriter::add_fake_quant_clone(const std:
   // with its observer on) gets a mask's scale 1 from a range as wide as the integer range
   // (affine) or half as wide (symmetric); one that keeps its scale is given scale 1. So do whole
   // numbers, which fall back to the calibrated start where no such clone keeps them exact.
-  const bool exact = start.mask || start.whole_up_to > 0;
   struct Attempt {
     double scale, max;
     int64_t zero_point;
+    bool exact;  // must keep `kept` exact
   };
   std::vector<Attempt> attempts;
-  if (exact) {
+  if (start.mask || start.whole_up_to > 0) {
     const auto width = static_cast<double>(start.quant_max - start.quant_min);
-    attempts = {{1.0, width, 0}, {1.0, width / 2, 0}};
+    attempts = {{1.0, width, 0, true}, {1.0, width / 2, 0, true}};
   }
-  if (!start.mask) attempts.push_back({start.scale, start.max, start.zero_point});
+  if (!start.mask) attempts.push_back({start.scale, start.max, start.zero_point, false});
   const at::Tensor kept = at::arange(0, start.mask ? 2 : start.whole_up_to + 1, at::kFloat);
-  for (size_t i = 0; i < attempts.size(); ++i) {
-    const bool exact_attempt = exact && i + (start.mask ? 0 : 1) < attempts.size();
+  for (const Attempt& attempt : attempts) {
     jit::Module fake_quant = module_at(template_path).clone();
     return_only_the_quantized_tensor(fake_quant);
     FakeQuantStart in_effect = start;
-    in_effect.max = attempts[i].max;
-    if (exact_attempt) in_effect.min = 0;
-    if (!set_fake_quant_state(fake_quant, attempts[i].scale, attempts[i].zero_point, in_effect.min, in_effect.max))
+    in_effect.max = attempt.max;
+    if (attempt.exact) in_effect.min = 0;
+    if (!set_fake_quant_state(fake_quant, attempt.scale, attempt.zero_point, in_effect.min, in_effect.max))
       throw ir::RewriteRefused("`" + template_path + "` keeps no scale buffer to start a clone from");
     // One call: a fused fake quant computes its scale and zero point from the range, as the
     // model's own do, and so does a plain one traced with its observer on (the trace keeps the
@@ -390,8 +389,8 @@ ir::GraphRewriter::FakeQuantStart GraphRewriter::add_fake_quant_clone(const std:
     // A mask's clone must keep 0 and 1 exact (whole numbers: each of them); checked on a copy,
     // since with observation on a call moves the running range.
     jit::Module probe = fake_quant.deepcopy();
-    if (exact_attempt && !at::equal(run_forward(probe, kept), kept)) continue;
-    if (!exact_attempt) in_effect.whole_up_to = 0;
+    if (attempt.exact && !at::equal(run_forward(probe, kept), kept)) continue;
+    if (!attempt.exact) in_effect.whole_up_to = 0;
     register_clone(owner_path, name, fake_quant);
     clone_starts_[owner_path + "." + name] = in_effect;
     return in_effect;

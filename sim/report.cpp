@@ -33,7 +33,10 @@ std::string short_number(double v) {
   return buf;
 }
 
+// JSON has no infinities or NaN: they are strings, as the text report spells them ("NaN" was
+// written as "-inf" before, where the text said NaN dB).
 nlohmann::json json_number(double v) {
+  if (std::isnan(v)) return "NaN";
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(v > 0 ? "inf" : "-inf");
 }
 

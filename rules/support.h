@@ -91,13 +91,13 @@ Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts,
 // `inline_choice`: analysis::plan_float_shadow's.
 std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
                                 std::string* refusal = nullptr, size_t inline_choice = 0);
-// Why no new stub can quantize an operand of `consumer`, as a note ("" when one can, or when
-// the model has no plain QuantStub to clone): a function that no module's method calls.
 // FX's prepare inserts `activation_post_process_N` modules itself, and shares one between an op
 // and the ops that must keep its scale (clamp, relu, flatten after it): reuse there is by design,
 // not something the user wrote.
 bool inserted_by_fx(const std::string& point);
 
+// Why no new stub can quantize an operand of `consumer`, as a note ("" when one can, or when
+// the model has no plain QuantStub to clone): a function that no module's method calls.
 std::string no_new_stub_reason(const analysis::Facts& facts, const ir::Node& consumer);
 // Quantize operand `operand` of `consumer` with a new stub cloned from the model's plain
 // QuantStub (the consumer must sit in a module's method, where `self` can hold the stub).

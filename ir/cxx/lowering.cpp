@@ -299,46 +299,42 @@ class UnitLowering {
     return qualified == "torch::jit::load" || qualified == "torch::jit::import_ir_module";
   }
 
-  // The archive a `torch::jit::load` call reads: a string literal, or a variable the command
-  // line names (`--archive VAR=PATH`). Otherwise empty, and `variable` names the variable.
-  std::string archive_of(const CallExpr& load, std::string* variable = nullptr) const {
-    if (load.getNumArgs() == 0) return "";
+  // What a `torch::jit::load` call reads: the archive, a string literal or a variable the command
+  // line names (`--archive VAR=PATH`); else the variable holding its path, when it is one.
+  struct ModelLoad {
+    std::string archive, variable;
+    bool operator<(const ModelLoad& o) const { return std::tie(archive, variable) < std::tie(o.archive, o.variable); }
+  };
+
+  ModelLoad load_of(const CallExpr& load) const {
+    if (load.getNumArgs() == 0) return {};
     const Expr* path = strip(load.getArg(0));
-    if (const auto* literal = dyn_cast<StringLiteral>(path)) return literal->getString().str();
+    if (const auto* literal = dyn_cast<StringLiteral>(path)) return {literal->getString().str(), ""};
     const auto* ref = dyn_cast<DeclRefExpr>(path);
-    if (ref == nullptr) return "";
+    if (ref == nullptr) return {};
     const std::string name = ref->getDecl()->getNameAsString();
     for (const auto& entry : options_.archives)
       if (auto eq = entry.find('='); eq != std::string::npos && entry.substr(0, eq) == name)
-        return entry.substr(eq + 1);
-    if (variable != nullptr) *variable = name;
-    return "";
+        return {entry.substr(eq + 1), ""};
+    return {"", name};
   }
 
-  // `torch::jit::Module module_;` set from a known archive, in a constructor's initializer
+  // `torch::jit::Module module_;` set from a load, in a constructor's initializer
   // (`Detector() : module_(torch::jit::load("yolo.pt"))`) or by an assignment in any method: the
   // methods that run `module_.forward(...)` run that archive (YOLOv5's C++ ports hold the model
   // so). A field set from two archives has none.
-  struct ModelLoad {
-    std::string archive, variable;  // as archive_of gives them
-    bool operator<(const ModelLoad& o) const { return std::tie(archive, variable) < std::tie(o.archive, o.variable); }
-  };
   std::map<const FieldDecl*, ModelLoad> field_loads_;
-
-  ModelLoad load_of(const CallExpr& load) const {
-    ModelLoad what;
-    what.archive = archive_of(load, &what.variable);
-    return what;
-  }
 
   void collect_field_archives(const std::vector<const FunctionDecl*>& functions) {
     std::map<const FieldDecl*, std::set<ModelLoad>> seen;
-    auto note = [&](const Expr* target, const Expr* value) {
-      const auto* member = dyn_cast_or_null<MemberExpr>(strip(target));
+    auto note = [&](const FieldDecl* field, const Expr* value) {
       const auto* call = dyn_cast_or_null<CallExpr>(strip(value));
-      const auto* field = member ? dyn_cast<FieldDecl>(member->getMemberDecl()) : nullptr;
       if (field != nullptr && call != nullptr && is_model_load(call->getDirectCallee()))
         seen[field].insert(load_of(*call));
+    };
+    auto note_assignment = [&](const Expr* target, const Expr* value) {
+      if (const auto* member = dyn_cast_or_null<MemberExpr>(strip(target)))
+        note(dyn_cast<FieldDecl>(member->getMemberDecl()), value);
     };
     struct Assignments : RecursiveASTVisitor<Assignments> {
       std::function<void(const Expr*, const Expr*)> found;
@@ -351,14 +347,11 @@ class UnitLowering {
         return true;
       }
     } assignments;
-    assignments.found = note;
+    assignments.found = note_assignment;
     for (const FunctionDecl* fd : functions) {
       if (const auto* ctor = dyn_cast<CXXConstructorDecl>(fd))
         for (const CXXCtorInitializer* init : ctor->inits())
-          if (init->isMemberInitializer() && init->getMember() != nullptr && init->getInit() != nullptr)
-            if (const auto* call = dyn_cast<CallExpr>(strip(init->getInit()));
-                call != nullptr && is_model_load(call->getDirectCallee()))
-              seen[init->getMember()].insert(load_of(*call));
+          if (init->isMemberInitializer()) note(init->getMember(), init->getInit());
       assignments.TraverseStmt(const_cast<Stmt*>(fd->getBody()));
     }
     for (const auto& [field, loads] : seen)

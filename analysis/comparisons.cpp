@@ -1,5 +1,6 @@
 #include "analysis/comparisons.h"
 
+#include <map>
 #include <set>
 
 #include "analysis/constants.h"
@@ -65,6 +66,18 @@ bool is_comparison_op(const std::string& kind) {
   static const std::set<std::string> ops = {"eq", "ne", "lt", "le", "gt", "ge"};
   return kind.rfind("aten::", 0) == 0 && ops.count(ir::base_op(kind)) > 0;
 }
+
+int decision_output(const std::string& kind) {
+  static const std::map<std::string, int> outputs = {
+      {"aten::argmax", 0},    {"aten::argmin", 0},       {"aten::argsort", 0},   {"aten::sort", 1},
+      {"aten::topk", 1},      {"aten::max", 1},          {"aten::min", 1},       {"aten::kthvalue", 1},
+      {"aten::bucketize", 0}, {"aten::searchsorted", 0}, {"torchvision::nms", 0}};
+  if (is_cast_op(kind)) return 0;
+  auto it = outputs.find(kind);
+  return it == outputs.end() ? -1 : it->second;
+}
+
+bool is_cast_op(const std::string& kind) { return kind == "aten::to" || kind == "aten::type_as"; }
 
 std::optional<DisguisedComparison> disguised_comparison(const ir::Node& node) {
   auto test = zero_test(node);

@@ -102,6 +102,9 @@ struct SimulatedOutput {
   // "34x4 in float, 36x4 once quantized" when a batch's shapes differ (a size that depends on
   // the data: a flipped threshold before a nonzero or an NMS); then sqnr_db is -inf.
   std::string shape_difference;
+  // A bool or integer output (a mask, indices): the comparison or the argmax, sort or cast that
+  // decides its values is judged, not its SQNR.
+  bool integer = false;
 };
 
 // What `qlint check --input` asks the sim-divergence rule to judge: the simulation's

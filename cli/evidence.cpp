@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ir/ops.h"
 #include "rules/registry.h"
 #include "sim/attribution_report.h"
 
@@ -77,8 +78,9 @@ void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& re
     if (node == nullptr) continue;
     const sim::ComparisonResult* c = find_comparison(report, *node);
     if (c == nullptr) continue;
-    std::string which =
-        node == d.node ? "this comparison" : "the mask comparison on " + ir::line_seen_from(node->loc, d.loc);
+    std::string which = node != d.node      ? "the mask comparison on " + ir::line_seen_from(node->loc, d.loc)
+                        : c->integer_result ? "this `" + ir::operator_spelling(node->kind) + "`"
+                                            : "this comparison";
     if (c->differing == 0) {
       d.notes.push_back("the " + what_was_simulated(report) + " leaves all " + std::to_string(c->elements) +
                         " results of " + which + " as in float; other inputs may not");

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "analysis/comparisons.h"
 #include "cli/render.h"
 #include "rules/support.h"
 #include "sim/report.h"
@@ -13,9 +14,12 @@ namespace qlint::cli {
 
 namespace {
 
-std::pair<int64_t, int64_t> flips(const sim::Report& r) {
+// Differing and compared elements of the comparisons, or of the integer results (argmax, sort,
+// casts: sim::ComparisonResult::integer_result).
+std::pair<int64_t, int64_t> flips(const sim::Report& r, bool integer_results = false) {
   int64_t differing = 0, elements = 0;
   for (const auto& c : r.comparisons) {
+    if (c.integer_result != integer_results) continue;
     differing += c.differing;
     elements += c.elements;
   }
@@ -60,6 +64,11 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
   if (a_all > b_all)
     out << "    (the fixed model compares " << a_all - b_all
         << " results more at these lines: its float twins recompute them from float values)\n";
+  auto [bi_diff, bi_all] = flips(before, /*integer_results=*/true);
+  auto [ai_diff, ai_all] = flips(v.after, /*integer_results=*/true);
+  if (bi_all || ai_all)
+    out << "  integer results changed (argmax, sort, topk, casts): " << bi_diff << " of " << bi_all << " -> " << ai_diff
+        << " of " << ai_all << "\n";
 }
 
 std::string number(double v) {
@@ -100,19 +109,32 @@ std::string count(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+// What a simulation failure is about: "comparison", "integer_result" (an argmax, a sort, a cast
+// whose integer results changed) or "output".
+std::string failure_kind(const Diagnostic& d) {
+  if (d.evidence_node == nullptr) return "output";
+  return analysis::is_comparison_op(d.evidence_node->kind) ? "comparison" : "integer_result";
+}
+
 // Said first when the simulation of the model as --fix leaves it still fails: what fails, at
 // the user's Python lines, so a summary can never read as a success it is not.
 void verdict_text(std::ostream& out, const std::string& model, const rewriter::FixResult& r) {
   if (r.simulation_failures.empty()) return;
-  size_t comparisons = std::count_if(r.simulation_failures.begin(), r.simulation_failures.end(),
-                                     [](const Diagnostic& d) { return d.evidence_node != nullptr; });
+  auto failures_of = [&](const char* kind) {
+    return static_cast<size_t>(std::count_if(r.simulation_failures.begin(), r.simulation_failures.end(),
+                                             [&](const Diagnostic& d) { return failure_kind(d) == kind; }));
+  };
+  const size_t comparisons = failures_of("comparison"), integer_results = failures_of("integer_result");
+  const size_t decisions = comparisons + integer_results;
   const sim::Report& simulated = *r.final_simulation();
   size_t reshaped = std::count_if(simulated.outputs.begin(), simulated.outputs.end(),
                                   [](const sim::OutputResult& o) { return !o.shape_difference.empty(); });
   size_t outputs =
-      r.simulation_failures.size() - comparisons - std::min(reshaped, r.simulation_failures.size() - comparisons);
+      r.simulation_failures.size() - decisions - std::min(reshaped, r.simulation_failures.size() - decisions);
   std::vector<std::string> what;
   if (comparisons) what.push_back("flips " + count(comparisons, "comparison", "comparisons"));
+  if (integer_results)
+    what.push_back("changes the integer results of " + count(integer_results, "op", "ops") + " (argmax, sort, casts)");
   if (reshaped) what.push_back("changes the shape of " + count(reshaped, "output", "outputs"));
   if (outputs)
     what.push_back("keeps " + count(outputs, "output", "outputs") + " under " + rules::format_number(r.min_sqnr_db) +
@@ -128,9 +150,7 @@ void verdict_text(std::ostream& out, const std::string& model, const rewriter::F
 nlohmann::json verdict_json(const rewriter::FixResult& r) {
   nlohmann::json failures = nlohmann::json::array();
   for (const auto& d : r.simulation_failures)
-    failures.push_back({{"kind", d.evidence_node != nullptr ? "comparison" : "output"},
-                        {"location", loc_json(d.loc)},
-                        {"message", d.message}});
+    failures.push_back({{"kind", failure_kind(d)}, {"location", loc_json(d.loc)}, {"message", d.message}});
   const sim::Report* simulated = r.final_simulation();
   return {{"resolved", r.resolved()},
           {"simulated", simulated != nullptr},

@@ -573,6 +573,7 @@ bool as_exact_as_the_format(double after_db, int bits) { return after_db >= idea
 struct ComparisonSite {
   std::string kind, file;
   int line = 0, column = 0;
+  bool integer_result = false;
   bool operator<(const ComparisonSite& o) const {
     return std::tie(kind, file, line, column) < std::tie(o.kind, o.file, o.line, o.column);
   }
@@ -580,7 +581,8 @@ struct ComparisonSite {
 
 std::map<ComparisonSite, int64_t> flips_per_site(const sim::Report& report) {
   std::map<ComparisonSite, int64_t> flips;
-  for (const auto& c : report.comparisons) flips[{c.kind, c.loc.file, c.loc.line, c.loc.column}] += c.differing;
+  for (const auto& c : report.comparisons)
+    flips[{c.kind, c.loc.file, c.loc.line, c.loc.column, c.integer_result}] += c.differing;
   return flips;
 }
 
@@ -592,6 +594,8 @@ std::vector<std::string> harm_done(const sim::Run& before, const sim::Report& af
     const std::string change = ": SQNR " + sim::format_db(was.sqnr_db) + " -> " + sim::format_db(is.sqnr_db);
     if (!is.shape_difference.empty() && was.shape_difference.empty())
       harm.push_back(is.name + " changes shape once quantized (" + is.shape_difference + ")");
+    else if (is.integer)  // a mask or indices: judged by the decisions that make it (below)
+      continue;
     else if (std::isnan(is.sqnr_db) && !std::isnan(was.sqnr_db))
       harm.push_back(is.name + change +
                      " (not a number: the quantized output holds NaN or infinity where the float one does not)");
@@ -605,8 +609,9 @@ std::vector<std::string> harm_done(const sim::Run& before, const sim::Report& af
     const auto was = flips_before.find(site);
     const int64_t before_flips = was == flips_before.end() ? 0 : was->second;
     if (flips > before_flips)
-      harm.push_back("`" + ir::operator_spelling(site.kind) + "` on line " + std::to_string(site.line) + " flips " +
-                     std::to_string(flips) + " results instead of " + std::to_string(before_flips));
+      harm.push_back("`" + ir::operator_spelling(site.kind) + "` on line " + std::to_string(site.line) +
+                     (site.integer_result ? " changes " : " flips ") + std::to_string(flips) + " results instead of " +
+                     std::to_string(before_flips));
   }
   return harm;
 }

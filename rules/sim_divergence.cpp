@@ -1,12 +1,14 @@
 // sim-divergence: what the simulation of `qlint check --input` measured, as findings: a
-// comparison whose results differ between the float run and the simulated int run, and a model
-// output whose SQNR against float is under the threshold (`--min-sqnr`). It catches the hazards
+// comparison whose results differ between the float run and the simulated int run, an op whose
+// integer result float values decide (argmax, topk, a cast to integers) and whose results
+// differ, and a model output whose SQNR against float is under the threshold (`--min-sqnr`). It catches the hazards
 // no static rule describes. It reads the simulation's results from the facts, so without
 // inputs (or in --fix's rounds, which leave them out) it never fires. A comparison that a
 // static finding already reports is confirmed on that finding instead (cli/evidence.cpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -159,7 +161,7 @@ std::optional<std::vector<Edit>> exact_reroots(const analysis::Facts& facts, con
 // crosswalks and route): the simulation counts them together, so each of them is rerooted, or
 // none when one cannot be.
 std::optional<Fix> reroot_fix(const analysis::Facts& facts, const std::vector<const ir::Node*>& copies,
-                              std::string& refusal) {
+                              std::string& refusal, bool integer_result = false) {
   std::vector<Edit> edits;
   std::vector<std::string> stubs;
   for (const ir::Node* node : copies) {
@@ -174,24 +176,81 @@ std::optional<Fix> reroot_fix(const analysis::Facts& facts, const std::vector<co
   if (edits.empty()) return std::nullopt;
   std::string inputs;
   for (size_t i = 0; i < stubs.size(); ++i) inputs += (i == 0 ? "" : i + 1 == stubs.size() ? " and " : ", ") + stubs[i];
-  return safe_fix(reroot_comparison_description(inputs), std::move(edits));
+  return safe_fix(integer_result ? "compute `" + ir::operator_spelling(copies.front()->kind) +
+                                       "`'s operand from the float input of " + inputs +
+                                       " instead, where its result is the float model's"
+                                 : reroot_comparison_description(inputs),
+                  std::move(edits));
+}
+
+// The nodes `picks` chooses whose results the simulation saw differ, grouped by their line: the
+// simulation counts a line's copies together (a helper a trace inlined for each FPN level), so
+// each group is one finding, at its first copy, in the model's order.
+std::vector<std::pair<const ir::Function*, std::vector<const ir::Node*>>> changed_at_each_line(
+    const analysis::Facts& facts, const std::function<bool(const ir::Node&)>& picks) {
+  std::vector<std::pair<const ir::Function*, std::vector<const ir::Node*>>> groups;
+  std::map<std::string, size_t> group_of;
+  for_each_model_node(facts, [&](const ir::Function& fn, const ir::Node& node) {
+    if (!picks(node)) return;
+    const analysis::SimulatedComparison* c = facts.simulated_comparison(node);
+    if (c == nullptr || c->differing == 0) return;
+    auto [it, first] = group_of.try_emplace(analysis::comparison_key(node.kind, node.loc), groups.size());
+    if (first) groups.push_back({&fn, {}});
+    groups[it->second].second.push_back(&node);
+  });
+  return groups;
+}
+
+// Why an op's integer result moves once quantized, and what to do, by the op.
+std::string integer_result_advice(const std::string& kind) {
+  const std::string op = ir::base_op(kind);
+  const std::string in_float = "take the decision on the float values, before the quant point";
+  if (analysis::is_cast_op(kind))
+    return "values that the rounding moves across a whole number (2.0 as 1.9997) or across 0 cast to another "
+           "integer or bool; cast the float values, before the quant point";
+  if (op == "sort" || op == "argsort" || op == "topk")
+    return "values closer than a quantization step change their order once rounded (ties form and break); " + in_float;
+  if (op == "nms") return "boxes and scores moved by the rounding keep other boxes; " + in_float;
+  if (op == "bucketize" || op == "searchsorted")
+    return "values the rounding moves across a boundary land in the neighbouring bucket; " + in_float;
+  return "values closer than a quantization step (near-ties) pick another element once rounded; " + in_float;
+}
+
+// The op's output that holds the decision, when this node has it (`max` over a dim has two
+// outputs; `max` of a whole tensor gives a float) and something reads it.
+bool makes_integer_result(const ir::Node& node) {
+  const int output = analysis::decision_output(node.kind);
+  return output >= 0 && static_cast<size_t>(output) < node.outputs.size() && !node.inputs.empty() &&
+         !node.outputs[static_cast<size_t>(output)]->users.empty();
+}
+
+// argmax, sort, topk, NMS and casts to integers whose results the simulation saw change: one
+// finding per line, as for comparisons. A cast of a quantized value is truncating-cast's already;
+// that finding gets the simulation's count instead (cli/evidence.cpp).
+void report_integer_results(const analysis::Facts& facts, const analysis::SimulatedRun& run,
+                            std::vector<Diagnostic>& out) {
+  for (const auto& [fn, nodes] : changed_at_each_line(facts, makes_integer_result)) {
+    const ir::Node& node = *nodes.front();
+    const analysis::SimulatedComparison& c = *facts.simulated_comparison(node);
+    std::string text = ir::source_text(facts.model(), node.loc);
+    std::string what = text.empty() ? "this `" + ir::operator_spelling(node.kind) + "`" : "`" + text + "`";
+    Diagnostic d = make_diagnostic(sim_divergence_rule(), *fn, node,
+                                   what + " gives a different integer result for " + std::to_string(c.differing) +
+                                       " of " + std::to_string(c.elements) + " elements once quantized (" +
+                                       what_was_simulated(run) + "): " + integer_result_advice(node.kind));
+    d.evidence_node = &node;
+    std::string refusal;
+    if (auto fix = reroot_fix(facts, nodes, refusal, /*integer_result=*/true))
+      d.fixes.push_back(std::move(*fix));
+    else if (!refusal.empty())
+      d.notes.push_back(refusal);
+    out.push_back(std::move(d));
+  }
 }
 
 void report_comparisons(const analysis::Facts& facts, const analysis::SimulatedRun& run, std::vector<Diagnostic>& out) {
-  // The simulation counts a line's comparisons together: one finding per line, at its first copy.
-  std::map<std::string, std::pair<const ir::Function*, std::vector<const ir::Node*>>> copies;
-  std::vector<std::string> order;
-  for_each_model_node(facts, [&](const ir::Function& fn, const ir::Node& node) {
-    if (!analysis::is_comparison_op(node.kind)) return;
-    const analysis::SimulatedComparison* c = facts.simulated_comparison(node);
-    if (c == nullptr || c->differing == 0) return;
-    std::string key = analysis::comparison_key(node.kind, node.loc);
-    auto [it, first] = copies.try_emplace(key, &fn, std::vector<const ir::Node*>{});
-    if (first) order.push_back(key);
-    it->second.second.push_back(&node);
-  });
-  for (const auto& key : order) {
-    const auto& [fn, nodes] = copies.at(key);
+  const auto is_comparison = [](const ir::Node& node) { return analysis::is_comparison_op(node.kind); };
+  for (const auto& [fn, nodes] : changed_at_each_line(facts, is_comparison)) {
     const ir::Node& node = *nodes.front();
     Diagnostic d = make_diagnostic(sim_divergence_rule(), *fn, node,
                                    comparison_message(facts, node, *facts.simulated_comparison(node), run));
@@ -238,6 +297,8 @@ void report_outputs(const analysis::Facts& facts, const analysis::SimulatedRun& 
   for (size_t i = 0; i < run.outputs.size(); ++i) {
     const analysis::SimulatedOutput& o = run.outputs[i];
     if (o.sqnr_db >= run.min_sqnr_db) continue;  // NaN (a quantized output holding NaN) is reported
+    // A mask or indices: the comparison or argmax that decides them is reported where it flips.
+    if (o.integer && o.shape_difference.empty()) continue;
     std::string message =
         std::isnan(o.sqnr_db)
             ? o.name + " holds NaN or infinity once quantized where the float output does not, or the reverse (" +
@@ -275,6 +336,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
   const analysis::SimulatedRun* run = facts.simulated_run();
   if (run == nullptr) return out;  // no inputs: nothing was simulated
   report_comparisons(facts, *run, out);
+  report_integer_results(facts, *run, out);
   report_outputs(facts, *run, out);
   return out;
 }
@@ -285,15 +347,23 @@ const Rule& sim_divergence_rule() {
   static const Rule rule = [] {
     Rule r;
     r.id = "sim-divergence";
-    r.summary = "(needs --input or --random-input) the int simulation flips a comparison or loses an output's SQNR";
+    r.summary =
+        "(needs --input or --random-input) the int simulation flips a comparison, changes indices or loses an "
+        "output's SQNR";
     r.severity = Severity::Error;
     r.check = check;
     r.doc.what =
         "With `--input` or `--random-input`, `qlint check` simulates the model (as `qlint sim` does) and "
         "reports what the simulation measured: every comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`) whose "
         "results differ between the float run and the simulated int run, at the comparison's Python "
-        "line, and every model output whose SQNR against float is under the threshold, at the line of "
-        "forward's `return` (or the model file when the archive does not say). The threshold is "
+        "line; every op whose integer result float values decide and whose results differ (`argmax`, `argmin`, "
+        "`max`/`min` over a dim, `sort`, `argsort`, `topk`, `kthvalue`, `bucketize`, `searchsorted`, torchvision's "
+        "`nms`, and a cast of a float tensor to an integer or bool dtype): the neighbours a kNN picks, the class "
+        "an argmax gives, a voxel index; and every model output whose SQNR against float is under the "
+        "threshold, at the line of forward's `return` (or the model file when the archive does not say). A bool or "
+        "integer output (a mask, indices) is judged by the ops that decide it, not by its SQNR. A comparison "
+        "whose operand has another shape than in float (rows a flipped threshold before it let through) is not "
+        "counted as flipping: the threshold before it is. The threshold is "
         "`--min-sqnr DB` (`min-sqnr` in the configuration), by default 40 dB for int16 and 20 dB for "
         "int8, the width the model really has (converted models and traced QAT models with 8-bit "
         "ranges are int8, whatever `--bits` says). A comparison that a static rule reports already (eq-nonzero-const, "
@@ -335,7 +405,9 @@ const Rule& sim_divergence_rule() {
         "comparison that carries quantization is rerooted, or none: `d < best` with `best` a buffer filled "
         "in place from quantized values keeps its finding, since rerooting `d` alone would change no result. "
         "In-place arithmetic on a fresh value (`dist += ...`, as pairwise squared distances are built) is "
-        "copied into the float shadow. An output under the threshold gets no automatic fix, nor does a "
+        "copied into the float shadow. An argmax, sort, topk or cast whose results changed is fixed the same way: "
+        "its operand is computed from the stub's float input (a kNN's distances), where its result is the float "
+        "model's. An output under the threshold gets no automatic fix, nor does a "
         "comparison on a value the float shadow cannot reach (its finding's note says why): the simulation "
         "shows what breaks, not which rewrite keeps float results.";
     return r;

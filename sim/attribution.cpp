@@ -149,6 +149,8 @@ std::vector<Divergence> divergences_of(const Report& report, const PassOutcome& 
     if (seen.insert(d.key).second && diverges(full, d, min_sqnr_db)) out.push_back(d);
   }
   for (size_t i = 0; i < full.outputs.size(); ++i) {
+    // A mask or indices: the comparison or argmax that decides its values is the divergence.
+    if (full.outputs[i].integer && full.outputs[i].shape_difference.empty()) continue;
     Divergence d;
     d.kind = Divergence::Kind::Output;
     d.output = i;

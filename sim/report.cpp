@@ -1,5 +1,6 @@
 #include "sim/report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -66,6 +67,13 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
+// ", 2 runs not compared: another shape than float's (a decision before it changed what reaches it)".
+std::string not_compared_text(int64_t runs) {
+  if (runs == 0) return "";
+  return ", " + std::to_string(runs) + (runs == 1 ? " run" : " runs") +
+         " not compared: another shape than float's (a decision before it changed what reaches it)";
+}
+
 std::string render_text(const Report& r) {
   std::ostringstream out;
   out << "Simulated " << ir::display_path(r.model) << " at int" << r.bits << " over " << r.batches
@@ -110,10 +118,16 @@ std::string render_text(const Report& r) {
     out << "  " << o.name << " [" << shape_text(o.shape) << "]: max abs error " << general(o.max_abs_error) << ", SQNR "
         << format_db(o.sqnr_db) << ", cosine " << fixed(o.cosine, 6) << "\n";
   }
-  if (!r.comparisons.empty()) out << "\nComparisons (elements whose result differs from float):\n";
+  const bool integer_results = std::any_of(r.comparisons.begin(), r.comparisons.end(),
+                                           [](const ComparisonResult& c) { return c.integer_result; });
+  if (!r.comparisons.empty())
+    out << "\n"
+        << (integer_results ? "Comparisons and integer results (argmax, sort, topk, casts: elements whose result "
+                              "differs from float):\n"
+                            : "Comparisons (elements whose result differs from float):\n");
   for (const auto& c : r.comparisons)
     out << "  " << ir::display_location(c.loc) << ": " << c.kind << ": " << c.differing << " of " << c.elements
-        << (c.differing ? " differ" : " (all agree)") << "\n";
+        << (c.differing ? " differ" : " (all agree)") << not_compared_text(c.runs_not_compared) << "\n";
   render_layers_text(r, out);
   render_attribution_text(r, out);
   return out.str();
@@ -142,7 +156,8 @@ nlohmann::json render_json(const Report& r) {
          {"max_abs_error", o.max_abs_error},
          {"sqnr_db", json_number(o.sqnr_db)},
          {"cosine", o.cosine},
-         {"shape_difference", o.shape_difference.empty() ? nlohmann::json() : nlohmann::json(o.shape_difference)}});
+         {"shape_difference", o.shape_difference.empty() ? nlohmann::json() : nlohmann::json(o.shape_difference)},
+         {"integer", o.integer}});
   for (const auto& c : r.comparisons) {
     bool known = c.loc.known();
     comparisons.push_back({{"node", c.kind},
@@ -152,7 +167,9 @@ nlohmann::json render_json(const Report& r) {
                            {"elements", c.elements},
                            {"differing", c.differing},
                            {"constant", c.constant ? nlohmann::json(*c.constant) : nlohmann::json()},
-                           {"operand_only_zero_or_constant", c.operand_only_zero_or_constant}});
+                           {"operand_only_zero_or_constant", c.operand_only_zero_or_constant},
+                           {"integer_result", c.integer_result},
+                           {"runs_not_compared", c.runs_not_compared}});
   }
   nlohmann::json out = {
       {"version", ir::kJsonSchemaVersion},
@@ -199,7 +216,7 @@ analysis::SimulatedRun simulated_run(const Report& report, double min_sqnr_db) {
     total.elements += c.elements;
     total.differing += c.differing;
   }
-  for (const auto& o : report.outputs) run.outputs.push_back({o.name, o.sqnr_db, o.shape_difference});
+  for (const auto& o : report.outputs) run.outputs.push_back({o.name, o.sqnr_db, o.shape_difference, o.integer});
   return run;
 }
 

@@ -25,6 +25,7 @@
 #include <system_error>
 #include <thread>
 
+#include "analysis/comparisons.h"
 #include "analysis/quant_domain.h"
 #include "ir/display.h"
 #include "ir/large_stack.h"
@@ -118,8 +119,10 @@ struct ProbeState {
   std::vector<size_t> simulated_runs;  // per batch, how often the simulated run reached it
   int64_t elements = 0;
   int64_t differing = 0;
+  int64_t runs_not_compared = 0;              // ComparisonResult::runs_not_compared
   std::optional<double> constant;             // the scalar the operand is compared with, if constant
   bool operand_only_zero_or_constant = true;  // over the float run
+  bool integer_result = false;                // ComparisonResult::integer_result
 };
 
 struct Session {
@@ -159,6 +162,7 @@ ProbeState probe_for_batch(const ProbeState& probe, size_t batch) {
   fork.kind = probe.kind;
   fork.loc = probe.loc;
   fork.constant = probe.constant;
+  fork.integer_result = probe.integer_result;
   if (batch < probe.float_results.size()) {
     fork.float_results.resize(batch + 1);
     fork.float_results[batch] = probe.float_results[batch];
@@ -216,6 +220,7 @@ void absorb_probe(ProbeState& into, ProbeState& fork, size_t batch, Mode mode) {
   }
   into.elements += fork.elements;
   into.differing += fork.differing;
+  into.runs_not_compared += fork.runs_not_compared;
   into.operand_only_zero_or_constant = into.operand_only_zero_or_constant && fork.operand_only_zero_or_constant;
 }
 
@@ -357,13 +362,29 @@ void stored_quant_point_op(jit::Stack& stack) {
 
 constexpr size_t kMaxRunsPerBatch = 4096;
 
+// An integer result probe's op ran on float values and gave integers or bools: a cast of a float
+// tensor (not one of a float to float, nor of indices to another integer dtype), argmax of
+// floats, or of a converted model's quantized tensor. Known only at run time: a scripted graph
+// leaves most dtypes open.
+bool decided_by_float_values(const at::Tensor& result, const IValue& source) {
+  if (result.is_floating_point() || result.is_complex() || result.is_quantized() || !source.isTensor()) return false;
+  const at::Tensor& values = source.toTensor();
+  return values.is_floating_point() || values.is_quantized();
+}
+
 // qlint::probe(Tensor x, int id, Any operand) -> Tensor: inserted after each tensor
-// comparison; `operand` is the tensor compared with a constant (None otherwise).
+// comparison; `operand` is the tensor compared with a constant (None otherwise). Also after each
+// op whose integer result float values decide (ProbeState::integer_result), with `operand` the
+// values it decides on.
 void probe_op(jit::Stack& stack) {
   IValue operand = jit::pop(stack);
   int64_t id = jit::pop(stack).toInt();
   at::Tensor x = jit::pop(stack).toTensor();
   ProbeState& probe = g_session->probes.at(static_cast<size_t>(id));
+  if (probe.integer_result && !decided_by_float_values(x, operand)) {
+    jit::push(stack, x);
+    return;
+  }
   const size_t batch = g_session->batch;
   if (g_session->mode == Mode::Float) {
     if (probe.float_results.size() <= batch) probe.float_results.resize(batch + 1);
@@ -378,15 +399,15 @@ void probe_op(jit::Stack& stack) {
     if (probe.simulated_runs.size() <= batch) probe.simulated_runs.resize(batch + 1);
     const size_t run = probe.simulated_runs[batch]++;
     const std::vector<at::Tensor>& expected = probe.float_results[batch];
-    if (run < expected.size()) {
+    if (run < expected.size() && expected[run].sizes() == x.sizes()) {
       probe.elements += x.numel();
-      probe.differing +=
-          expected[run].sizes() == x.sizes() ? at::ne(x, expected[run]).sum().item<int64_t>() : x.numel();
-    } else if (expected.size() < kMaxRunsPerBatch) {
-      // Reached more often than in float (a loop whose count depends on quantized values):
-      // every element of this run differs from what float did.
-      probe.elements += x.numel();
-      probe.differing += x.numel();
+      probe.differing += at::ne(x, expected[run]).sum().item<int64_t>();
+    } else if (run < expected.size() || expected.size() < kMaxRunsPerBatch) {
+      // Another shape than float's (rows a flipped threshold before it let through), or reached
+      // more often (a loop whose count depends on quantized values): a decision before this one
+      // changed what reaches it, and its results cannot be paired with float's. They are not
+      // counted as its flips: every row that passes both thresholds may agree.
+      ++probe.runs_not_compared;
     }
   }
   jit::push(stack, x);
@@ -497,6 +518,10 @@ class Instrumenter {
   }
 
   void module(const jit::Module& root) {
+    // Instances of one class share their method graphs, which the IR names after one of them.
+    for (const auto& m : root.named_modules())
+      for (const auto& method : m.value.get_methods())
+        graph_names_[method.graph().get()].push_back(ir::qualified_function_name(m.name, method.name()));
     for (const auto& m : root.named_modules()) {
       session_.module_paths[m.value._ivalue().get()] = m.name;
       for (const auto& method : m.value.get_methods()) {
@@ -555,12 +580,21 @@ class Instrumenter {
 
   // Values are named by position (torchscript::value_positions): this graph is a copy of the
   // one they were named in, and copies renumber the values that have no name of their own.
+  // A graph shared by several instances is observed under whichever instance's name the value
+  // was asked for.
   void observe_values(jit::Graph& g) {
     if (observe_.empty()) return;
+    auto shared = graph_names_.find(&g);
+    const std::vector<std::string> names =
+        shared == graph_names_.end() ? std::vector<std::string>{function_} : shared->second;
     for (const auto& [value, position] : torchscript::value_positions(g)) {
       auto* v = const_cast<jit::Value*>(value);
-      if (v->type()->cast<c10::TensorType>() && observe_.count(function_ + ":" + position))
-        rewriter_.insert_after_value(v, "qlint::observe", {IValue(function_ + ":" + position)});
+      if (!v->type()->cast<c10::TensorType>()) continue;
+      for (const std::string& name : names)
+        if (observe_.count(name + ":" + position)) {
+          rewriter_.insert_after_value(v, "qlint::observe", {IValue(name + ":" + position)});
+          break;
+        }
     }
   }
 
@@ -610,8 +644,13 @@ class Instrumenter {
       note_int8_point(g, n);
     } else if (const analysis::QuantOpOperands* operands = per_tensor_fake_quantize(*n)) {
       replace_fake_quantize(g, n, *operands);
+    } else if (const int output = decision_output(*n); output >= 0) {
+      ProbeState probe = new_probe(kind, *n);
+      probe.integer_result = true;
+      rewriter_.insert_after_output(n, static_cast<size_t>(output), "qlint::probe",
+                                    {n->outputs()[static_cast<size_t>(output)], probe_id(n, probe), n->input(0)});
     } else if (is_comparison(*n)) {
-      ProbeState probe{kind, torchscript::source_location(*n, lines_), {}, {}, 0, 0, std::nullopt, true};
+      ProbeState probe = new_probe(kind, *n);
       jit::Value* operand = nullptr;
       for (size_t side = 0; side < 2 && n->inputs().size() >= 2; ++side) {
         auto constant = jit::toIValue(n->input(1 - side));
@@ -621,17 +660,43 @@ class Instrumenter {
           operand = n->input(side);
         }
       }
-      int64_t probe_id = 0;
-      if (reused_probes_) {
-        probe_id = static_cast<int64_t>((*reused_probes_)++);
-      } else {
-        session_.probes.push_back(probe);
-        probe_id = static_cast<int64_t>(session_.probes.size() - 1);
-      }
-      jit::Value* id = rewriter_.insert_constant(n, probe_id);
+      jit::Value* id = probe_id(n, probe);
       if (operand == nullptr) operand = rewriter_.insert_constant(n, IValue());
       rewriter_.insert_after(n, "qlint::probe", {n->output(), id, operand});
     }
+  }
+
+  ProbeState new_probe(const std::string& kind, const jit::Node& n) {
+    ProbeState probe;
+    probe.kind = kind;
+    probe.loc = torchscript::source_location(n, lines_);
+    return probe;
+  }
+
+  // The id of a new probe, as a constant before `n`: the probe registered in the session, or on
+  // a second copy of the model the one the first copy registered at the same place.
+  jit::Value* probe_id(jit::Node* n, const ProbeState& probe) {
+    int64_t id = 0;
+    if (reused_probes_) {
+      id = static_cast<int64_t>((*reused_probes_)++);
+    } else {
+      session_.probes.push_back(probe);
+      id = static_cast<int64_t>(session_.probes.size() - 1);
+    }
+    return rewriter_.insert_constant(n, id);
+  }
+
+  // The output of `n` that holds a decision taken on float values (analysis::decision_output),
+  // or -1: for ops with a tensor input and such an output (`max` over a dim, not of a whole tensor)
+  // that the model reads (`x.max(dim=2).values` ignores its indices).
+  static int decision_output(const jit::Node& n) {
+    const int output = analysis::decision_output(n.kind().toQualString());
+    if (output < 0 || static_cast<size_t>(output) >= n.outputs().size() || n.inputs().empty() ||
+        !n.input(0)->type()->cast<c10::TensorType>() ||
+        !n.outputs()[static_cast<size_t>(output)]->type()->cast<c10::TensorType>() ||
+        !n.outputs()[static_cast<size_t>(output)]->hasUses())
+      return -1;
+    return output;
   }
 
   // A submodule's forward, giving a tensor.
@@ -711,6 +776,7 @@ class Instrumenter {
   std::optional<size_t> reused_probes_;  // set: probes are reused, this is the next id
   std::string function_;                 // the graph being instrumented, as the IR names it
   std::set<std::string> observe_;
+  std::map<const jit::Graph*, std::vector<std::string>> graph_names_;  // each method graph's instances
   bool layers_ = false;
   std::ptrdiff_t int8_outputs_ = 0;  // in the graph being instrumented
 };
@@ -994,15 +1060,23 @@ void save_outputs(const std::string& file, const std::vector<IValue>& outputs) {
 std::vector<OutputResult> compare_outputs(const std::vector<IValue>& float_outputs,
                                           const std::vector<IValue>& sim_outputs) {
   std::vector<ErrorStats> stats;
+  std::vector<bool> integer;
   for (size_t b = 0; b < float_outputs.size() && b < sim_outputs.size(); ++b) {
     std::vector<at::Tensor> f, s;
     flatten_tensors(float_outputs[b], f);
     flatten_tensors(sim_outputs[b], s);
     stats.resize(std::max(stats.size(), f.size()));
-    for (size_t i = 0; i < f.size() && i < s.size(); ++i) stats[i].add(f[i], s[i]);
+    integer.resize(stats.size(), true);
+    for (size_t i = 0; i < f.size() && i < s.size(); ++i) {
+      stats[i].add(f[i], s[i]);
+      integer[i] = integer[i] && !f[i].is_floating_point() && !f[i].is_complex();
+    }
   }
   std::vector<OutputResult> results;
-  for (size_t i = 0; i < stats.size(); ++i) results.push_back(output_result(stats[i], i));
+  for (size_t i = 0; i < stats.size(); ++i) {
+    results.push_back(output_result(stats[i], i));
+    results.back().integer = integer[i];
+  }
   return results;
 }
 
@@ -1027,9 +1101,10 @@ Report build_report(const std::string& model_path, const Session& session, const
   }
   report.outputs = compare_outputs(float_outputs, sim_outputs);
   for (const auto& probe : session.probes)
-    if (probe.elements > 0)
+    if (probe.elements > 0 || probe.runs_not_compared > 0)
       report.comparisons.push_back({probe.kind, probe.loc, probe.elements, probe.differing, probe.constant,
-                                    probe.constant && probe.operand_only_zero_or_constant});
+                                    probe.constant && probe.operand_only_zero_or_constant, probe.integer_result,
+                                    probe.runs_not_compared});
   for (const auto& value : options.calibrate_values) {
     auto it = session.observed.find(value.value);
     if (it == session.observed.end() || !it->second.seen) continue;
@@ -1158,6 +1233,7 @@ PassOutcome simulated_pass(const PassContext& c, const std::vector<IValue>& floa
     probe.simulated_runs.clear();
     probe.elements = 0;
     probe.differing = 0;
+    probe.runs_not_compared = 0;
   }
   c.initial.restore();
   PassOutcome outcome;

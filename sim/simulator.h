@@ -121,6 +121,10 @@ struct OutputResult {
   // "34x4 in float, 36x4 once quantized" when the simulated output of a batch has another shape
   // than the float one (a data-dependent size): SQNR -inf, cosine 0.
   std::string shape_difference;
+  // A bool or integer tensor (a mask, indices): its values are decided by a comparison, argmax,
+  // sort or cast, whose changed results the report counts (ComparisonResult); no SQNR threshold
+  // applies to it.
+  bool integer = false;
 };
 
 struct ComparisonResult {
@@ -132,6 +136,13 @@ struct ComparisonResult {
   // In the float run the compared tensor held only 0 and `constant`: then `x == c` equals
   // `logical_not(x == 0)` on these inputs.
   bool operand_only_zero_or_constant = false;
+  // Not a comparison but an op whose integer or bool result float values decide (argmax, sort's
+  // indices, topk, NMS, a cast of a float tensor to an integer dtype: analysis::decision_output).
+  bool integer_result = false;
+  // Runs of the simulated model whose result had another shape than the float run's at the same
+  // run (rows a flipped decision before it let through), or that the float run never made: not
+  // compared, and not in `elements`.
+  int64_t runs_not_compared = 0;
 };
 
 // A divergence the simulation measured: a comparison whose results flipped (its copies on one

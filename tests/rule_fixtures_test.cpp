@@ -199,6 +199,63 @@ TEST(SimDivergence, ReportsFlippedComparisonsAndLowSqnrOutputs) {
   for (const auto& d : rules::run_all(clean)) EXPECT_NE(d.rule, "sim-divergence") << d.message;
 }
 
+// An argmax whose indices the simulation saw change is reported, with the fix that computes its
+// operand from the stub's float input; a bool output (the mask a flipped threshold makes) is
+// judged by that threshold, not by its SQNR, which would repeat the flip with advice that does
+// not apply (a public YOLOv8 decode: "output 1 keeps only 6.0 dB").
+TEST(SimDivergence, ReportsChangedIndicesAndLeavesBoolOutputsToTheirComparison) {
+  const std::string text = R"IR(qlint-ir 1
+model "picks.qir"
+module "" "__torch__.Model"
+module "quant" "__torch__.torch.ao.quantization.stubs.QuantStub"
+source "/src/m.py" 19 "        q = self.quant(x)"
+source "/src/m.py" 20 "        best = q.argmax(-1)"
+source "/src/m.py" 21 "        keep = q > 0.5"
+func "forward" in "" (%self : Module<>, %x : Tensor) {
+  %false : bool = prim::Constant[value=false]()
+  %dim : int = prim::Constant[value=-1]()
+  %half : float = prim::Constant[value=0.5]()
+  %quant : Module<quant> = prim::GetAttr[name="quant"](%self)
+  %q : Tensor = prim::CallMethod[name="forward", callee="quant.forward"](%quant, %x) loc("/src/m.py":19:13-19:23)
+  %best : Tensor = aten::argmax(%q, %dim, %false) loc("/src/m.py":20:16-20:24)
+  %keep : Tensor = aten::gt(%q, %half) loc("/src/m.py":21:16-21:23)
+  %out : Tuple[Tensor, Tensor] = prim::TupleConstruct(%best, %keep)
+  return (%out)
+}
+func "forward" in "quant" (%self : Module<quant>, %x : Tensor) {
+  return (%x)
+}
+)IR";
+  ir::ParsedModel parsed = ir::parse_model(text);
+  analysis::SimulatedRun run;
+  run.bits = 16;
+  run.batches = 1;
+  run.min_sqnr_db = 40;
+  run.comparisons[analysis::comparison_key("aten::argmax", {"/src/m.py", 20, 16, 20, 24})] = {8, 3};
+  run.comparisons[analysis::comparison_key("aten::gt", {"/src/m.py", 21, 16, 21, 23})] = {64, 1};
+  // Both outputs are integers and bools: PyTorch's SQNR of such outputs says nothing useful.
+  run.outputs = {{"output 0", 3.1, "", true}, {"output 1", 9.5, "", true}};
+  analysis::SimulationEvidence evidence;
+  evidence.run = run;
+  auto facts = analysis::Facts::compute(parsed.model, {}, evidence);
+  std::vector<Diagnostic> found;
+  for (auto& d : rules::run_all(facts))
+    if (d.rule == "sim-divergence") found.push_back(std::move(d));
+  ASSERT_EQ(found.size(), 2u);  // the argmax and the threshold; no output
+  const Diagnostic& best = found[0].node->kind == "aten::argmax" ? found[0] : found[1];
+  EXPECT_EQ(best.message.rfind("`q.argmax` gives a different integer result for 3 of 8 elements once quantized (int16 "
+                               "simulation on 1 input batch): values closer than a quantization step (near-ties) pick "
+                               "another element once rounded; ",
+                               0),
+            0u)
+      << best.message;
+  EXPECT_EQ(best.evidence_node, best.node);
+  ASSERT_EQ(best.fixes.size(), 1u);
+  EXPECT_NE(best.fixes[0].description.find("compute `argmax`'s operand from the float input of `self.quant`"),
+            std::string::npos)
+      << best.fixes[0].description;
+}
+
 // ---- Fix fixtures: the edits the rules propose --------------------------------------------
 
 std::set<Finding> expected_edits(const std::string& text) {

@@ -1,5 +1,6 @@
 #include "ir/cxx/importer.h"
 
+#include <clang/Basic/DiagnosticLex.h>
 #include <clang/Driver/Options.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
@@ -112,8 +113,14 @@ class ErrorCollector : public clang::DiagnosticConsumer {
       clang::PresumedLoc where = info.getSourceManager().getPresumedLoc(info.getLocation());
       if (where.isValid()) {
         const std::string file = where.getFilename();
+        // A header that a header outside the project includes and that is not found (CUDA's on a
+        // CPU-only machine) is named: the name is an #include's, and the user needs it to add -I.
         if (!ir::is_project_file(file, main_file_))
-          first_error = "an error in a file outside the project's source tree (its text is not shown)";
+          first_error = info.getID() == clang::diag::err_pp_file_not_found
+                            ? first_error +
+                                  " (included by a header outside the project's source tree: add the "
+                                  "directory that has it with -I, or leave out what includes it)"
+                            : "an error in a file outside the project's source tree (its text is not shown)";
         first_error =
             file + ":" + std::to_string(where.getLine()) + ":" + std::to_string(where.getColumn()) + ": " + first_error;
       }

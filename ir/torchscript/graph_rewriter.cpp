@@ -647,10 +647,16 @@ void GraphRewriter::unroll_loop(const ir::Node& loop_ir, int64_t trips) {
 // ---- LibTorch-level operations ----------------------------------------------------------------
 
 jit::Node* GraphRewriter::insert_after(jit::Node* node, const std::string& op, const std::vector<jit::Value*>& inputs) {
+  return insert_after_output(node, 0, op, inputs);
+}
+
+jit::Node* GraphRewriter::insert_after_output(jit::Node* node, size_t output, const std::string& op,
+                                              const std::vector<jit::Value*>& inputs) {
+  jit::Value* value = node->outputs().at(output);
   jit::Node* inserted = node->owningGraph()->create(c10::Symbol::fromQualString(op), inputs, 1);
-  inserted->output()->setType(node->output()->type());
+  inserted->output()->setType(value->type());
   inserted->insertAfter(node);
-  node->output()->replaceAllUsesAfterNodeWith(inserted, inserted->output());
+  value->replaceAllUsesAfterNodeWith(inserted, inserted->output());
   return inserted;
 }
 

@@ -71,6 +71,9 @@ class GraphRewriter final : public ir::GraphRewriter {
   // Inserts `op(inputs...)` right after `node`, typed like `node`'s output; every later use of
   // that output reads the new node's instead.
   jit::Node* insert_after(jit::Node* node, const std::string& op, const std::vector<jit::Value*>& inputs);
+  // The same for output `output` of a node with several (sort's indices).
+  jit::Node* insert_after_output(jit::Node* node, size_t output, const std::string& op,
+                                 const std::vector<jit::Value*>& inputs);
 
   // Inserts `op(value, constants...)` right where `value` is defined (after its node, or first
   // in the graph for a parameter), typed like `value`; every later use of `value` reads the new

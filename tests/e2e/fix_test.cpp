@@ -620,9 +620,13 @@ TEST_F(Fix, NeverWritesARewriteThatMakesTheQuantizedOutputNaN) {
 // (examples/qat/qat_finite_padding_bias.py): a new fake quant would hold it, but the scores it is
 // added to would need a scale spanning 10000. --fix refuses it, says why, and writes nothing
 // (before: "Resolved" with a fake quant of scale 39 on the bias). The same for a new QuantStub
-// in the scripted form (examples/zoo/finite_padding_bias.py; before: "Resolved" by that stub).
+// in the scripted form (examples/zoo/finite_padding_bias.py; before: "Resolved" by that stub),
+// also where the bias is in layers of one class whose instances share their graph
+// (examples/zoo/layered_padding_bias.py; before: measured under another instance's name, found
+// nowhere, and "Resolved").
 TEST_F(Fix, RefusesAQuantPointForAFiniteStandInForInfinity) {
-  for (const std::string name : {"qat/qat_finite_padding_bias", "zoo/finite_padding_bias"}) {
+  for (const std::string name :
+       {"qat/qat_finite_padding_bias", "zoo/finite_padding_bias", "zoo/layered_padding_bias"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);
@@ -637,9 +641,11 @@ TEST_F(Fix, RefusesAQuantPointForAFiniteStandInForInfinity) {
 // A flip only the simulation shows (examples/rules/sim_divergence.py: `energy > 0.5` on the
 // stub's output) is fixed like eq-nonzero-const: the comparison reads the float shadow, where
 // it is the float model's. Also in a traced QAT model (GameFormer-style lane padding,
-// examples/qat/qat_lane_padding.py: `lanes == 0` where small coordinates round to 0).
+// examples/qat/qat_lane_padding.py: `lanes == 0` where small coordinates round to 0). And the
+// same for indices the simulation shows changed (examples/zoo/knn_neighbours.py: the neighbours
+// `topk` picks from quantized distances), which JSON lists with the comparisons.
 TEST_F(Fix, FlipsOnlyTheSimulationShowsAreRerooted) {
-  for (const std::string name : {"rules/sim_divergence", "qat/qat_lane_padding"}) {
+  for (const std::string name : {"rules/sim_divergence", "qat/qat_lane_padding", "zoo/knn_neighbours"}) {
     SCOPED_TRACE(name);
     int exit_code = -1;
     json doc =

@@ -437,6 +437,17 @@ def group_cxx(qlint, work, cxx_flags):
     rc, out, err = run(args, cwd=project)
     if b"QLINT_SECRET_TOKEN" not in err:
         fail(f"qlint cxx no longer shows Clang's error for a file in the project: {err[-500:]}")
+    # A header outside the project that includes one this machine lacks (LibTorch's CUDA headers
+    # on a CPU-only machine): the missing header is named, an #include's name and no file's text.
+    vendor = tempfile.mkdtemp(prefix="qlint-hostile-cxx-vendor-")
+    with open(os.path.join(vendor, "vendor.h"), "w") as f:
+        f.write('#include "qlint_missing_cuda_header.h"\n')
+    with open(os.path.join(project, "vendored.cpp"), "w") as f:
+        f.write(f'#include "{vendor}/vendor.h"\nint main() {{ return 0; }}\n')
+    args = [qlint, "cxx", os.path.join(project, "vendored.cpp"), "--", "-std=c++17"]
+    rc, out, err = run(args, cwd=project)
+    expect_one_error(args, rc, err, "'qlint_missing_cuda_header.h' file not found", "-I")
+    shutil.rmtree(vendor)
 
     # A database made elsewhere: one entry's directory is gone; the other file is still checked.
     good = os.path.join(project, "good.cpp")

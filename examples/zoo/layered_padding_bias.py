@@ -1,0 +1,63 @@
+"""Attention layers of one class, each adding a -10000 padding bias to its quantized scores, as
+trajectory and BERT-style encoders do (one instance first, then an encoder's ModuleList of them,
+the keep mask passed into every layer), scripted with one QuantStub.
+
+The bias never passes a stub (unquantized-operand, once: the instances share their code). A new
+QuantStub on it would need the scores' scale to span 10000, which rounds them away, so `--fix
+--input` refuses it, as for a single layer (zoo/finite_padding_bias). The value is measured where
+the layers run: the instances share one TorchScript graph, which qlint reports under the
+instance it reaches first (`first`) and the simulator had instrumented under the first module
+registered (`encoder.layers.0`); before, the measurement found nothing and the stub was written:
+"Resolved".
+
+Expected findings:
+  line 30 unquantized-operand  the -10000 bias added to each layer's quantized scores
+"""
+import torch
+from torch import nn
+from torch.ao.quantization import DeQuantStub, QuantStub
+
+
+class Layer(nn.Module):
+    def __init__(self, width: int):
+        super().__init__()
+        self.query = nn.Linear(width, width)
+        self.key = nn.Linear(width, width)
+
+    def forward(self, x, keep):
+        bias = ((1.0 - keep) * -10000.0).unsqueeze(1)
+        scores = torch.bmm(self.query(x), self.key(x).transpose(1, 2))
+        return torch.bmm((scores + bias).softmax(-1), x)
+
+
+class Encoder(nn.Module):
+    def __init__(self, width: int, depth: int):
+        super().__init__()
+        self.layers = nn.ModuleList([Layer(width) for _ in range(depth)])
+
+    def forward(self, x, keep):
+        for layer in self.layers:
+            x = layer(x, keep)
+        return x
+
+
+class Model(nn.Module):
+    def __init__(self, width: int = 8, depth: int = 2):
+        super().__init__()
+        torch.manual_seed(0)
+        self.quant = QuantStub()
+        self.encoder = Encoder(width, depth)
+        self.first = Layer(width)
+        self.dequant = DeQuantStub()
+
+    def forward(self, tokens, keep):
+        x = self.first(self.quant(tokens), keep)
+        return self.dequant(self.encoder(x, keep))
+
+
+def example_input():
+    generator = torch.Generator().manual_seed(6)
+    tokens = torch.randn(2, 5, 8, generator=generator)
+    keep = torch.ones(2, 5)
+    keep[1, 3:] = 0.0
+    return tokens, keep

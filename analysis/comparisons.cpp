@@ -67,10 +67,12 @@ bool is_comparison_op(const std::string& kind) {
   return kind.rfind("aten::", 0) == 0 && ops.count(ir::base_op(kind)) > 0;
 }
 
+bool picks_a_set(const std::string& kind) { return kind == "aten::topk" || kind == "torchvision::nms"; }
+
 int decision_output(const std::string& kind) {
   static const std::map<std::string, int> outputs = {
-      {"aten::argmax", 0},    {"aten::argmin", 0},       {"aten::argsort", 0},   {"aten::sort", 1},
-      {"aten::topk", 1},      {"aten::max", 1},          {"aten::min", 1},       {"aten::kthvalue", 1},
+      {"aten::argmax", 0},    {"aten::argmin", 0},       {"aten::topk", 1},
+      {"aten::max", 1},       {"aten::min", 1},          {"aten::kthvalue", 1},
       {"aten::bucketize", 0}, {"aten::searchsorted", 0}, {"torchvision::nms", 0}};
   if (is_cast_op(kind)) return 0;
   auto it = outputs.find(kind);

@@ -14,13 +14,18 @@ namespace qlint::analysis {
 bool is_comparison_op(const std::string& kind);
 
 // Ops whose integer (or bool) result is a decision taken on float values, as a comparison's is:
-// which element is largest (argmax, max over a dim), their order (sort, topk), which boxes NMS
-// keeps, a bucket, a cast to an integer or bool dtype. Quantization moves the values, so these
+// which element is largest (argmax, max over a dim), the k largest (topk), which boxes NMS keeps,
+// a bucket, a cast to an integer or bool dtype. Quantization moves the values, so these
 // results change where values are close to each other or to a boundary. The output that holds
 // that result, or -1 for other ops; the caller checks that the op has it (`max` over a dim has
 // two outputs, `max` of a whole tensor one), and for casts that the result is not float.
 int decision_output(const std::string& kind);
 bool is_cast_op(const std::string& kind);
+// Of those, the ops whose result is a set of indices in an order of no meaning (topk's k largest,
+// whose order among equals is arbitrary, with sorted=False any; the boxes NMS keeps): compared as
+// sets. A full sort or argsort is left to what reads it: its order among near-equal values
+// (ties) changes with any rounding, and is no decision until a slice, topk or NMS takes one.
+bool picks_a_set(const std::string& kind);
 
 // A zero test of `compared - constant`: true where compared == constant (`equal`), or
 // where it differs (`!equal`).

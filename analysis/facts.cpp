@@ -51,7 +51,14 @@ std::string describe(const SimulatedRun& run) {
 }
 
 std::string describe(const QuantPoint& point) {
-  return "`" + point.display + "`" + (point.line > 0 ? " on line " + std::to_string(point.line) : "");
+  return quoted_display(point.display) + (point.line > 0 ? " on line " + std::to_string(point.line) : "");
+}
+
+std::string quoted_display(const std::string& display) {
+  // A C++ program's model run (cxx lowering's stub_call): prose around the archive's path.
+  const std::string model = "the TorchScript model ";
+  if (display.rfind(model, 0) == 0) return model + "`" + display.substr(model.size()) + "`";
+  return "`" + display + "`";
 }
 
 // Eager-mode QAT wraps the real quantizer in a submodule of the stub; name it after the stub.

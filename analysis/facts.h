@@ -64,8 +64,11 @@ struct QuantPoint {
   bool observes_at_run_time = false;
 };
 
-// A quant point as messages name it: "`self.quant`", "`torch.quantize_per_tensor` on line 12".
+// A quant point as messages name it: "`self.quant`", "`torch.quantize_per_tensor` on line 12",
+// "the TorchScript model `yolo.pt` on line 8".
 std::string describe(const QuantPoint& point);
+// Its display in code quotes; a C++ program's model run as "the TorchScript model `yolo.pt`".
+std::string quoted_display(const std::string& display);
 
 // One call that quantizes a tensor: a QuantStub call, or a call of a FakeQuantize module.
 struct QuantCall {
@@ -102,9 +105,10 @@ struct SimulatedOutput {
   // "34x4 in float, 36x4 once quantized" when a batch's shapes differ (a size that depends on
   // the data: a flipped threshold before a nonzero or an NMS); then sqnr_db is -inf.
   std::string shape_difference;
-  // A bool or integer output (a mask, indices): the comparison or the argmax, sort or cast that
-  // decides its values is judged, not its SQNR.
+  // A bool or integer output (a mask, indices): the comparison or the argmax, topk or cast that
+  // decides its values is judged, not its SQNR; `differing_elements` says how many differ.
   bool integer = false;
+  int64_t differing_elements = 0;
 };
 
 // What `qlint check --input` asks the sim-divergence rule to judge: the simulation's

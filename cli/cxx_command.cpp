@@ -52,6 +52,12 @@ class ArchiveOracle {
   }
 
  private:
+  static cxx::ArchiveVerdict unread(const std::string& why) {
+    cxx::ArchiveVerdict verdict;
+    verdict.unread = why;
+    return verdict;
+  }
+
   cxx::ArchiveVerdict evaluate(const std::string& archive) {
     std::error_code ec;
     std::filesystem::path path = archive;
@@ -59,18 +65,27 @@ class ArchiveOracle {
       for (const auto& dir : dirs_)
         if (std::filesystem::exists(dir / archive, ec)) path = dir / archive;
     if (!std::filesystem::exists(path, ec))
-      return {std::nullopt, "is not there (looked from the working directory and beside each checked file)"};
+      return unread("is not there (looked from the working directory and beside each checked file)");
     try {
       ir::Model model = torch_backend().import_torchscript(path.string());
       auto facts = analysis::Facts::compute(model, stubs_);
       const ir::Function* forward = model.find_function("forward");
-      if (forward == nullptr) return {std::nullopt, "has no forward method"};
+      if (forward == nullptr) return unread("has no forward method");
+      cxx::ArchiveVerdict verdict;
+      verdict.quantized = false;
       for (const ir::Value* out : forward->body.returns)
-        if (facts.quantized(out)) return {true, ""};
-      return {false, ""};
+        if (facts.quantized(out)) verdict.quantized = true;
+      if (forward->body.returns.size() == 1 && forward->body.returns[0]->producer != nullptr &&
+          forward->body.returns[0]->producer->kind == "prim::TupleConstruct")
+        for (const ir::Value* element : forward->body.returns[0]->producer->inputs) {
+          const ir::DType dtype = facts.dtype(element);
+          verdict.elements_quantized.push_back(facts.quantized(element) && !ir::is_integral(dtype) &&
+                                               dtype != ir::DType::Bool);
+        }
+      return verdict;
     } catch (const std::exception& e) {
       std::string why = e.what();
-      return {std::nullopt, "cannot be read: " + why.substr(0, why.find('\n'))};
+      return unread("cannot be read: " + why.substr(0, why.find('\n')));
     }
   }
 
@@ -285,8 +300,7 @@ void print_unread_archives(const ir::Model& model) {
   for (const auto& f : model.functions)
     ir::for_each_node(f->body, [&](const ir::Node& n) {
       if (const ir::Attr* variable = n.attr("unnamed_archive"); variable && variable->kind == ir::Attr::Kind::Str)
-        std::cerr << ir::display_location(n.loc)
-                  << ": note: the TorchScript archive this model runs is named by the variable `"
+        std::cerr << ir::display_location(n.loc) << ": note: the TorchScript archive this model runs is named by `"
                   << ir::printable(variable->s, 200) << "`: give its path with `--archive "
                   << ir::printable(variable->s, 200) << "=PATH`; qlint counts this model's outputs as unquantized\n";
       const ir::Attr* unread = n.attr("unread_archive");

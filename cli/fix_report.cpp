@@ -14,7 +14,7 @@ namespace qlint::cli {
 
 namespace {
 
-// Differing and compared elements of the comparisons, or of the integer results (argmax, sort,
+// Differing and compared elements of the comparisons, or of the integer results (argmax, topk,
 // casts: sim::ComparisonResult::integer_result).
 std::pair<int64_t, int64_t> flips(const sim::Report& r, bool integer_results = false) {
   int64_t differing = 0, elements = 0;
@@ -67,7 +67,7 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
   auto [bi_diff, bi_all] = flips(before, /*integer_results=*/true);
   auto [ai_diff, ai_all] = flips(v.after, /*integer_results=*/true);
   if (bi_all || ai_all)
-    out << "  integer results changed (argmax, sort, topk, casts): " << bi_diff << " of " << bi_all << " -> " << ai_diff
+    out << "  integer results changed (argmax, topk, NMS, casts): " << bi_diff << " of " << bi_all << " -> " << ai_diff
         << " of " << ai_all << "\n";
 }
 
@@ -109,7 +109,7 @@ std::string count(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-// What a simulation failure is about: "comparison", "integer_result" (an argmax, a sort, a cast
+// What a simulation failure is about: "comparison", "integer_result" (an argmax, a topk, a cast
 // whose integer results changed) or "output".
 std::string failure_kind(const Diagnostic& d) {
   if (d.evidence_node == nullptr) return "output";
@@ -133,8 +133,7 @@ void verdict_text(std::ostream& out, const std::string& model, const rewriter::F
       r.simulation_failures.size() - decisions - std::min(reshaped, r.simulation_failures.size() - decisions);
   std::vector<std::string> what;
   if (comparisons) what.push_back("flips " + count(comparisons, "comparison", "comparisons"));
-  if (integer_results)
-    what.push_back("changes the integer results of " + count(integer_results, "op", "ops") + " (argmax, sort, casts)");
+  if (integer_results) what.push_back("changes the integer results of " + count(integer_results, "op", "ops"));
   if (reshaped) what.push_back("changes the shape of " + count(reshaped, "output", "outputs"));
   if (outputs)
     what.push_back("keeps " + count(outputs, "output", "outputs") + " under " + rules::format_number(r.min_sqnr_db) +

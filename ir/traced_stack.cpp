@@ -44,7 +44,11 @@ SourceLoc with_statement_columns(SourceLoc loc, SourceLines& lines) {
 
 }  // namespace
 
-bool is_pytorch_file(const std::string& file) { return file.find("-packages/torch/") != std::string::npos; }
+bool is_pytorch_file(const std::string& file) {
+  // torchvision's ops too: a traced `batched_nms` records its own lines inside torchvision before
+  // the user's call of it (a finding there pointed at torchvision/ops/boxes.py:41).
+  return file.find("-packages/torch/") != std::string::npos || file.find("-packages/torchvision/") != std::string::npos;
+}
 
 std::optional<SourceLoc> traced_stack_location(const std::string& stack, SourceLines& lines) {
   std::istringstream frames(stack);

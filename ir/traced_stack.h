@@ -13,7 +13,8 @@ namespace qlint::ir {
 
 using SourceLines = std::map<std::string, std::map<int, std::string>>;  // file -> line -> text
 
-// A file of the installed PyTorch (its modules' own code, which traced stacks pass through).
+// A file of the installed PyTorch or torchvision (their modules' and ops' own code, which traced
+// stacks pass through).
 bool is_pytorch_file(const std::string& file);
 
 // The first frame outside PyTorch's own package (else the first frame), as the statement on that

@@ -270,6 +270,17 @@ bool used_as_data(const analysis::Facts& facts, const PointUsers& users, const s
   return false;
 }
 
+// The model states the point's scale, and at it 0 and 1 are exact: the mask survives the shared
+// scale, and the data's range is what it would have been anyway (a C++ program's
+// `fake_quantize_per_tensor_affine(x, 0.05, ...)`; eq-nonzero-const is silent there too).
+bool mask_exact_at_stated_scale(const analysis::Facts& facts, const std::string& point) {
+  const analysis::QuantPoint* p = facts.quant_point(point);
+  if (p == nullptr || !p->scale) return false;
+  const float scale = static_cast<float>(*p->scale);
+  return analysis::fake_quantize(1.0f, scale, p->zero_point, p->quant_min, p->quant_max) == 1.0f &&
+         analysis::fake_quantize(0.0f, scale, p->zero_point, p->quant_min, p->quant_max) == 0.0f;
+}
+
 // What the shared scale does to the mask: concrete when the model states the scale.
 std::string consequence(const analysis::Facts& facts, const std::string& point) {
   const analysis::QuantPoint* p = facts.quant_point(point);
@@ -388,6 +399,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     }
     if (mask_uses.empty() || !used_as_data(facts, users, call.point, mask_uses)) continue;
     const MaskUse* mask_use = &mask_uses.front();
+    if (!joined && !mask_use->threshold && mask_exact_at_stated_scale(facts, call.point)) continue;
     const std::string how =
         joined ? "its input concatenates them" : how_it_becomes_a_mask(*mask_use, quant_call_location(facts, call));
     Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call,

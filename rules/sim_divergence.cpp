@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -45,22 +46,35 @@ bool compares_two_tensors(const ir::Node& node) {
          !analysis::constant_values(node.inputs[0]) && !analysis::constant_values(node.inputs[1]);
 }
 
-// A comparison the simulation saw flip on the way to `comparison`'s operands: through their
-// producers and the writes in place into them (`idx[d > 0.25] = n` writes `idx`, then sorted and
-// compared with `n`). Null when there is none within a few hundred values.
-const ir::Node* flipped_comparison_before(const analysis::Facts& facts, const ir::Node& comparison) {
-  std::vector<const ir::Value*> pending(comparison.inputs.begin(), comparison.inputs.end());
+// The op's output that holds the decision, when this node has it (`max` over a dim has two
+// outputs; `max` of a whole tensor gives a float) and something reads it.
+bool makes_integer_result(const ir::Node& node) {
+  const int output = analysis::decision_output(node.kind);
+  return output >= 0 && static_cast<size_t>(output) < node.outputs.size() && !node.inputs.empty() &&
+         !node.outputs[static_cast<size_t>(output)]->users.empty();
+}
+
+// A decision the simulation saw change on the way to `comparison`'s operands (a flipped
+// comparison, a topk whose indices changed): through their producers and the writes in place
+// into them (`idx[d > 0.25] = n` writes `idx`, then sorted and compared with `n`). Null when there
+// is none within a few hundred values.
+const ir::Node* changed_decision_before(const analysis::Facts& facts, const ir::Node& comparison) {
+  // Nearest first: `(topk_inds / width).int()` follows the topk it divides, not a threshold further
+  // up that the width's shape also comes from.
+  std::deque<const ir::Value*> pending(comparison.inputs.begin(), comparison.inputs.end());
   std::set<const ir::Value*> seen;
   const ir::Node* found = nullptr;
   auto visit = [&](const ir::Node& n) {
     const analysis::SimulatedComparison* c =
-        &n != &comparison && analysis::is_comparison_op(n.kind) ? facts.simulated_comparison(n) : nullptr;
+        &n != &comparison && (analysis::is_comparison_op(n.kind) || makes_integer_result(n))
+            ? facts.simulated_comparison(n)
+            : nullptr;
     if (c != nullptr && c->differing > 0) found = &n;
     pending.insert(pending.end(), n.inputs.begin(), n.inputs.end());
   };
   while (!pending.empty() && found == nullptr && seen.size() < 512) {
-    const ir::Value* v = pending.back();
-    pending.pop_back();
+    const ir::Value* v = pending.front();
+    pending.pop_front();
     if (!seen.insert(v).second) continue;
     if (v->producer != nullptr) visit(*v->producer);
     for (const ir::Node* user : v->users)
@@ -70,6 +84,25 @@ const ir::Node* flipped_comparison_before(const analysis::Facts& facts, const ir
   return found;
 }
 
+// Exact operands (integer indices a flipped threshold wrote, a topk's indices divided by the
+// width): the difference is that decision's. ", though its operands carry no rounding: ..." then,
+// else "".
+std::string follows_a_changed_decision(const analysis::Facts& facts, const ir::Node& node) {
+  if (std::any_of(node.inputs.begin(), node.inputs.end(),
+                  [&](const ir::Value* v) { return facts.in_quantized_domain(v); }))
+    return "";
+  const ir::Node* before = changed_decision_before(facts, node);
+  if (before == nullptr) return "";
+  std::string cause = ir::source_text(facts.model(), before->loc);
+  const bool comparison = analysis::is_comparison_op(before->kind);
+  return ", though its operands carry no rounding: they come from " +
+         (cause.empty() ? comparison ? std::string("a comparison") : "`" + ir::operator_spelling(before->kind) + "`"
+                        : "`" + cause + "`") +
+         " on " + ir::line_seen_from(before->loc, node.loc) +
+         (comparison ? ", which flips first" : ", which changes first") +
+         "; take that decision on float values, and this one follows";
+}
+
 std::string comparison_message(const analysis::Facts& facts, const ir::Node& node,
                                const analysis::SimulatedComparison& c, const analysis::SimulatedRun& run) {
   std::string text = ir::source_text(facts.model(), node.loc);
@@ -77,15 +110,7 @@ std::string comparison_message(const analysis::Facts& facts, const ir::Node& nod
   bool equality = node.kind == "aten::eq" || node.kind == "aten::ne";
   const std::string differs = what + " gives a different result for " + std::to_string(c.differing) + " of " +
                               std::to_string(c.elements) + " elements once quantized (" + what_was_simulated(run) + ")";
-  // Exact operands (integer indices a flipped threshold wrote): the difference is that flip's.
-  if (std::none_of(node.inputs.begin(), node.inputs.end(),
-                   [&](const ir::Value* v) { return facts.in_quantized_domain(v); }))
-    if (const ir::Node* before = flipped_comparison_before(facts, node)) {
-      std::string cause = ir::source_text(facts.model(), before->loc);
-      return differs + ", though its operands carry no rounding: they come from " +
-             (cause.empty() ? "a comparison" : "`" + cause + "`") + " on " + ir::line_seen_from(before->loc, node.loc) +
-             ", which flips first; take that decision on float values, and this one follows";
-    }
+  if (std::string follows = follows_a_changed_decision(facts, node); !follows.empty()) return differs + follows;
   return differs + "; compare the float values before the quant point, or " +
          (!equality ? "keep the threshold away from the values the data takes (the rounding moves them by up to "
                       "half a quantization step)"
@@ -208,23 +233,17 @@ std::string integer_result_advice(const std::string& kind) {
   if (analysis::is_cast_op(kind))
     return "values that the rounding moves across a whole number (2.0 as 1.9997) or across 0 cast to another "
            "integer or bool; cast the float values, before the quant point";
-  if (op == "sort" || op == "argsort" || op == "topk")
-    return "values closer than a quantization step change their order once rounded (ties form and break); " + in_float;
+  if (op == "topk")
+    return "values closer than a quantization step change places once rounded, and another element makes the top "
+           "k; " +
+           in_float;
   if (op == "nms") return "boxes and scores moved by the rounding keep other boxes; " + in_float;
   if (op == "bucketize" || op == "searchsorted")
     return "values the rounding moves across a boundary land in the neighbouring bucket; " + in_float;
   return "values closer than a quantization step (near-ties) pick another element once rounded; " + in_float;
 }
 
-// The op's output that holds the decision, when this node has it (`max` over a dim has two
-// outputs; `max` of a whole tensor gives a float) and something reads it.
-bool makes_integer_result(const ir::Node& node) {
-  const int output = analysis::decision_output(node.kind);
-  return output >= 0 && static_cast<size_t>(output) < node.outputs.size() && !node.inputs.empty() &&
-         !node.outputs[static_cast<size_t>(output)]->users.empty();
-}
-
-// argmax, sort, topk, NMS and casts to integers whose results the simulation saw change: one
+// argmax, topk, NMS and casts to integers whose results the simulation saw change: one
 // finding per line, as for comparisons. A cast of a quantized value is truncating-cast's already;
 // that finding gets the simulation's count instead (cli/evidence.cpp).
 void report_integer_results(const analysis::Facts& facts, const analysis::SimulatedRun& run,
@@ -234,16 +253,24 @@ void report_integer_results(const analysis::Facts& facts, const analysis::Simula
     const analysis::SimulatedComparison& c = *facts.simulated_comparison(node);
     std::string text = ir::source_text(facts.model(), node.loc);
     std::string what = text.empty() ? "this `" + ir::operator_spelling(node.kind) + "`" : "`" + text + "`";
-    Diagnostic d = make_diagnostic(sim_divergence_rule(), *fn, node,
-                                   what + " gives a different integer result for " + std::to_string(c.differing) +
-                                       " of " + std::to_string(c.elements) + " elements once quantized (" +
-                                       what_was_simulated(run) + "): " + integer_result_advice(node.kind));
+    const std::string differs = what + " gives a different integer result for " + std::to_string(c.differing) + " of " +
+                                std::to_string(c.elements) + " elements once quantized (" + what_was_simulated(run) +
+                                ")";
+    const std::string follows = follows_a_changed_decision(facts, node);
+    Diagnostic d =
+        make_diagnostic(sim_divergence_rule(), *fn, node,
+                        follows.empty() ? differs + ": " + integer_result_advice(node.kind) : differs + follows);
     d.evidence_node = &node;
     std::string refusal;
-    if (auto fix = reroot_fix(facts, nodes, refusal, /*integer_result=*/true))
+    if (auto fix = follows.empty() ? reroot_fix(facts, nodes, refusal, /*integer_result=*/true) : std::nullopt)
       d.fixes.push_back(std::move(*fix));
     else if (!refusal.empty())
       d.notes.push_back(refusal);
+    else if (follows.empty())
+      d.notes.push_back(
+          "no automatic fix: its operand has left the quantized domain (computed after a DeQuantStub, or from the "
+          "model's outputs), where qlint has no float value to take the decision on; take it on float values in the "
+          "model");
     out.push_back(std::move(d));
   }
 }
@@ -292,19 +319,31 @@ ir::SourceLoc return_statement(const ir::Model& model, ir::SourceLoc loc) {
   return {loc.file, loc.line, static_cast<int>(first) + 1, loc.line, static_cast<int>(last) + 2};
 }
 
+bool any_decision_changed(const analysis::SimulatedRun& run) {
+  return std::any_of(run.comparisons.begin(), run.comparisons.end(),
+                     [](const auto& c) { return c.second.differing > 0; });
+}
+
 void report_outputs(const analysis::Facts& facts, const analysis::SimulatedRun& run, std::vector<Diagnostic>& out) {
   const ir::Function* forward = facts.model().find_function("forward");
   for (size_t i = 0; i < run.outputs.size(); ++i) {
     const analysis::SimulatedOutput& o = run.outputs[i];
     if (o.sqnr_db >= run.min_sqnr_db) continue;  // NaN (a quantized output holding NaN) is reported
-    // A mask or indices: the comparison or argmax that decides them is reported where it flips.
-    if (o.integer && o.shape_difference.empty()) continue;
+    // A mask or indices: the comparison or argmax that decides them is reported where it flips;
+    // reported here only when the simulation saw no decision change (one it has no probe for).
+    if (o.integer && o.shape_difference.empty() && (o.differing_elements == 0 || any_decision_changed(run))) continue;
     std::string message =
         std::isnan(o.sqnr_db)
             ? o.name + " holds NaN or infinity once quantized where the float output does not, or the reverse (" +
                   what_was_simulated(run) +
                   "): a quant point's scale is infinite or NaN (a value holding -inf, such as a mask filled with "
                   "-inf, quantized), or a value overflowed; `qlint sim` shows each quant point's scale and range"
+        : o.integer && o.shape_difference.empty()
+            ? o.name + " holds bool or integer values, " + std::to_string(o.differing_elements) +
+                  " of which differ from float once quantized (" + what_was_simulated(run) +
+                  "): a decision in the model (a comparison, a rounding, an index it computes) came out "
+                  "differently; find where these values are computed from quantized ones, and take that "
+                  "decision on float values"
         : !o.shape_difference.empty()
             ? o.name + " changes shape once quantized (" + o.shape_difference + ", " + what_was_simulated(run) +
                   "): a size the data decides, such as how many boxes pass a threshold, came out differently; "
@@ -357,7 +396,7 @@ const Rule& sim_divergence_rule() {
         "reports what the simulation measured: every comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`) whose "
         "results differ between the float run and the simulated int run, at the comparison's Python "
         "line; every op whose integer result float values decide and whose results differ (`argmax`, `argmin`, "
-        "`max`/`min` over a dim, `sort`, `argsort`, `topk`, `kthvalue`, `bucketize`, `searchsorted`, torchvision's "
+        "`max`/`min` over a dim, `topk` (the set it picks), `kthvalue`, `bucketize`, `searchsorted`, torchvision's "
         "`nms`, and a cast of a float tensor to an integer or bool dtype): the neighbours a kNN picks, the class "
         "an argmax gives, a voxel index; and every model output whose SQNR against float is under the "
         "threshold, at the line of forward's `return` (or the model file when the archive does not say). A bool or "
@@ -405,7 +444,7 @@ const Rule& sim_divergence_rule() {
         "comparison that carries quantization is rerooted, or none: `d < best` with `best` a buffer filled "
         "in place from quantized values keeps its finding, since rerooting `d` alone would change no result. "
         "In-place arithmetic on a fresh value (`dist += ...`, as pairwise squared distances are built) is "
-        "copied into the float shadow. An argmax, sort, topk or cast whose results changed is fixed the same way: "
+        "copied into the float shadow. An argmax, topk or cast whose results changed is fixed the same way: "
         "its operand is computed from the stub's float input (a kNN's distances), where its result is the float "
         "model's. An output under the threshold gets no automatic fix, nor does a "
         "comparison on a value the float shadow cannot reach (its finding's note says why): the simulation "

@@ -19,16 +19,30 @@ std::string reroot_comparison_description(const std::string& stubs) {
 }
 
 std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v) {
-  std::string out;
-  const auto& sources = facts.quant_sources(v);
-  size_t i = 0;
-  for (const auto& source : sources) {
-    if (i) out += i + 1 == sources.size() ? " and " : ", ";
+  // Quant points of one display (a model a C++ program runs twice, a quantize call in a loop)
+  // are named once, with each line: "`q` on lines 5 and 6".
+  std::vector<std::pair<std::string, std::vector<int>>> named;
+  for (const auto& source : facts.quant_sources(v)) {
     const analysis::QuantPoint* point = facts.quant_point(source);
-    out += point ? analysis::describe(*point) : "`" + source + "`";
-    ++i;
+    const std::string display = point ? analysis::quoted_display(point->display) : "`" + source + "`";
+    auto same = std::find_if(named.begin(), named.end(), [&](const auto& n) { return n.first == display; });
+    if (same == named.end()) same = named.insert(named.end(), {display, {}});
+    if (point && point->line > 0) same->second.push_back(point->line);
   }
-  return out;
+  auto joined = [](const std::vector<std::string>& items) {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+    return out;
+  };
+  std::vector<std::string> parts;
+  for (const auto& [display, lines] : named) {
+    std::vector<std::string> numbers;
+    for (int line : lines) numbers.push_back(std::to_string(line));
+    parts.push_back(display + (lines.empty()       ? ""
+                               : lines.size() == 1 ? " on line " + numbers[0]
+                                                   : " on lines " + joined(numbers)));
+  }
+  return joined(parts);
 }
 
 bool is_binary_arithmetic(const std::string& kind) {

@@ -95,7 +95,8 @@ std::vector<std::string> attribution_notes(const Report& report, const Attributi
   std::vector<std::string> notes;
   if (a.weights_alone) {
     notes.push_back(
-        "caused by the weights' fake quantization: it diverges with every activation quant point kept in float");
+        "caused by the weights' fake quantization: it diverges with every activation quant point kept in float, so "
+        "no change to the activations' quant points cures it");
     return notes;
   }
   bool cured = false;

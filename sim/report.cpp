@@ -122,12 +122,15 @@ std::string render_text(const Report& r) {
                                            [](const ComparisonResult& c) { return c.integer_result; });
   if (!r.comparisons.empty())
     out << "\n"
-        << (integer_results ? "Comparisons and integer results (argmax, sort, topk, casts: elements whose result "
+        << (integer_results ? "Comparisons and integer results (argmax, topk, NMS, casts: elements whose result "
                               "differs from float):\n"
                             : "Comparisons (elements whose result differs from float):\n");
   for (const auto& c : r.comparisons)
-    out << "  " << ir::display_location(c.loc) << ": " << c.kind << ": " << c.differing << " of " << c.elements
-        << (c.differing ? " differ" : " (all agree)") << not_compared_text(c.runs_not_compared) << "\n";
+    out << "  " << ir::display_location(c.loc) << ": " << c.kind << ": "
+        << (c.elements == 0 ? "none compared"
+            : c.differing   ? std::to_string(c.differing) + " of " + std::to_string(c.elements) + " differ"
+                            : std::to_string(c.differing) + " of " + std::to_string(c.elements) + " (all agree)")
+        << not_compared_text(c.runs_not_compared) << "\n";
   render_layers_text(r, out);
   render_attribution_text(r, out);
   return out.str();
@@ -157,7 +160,8 @@ nlohmann::json render_json(const Report& r) {
          {"sqnr_db", json_number(o.sqnr_db)},
          {"cosine", o.cosine},
          {"shape_difference", o.shape_difference.empty() ? nlohmann::json() : nlohmann::json(o.shape_difference)},
-         {"integer", o.integer}});
+         {"integer", o.integer},
+         {"differing_elements", o.differing_elements}});
   for (const auto& c : r.comparisons) {
     bool known = c.loc.known();
     comparisons.push_back({{"node", c.kind},
@@ -216,7 +220,8 @@ analysis::SimulatedRun simulated_run(const Report& report, double min_sqnr_db) {
     total.elements += c.elements;
     total.differing += c.differing;
   }
-  for (const auto& o : report.outputs) run.outputs.push_back({o.name, o.sqnr_db, o.shape_difference, o.integer});
+  for (const auto& o : report.outputs)
+    run.outputs.push_back({o.name, o.sqnr_db, o.shape_difference, o.integer, o.differing_elements});
   return run;
 }
 

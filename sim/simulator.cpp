@@ -123,6 +123,9 @@ struct ProbeState {
   std::optional<double> constant;             // the scalar the operand is compared with, if constant
   bool operand_only_zero_or_constant = true;  // over the float run
   bool integer_result = false;                // ComparisonResult::integer_result
+  // The op picks a set of indices along this dimension (topk, NMS: analysis::picks_a_set): the
+  // simulated run's set is compared with the float run's, whatever their order and sizes.
+  std::optional<int64_t> set_dim;
 };
 
 struct Session {
@@ -163,6 +166,7 @@ ProbeState probe_for_batch(const ProbeState& probe, size_t batch) {
   fork.loc = probe.loc;
   fork.constant = probe.constant;
   fork.integer_result = probe.integer_result;
+  fork.set_dim = probe.set_dim;
   if (batch < probe.float_results.size()) {
     fork.float_results.resize(batch + 1);
     fork.float_results[batch] = probe.float_results[batch];
@@ -372,6 +376,25 @@ bool decided_by_float_values(const at::Tensor& result, const IValue& source) {
   return values.is_floating_point() || values.is_quantized();
 }
 
+// Two picks of indices along `dim` (topk's, the boxes NMS keeps) compared as sets, row by row:
+// the elements compared (the larger pick's size in each row) and those of them the other pick
+// lacks. nullopt when the rows differ in number, or the comparison would take too much memory.
+std::optional<std::pair<int64_t, int64_t>> set_difference(const at::Tensor& expected, const at::Tensor& got,
+                                                          int64_t dim) {
+  if (expected.dim() != got.dim() || expected.dim() == 0) return std::nullopt;
+  const int64_t d = dim < 0 ? dim + expected.dim() : dim;
+  if (d < 0 || d >= expected.dim()) return std::nullopt;
+  at::Tensor f = expected.movedim(d, -1), s = got.movedim(d, -1);
+  if (f.sizes().slice(0, f.dim() - 1) != s.sizes().slice(0, s.dim() - 1)) return std::nullopt;
+  const int64_t rows = f.numel() == 0 ? s.numel() / std::max<int64_t>(1, s.size(-1)) : f.numel() / f.size(-1);
+  const int64_t kf = f.size(-1), ks = s.size(-1), larger = std::max(kf, ks);
+  constexpr int64_t kMaxPairs = 64 << 20;
+  if (rows * kf * ks > kMaxPairs) return std::nullopt;
+  const int64_t shared =
+      kf == 0 || ks == 0 ? 0 : at::eq(s.unsqueeze(-1), f.unsqueeze(-2)).any(-1).sum().item<int64_t>();
+  return std::make_pair(rows * larger, rows * larger - shared);
+}
+
 // qlint::probe(Tensor x, int id, Any operand) -> Tensor: inserted after each tensor
 // comparison; `operand` is the tensor compared with a constant (None otherwise). Also after each
 // op whose integer result float values decide (ProbeState::integer_result), with `operand` the
@@ -399,7 +422,14 @@ void probe_op(jit::Stack& stack) {
     if (probe.simulated_runs.size() <= batch) probe.simulated_runs.resize(batch + 1);
     const size_t run = probe.simulated_runs[batch]++;
     const std::vector<at::Tensor>& expected = probe.float_results[batch];
-    if (run < expected.size() && expected[run].sizes() == x.sizes()) {
+    if (run < expected.size() && probe.set_dim) {
+      if (auto counted = set_difference(expected[run], x, *probe.set_dim)) {
+        probe.elements += counted->first;
+        probe.differing += counted->second;
+      } else {
+        ++probe.runs_not_compared;
+      }
+    } else if (run < expected.size() && expected[run].sizes() == x.sizes()) {
       probe.elements += x.numel();
       probe.differing += at::ne(x, expected[run]).sum().item<int64_t>();
     } else if (run < expected.size() || expected.size() < kMaxRunsPerBatch) {
@@ -647,6 +677,7 @@ class Instrumenter {
     } else if (const int output = decision_output(*n); output >= 0) {
       ProbeState probe = new_probe(kind, *n);
       probe.integer_result = true;
+      if (analysis::picks_a_set(kind)) probe.set_dim = set_dimension(*n);
       rewriter_.insert_after_output(n, static_cast<size_t>(output), "qlint::probe",
                                     {n->outputs()[static_cast<size_t>(output)], probe_id(n, probe), n->input(0)});
     } else if (is_comparison(*n)) {
@@ -664,6 +695,14 @@ class Instrumenter {
       if (operand == nullptr) operand = rewriter_.insert_constant(n, IValue());
       rewriter_.insert_after(n, "qlint::probe", {n->output(), id, operand});
     }
+  }
+
+  // The dimension topk picks along (its third operand, -1 when not a constant); NMS picks boxes.
+  static int64_t set_dimension(const jit::Node& n) {
+    if (n.kind().toQualString() != std::string("aten::topk")) return 0;
+    if (n.inputs().size() > 2)
+      if (auto dim = jit::toIValue(n.input(2)); dim && dim->isInt()) return dim->toInt();
+    return -1;
   }
 
   ProbeState new_probe(const std::string& kind, const jit::Node& n) {
@@ -1061,21 +1100,25 @@ std::vector<OutputResult> compare_outputs(const std::vector<IValue>& float_outpu
                                           const std::vector<IValue>& sim_outputs) {
   std::vector<ErrorStats> stats;
   std::vector<bool> integer;
+  std::vector<int64_t> differing;
   for (size_t b = 0; b < float_outputs.size() && b < sim_outputs.size(); ++b) {
     std::vector<at::Tensor> f, s;
     flatten_tensors(float_outputs[b], f);
     flatten_tensors(sim_outputs[b], s);
     stats.resize(std::max(stats.size(), f.size()));
     integer.resize(stats.size(), true);
+    differing.resize(stats.size(), 0);
     for (size_t i = 0; i < f.size() && i < s.size(); ++i) {
       stats[i].add(f[i], s[i]);
       integer[i] = integer[i] && !f[i].is_floating_point() && !f[i].is_complex();
+      if (integer[i] && f[i].sizes() == s[i].sizes()) differing[i] += at::ne(f[i], s[i]).sum().item<int64_t>();
     }
   }
   std::vector<OutputResult> results;
   for (size_t i = 0; i < stats.size(); ++i) {
     results.push_back(output_result(stats[i], i));
     results.back().integer = integer[i];
+    results.back().differing_elements = integer[i] ? differing[i] : 0;
   }
   return results;
 }

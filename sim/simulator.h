@@ -122,9 +122,10 @@ struct OutputResult {
   // than the float one (a data-dependent size): SQNR -inf, cosine 0.
   std::string shape_difference;
   // A bool or integer tensor (a mask, indices): its values are decided by a comparison, argmax,
-  // sort or cast, whose changed results the report counts (ComparisonResult); no SQNR threshold
-  // applies to it.
+  // topk or cast, whose changed results the report counts (ComparisonResult); no SQNR threshold
+  // applies to it. Its elements that differ from float's, over the batches of the same shape.
   bool integer = false;
+  int64_t differing_elements = 0;
 };
 
 struct ComparisonResult {
@@ -136,8 +137,8 @@ struct ComparisonResult {
   // In the float run the compared tensor held only 0 and `constant`: then `x == c` equals
   // `logical_not(x == 0)` on these inputs.
   bool operand_only_zero_or_constant = false;
-  // Not a comparison but an op whose integer or bool result float values decide (argmax, sort's
-  // indices, topk, NMS, a cast of a float tensor to an integer dtype: analysis::decision_output).
+  // Not a comparison but an op whose integer or bool result float values decide (argmax, topk's
+  // indices, NMS, a cast of a float tensor to an integer dtype: analysis::decision_output).
   bool integer_result = false;
   // Runs of the simulated model whose result had another shape than the float run's at the same
   // run (rows a flipped decision before it let through), or that the float run never made: not

@@ -140,6 +140,37 @@ std::optional<ir::Type> ir_type(QualType qt) {
   return std::nullopt;
 }
 
+// A ScalarType or an optional one (`x.to(torch::kLong)`, `x.sum(dtype)`); not another optional
+// (`x.slice(1, 0, 4)`'s start and end are optional integers).
+bool is_dtype_argument(QualType type) {
+  const std::string record = record_name(type);
+  if (record == "c10::ScalarType") return true;
+  if (record != "c10::optional") return false;
+  const auto* optional = type.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
+  const auto* specialization = dyn_cast_or_null<ClassTemplateSpecializationDecl>(optional);
+  if (specialization == nullptr || specialization->getTemplateArgs().size() == 0) return false;
+  const TemplateArgument& inner = specialization->getTemplateArgs()[0];
+  return inner.getKind() == TemplateArgument::Type && record_name(inner.getAsType()) == "c10::ScalarType";
+}
+
+// Whether the outermost implicit conversion that strip() skips turns a floating-point value into
+// an integer (`int c = x.item<float>();`, `return score;` from an int function).
+bool converts_floating_to_integer(const Expr* e) {
+  for (int depth = 0; e != nullptr && depth < 32; ++depth) {
+    if (const auto* i = dyn_cast<ImplicitCastExpr>(e)) {
+      if (i->getCastKind() == CK_FloatingToIntegral) return true;
+      e = i->getSubExpr();
+    } else if (const auto* c = dyn_cast<ExprWithCleanups>(e)) {
+      e = c->getSubExpr();
+    } else if (const auto* p = dyn_cast<ParenExpr>(e)) {
+      e = p->getSubExpr();
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
 // Implicit conversions, temporaries and converting constructors: what the user wrote inside.
 const Expr* strip(const Expr* e) {
   for (int depth = 0; e != nullptr && depth < 32; ++depth) {
@@ -300,7 +331,8 @@ class UnitLowering {
   }
 
   // What a `torch::jit::load` call reads: the archive, a string literal or a variable the command
-  // line names (`--archive VAR=PATH`); else the variable holding its path, when it is one.
+  // line names (`--archive VAR=PATH`, also `--archive 'argv[1]=PATH'` for the expression as
+  // written); else that variable or expression, for the note that names it.
   struct ModelLoad {
     std::string archive, variable;
     bool operator<(const ModelLoad& o) const { return std::tie(archive, variable) < std::tie(o.archive, o.variable); }
@@ -310,9 +342,18 @@ class UnitLowering {
     if (load.getNumArgs() == 0) return {};
     const Expr* path = strip(load.getArg(0));
     if (const auto* literal = dyn_cast<StringLiteral>(path)) return {literal->getString().str(), ""};
+    // `path.c_str()`: the string it reads.
+    if (const auto* call = dyn_cast<CXXMemberCallExpr>(path);
+        call != nullptr && call->getMethodDecl() != nullptr && call->getMethodDecl()->getNameAsString() == "c_str")
+      path = strip(call->getImplicitObjectArgument());
+    // A variable by its name; any other expression (`argv[1]`, `cfg.model`) as it is written.
     const auto* ref = dyn_cast<DeclRefExpr>(path);
-    if (ref == nullptr) return {};
-    const std::string name = ref->getDecl()->getNameAsString();
+    const std::string name =
+        ref != nullptr
+            ? ref->getDecl()->getNameAsString()
+            : Lexer::getSourceText(CharSourceRange::getTokenRange(path->getSourceRange()), sm_, ctx_.getLangOpts())
+                  .str();
+    if (name.empty() || name.size() > 200 || name.find('\n') != std::string::npos) return {};
     for (const auto& entry : options_.archives)
       if (auto eq = entry.find('='); eq != std::string::npos && entry.substr(0, eq) == name)
         return {entry.substr(eq + 1), ""};
@@ -322,19 +363,24 @@ class UnitLowering {
   // `torch::jit::Module module_;` set from a load, in a constructor's initializer
   // (`Detector() : module_(torch::jit::load("yolo.pt"))`) or by an assignment in any method: the
   // methods that run `module_.forward(...)` run that archive (YOLOv5's C++ ports hold the model
-  // so). A field set from two archives has none.
-  std::map<const FieldDecl*, ModelLoad> field_loads_;
+  // so). The same for a namespace-scope module, loaded in one function and run in others (demo
+  // programs' `torch::jit::script::Module module;`). A field or global set from two archives has
+  // none.
+  std::map<const ValueDecl*, ModelLoad> stored_loads_;
 
-  void collect_field_archives(const std::vector<const FunctionDecl*>& functions) {
-    std::map<const FieldDecl*, std::set<ModelLoad>> seen;
-    auto note = [&](const FieldDecl* field, const Expr* value) {
+  void collect_stored_archives(const std::vector<const FunctionDecl*>& functions) {
+    std::map<const ValueDecl*, std::set<ModelLoad>> seen;
+    auto note = [&](const ValueDecl* stored, const Expr* value) {
       const auto* call = dyn_cast_or_null<CallExpr>(strip(value));
-      if (field != nullptr && call != nullptr && is_model_load(call->getDirectCallee()))
-        seen[field].insert(load_of(*call));
+      if (stored != nullptr && call != nullptr && is_model_load(call->getDirectCallee()))
+        seen[stored].insert(load_of(*call));
     };
     auto note_assignment = [&](const Expr* target, const Expr* value) {
       if (const auto* member = dyn_cast_or_null<MemberExpr>(strip(target)))
         note(dyn_cast<FieldDecl>(member->getMemberDecl()), value);
+      if (const auto* ref = dyn_cast_or_null<DeclRefExpr>(strip(target)))
+        if (const auto* var = dyn_cast<VarDecl>(ref->getDecl()); var != nullptr && var->hasGlobalStorage())
+          note(var, value);
     };
     struct Assignments : RecursiveASTVisitor<Assignments> {
       std::function<void(const Expr*, const Expr*)> found;
@@ -354,8 +400,8 @@ class UnitLowering {
           if (init->isMemberInitializer()) note(init->getMember(), init->getInit());
       assignments.TraverseStmt(const_cast<Stmt*>(fd->getBody()));
     }
-    for (const auto& [field, loads] : seen)
-      if (loads.size() == 1) field_loads_[field] = *loads.begin();
+    for (const auto& [stored, loads] : seen)
+      if (loads.size() == 1) stored_loads_[stored] = *loads.begin();
   }
 
   bool is_quant_function(const FunctionDecl& fd) const {
@@ -626,7 +672,23 @@ class FunctionLowering {
         tuple == nullptr || tuple->type.kind != ir::Type::Kind::Tuple)
       return nullptr;
     const int64_t index = (*args)[0].getAsIntegral().getExtValue();
-    return single("prim::TupleIndex", {tuple, int_constant(index)}, *type, &call);
+    return element_of_tuple(tuple, int_constant(index), *type, call);
+  }
+
+  // Element `index` of a tuple, as TorchScript's prim::TupleIndex. An element of a model's output
+  // tuple that carries no quantization (a bool mask, class ids: ArchiveVerdict::elements_quantized),
+  // or that the model does not return, is a value of its own, not the model's quantized output.
+  ir::Value* element_of_tuple(ir::Value* tuple, ir::Value* index, ir::Type type, const Expr& at) {
+    if (auto elements = model_elements_.find(tuple); elements != model_elements_.end()) {
+      const ir::Attr* i = index->producer != nullptr && index->producer->kind == "prim::Constant"
+                              ? index->producer->attr("value")
+                              : nullptr;
+      if (i != nullptr && i->kind == ir::Attr::Kind::Int &&
+          (i->i < 0 || static_cast<size_t>(i->i) >= elements->second.size() ||
+           !elements->second[static_cast<size_t>(i->i)]))
+        return single("cxx::unquantized_model_output", {}, std::move(type), &at);
+    }
+    return single("prim::TupleIndex", {tuple, index}, std::move(type), &at);
   }
 
   ir::Value* constant(const ir::Attr& value, ir::Type type) {
@@ -702,6 +764,13 @@ class FunctionLowering {
  public:
   ir::Value* expr(const Expr* raw) {
     if (raw == nullptr) return nullptr;
+    // `int c = q.item<float>();`: the conversion the compiler inserts truncates as
+    // static_cast<int> does.
+    if (converts_floating_to_integer(raw)) {
+      ir::Value* v = expr(strip(raw));
+      if (v == nullptr || v->type.kind != ir::Type::Kind::Float) return v;
+      return single("aten::Int", {v}, ir::Type::simple(ir::Type::Kind::Int), raw);
+    }
     const Expr* e = strip(raw);
     if (ir::Value* c = folded(e)) return c;
     if (const auto* ref = dyn_cast<DeclRefExpr>(e)) return variable(ref->getDecl(), e);
@@ -721,6 +790,9 @@ class FunctionLowering {
   ir::Value* variable(const ValueDecl* decl, const Expr* e) {
     auto it = vars_.find(decl);
     if (it != vars_.end()) return it->second;
+    // A global module some function loads: that archive.
+    if (auto load = unit_.stored_loads_.find(decl); load != unit_.stored_loads_.end())
+      return vars_[decl] = model_value(load->second, *e);
     // A global or static tensor: a value from outside, read where it is used.
     auto type = ir_type(e->getType());
     if (!type || !isa<VarDecl>(decl)) return nullptr;
@@ -737,9 +809,8 @@ class FunctionLowering {
     const ValueDecl* decl = member.getMemberDecl();
     auto it = vars_.find(decl);
     if (it != vars_.end()) return it->second;
-    if (const auto* field = dyn_cast<FieldDecl>(decl))
-      if (auto load = unit_.field_loads_.find(field); load != unit_.field_loads_.end())
-        return vars_[decl] = model_value(load->second, member);  // the model the constructor loaded
+    if (auto load = unit_.stored_loads_.find(decl); load != unit_.stored_loads_.end())
+      return vars_[decl] = model_value(load->second, member);  // the model the constructor loaded
     ir::Value* v = single("prim::GetAttr", {}, *type, &member);
     v->producer->set_attr("name", ir::Attr::of_str(decl->getNameAsString()));
     vars_[decl] = v;
@@ -793,7 +864,7 @@ class FunctionLowering {
     auto type = ir_type(op.getType());
     if (base == nullptr || !type) return opaque(op);
     ir::Value* index = argument(op.getArg(1));
-    if (!base->type.is_tensor()) return single("prim::TupleIndex", {base, index}, *type, &op);
+    if (!base->type.is_tensor()) return element_of_tuple(base, index, *type, op);
     if (index->type.is_tensor()) {
       ir::Value* list = single("prim::ListConstruct", {index}, ir::Type::simple(ir::Type::Kind::List), &op);
       return single("aten::index", {base, list}, *type, &op);
@@ -817,10 +888,22 @@ class FunctionLowering {
           method != nullptr && method->getString() == "forward")  // module.run_method("forward", x)
         return model_forward(call, llvm::ArrayRef<const Expr*>(call.getArgs() + 1, call.getNumArgs() - 1), type);
     if (unit_.is_quant_function(*method)) return quant_call(call, *method, expr(object));
+    // x.item().toInt(): the Scalar's element truncated to an integer.
+    if ((name == "toInt" || name == "toLong") && record_name(strip(object)->getType()) == "c10::Scalar")
+      if (ir::Value* scalar = expr(object))
+        return single("aten::Int", {scalar}, ir::Type::simple(ir::Type::Kind::Int), &call);
     if (const std::string* callee = unit_.function_name(method)) {  // a method of the file
       expr(object);
       return call_function(call, {call.getArgs(), call.getNumArgs()}, *callee, type);
     }
+    // `dets.push_back(boxes)`: the vector holds what it was given, as TorchScript's append.
+    if ((name == "push_back" || name == "emplace_back") && call.getNumArgs() == 1)
+      if (const ValueDecl* decl = assigned(object))
+        if (ir::Value* list = expr(object); list != nullptr && list->type.kind == ir::Type::Kind::Tuple)
+          if (ir::Value* item = expr(call.getArg(0))) {
+            vars_[decl] = single("aten::append", {list, item}, list->type, &call);
+            return nullptr;
+          }
     if (!type) {
       opaque(call);
       return nullptr;
@@ -831,6 +914,10 @@ class FunctionLowering {
     for (const Expr* arg : call.arguments())
       if (ir::Value* v = expr(arg)) inputs.push_back(v);
     ir::Value* out = single("cxx::" + name, inputs, *type, &call);
+    // model.forward(x).toTuple()->elements(): still the model's outputs, element by element.
+    if (!inputs.empty())
+      if (auto elements = model_elements_.find(inputs.front()); elements != model_elements_.end())
+        model_elements_[out] = elements->second;
     return out;
   }
 
@@ -848,12 +935,18 @@ class FunctionLowering {
     std::optional<int64_t> dtype_operand;
     for (const Expr* arg : call.arguments()) {
       if (ir::Value* v = argument(arg)) {
-        if (record_name(arg->getType()) == "c10::ScalarType" || record_name(arg->getType()) == "c10::optional")
+        if (is_dtype_argument(arg->getType()))
           dtype_operand = dtype_operand.value_or(static_cast<int64_t>(inputs.size()));
         inputs.push_back(v);
       }
     }
-    // x.item<float>() is a float scalar; x.item() a Scalar.
+    // x.item<float>() is a float scalar; x.item() a Scalar. x.item<int>() converts the element as
+    // static_cast<int>(x.item<float>()) does: it truncates.
+    if (name == "item" && type->kind == ir::Type::Kind::Int) {
+      ir::Node* item = nullptr;
+      ir::Value* element = aten_op("aten::item", inputs, ir::Type::simple(ir::Type::Kind::Float), call, item);
+      return single("aten::Int", {element}, *type, &call);
+    }
     ir::Node* op = nullptr;
     ir::Value* out = aten_op("aten::" + name, inputs, *type, call, op);
     if (dtype_operand && name != "to") op->set_attr("dtype_operand", ir::Attr::of_int(*dtype_operand));
@@ -1138,6 +1231,7 @@ class FunctionLowering {
                               : single("prim::ListConstruct", inputs, ir::Type::simple(ir::Type::Kind::List), &call);
       ir::Value* out = stub_call(call, "the TorchScript model " + archive->s, joined, out_type);
       out->producer->set_attr("model_outputs", ir::Attr::of_bool(true));
+      if (!verdict.elements_quantized.empty()) model_elements_[out] = verdict.elements_quantized;
       return out;
     }
     if (module) inputs.insert(inputs.begin(), module);
@@ -1202,6 +1296,9 @@ class FunctionLowering {
   UnitLowering& unit_;
   ir::Function& fn_;
   std::map<const ValueDecl*, ir::Value*> vars_;
+  // A model's output tuple, and what is taken from it whole (`.toTuple()->elements()`): whether
+  // each element carries quantization (ArchiveVerdict::elements_quantized).
+  std::map<const ir::Value*, std::vector<bool>> model_elements_;
   std::unordered_map<const Expr*, bool> may_be_constant_;
   std::map<std::string, int> name_counts_;
   std::set<const ValueDecl*> assigned_;
@@ -1279,7 +1376,7 @@ ir::Model UnitLowering::run() {
     taken.insert(name);
     function_names_[fd->getFirstDecl()] = name;
   }
-  collect_field_archives(collector.functions);
+  collect_stored_archives(collector.functions);
   for (const FunctionDecl* fd : collector.functions) {
     ir::Function& fn = model_.add_function("", function_names_.at(fd->getFirstDecl()));
     fn.entry = true;

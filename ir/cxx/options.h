@@ -15,6 +15,9 @@ namespace qlint::cxx {
 struct ArchiveVerdict {
   std::optional<bool> quantized;
   std::string unread;
+  // When forward returns a tuple: whether each element carries quantization. A bool or integer
+  // element (a mask `scores > t`, class ids) does not, whatever the model quantizes.
+  std::vector<bool> elements_quantized;
 };
 
 struct Options {

@@ -155,7 +155,7 @@ std::optional<std::vector<Edit>> exact_reroots(const analysis::Facts& facts, con
     auto edit = reroot_edit(facts, node, side, &refusal);
     if (edit && !shadow_is_exact(facts, edit->shadow)) {
       refusal = "no automatic fix: the float input of the quant point " + describe_stubs(facts, compared) +
-                " is itself computed from quantized values, so comparing it would still round";
+                " is itself computed from quantized values, so a decision on it would still round";
       edit.reset();
     }
     if (!edit) {

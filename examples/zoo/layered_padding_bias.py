@@ -11,11 +11,12 @@ registered (`encoder.layers.0`); before, the measurement found nothing and the s
 "Resolved".
 
 Expected findings:
-  line 30 unquantized-operand  the -10000 bias added to each layer's quantized scores
+  line 31 unquantized-operand  the -10000 bias added to each layer's quantized scores
 """
 import torch
 from torch import nn
 from torch.ao.quantization import DeQuantStub, QuantStub
+from qat import example_module
 
 
 class Layer(nn.Module):
@@ -55,9 +56,5 @@ class Model(nn.Module):
         return self.dequant(self.encoder(x, keep))
 
 
-def example_input():
-    generator = torch.Generator().manual_seed(6)
-    tokens = torch.randn(2, 5, 8, generator=generator)
-    keep = torch.ones(2, 5)
-    keep[1, 3:] = 0.0
-    return tokens, keep
+# The tokens and keep mask of examples/zoo/finite_padding_bias.py.
+example_input = example_module("zoo", "finite_padding_bias").example_input

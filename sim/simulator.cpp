@@ -116,6 +116,9 @@ struct ProbeState {
   // a loop runs once per iteration), in order; the simulated run's k-th time is judged against
   // the float run's k-th.
   std::vector<std::vector<at::Tensor>> float_results;
+  // Integer results: per batch, the sizes of the values decided on at each run. NMS over 10 boxes
+  // where float had 8 (a threshold before it flipped) keeps indices into other rows: not compared.
+  std::vector<std::vector<std::vector<int64_t>>> float_operand_sizes;
   std::vector<size_t> simulated_runs;  // per batch, how often the simulated run reached it
   int64_t elements = 0;
   int64_t differing = 0;
@@ -171,6 +174,10 @@ ProbeState probe_for_batch(const ProbeState& probe, size_t batch) {
     fork.float_results.resize(batch + 1);
     fork.float_results[batch] = probe.float_results[batch];
   }
+  if (batch < probe.float_operand_sizes.size()) {
+    fork.float_operand_sizes.resize(batch + 1);
+    fork.float_operand_sizes[batch] = probe.float_operand_sizes[batch];
+  }
   return fork;
 }
 
@@ -217,6 +224,10 @@ void absorb_probe(ProbeState& into, ProbeState& fork, size_t batch, Mode mode) {
   if (mode == Mode::Float && batch < fork.float_results.size()) {
     if (into.float_results.size() <= batch) into.float_results.resize(batch + 1);
     into.float_results[batch] = std::move(fork.float_results[batch]);
+  }
+  if (mode == Mode::Float && batch < fork.float_operand_sizes.size()) {
+    if (into.float_operand_sizes.size() <= batch) into.float_operand_sizes.resize(batch + 1);
+    into.float_operand_sizes[batch] = std::move(fork.float_operand_sizes[batch]);
   }
   if (batch < fork.simulated_runs.size()) {
     if (into.simulated_runs.size() <= batch) into.simulated_runs.resize(batch + 1);
@@ -376,6 +387,12 @@ bool decided_by_float_values(const at::Tensor& result, const IValue& source) {
   return values.is_floating_point() || values.is_quantized();
 }
 
+// Whether an integer result's operand at this run has the sizes it had in the float run.
+bool same_operand_sizes(const ProbeState& probe, size_t batch, size_t run, const IValue& operand) {
+  if (batch >= probe.float_operand_sizes.size() || run >= probe.float_operand_sizes[batch].size()) return true;
+  return operand.toTensor().sizes() == at::IntArrayRef(probe.float_operand_sizes[batch][run]);
+}
+
 // Two picks of indices along `dim` (topk's, the boxes NMS keeps) compared as sets, row by row:
 // the elements compared (the larger pick's size in each row) and those of them the other pick
 // lacks. nullopt when the rows differ in number, or the comparison would take too much memory.
@@ -412,7 +429,13 @@ void probe_op(jit::Stack& stack) {
   if (g_session->mode == Mode::Float) {
     if (probe.float_results.size() <= batch) probe.float_results.resize(batch + 1);
     // Bounded memory: a comparison in a very long loop is judged on its first runs.
-    if (probe.float_results[batch].size() < kMaxRunsPerBatch) probe.float_results[batch].push_back(x.clone());
+    if (probe.float_results[batch].size() < kMaxRunsPerBatch) {
+      probe.float_results[batch].push_back(x.clone());
+      if (probe.integer_result) {
+        if (probe.float_operand_sizes.size() <= batch) probe.float_operand_sizes.resize(batch + 1);
+        probe.float_operand_sizes[batch].push_back(operand.toTensor().sizes().vec());
+      }
+    }
     if (probe.constant && operand.isTensor()) {
       const at::Tensor& v = operand.toTensor();
       bool only = at::logical_or(at::eq(v, 0), at::eq(v, *probe.constant)).all().item<bool>();
@@ -422,7 +445,9 @@ void probe_op(jit::Stack& stack) {
     if (probe.simulated_runs.size() <= batch) probe.simulated_runs.resize(batch + 1);
     const size_t run = probe.simulated_runs[batch]++;
     const std::vector<at::Tensor>& expected = probe.float_results[batch];
-    if (run < expected.size() && probe.set_dim) {
+    if (run < expected.size() && probe.integer_result && !same_operand_sizes(probe, batch, run, operand)) {
+      ++probe.runs_not_compared;  // decided on other rows than float's (see float_operand_sizes)
+    } else if (run < expected.size() && probe.set_dim) {
       if (auto counted = set_difference(expected[run], x, *probe.set_dim)) {
         probe.elements += counted->first;
         probe.differing += counted->second;

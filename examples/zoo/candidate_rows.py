@@ -1,12 +1,14 @@
 """Score filtering as YOLO-style post-processing does it, inside forward: candidate anchors whose
 best class score passes a threshold, their rows taken out by a bool mask, then a second threshold
-on the rows' best score; the candidate mask is returned too. Scripted with one QuantStub.
+on the rows' best score; the candidate mask and the three best rows are returned too. Scripted
+with one QuantStub.
 
 Five anchors score just under 0.25 (0.2499999), and quantization rounds them up to 0.2500076:
 the first threshold flips for them (sim-divergence at `candidates`, with --input), so the second
 one runs on 16 rows instead of 11. Every one of those rows passes it, float or quantized: the
 second threshold flips nothing, and the simulation does not count its rows as flips (it cannot
-pair 16 results with 11; before, all 16 were counted, "16 of 16"). The returned mask is a bool
+pair 16 results with 11; before, all 16 were counted, "16 of 16"), nor is the topk over those
+rows (its indices point into other rows than float's). The returned mask is a bool
 output: its difference is the first threshold's flips, which are reported there, not as an
 output SQNR (before: "output 1 keeps only 3.4 dB SQNR", with advice that does not apply).
 
@@ -29,7 +31,8 @@ class Model(nn.Module):
         rows = x[0].t()[candidates[0]]
         best = rows.max(1)[0]
         keep = best > 0.25
-        return self.dequant(rows[keep]), candidates
+        top = best.topk(3)[1]
+        return self.dequant(rows[keep]), candidates, top
 
 
 def example_input():

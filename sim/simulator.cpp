@@ -109,16 +109,21 @@ struct PointState {
   std::string op;  // QuantPointResult::op: a converted model's int8 output
 };
 
+// One time the float run reached a probe: its result and, for an integer result, the sizes of
+// the values it was decided on. NMS over 10 boxes where float had 8 (a threshold before it
+// flipped) keeps indices into other rows: not compared.
+struct FloatRun {
+  at::Tensor result;
+  std::vector<int64_t> operand_sizes;
+};
+
 struct ProbeState {
   std::string kind;
   ir::SourceLoc loc;
-  // From the float run: per batch, the result of each time the comparison ran (a comparison in
-  // a loop runs once per iteration), in order; the simulated run's k-th time is judged against
-  // the float run's k-th.
-  std::vector<std::vector<at::Tensor>> float_results;
-  // Integer results: per batch, the sizes of the values decided on at each run. NMS over 10 boxes
-  // where float had 8 (a threshold before it flipped) keeps indices into other rows: not compared.
-  std::vector<std::vector<std::vector<int64_t>>> float_operand_sizes;
+  // From the float run: per batch, each time the comparison ran (a comparison in a loop runs
+  // once per iteration), in order; the simulated run's k-th time is judged against the float
+  // run's k-th.
+  std::vector<std::vector<FloatRun>> float_runs;
   std::vector<size_t> simulated_runs;  // per batch, how often the simulated run reached it
   int64_t elements = 0;
   int64_t differing = 0;
@@ -170,13 +175,9 @@ ProbeState probe_for_batch(const ProbeState& probe, size_t batch) {
   fork.constant = probe.constant;
   fork.integer_result = probe.integer_result;
   fork.set_dim = probe.set_dim;
-  if (batch < probe.float_results.size()) {
-    fork.float_results.resize(batch + 1);
-    fork.float_results[batch] = probe.float_results[batch];
-  }
-  if (batch < probe.float_operand_sizes.size()) {
-    fork.float_operand_sizes.resize(batch + 1);
-    fork.float_operand_sizes[batch] = probe.float_operand_sizes[batch];
+  if (batch < probe.float_runs.size()) {
+    fork.float_runs.resize(batch + 1);
+    fork.float_runs[batch] = probe.float_runs[batch];
   }
   return fork;
 }
@@ -221,13 +222,9 @@ void absorb_point(PointState& into, const PointState& fork) {
 }
 
 void absorb_probe(ProbeState& into, ProbeState& fork, size_t batch, Mode mode) {
-  if (mode == Mode::Float && batch < fork.float_results.size()) {
-    if (into.float_results.size() <= batch) into.float_results.resize(batch + 1);
-    into.float_results[batch] = std::move(fork.float_results[batch]);
-  }
-  if (mode == Mode::Float && batch < fork.float_operand_sizes.size()) {
-    if (into.float_operand_sizes.size() <= batch) into.float_operand_sizes.resize(batch + 1);
-    into.float_operand_sizes[batch] = std::move(fork.float_operand_sizes[batch]);
+  if (mode == Mode::Float && batch < fork.float_runs.size()) {
+    if (into.float_runs.size() <= batch) into.float_runs.resize(batch + 1);
+    into.float_runs[batch] = std::move(fork.float_runs[batch]);
   }
   if (batch < fork.simulated_runs.size()) {
     if (into.simulated_runs.size() <= batch) into.simulated_runs.resize(batch + 1);
@@ -387,12 +384,6 @@ bool decided_by_float_values(const at::Tensor& result, const IValue& source) {
   return values.is_floating_point() || values.is_quantized();
 }
 
-// Whether an integer result's operand at this run has the sizes it had in the float run.
-bool same_operand_sizes(const ProbeState& probe, size_t batch, size_t run, const IValue& operand) {
-  if (batch >= probe.float_operand_sizes.size() || run >= probe.float_operand_sizes[batch].size()) return true;
-  return operand.toTensor().sizes() == at::IntArrayRef(probe.float_operand_sizes[batch][run]);
-}
-
 // Two picks of indices along `dim` (topk's, the boxes NMS keeps) compared as sets, row by row:
 // the elements compared (the larger pick's size in each row) and those of them the other pick
 // lacks. nullopt when the rows differ in number, or the comparison would take too much memory.
@@ -412,6 +403,27 @@ std::optional<std::pair<int64_t, int64_t>> set_difference(const at::Tensor& expe
   return std::make_pair(rows * larger, rows * larger - shared);
 }
 
+// Judges one simulated run of a probe against the float run's same run. Results that cannot be
+// paired with float's are not counted as flips: another shape than float's (rows a flipped
+// threshold before it let through), an integer result decided on values of another shape, or a
+// run float never made (a loop whose count depends on quantized values). A decision before this
+// one changed what reaches it, and every row that passes both thresholds may agree.
+void compare_run(ProbeState& probe, const FloatRun& expected, const at::Tensor& x, const IValue& operand) {
+  const bool same_operand =
+      !probe.integer_result || operand.toTensor().sizes() == at::IntArrayRef(expected.operand_sizes);
+  std::optional<std::pair<int64_t, int64_t>> counted;
+  if (same_operand && probe.set_dim)
+    counted = set_difference(expected.result, x, *probe.set_dim);
+  else if (same_operand && expected.result.sizes() == x.sizes())
+    counted = std::make_pair(x.numel(), at::ne(x, expected.result).sum().item<int64_t>());
+  if (!counted) {
+    ++probe.runs_not_compared;
+    return;
+  }
+  probe.elements += counted->first;
+  probe.differing += counted->second;
+}
+
 // qlint::probe(Tensor x, int id, Any operand) -> Tensor: inserted after each tensor
 // comparison; `operand` is the tensor compared with a constant (None otherwise). Also after each
 // op whose integer result float values decide (ProbeState::integer_result), with `operand` the
@@ -427,43 +439,24 @@ void probe_op(jit::Stack& stack) {
   }
   const size_t batch = g_session->batch;
   if (g_session->mode == Mode::Float) {
-    if (probe.float_results.size() <= batch) probe.float_results.resize(batch + 1);
+    if (probe.float_runs.size() <= batch) probe.float_runs.resize(batch + 1);
     // Bounded memory: a comparison in a very long loop is judged on its first runs.
-    if (probe.float_results[batch].size() < kMaxRunsPerBatch) {
-      probe.float_results[batch].push_back(x.clone());
-      if (probe.integer_result) {
-        if (probe.float_operand_sizes.size() <= batch) probe.float_operand_sizes.resize(batch + 1);
-        probe.float_operand_sizes[batch].push_back(operand.toTensor().sizes().vec());
-      }
-    }
+    if (probe.float_runs[batch].size() < kMaxRunsPerBatch)
+      probe.float_runs[batch].push_back(
+          {x.clone(), probe.integer_result ? operand.toTensor().sizes().vec() : std::vector<int64_t>{}});
     if (probe.constant && operand.isTensor()) {
       const at::Tensor& v = operand.toTensor();
       bool only = at::logical_or(at::eq(v, 0), at::eq(v, *probe.constant)).all().item<bool>();
       probe.operand_only_zero_or_constant = probe.operand_only_zero_or_constant && only;
     }
-  } else if (batch < probe.float_results.size()) {
+  } else if (batch < probe.float_runs.size()) {
     if (probe.simulated_runs.size() <= batch) probe.simulated_runs.resize(batch + 1);
     const size_t run = probe.simulated_runs[batch]++;
-    const std::vector<at::Tensor>& expected = probe.float_results[batch];
-    if (run < expected.size() && probe.integer_result && !same_operand_sizes(probe, batch, run, operand)) {
-      ++probe.runs_not_compared;  // decided on other rows than float's (see float_operand_sizes)
-    } else if (run < expected.size() && probe.set_dim) {
-      if (auto counted = set_difference(expected[run], x, *probe.set_dim)) {
-        probe.elements += counted->first;
-        probe.differing += counted->second;
-      } else {
-        ++probe.runs_not_compared;
-      }
-    } else if (run < expected.size() && expected[run].sizes() == x.sizes()) {
-      probe.elements += x.numel();
-      probe.differing += at::ne(x, expected[run]).sum().item<int64_t>();
-    } else if (run < expected.size() || expected.size() < kMaxRunsPerBatch) {
-      // Another shape than float's (rows a flipped threshold before it let through), or reached
-      // more often (a loop whose count depends on quantized values): a decision before this one
-      // changed what reaches it, and its results cannot be paired with float's. They are not
-      // counted as its flips: every row that passes both thresholds may agree.
+    const std::vector<FloatRun>& expected = probe.float_runs[batch];
+    if (run < expected.size())
+      compare_run(probe, expected[run], x, operand);
+    else if (expected.size() < kMaxRunsPerBatch)  // reached more often than in float: see compare_run
       ++probe.runs_not_compared;
-    }
   }
   jit::push(stack, x);
 }

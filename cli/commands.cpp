@@ -170,7 +170,9 @@ ModelReport fix_one(const std::string& file, const CheckOptions& options, std::s
       is_onnx_model(file) ? onnx::fix_onnx(file, fix) : torch_backend().fix_model(file, fix, ir::display_path);
   if (const sim::Report* simulated = result.final_simulation()) attach_evidence(result.remaining, *simulated);
   summary += render_fix_text(file, result, options.diff);
-  return {file, result.final_model, result.remaining, render_fix_json(file, result)};
+  // What remains is about the model written (`-o fixed.pt`), not the one read.
+  const std::string& fixed_file = result.written && !result.written_to.empty() ? result.written_to : file;
+  return {fixed_file, result.final_model, result.remaining, render_fix_json(file, result)};
 }
 
 namespace {

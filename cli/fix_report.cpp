@@ -187,7 +187,11 @@ nlohmann::json held_back_json(const std::vector<HeldBackFix>& held) {
 nlohmann::json dropped_json(const std::vector<rewriter::DroppedFix>& dropped) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& d : dropped)
-    out.push_back({{"rule", d.rule}, {"location", loc_json(d.loc)}, {"description", d.description}, {"why", d.why}});
+    out.push_back({{"rule", d.rule},
+                   {"location", loc_json(d.loc)},
+                   {"description", d.description},
+                   {"why", d.why},
+                   {"gain", d.gain.empty() ? nlohmann::json() : nlohmann::json(d.gain)}});
   return out;
 }
 
@@ -223,8 +227,15 @@ std::string render_fix_text(const std::string& model, const rewriter::FixResult&
   if (!r.dropped.empty()) {
     out << "Dropped " << count(r.dropped.size(), "rewrite", "rewrites")
         << " that made the simulation worse than before (each was tried on top of the ones kept):\n";
-    for (const auto& d : r.dropped)
+    bool traded = false;
+    for (const auto& d : r.dropped) {
       out << "  " << ir::display_location(d.loc) << ": " << d.rule << ": " << d.description << ": " << d.why << "\n";
+      if (!d.gain.empty()) out << "    though it also did better: " << d.gain << "\n";
+      traded = traded || !d.gain.empty();
+    }
+    if (traded)
+      out << "A rewrite that does better in one place and worse in another is a trade --fix does not make for you; "
+             "make it in the Python model if its gain matters more.\n";
   }
   if (!r.held_back.empty()) {
     out << count(r.held_back.size(), "fix needs", "fixes need") << " --unsafe-fixes:\n";

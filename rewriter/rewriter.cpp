@@ -21,6 +21,7 @@
 #include "ir/torchscript/module_import.h"
 #include "rewriter/edits/edit_kind.h"
 #include "rewriter/file_output.h"
+#include "rewriter/never_worse.h"
 #include "rewriter/source_suggestions.h"
 #include "rewriter/verdict.h"
 #include "rules/registry.h"
@@ -322,9 +323,11 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
     e.fake_quant.observed_max = it->second.max;
     e.fake_quant.scale_source = "calibrated on " + runs;
     // Indices, counts and class ids: a calibrated scale rounds them off the integers (class 78
-    // became 78.07, cell 3 became 2.99); scale 1 keeps every one exact where the range fits.
-    const double top = it->second.max;
-    if (e.fake_quant.whole_numbers && it->second.min >= 0 && top >= 1 && top == std::floor(top) &&
+    // became 78.07, cell 3 became 2.99); scale 1 keeps every one exact where the range fits. Ids
+    // that were all 0 on the inputs (a one-class detector) get it too, for 0 and 1: calibrated,
+    // their scale would be the observer's epsilon (1.2e-7), and class 1 would come out as 1.5e-5.
+    const double top = std::max(it->second.max, 1.0);
+    if (e.fake_quant.whole_numbers && it->second.min >= 0 && top == std::floor(top) &&
         top <= static_cast<double>(e.fake_quant.quant_max - std::max<int64_t>(e.fake_quant.quant_min, 0)))
       e.fake_quant.whole_up_to = static_cast<int64_t>(top);
     return "";
@@ -550,90 +553,9 @@ Attempt attempt(Original& original, const FixOptions& options, const sim::Option
   return a;
 }
 
-// What the simulation of the fixed model says is worse than the original's: an output whose
-// SQNR fell by more than the slack (kSqnrSlackDb) or under the threshold, or whose shape now
-// differs, and a comparison with more flipped results. Empty when nothing is worse.
-constexpr double kSqnrSlackDb = 1.0;
-
-// The SQNR of an ideal quantizer of `bits` bits on a full-range signal.
-double ideal_sqnr_db(int bits) { return 6.02 * bits + 1.76; }
-
-// An output within one bit of the format's ideal SQNR (6.02 dB per bit + 1.76 dB: int16 92.1 dB,
-// int8 43.9 dB after that bit) is as exact as the format allows: it has lost nothing an
-// accelerator could keep, however far above that the original was. Such a margin comes from
-// values the original's simulation left in float, which the accelerator cannot do (a decoder's
-// cell indices: 137 dB, then 101 dB with their own int16 stubs; a 0/1 mask's own int16 stub
-// rounds 1 to 0.99997). Before, a loss of up to 10 dB was allowed there and none at the ideal
-// itself, so a second --fix kept what the first had dropped (137 -> 96.6 dB was dropped, then
-// 101.3 -> 96.5 kept): the verdict depended on how often --fix ran.
-bool as_exact_as_the_format(double after_db, int bits) { return after_db >= ideal_sqnr_db(bits - 1); }
-
-// A comparison's place in the source. A trace unrolls a loop into one comparison per iteration
-// at the same line (`box_cls > thresh` for each FPN level), so flips are counted per site.
-struct ComparisonSite {
-  std::string kind, file;
-  int line = 0, column = 0;
-  bool integer_result = false;
-  bool operator<(const ComparisonSite& o) const {
-    return std::tie(kind, file, line, column) < std::tie(o.kind, o.file, o.line, o.column);
-  }
-};
-
-// Per site: the results that differ from float, and those compared.
-struct SiteFlips {
-  int64_t differing = 0, elements = 0;
-};
-
-std::map<ComparisonSite, SiteFlips> flips_per_site(const sim::Report& report) {
-  std::map<ComparisonSite, SiteFlips> flips;
-  for (const auto& c : report.comparisons) {
-    SiteFlips& site = flips[{c.kind, c.loc.file, c.loc.line, c.loc.column, c.integer_result}];
-    site.differing += c.differing;
-    site.elements += c.elements;
-  }
-  return flips;
-}
-
-// More results differ, and a larger share of those compared. A fix can make more runs comparable
-// (a threshold it repairs lets as many rows through as float, so the next op's results can be
-// paired with float's again): more differ then, but not more often (SSD's per-class sort: 6 of
-// 17 before, 8 of 30 after, was dropped as harm).
-bool flips_more(const SiteFlips& before, const SiteFlips& after) {
-  if (after.differing <= before.differing) return false;
-  if (before.elements == 0 || after.elements == before.elements) return true;
-  return static_cast<double>(after.differing) / static_cast<double>(after.elements) >
-         static_cast<double>(before.differing) / static_cast<double>(before.elements);
-}
-
-std::vector<std::string> harm_done(const sim::Run& before, const sim::Report& after, const FixOptions& options) {
-  std::vector<std::string> harm;
-  const double threshold = options.min_sqnr.value_or(sim::default_min_sqnr_db(before.report.bits));
-  for (size_t i = 0; i < before.report.outputs.size() && i < after.outputs.size(); ++i) {
-    const sim::OutputResult &was = before.report.outputs[i], &is = after.outputs[i];
-    const std::string change = ": SQNR " + sim::format_db(was.sqnr_db) + " -> " + sim::format_db(is.sqnr_db);
-    if (!is.shape_difference.empty() && was.shape_difference.empty())
-      harm.push_back(is.name + " changes shape once quantized (" + is.shape_difference + ")");
-    else if (is.integer)  // a mask or indices: judged by the decisions that make it (below)
-      continue;
-    else if (std::isnan(is.sqnr_db) && !std::isnan(was.sqnr_db))
-      harm.push_back(is.name + change +
-                     " (not a number: the quantized output holds NaN or infinity where the float one does not)");
-    else if (is.sqnr_db < was.sqnr_db - kSqnrSlackDb && !as_exact_as_the_format(is.sqnr_db, before.report.bits))
-      harm.push_back(is.name + change);
-    else if (is.sqnr_db < threshold && was.sqnr_db >= threshold)
-      harm.push_back(is.name + change + ", under the threshold " + sim::format_db(threshold));
-  }
-  const auto flips_before = flips_per_site(before.report);
-  for (const auto& [site, flips] : flips_per_site(after)) {
-    const auto was = flips_before.find(site);
-    const SiteFlips before_flips = was == flips_before.end() ? SiteFlips{} : was->second;
-    if (flips_more(before_flips, flips))
-      harm.push_back("`" + ir::operator_spelling(site.kind) + "` on line " + std::to_string(site.line) +
-                     (site.integer_result ? " changes " : " flips ") + std::to_string(flips.differing) + " of " +
-                     std::to_string(flips.elements) + " results instead of " + std::to_string(before_flips.differing) +
-                     " of " + std::to_string(before_flips.elements));
-  }
-  return harm;
+// The SQNR an output must keep: --min-sqnr, else the default of the model's width.
+double min_sqnr(const Original& original, const FixOptions& options) {
+  return options.min_sqnr.value_or(sim::default_min_sqnr_db(original.before->report.bits));
 }
 
 std::string joined(const std::vector<std::string>& parts) {
@@ -660,14 +582,17 @@ Attempt never_worse(Original& original, const FixOptions& options, const sim::Op
       if (id != candidate && !kept.count(id)) excluded.insert(id);
     Attempt trial = attempt(original, options, sim_options, excluded, display);
     const std::vector<std::string> harm =
-        trial.temp ? harm_done(*original.before, trial.result.verification.after, options) : std::vector<std::string>{};
+        trial.temp ? harm_done(original.before->report, trial.result.verification.after, min_sqnr(original, options))
+                   : std::vector<std::string>{};
     if (harm.empty() && trial.temp) {
       kept.insert(candidate);
       best = std::move(trial);
       continue;
     }
+    const std::string gain =
+        trial.temp ? joined(gain_made(original.before->report, trial.result.verification.after)) : std::string();
     for (const auto& c : candidates)
-      if (c.id == candidate) dropped.push_back({c.rule, c.description, c.loc, joined(harm)});
+      if (c.id == candidate) dropped.push_back({c.rule, c.description, c.loc, joined(harm), gain});
   }
   if (!best)  // nothing kept
     best = attempt(original, options, sim_options, std::set<std::string>(ids.begin(), ids.end()), display);
@@ -686,7 +611,7 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
   Original original = load_original(path, options, sim_options);
   Attempt chosen = attempt(original, options, sim_options, {}, display);
   if (!chosen.result.applied.empty() && original.before &&
-      !harm_done(*original.before, chosen.result.verification.after, options).empty())
+      !harm_done(original.before->report, chosen.result.verification.after, min_sqnr(original, options)).empty())
     chosen = never_worse(original, options, sim_options, std::move(chosen), display);
   FixResult& result = chosen.result;
   judge_final_model(result, options);

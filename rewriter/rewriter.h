@@ -67,6 +67,9 @@ struct DroppedFix {
   std::string description;
   ir::SourceLoc loc;
   std::string why;  // "output 1: SQNR 50.2 dB -> 48.1 dB"
+  // What it did better, when anything ("`!=` on line 54 flips 0 of 5120 results instead of 220
+  // of 5120"): a trade the user may still want to make in the Python model.
+  std::string gain;
 };
 
 struct Verification {

@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "analysis/comparisons.h"
 #include "analysis/constants.h"
@@ -50,8 +51,12 @@ bool compares_two_tensors(const ir::Node& node) {
 // outputs; `max` of a whole tensor gives a float) and something reads it.
 bool makes_integer_result(const ir::Node& node) {
   const int output = analysis::decision_output(node.kind);
-  return output >= 0 && static_cast<size_t>(output) < node.outputs.size() && !node.inputs.empty() &&
-         !node.outputs[static_cast<size_t>(output)]->users.empty();
+  if (output < 0 || static_cast<size_t>(output) >= node.outputs.size() || node.inputs.empty()) return false;
+  const ir::Value* result = node.outputs[static_cast<size_t>(output)];
+  // Read by a node, or returned as it is (a model whose output is the class ids an argmax gives).
+  return !result->users.empty() ||
+         (node.owner != nullptr &&
+          std::find(node.owner->returns.begin(), node.owner->returns.end(), result) != node.owner->returns.end());
 }
 
 // A decision the simulation saw change on the way to `comparison`'s operands (a flipped
@@ -118,8 +123,9 @@ std::string comparison_message(const analysis::Facts& facts, const ir::Node& nod
               ? "keep the comparison in float: quantization puts values that differ in float on one step, so "
                 "they compare equal once quantized (`hmax == heat` finds ties as peaks)"
           : compares_with_zero(node)
-              ? "compare the magnitude with a tolerance the data allows: the rounding puts every value within half "
-                "a quantization step of 0 onto 0"
+              ? "compare the magnitude with a tolerance the data allows: once quantized, values within half a "
+                "quantization step of 0 become 0, and values that clip at the end of a quant point's range become "
+                "equal (their difference 0)"
               : "compare with 0 (which quantization keeps exact) if the values are only 0 and the constant");
 }
 
@@ -306,6 +312,21 @@ const ir::Node* output_producer(const ir::Function& forward, size_t index, size_
   return producer;
 }
 
+// Where an output is computed, when the node forward returns it from has no location: a traced
+// call of a submodule carries none, so the value is followed into the method that returns it
+// (`return {"y": self.fc(x) + b}` in a head whose dict the trace unpacked).
+std::pair<const ir::Function*, const ir::Node*> located_producer(const ir::Model& model, const ir::Function* fn,
+                                                                 const ir::Node* producer) {
+  for (int depth = 0; producer != nullptr && !producer->loc.known() && depth < 64; ++depth) {
+    if (producer->kind != "prim::CallMethod" && producer->kind != "prim::CallFunction") break;
+    const ir::Function* callee = ir::callee_of(model, *producer);
+    if (callee == nullptr || callee->body.returns.size() != 1 || callee->body.returns[0]->producer == nullptr) break;
+    fn = callee;
+    producer = callee->body.returns[0]->producer;
+  }
+  return {fn, producer};
+}
+
 // The whole `return ...` statement when the node is on the line of forward's return.
 ir::SourceLoc return_statement(const ir::Model& model, ir::SourceLoc loc) {
   if (!loc.known()) return loc;
@@ -354,10 +375,11 @@ void report_outputs(const analysis::Facts& facts, const analysis::SimulatedRun& 
                   format_number(run.min_sqnr_db) + " dB, " + what_was_simulated(run) +
                   "); `qlint sim` shows each quant point's scale and range: give the values that "
                   "lose their precision a quant point of their own";
-    const ir::Node* producer = forward ? output_producer(*forward, i, run.outputs.size()) : nullptr;
+    const auto [fn, producer] =
+        located_producer(facts.model(), forward, forward ? output_producer(*forward, i, run.outputs.size()) : nullptr);
     Diagnostic d;
     if (producer != nullptr) {
-      d = make_diagnostic(sim_divergence_rule(), *forward, *producer, std::move(message));
+      d = make_diagnostic(sim_divergence_rule(), *fn, *producer, std::move(message));
       d.loc = return_statement(facts.model(), user_location(facts.model(), *producer, d.loc));
     } else {  // reported at the model file
       d.rule = sim_divergence_rule().id;
@@ -399,7 +421,9 @@ const Rule& sim_divergence_rule() {
         "`max`/`min` over a dim, `topk` (the set it picks), `kthvalue`, `bucketize`, `searchsorted`, torchvision's "
         "`nms`, and a cast of a float tensor to an integer or bool dtype): the neighbours a kNN picks, the class "
         "an argmax gives, a voxel index; and every model output whose SQNR against float is under the "
-        "threshold, at the line of forward's `return` (or the model file when the archive does not say). A bool or "
+        "threshold, at the line of forward's `return` (when forward returns a submodule's result, whose call a trace "
+        "keeps no line for, at the line where that submodule computes it; the model file when the archive says "
+        "neither). A bool or "
         "integer output (a mask, indices) is judged by the ops that decide it, not by its SQNR. A comparison "
         "whose operand has another shape than in float (rows a flipped threshold before it let through) is not "
         "counted as flipping: the threshold before it is. The threshold is "

@@ -87,8 +87,12 @@ std::string describe_cause(const Attribution& a, const Cause& c) {
   for (size_t i = 0; i < c.also_in_float.size(); ++i)
     in_float += std::string(i + 1 == c.also_in_float.size() ? " and " : ", ") + "`" +
                 analysis::module_quant_point_display(c.also_in_float[i]) + "`";
-  return "with only it quantized, " + what + measured(a, c.alone) + "; with " + in_float +
-         " in float and the other quant points quantized, " + what + measured(a, c.without);
+  std::string text = "with only it quantized, " + what + measured(a, c.alone) + "; with " + in_float +
+                     " in float and the other quant points quantized, " + what + measured(a, c.without);
+  // Needed but not enough: keeping it in float cures the divergence, quantizing it alone does
+  // not make it (two "none differ" read as a contradiction without this).
+  if (c.cures && !c.reproduces) text += ": it takes part only together with the rounding of other quant points";
+  return text;
 }
 
 std::vector<std::string> attribution_notes(const Report& report, const Attribution& a) {

@@ -218,6 +218,47 @@ TEST(SimDivergence, MinSqnrChangesTheOutcome) {
   EXPECT_EQ(lenient["diagnostics"][0]["node"], "aten::gt");
 }
 
+// A model whose only output is the class ids an argmax gives: the argmax is judged though no op
+// reads its result (the model returns it), and no float output's SQNR would have shown it.
+TEST(SimDivergence, AnIntegerResultTheModelReturnsIsJudged) {
+  const std::string name = "qat/qat_class_ids_only";
+  json doc = check_json({example_model(name), "--input", example_input(name)}, 1);
+  auto found = of_rule(doc, "sim-divergence");
+  ASSERT_EQ(found.size(), 1u) << doc.dump(2);
+  EXPECT_EQ(found[0]["node"], "aten::argmax");
+  EXPECT_EQ(found[0]["line"], 24);
+  // PyTorch's own fake quant (the archive run with and without its fake quants) changes 12 of
+  // the 512 class ids of this input, as the simulation does.
+  EXPECT_NE(found[0]["message"].get<std::string>().find("gives a different integer result for 12 of 512"),
+            std::string::npos)
+      << found[0]["message"];
+}
+
+// A trace records no line for a submodule's call: an output a head returns in a dict is reported
+// at the head's `return`, where the value is computed, not without a line. After `--fix -o`, what
+// remains is reported for the file written.
+class SimDivergenceOutputs : public testing::TempDirTest {};
+
+TEST_F(SimDivergenceOutputs, AnOutputComputedInASubmoduleHasItsLineAndRemainsInTheFileWritten) {
+  const std::string name = "qat/qat_dict_head";
+  json doc = check_json({example_model(name), "--input", example_input(name), "--min-sqnr", "60"}, 1);
+  auto outputs = of_rule(doc, "sim-divergence");
+  ASSERT_EQ(outputs.size(), 1u) << doc.dump(2);
+  EXPECT_EQ(where(outputs[0]), "examples/qat/qat_dict_head.py:24:9-24:37");
+  EXPECT_NE(outputs[0]["message"].get<std::string>().find("output 0 keeps only"), std::string::npos);
+  const std::string fixed = tmp("fixed.pt");
+  auto fix = testing::run_qlint({"check", "--format", "json", "--fix", example_model(name), "--input",
+                                 example_input(name), "--min-sqnr", "60", "-o", fixed});
+  ASSERT_EQ(fix.exit_code, 1) << fix.out << fix.err;
+  json after = json::parse(fix.out);
+  ASSERT_EQ(after["models"].size(), 1u) << after.dump(2);
+  EXPECT_EQ(after["models"][0], fixed);
+  auto remaining = of_rule(after, "sim-divergence");
+  ASSERT_EQ(remaining.size(), 1u) << after.dump(2);
+  EXPECT_EQ(remaining[0]["model"], fixed);
+  EXPECT_EQ(remaining[0]["line"], 24);
+}
+
 class SimDivergenceConfig : public testing::TempDirTest {};
 
 TEST_F(SimDivergenceConfig, MinSqnrFromTheConfigFileAndOverriddenByTheCommandLine) {

@@ -1,0 +1,118 @@
+#include "rewriter/never_worse.h"
+
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "ir/ops.h"
+
+namespace qlint::rewriter {
+
+namespace {
+
+// An output may lose this much SQNR to a fix (see README, "Never worse").
+constexpr double kSqnrSlackDb = 1.0;
+
+// The SQNR of an ideal quantizer of `bits` bits on a full-range signal.
+double ideal_sqnr_db(int bits) { return 6.02 * bits + 1.76; }
+
+// An output within one bit of the format's ideal SQNR (6.02 dB per bit + 1.76 dB: int16 92.1 dB,
+// int8 43.9 dB after that bit) is as exact as the format allows: it has lost nothing an
+// accelerator could keep, however far above that the original was. Such a margin comes from
+// values the original's simulation left in float, which the accelerator cannot do (a decoder's
+// cell indices: 137 dB, then 101 dB with their own int16 stubs; a 0/1 mask's own int16 stub
+// rounds 1 to 0.99997). Before, a loss of up to 10 dB was allowed there and none at the ideal
+// itself, so a second --fix kept what the first had dropped (137 -> 96.6 dB was dropped, then
+// 101.3 -> 96.5 kept): the verdict depended on how often --fix ran.
+bool as_exact_as_the_format(double after_db, int bits) { return after_db >= ideal_sqnr_db(bits - 1); }
+
+// A comparison's place in the source. A trace unrolls a loop into one comparison per iteration
+// at the same line (`box_cls > thresh` for each FPN level), so flips are counted per site.
+struct ComparisonSite {
+  std::string kind, file;
+  int line = 0, column = 0;
+  bool integer_result = false;
+  bool operator<(const ComparisonSite& o) const {
+    return std::tie(kind, file, line, column) < std::tie(o.kind, o.file, o.line, o.column);
+  }
+};
+
+// Per site: the results that differ from float, and those compared.
+struct SiteFlips {
+  int64_t differing = 0, elements = 0;
+};
+
+std::map<ComparisonSite, SiteFlips> flips_per_site(const sim::Report& report) {
+  std::map<ComparisonSite, SiteFlips> flips;
+  for (const auto& c : report.comparisons) {
+    SiteFlips& site = flips[{c.kind, c.loc.file, c.loc.line, c.loc.column, c.integer_result}];
+    site.differing += c.differing;
+    site.elements += c.elements;
+  }
+  return flips;
+}
+
+// More results differ, and a larger share of those compared. A fix can make more runs comparable
+// (a threshold it repairs lets as many rows through as float, so the next op's results can be
+// paired with float's again): more differ then, but not more often (SSD's per-class sort: 6 of
+// 17 before, 8 of 30 after, was dropped as harm).
+bool flips_more(const SiteFlips& before, const SiteFlips& after) {
+  if (after.differing <= before.differing) return false;
+  if (before.elements == 0 || after.elements == before.elements) return true;
+  return static_cast<double>(after.differing) / static_cast<double>(after.elements) >
+         static_cast<double>(before.differing) / static_cast<double>(before.elements);
+}
+
+// "`!=` on line 54 flips 0 of 5120 results instead of 220 of 5120".
+std::string site_change(const ComparisonSite& site, const SiteFlips& now, const SiteFlips& was) {
+  return "`" + ir::operator_spelling(site.kind) + "` on line " + std::to_string(site.line) +
+         (site.integer_result ? " changes " : " flips ") + std::to_string(now.differing) + " of " +
+         std::to_string(now.elements) + " results instead of " + std::to_string(was.differing) + " of " +
+         std::to_string(was.elements);
+}
+
+}  // namespace
+
+std::vector<std::string> harm_done(const sim::Report& before, const sim::Report& after, double min_sqnr_db) {
+  std::vector<std::string> harm;
+  for (size_t i = 0; i < before.outputs.size() && i < after.outputs.size(); ++i) {
+    const sim::OutputResult &was = before.outputs[i], &is = after.outputs[i];
+    const std::string change = ": SQNR " + sim::format_db(was.sqnr_db) + " -> " + sim::format_db(is.sqnr_db);
+    if (!is.shape_difference.empty() && was.shape_difference.empty())
+      harm.push_back(is.name + " changes shape once quantized (" + is.shape_difference + ")");
+    else if (is.integer)  // a mask or indices: judged by the decisions that make it (below)
+      continue;
+    else if (std::isnan(is.sqnr_db) && !std::isnan(was.sqnr_db))
+      harm.push_back(is.name + change +
+                     " (not a number: the quantized output holds NaN or infinity where the float one does not)");
+    else if (is.sqnr_db < was.sqnr_db - kSqnrSlackDb && !as_exact_as_the_format(is.sqnr_db, before.bits))
+      harm.push_back(is.name + change);
+    else if (is.sqnr_db < min_sqnr_db && was.sqnr_db >= min_sqnr_db)
+      harm.push_back(is.name + change + ", under the threshold " + sim::format_db(min_sqnr_db));
+  }
+  const auto flips_before = flips_per_site(before);
+  for (const auto& [site, flips] : flips_per_site(after)) {
+    const auto was = flips_before.find(site);
+    const SiteFlips before_flips = was == flips_before.end() ? SiteFlips{} : was->second;
+    if (flips_more(before_flips, flips)) harm.push_back(site_change(site, flips, before_flips));
+  }
+  return harm;
+}
+
+std::vector<std::string> gain_made(const sim::Report& before, const sim::Report& after) {
+  std::vector<std::string> gain;
+  for (size_t i = 0; i < before.outputs.size() && i < after.outputs.size(); ++i) {
+    const sim::OutputResult &was = before.outputs[i], &is = after.outputs[i];
+    if (!is.integer && is.shape_difference.empty() && is.sqnr_db > was.sqnr_db + kSqnrSlackDb)
+      gain.push_back(is.name + ": SQNR " + sim::format_db(was.sqnr_db) + " -> " + sim::format_db(is.sqnr_db));
+  }
+  const auto flips_after = flips_per_site(after);
+  for (const auto& [site, was] : flips_per_site(before)) {
+    const auto found = flips_after.find(site);
+    const SiteFlips is = found == flips_after.end() ? SiteFlips{0, was.elements} : found->second;
+    if (was.differing > 0 && flips_more(is, was)) gain.push_back(site_change(site, is, was));
+  }
+  return gain;
+}
+
+}  // namespace qlint::rewriter

@@ -15,6 +15,7 @@
 #include "analysis/quant_domain.h"
 #include "ir/large_stack.h"
 #include "ir/ops.h"
+#include "ir/schema.h"
 
 namespace qlint::analysis {
 
@@ -955,6 +956,10 @@ class FactsSolver {
   // selection the scale of the tensor it selects from (a table of priors: a constant's). Not
   // `where(c, a, b)`, which puts either value anywhere the condition says.
   static bool gives_values(const ir::Node& n, const ir::Value* in) {
+    // An operand the schema calls `index` or `indices` says where the values come from, not
+    // which: `self.pos_embedding(idx)` (embedding), index_select, scatter's index, `t[keep]`.
+    for (const char* name : {"index", "indices"})
+      if (ir::named_operand(n, name) == in) return false;
     static const std::set<std::string> by_index = {"aten::gather", "aten::take_along_dim", "aten::take"};
     if (n.inputs.empty() || n.outputs.size() != 1) return true;
     if (ir::is_view_op(n) || by_index.count(n.kind)) return in == n.inputs[0];

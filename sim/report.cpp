@@ -117,6 +117,10 @@ std::string render_text(const Report& r) {
     }
     out << "  " << o.name << " [" << shape_text(o.shape) << "]: max abs error " << general(o.max_abs_error) << ", SQNR "
         << format_db(o.sqnr_db) << ", cosine " << fixed(o.cosine, 6) << "\n";
+    if (o.rows_reordered)
+      out << "    the same rows as float in another order (near-ties changed places): measured with its rows paired "
+             "with float's; position by position, SQNR "
+          << format_db(o.positional_sqnr_db) << "\n";
   }
   const bool integer_results = std::any_of(r.comparisons.begin(), r.comparisons.end(),
                                            [](const ComparisonResult& c) { return c.integer_result; });
@@ -161,7 +165,9 @@ nlohmann::json render_json(const Report& r) {
          {"cosine", o.cosine},
          {"shape_difference", o.shape_difference.empty() ? nlohmann::json() : nlohmann::json(o.shape_difference)},
          {"integer", o.integer},
-         {"differing_elements", o.differing_elements}});
+         {"differing_elements", o.differing_elements},
+         {"rows_reordered", o.rows_reordered},
+         {"positional_sqnr_db", json_number(o.positional_sqnr_db)}});
   for (const auto& c : r.comparisons) {
     bool known = c.loc.known();
     comparisons.push_back({{"node", c.kind},

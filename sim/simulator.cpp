@@ -41,6 +41,7 @@
 #include "sim/layer_error.h"
 #include "sim/libtorch.h"
 #include "sim/report.h"
+#include "sim/row_order.h"
 
 namespace qlint::sim {
 
@@ -1114,29 +1115,48 @@ void save_outputs(const std::string& file, const std::vector<IValue>& outputs) {
   }
 }
 
+// A batch's output whose error is this small is not paired row by row: a reordering would show
+// as a larger error (and pairing costs a distance per pair of rows).
+constexpr double kPairRowsBelowDb = 60;
+
+// Adds the simulated output with its rows in float's order when they are float's rows in
+// another order (sim/row_order.h), else as it is; true in the first case.
+bool add_paired(ErrorStats& paired, const at::Tensor& f, const at::Tensor& s) {
+  ErrorStats batch;
+  batch.add(f, s);
+  std::optional<at::Tensor> in_order = batch.sqnr_db() < kPairRowsBelowDb ? rows_in_float_order(f, s) : std::nullopt;
+  paired.add(f, in_order ? *in_order : s);
+  return in_order.has_value();
+}
+
 std::vector<OutputResult> compare_outputs(const std::vector<IValue>& float_outputs,
                                           const std::vector<IValue>& sim_outputs) {
-  std::vector<ErrorStats> stats;
-  std::vector<bool> integer;
+  std::vector<ErrorStats> stats, paired;
+  std::vector<bool> integer, reordered;
   std::vector<int64_t> differing;
   for (size_t b = 0; b < float_outputs.size() && b < sim_outputs.size(); ++b) {
     std::vector<at::Tensor> f, s;
     flatten_tensors(float_outputs[b], f);
     flatten_tensors(sim_outputs[b], s);
     stats.resize(std::max(stats.size(), f.size()));
+    paired.resize(stats.size());
     integer.resize(stats.size(), true);
+    reordered.resize(stats.size(), false);
     differing.resize(stats.size(), 0);
     for (size_t i = 0; i < f.size() && i < s.size(); ++i) {
       stats[i].add(f[i], s[i]);
       integer[i] = integer[i] && !f[i].is_floating_point() && !f[i].is_complex();
       if (integer[i] && f[i].sizes() == s[i].sizes()) differing[i] += at::ne(f[i], s[i]).sum().item<int64_t>();
+      if (add_paired(paired[i], f[i], s[i])) reordered[i] = true;
     }
   }
   std::vector<OutputResult> results;
   for (size_t i = 0; i < stats.size(); ++i) {
-    results.push_back(output_result(stats[i], i));
+    results.push_back(output_result(reordered[i] ? paired[i] : stats[i], i));
     results.back().integer = integer[i];
     results.back().differing_elements = integer[i] ? differing[i] : 0;
+    results.back().rows_reordered = reordered[i];
+    results.back().positional_sqnr_db = stats[i].sqnr_db();
   }
   return results;
 }

@@ -126,6 +126,11 @@ struct OutputResult {
   // applies to it. Its elements that differ from float's, over the batches of the same shape.
   bool integer = false;
   int64_t differing_elements = 0;
+  // The simulated output holds the float output's rows in another order (an NMS or a sort
+  // whose near-ties changed places; sim/row_order.h): its error, SQNR and cosine are measured
+  // with its rows paired with float's, and `positional_sqnr_db` is the SQNR position by position.
+  bool rows_reordered = false;
+  double positional_sqnr_db = 0;
 };
 
 struct ComparisonResult {

@@ -1,0 +1,20 @@
+#pragma once
+
+// Outputs whose rows a decision orders: an NMS keeps boxes by score, a gather by argsort takes
+// tokens by noise. Near-ties that change places once quantized give the same rows in another
+// order, which a comparison position by position counts as errors (a public NMS head: 8.6 dB
+// position by position, 117.8 dB with its rows paired).
+
+#include <ATen/ATen.h>
+
+#include <optional>
+
+namespace qlint::sim {
+
+// The simulated value with its rows (the last but one dimension, within each leading index) put
+// in the float value's order, when each float row's nearest simulated row makes a permutation
+// other than the identity: the same rows in another order. nullopt otherwise, for values that
+// are not floating point, differ in shape, hold NaN or infinity, or are too large to pair.
+std::optional<at::Tensor> rows_in_float_order(const at::Tensor& float_value, const at::Tensor& simulated);
+
+}  // namespace qlint::sim

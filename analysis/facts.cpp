@@ -1118,6 +1118,7 @@ Facts Facts::compute(const ir::Model& model, const StubClasses& stubs, const Sim
   Facts facts;
   facts.model_ = &model;
   facts.binary_comparisons_ = evidence.binary_comparisons;
+  facts.simulated_comparisons_ = evidence.simulated_comparisons;
   facts.simulated_run_ = evidence.run;
   // The solver follows calls into their callees by recursion, up to ir::kMaxCallDepth deep
   // (a few frames a level): past what the 8 MiB main thread holds.
@@ -1178,6 +1179,12 @@ std::string comparison_key(const std::string& kind, const ir::SourceLoc& loc) {
 
 bool Facts::compares_only_zero_or_constant(const ir::Node& comparison) const {
   return comparison.loc.known() && binary_comparisons_.count(comparison_key(comparison.kind, comparison.loc)) > 0;
+}
+
+bool Facts::compares_other_values(const ir::Node& comparison) const {
+  if (!comparison.loc.known()) return false;
+  const std::string key = comparison_key(comparison.kind, comparison.loc);
+  return simulated_comparisons_.count(key) > 0 && binary_comparisons_.count(key) == 0;
 }
 
 const SimulatedComparison* Facts::simulated_comparison(const ir::Node& comparison) const {

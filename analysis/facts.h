@@ -132,6 +132,8 @@ std::string describe(const SimulatedRun& run);
 struct SimulationEvidence {
   Calibration calibration;
   std::set<std::string> binary_comparisons;
+  // Every comparison with a constant that the simulation ran, whatever its operand held.
+  std::set<std::string> simulated_comparisons;
   std::optional<SimulatedRun> run;
   // The dtypes of forward's inputs as the simulation's first batch had them, for inputs whose
   // type the model leaves open (TorchScript records `Tensor`, not `Tensor(dtype=bool)`).
@@ -191,6 +193,9 @@ class Facts {
 
   // Whether the simulation saw only 0 and the constant in this comparison's tensor operand.
   bool compares_only_zero_or_constant(const ir::Node& comparison) const;
+  // Whether the simulation ran this comparison and saw other values in its tensor operand than
+  // 0 and the constant: `seq != pad_idx` on token ids 1..39 is no test of a 0/1 mask channel.
+  bool compares_other_values(const ir::Node& comparison) const;
   // The simulation's results, when `check --input` ran one; null otherwise.
   const SimulatedRun* simulated_run() const { return simulated_run_ ? &*simulated_run_ : nullptr; }
   // How the simulation saw this comparison node; null when it has no result for it.
@@ -239,6 +244,7 @@ class Facts {
   std::map<const ir::Block*, const ir::Function*> block_function_;
   std::map<const ir::Node*, size_t> folded_branches_;  // prim::If -> the block that runs
   std::set<std::string> binary_comparisons_;
+  std::set<std::string> simulated_comparisons_;
   std::optional<SimulatedRun> simulated_run_;
   int solver_passes_ = 0;
 };

@@ -105,7 +105,10 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int side
   return "`" + op + "` compares " + (text.empty() ? "a value" : text) + " quantized by " +
          describe_stubs(facts, quantized) + " with " + c + what_it_becomes(facts, quantized, constant) +
          (op == "==" ? "true" : "false") + "; " + advice(facts, quantized) +
-         ", or compare with 0 if the values are only 0 and " + (constant.size() == 1 ? c : "that constant");
+         // Not when the simulation saw other values (`seq != pad_idx` on token ids).
+         (facts.compares_other_values(node)
+              ? ""
+              : ", or compare with 0 if the values are only 0 and " + (constant.size() == 1 ? c : "that constant"));
 }
 
 // With a known scale the verdict is exact: a constant that is a multiple of the scale

@@ -128,10 +128,12 @@ bool is_bool_cast(const analysis::Facts& facts, const ir::Node& n) {
          facts.dtype(n.output()) == ir::DType::Bool && facts.dtype(n.inputs[0]) != ir::DType::Bool;
 }
 
-// Whether `n` tests its operand `side` for 0 or 1 (`==`/`!=` with that constant): a mask channel.
-bool tests_for_zero_or_one(const ir::Node& n, int side) {
+// Whether `n` tests its operand `side` for 0 or 1 (`==`/`!=` with that constant): a mask channel,
+// unless the simulation saw other values in it (`seq != pad_idx` with pad 1 on token ids).
+bool tests_for_zero_or_one(const analysis::Facts& facts, const ir::Node& n, int side) {
   auto constant = analysis::scalar_constant(n.inputs[1 - side]);
-  return (ir::base_op(n.kind) == "eq" || ir::base_op(n.kind) == "ne") && constant && (*constant == 0 || *constant == 1);
+  return (ir::base_op(n.kind) == "eq" || ir::base_op(n.kind) == "ne") && constant &&
+         (*constant == 0 || *constant == 1) && !facts.compares_other_values(n);
 }
 
 // A comparison of a part with a constant. With 0 or 1 under `==`/`!=` the part is a mask
@@ -140,7 +142,7 @@ bool tests_for_zero_or_one(const ir::Node& n, int side) {
 std::optional<MaskUse> compared_part(const analysis::Facts& facts, const ir::Node& n, const std::string& point) {
   for (int side : {0, 1}) {
     if (!is_view_of(facts, n.inputs[side], point, true) || !analysis::scalar_constant(n.inputs[1 - side])) continue;
-    if (tests_for_zero_or_one(n, side)) return MaskUse{&n, &n, side, true, false};
+    if (tests_for_zero_or_one(facts, n, side)) return MaskUse{&n, &n, side, true, false};
     if (n.output() != nullptr && used_as_mask(facts, n.output())) return MaskUse{&n, &n, side, true, true};
   }
   return std::nullopt;
@@ -234,7 +236,7 @@ std::vector<MaskUse> whole_call_mask_uses(const analysis::Facts& facts, const Po
   for (const ir::Node* n : users.of(call.view_key)) {
     if (n->inputs.size() < 2) continue;
     for (int side : {0, 1})
-      if (is_view_of(facts, n->inputs[side], call.view_key, false) && tests_for_zero_or_one(*n, side))
+      if (is_view_of(facts, n->inputs[side], call.view_key, false) && tests_for_zero_or_one(facts, *n, side))
         found.push_back(MaskUse{n, n, side, true, false, true});
   }
   return found;
@@ -434,7 +436,10 @@ const Rule& shared_stub_mask_rule() {
         "`masked_select` or boolean indexing, also through `~`, casts and views); a threshold "
         "whose result is only counted or returned is not this rule's business. A stub applied to "
         "data and then to a whole 0/1 mask (`mask = self.quant(mask)`, compared with 0 or 1) counts "
-        "too: its calls share one scale (not FX's own shared fake quants, nor a module's output).";
+        "too: its calls share one scale (not FX's own shared fake quants, nor a module's output). With "
+        "`--input`, a comparison with 0 or 1 in which the simulation saw other values (`ids != pad_idx` with "
+        "pad id 1 on token ids) is no mask channel: it counts only as a threshold, where its result is used as a "
+        "mask.";
     r.doc.why =
         "A stub has one scale, `max(|x|) / 32767.5` for int16, and the data sets it. With "
         "data up to 70000 the scale is 2.136, and round(1 / 2.136) = 0: every 1 in the mask "

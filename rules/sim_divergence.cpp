@@ -63,6 +63,30 @@ bool makes_integer_result(const ir::Node& node) {
 // comparison, a topk whose indices changed): through their producers and the writes in place
 // into them (`idx[d > 0.25] = n` writes `idx`, then sorted and compared with `n`). Null when there
 // is none within a few hundred values.
+// Where a value comes from across calls: for a parameter of a method, the argument each call of
+// it passes (a padding mask built in forward and passed into every attention layer); for a
+// call's result, the value its callee returns there.
+void add_values_across_calls(const ir::Model& model, const ir::Value& v, std::deque<const ir::Value*>& pending) {
+  if (v.producer != nullptr) {
+    const ir::Function* callee = ir::callee_of(model, *v.producer);
+    if (callee == nullptr) return;
+    const auto& outputs = v.producer->outputs;
+    const size_t index = static_cast<size_t>(std::find(outputs.begin(), outputs.end(), &v) - outputs.begin());
+    if (outputs.size() == callee->body.returns.size() && index < outputs.size())
+      pending.push_back(callee->body.returns[index]);
+    return;
+  }
+  if (v.param_of == nullptr) return;
+  const auto& params = v.param_of->params;
+  const size_t index = static_cast<size_t>(std::find(params.begin(), params.end(), &v) - params.begin());
+  for_each_model_node(model, [&](const ir::Function&, const ir::Node& n) {
+    const ir::Function* callee = ir::callee_of(model, n);
+    if (callee == nullptr || &callee->body != v.param_of) return;
+    const std::vector<ir::Value*> arguments = ir::call_arguments(n);
+    if (index < arguments.size()) pending.push_back(arguments[index]);
+  });
+}
+
 const ir::Node* changed_decision_before(const analysis::Facts& facts, const ir::Node& comparison) {
   // Nearest first: `(topk_inds / width).int()` follows the topk it divides, not a threshold further
   // up that the width's shape also comes from.
@@ -81,6 +105,7 @@ const ir::Node* changed_decision_before(const analysis::Facts& facts, const ir::
     const ir::Value* v = pending.front();
     pending.pop_front();
     if (!seen.insert(v).second) continue;
+    add_values_across_calls(facts.model(), *v, pending);
     if (v->producer != nullptr) visit(*v->producer);
     for (const ir::Node* user : v->users)
       for (size_t i = 0; i < user->inputs.size() && found == nullptr; ++i)

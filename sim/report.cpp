@@ -208,8 +208,11 @@ analysis::SimulationEvidence evidence_from(const sim::Report& report) {
     // A converted model's int8 outputs are no stub or FakeQuantize the rules know.
     if ((p.reached || p.stored) && p.op.empty())
       evidence.calibration[p.path] = {p.scale, p.zero_point, p.quant_min, p.quant_max};
-  for (const auto& c : report.comparisons)
-    if (c.operand_only_zero_or_constant) evidence.binary_comparisons.insert(analysis::comparison_key(c.kind, c.loc));
+  for (const auto& c : report.comparisons) {
+    const std::string key = analysis::comparison_key(c.kind, c.loc);
+    if (c.operand_only_zero_or_constant) evidence.binary_comparisons.insert(key);
+    if (c.constant && !c.integer_result && c.elements > 0) evidence.simulated_comparisons.insert(key);
+  }
   evidence.input_dtypes = report.input_dtypes;
   return evidence;
 }

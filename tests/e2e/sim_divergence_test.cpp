@@ -249,6 +249,30 @@ TEST(SimDivergence, AnOutputHoldingFloatsRowsInAnotherOrderIsMeasuredRowByRow) {
   EXPECT_NEAR(output["positional_sqnr_db"].get<double>(), -0.9, 0.05) << output;
 }
 
+// Token ids (1..39, pad id 1) through the features' stub and compared with the pad id: statically
+// a 0/1 mask channel by its form; the simulation sees the ids, so shared-stub-mask stays silent
+// and eq-nonzero-const drops "compare with 0". The pad mask passed into the attention layer makes
+// its `mask == 0` flip: reported as the consequence of the `!=`, across the call.
+TEST(SimDivergence, TheSimulationsValuesCorrectWhatTheFormSuggests) {
+  const std::string name = "qat/qat_token_ids_pad_mask";
+  const std::string source = "examples/qat/qat_token_ids_pad_mask.py";
+  json doc = check_json({example_model(name), "--input", example_input(name)}, 1);
+  EXPECT_TRUE(of_rule(doc, "shared-stub-mask").empty()) << doc.dump(2);
+  auto eq = of_rule(doc, "eq-nonzero-const");
+  ASSERT_EQ(eq.size(), 1u) << doc.dump(2);
+  EXPECT_EQ(eq[0]["message"].get<std::string>().find("compare with 0"), std::string::npos) << eq[0]["message"];
+  bool consequence = false;
+  for (const auto& d : of_rule(doc, "sim-divergence"))
+    if (d["line"] == 32) {
+      consequence = true;
+      EXPECT_NE(d["message"].get<std::string>().find("they come from `mask = (ids != PAD).unsqueeze(1)` on line 46, "
+                                                     "which flips first"),
+                std::string::npos)
+          << d["message"];
+    }
+  EXPECT_TRUE(consequence) << doc.dump(2);
+}
+
 // A trace records no line for a submodule's call: an output a head returns in a dict is reported
 // at the head's `return`, where the value is computed, not without a line. After `--fix -o`, what
 // remains is reported for the file written.

@@ -1,6 +1,7 @@
 #include "cli/evidence.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "ir/ops.h"
@@ -11,11 +12,22 @@ namespace qlint::cli {
 
 namespace {
 
-const sim::ComparisonResult* find_comparison(const sim::Report& report, const ir::Node& node) {
-  if (!node.loc.known()) return nullptr;
-  for (const auto& c : report.comparisons)
-    if (c.kind == node.kind && c.loc == node.loc) return &c;
-  return nullptr;
+// The simulation's results at the node's place: a helper a trace inlined for two calls (a pad
+// mask for the source and the target) makes two probes at one line, counted together as the
+// sim-divergence rule and the attribution count them.
+std::optional<sim::ComparisonResult> find_comparison(const sim::Report& report, const ir::Node& node) {
+  if (!node.loc.known()) return std::nullopt;
+  std::optional<sim::ComparisonResult> found;
+  for (const auto& c : report.comparisons) {
+    if (c.kind != node.kind || !(c.loc == node.loc)) continue;
+    if (!found) {
+      found = c;
+      continue;
+    }
+    found->elements += c.elements;
+    found->differing += c.differing;
+  }
+  return found;
 }
 
 // "int16 simulation on 1 input batch", as the sim-divergence rule words it.
@@ -76,8 +88,8 @@ void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& re
     if (is_sim_divergence(d)) continue;
     const ir::Node* node = d.evidence_node ? d.evidence_node : d.node;
     if (node == nullptr) continue;
-    const sim::ComparisonResult* c = find_comparison(report, *node);
-    if (c == nullptr) continue;
+    const std::optional<sim::ComparisonResult> c = find_comparison(report, *node);
+    if (!c) continue;
     std::string which = node != d.node      ? "the mask comparison on " + ir::line_seen_from(node->loc, d.loc)
                         : c->integer_result ? "this `" + ir::operator_spelling(node->kind) + "`"
                                             : "this comparison";

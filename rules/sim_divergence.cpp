@@ -209,33 +209,54 @@ std::optional<std::vector<Edit>> exact_reroots(const analysis::Facts& facts, con
       edits.push_back(std::move(*other));
     }
   }
-  if (edits.empty()) return std::nullopt;
+  // Empty when no operand carries quantization: nothing to reroot in this copy (a kNN on the
+  // float points, beside its copies on quantized features at the same line).
   return edits;
 }
 
-// One fix for every copy of the comparison at this line (a helper a trace inlined for lanes,
-// crosswalks and route): the simulation counts them together, so each of them is rerooted, or
-// none when one cannot be.
+// One fix for the copies of the comparison at this line (a helper a trace inlined for lanes,
+// crosswalks and route, a kNN for each layer) that can be rerooted exactly. When others cannot
+// (DGCNN: the first kNN on the stub's points can, those on quantized features cannot), the fix
+// says for how many, and `refusal` why not the rest: the simulation counts the copies together,
+// so the finding stays for them.
 std::optional<Fix> reroot_fix(const analysis::Facts& facts, const std::vector<const ir::Node*>& copies,
                               std::string& refusal, bool integer_result = false) {
   std::vector<Edit> edits;
   std::vector<std::string> stubs;
+  size_t rerooted_copies = 0, refused_copies = 0;
+  std::string first_refusal;
   for (const ir::Node* node : copies) {
-    auto rerooted = exact_reroots(facts, *node, refusal);
-    if (!rerooted) return std::nullopt;
+    std::string why;
+    auto rerooted = exact_reroots(facts, *node, why);
+    if (!rerooted) {
+      ++refused_copies;
+      if (first_refusal.empty()) first_refusal = why;
+      continue;
+    }
+    if (!rerooted->empty()) ++rerooted_copies;
     for (Edit& edit : *rerooted) {
       std::string these = describe_stubs(facts, node->inputs.at(static_cast<size_t>(edit.operand)));
       if (std::find(stubs.begin(), stubs.end(), these) == stubs.end()) stubs.push_back(these);
       edits.push_back(std::move(edit));
     }
   }
+  refusal = first_refusal;
   if (edits.empty()) return std::nullopt;
+  if (refused_copies > 0 && !refusal.empty()) {
+    const size_t reason = refusal.find(": ");  // after "no automatic fix"
+    refusal = "no fix for " + std::to_string(refused_copies) + " of the " + std::to_string(copies.size()) +
+              " copies on this line: " + (reason == std::string::npos ? refusal : refusal.substr(reason + 2));
+  }
   std::string inputs;
   for (size_t i = 0; i < stubs.size(); ++i) inputs += (i == 0 ? "" : i + 1 == stubs.size() ? " and " : ", ") + stubs[i];
-  return safe_fix(integer_result ? "compute `" + ir::operator_spelling(copies.front()->kind) +
-                                       "`'s operand from the float input of " + inputs +
-                                       " instead, where its result is the float model's"
-                                 : reroot_comparison_description(inputs),
+  std::string partly = refused_copies == 0 ? ""
+                                           : " (for " + std::to_string(rerooted_copies) + " of its " +
+                                                 std::to_string(copies.size()) + " copies on this line)";
+  return safe_fix((integer_result ? "compute `" + ir::operator_spelling(copies.front()->kind) +
+                                        "`'s operand from the float input of " + inputs +
+                                        " instead, where its result is the float model's"
+                                  : reroot_comparison_description(inputs)) +
+                      partly,
                   std::move(edits));
 }
 
@@ -293,11 +314,11 @@ void report_integer_results(const analysis::Facts& facts, const analysis::Simula
                         follows.empty() ? differs + ": " + integer_result_advice(node.kind) : differs + follows);
     d.evidence_node = &node;
     std::string refusal;
-    if (auto fix = follows.empty() ? reroot_fix(facts, nodes, refusal, /*integer_result=*/true) : std::nullopt)
-      d.fixes.push_back(std::move(*fix));
-    else if (!refusal.empty())
+    auto fix = follows.empty() ? reroot_fix(facts, nodes, refusal, /*integer_result=*/true) : std::nullopt;
+    if (fix) d.fixes.push_back(std::move(*fix));
+    if (!refusal.empty())
       d.notes.push_back(refusal);
-    else if (follows.empty())
+    else if (!fix && follows.empty())
       d.notes.push_back(
           "no automatic fix: its operand has left the quantized domain (computed after a DeQuantStub, or from the "
           "model's outputs), where qlint has no float value to take the decision on; take it on float values in the "
@@ -314,10 +335,8 @@ void report_comparisons(const analysis::Facts& facts, const analysis::SimulatedR
                                    comparison_message(facts, node, *facts.simulated_comparison(node), run));
     d.evidence_node = &node;  // marks a comparison finding, for the confirmation of static ones
     std::string refusal;
-    if (auto fix = reroot_fix(facts, nodes, refusal))
-      d.fixes.push_back(std::move(*fix));
-    else if (!refusal.empty())
-      d.notes.push_back(refusal);
+    if (auto fix = reroot_fix(facts, nodes, refusal)) d.fixes.push_back(std::move(*fix));
+    if (!refusal.empty()) d.notes.push_back(refusal);
     out.push_back(std::move(d));
   }
 }
@@ -495,7 +514,10 @@ const Rule& sim_divergence_rule() {
         "In-place arithmetic on a fresh value (`dist += ...`, as pairwise squared distances are built) is "
         "copied into the float shadow. An argmax, topk or cast whose results changed is fixed the same way: "
         "its operand is computed from the stub's float input (a kNN's distances), where its result is the float "
-        "model's. An output under the threshold gets no automatic fix, nor does a "
+        "model's. Where a helper a trace inlined leaves several copies at one line (a kNN on the points and "
+        "on each layer's features), the copies that can be rerooted are (\"for 1 of its 4 copies on this "
+        "line\"), and the finding stays for the others with the reason. An output under the threshold gets no "
+        "automatic fix, nor does a "
         "comparison on a value the float shadow cannot reach (its finding's note says why): the simulation "
         "shows what breaks, not which rewrite keeps float results.";
     return r;

@@ -670,6 +670,38 @@ TEST_F(Fix, FlipsOnlyTheSimulationShowsAreRerooted) {
   }
 }
 
+// A kNN helper traced for two calls (examples/qat/qat_knn_layers.py): the copy on the stubbed
+// points is rerooted on the float points, the copy on a layer's features cannot be; the fix says
+// for how many copies, the finding stays with the reason for the other, and a second --fix finds
+// nothing more to do.
+TEST_F(Fix, TheCopiesOfALineThatCanBeRerootedAreAndTheOthersSayWhyNot) {
+  const std::string name = "qat/qat_knn_layers";
+  int exit_code = -1;
+  json doc =
+      fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)}, &exit_code);
+  EXPECT_EQ(exit_code, 1) << doc.dump(2);  // the features' kNN still changes
+  const json& fix = doc["fixes"][0];
+  ASSERT_EQ(fix["applied"].size(), 1u) << fix.dump(2);
+  EXPECT_NE(fix["applied"][0]["description"].get<std::string>().find("(for 1 of its 2 copies on this line)"),
+            std::string::npos)
+      << fix["applied"][0];
+  EXPECT_TRUE(fix["verification"]["float_identical"].get<bool>());
+  int64_t before = 0, after = 0;
+  for (const auto& c : fix["verification"]["before"]["comparisons"]) before += c["differing"].get<int64_t>();
+  for (const auto& c : fix["verification"]["after"]["comparisons"]) after += c["differing"].get<int64_t>();
+  EXPECT_LT(after, before) << fix.dump(2);
+  EXPECT_GT(after, 0) << fix.dump(2);
+  std::vector<json> remaining;
+  for (const auto& d : doc["diagnostics"])
+    if (d["rule"] == "sim-divergence") remaining.push_back(d);
+  ASSERT_EQ(remaining.size(), 1u) << doc.dump(2);
+  EXPECT_NE(remaining[0]["notes"].dump().find("`self.conv` is itself computed from quantized values"),
+            std::string::npos)
+      << remaining[0].dump(2);
+  json again = fix_json({"--fix", "-o", tmp("again.pt"), "--input", example_input(name), tmp("fixed.pt")});
+  EXPECT_TRUE(again["fixes"][0]["applied"].empty()) << again.dump(2);
+}
+
 // --fix plans, applies, verifies and writes over one loaded module: the user's archive is read
 // once (the simulator instruments clones of it), and the fixed archive once, to verify it.
 // QLINT_DEBUG=load logs every archive qlint reads.

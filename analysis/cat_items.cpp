@@ -1,9 +1,13 @@
 #include "analysis/cat_items.h"
 
+#include <limits>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "analysis/constants.h"
+#include "ir/ops.h"
+#include "ir/schema.h"
 
 namespace qlint::analysis {
 
@@ -13,6 +17,8 @@ namespace {
 struct Pick {
   int64_t dim = 0, lo = 0, hi = 0;
 };
+
+constexpr int kMaxDepth = 32;  // ops walked back from a value, as for the pick's chain
 
 std::optional<int64_t> rank_of(const ir::Value* v) {
   if (!v->type.sizes) return std::nullopt;
@@ -25,12 +31,17 @@ std::optional<int64_t> integer(const ir::Value* v) {
   return static_cast<int64_t>(*c);
 }
 
-// A dimension operand counted from the front of a value of `rank` dimensions.
-std::optional<int64_t> dimension(const ir::Value* operand, int64_t rank) {
+bool is_none(const ir::Value* v) { return v->type.kind == ir::Type::Kind::None; }
+
+// A dimension operand counted from the front of a value of `rank` dimensions. A dimension
+// counted from the end needs the rank; one counted from the front does not (the C++ front end
+// knows no sizes: `det.select(1, 5)`).
+std::optional<int64_t> dimension(const ir::Value* operand, std::optional<int64_t> rank) {
   auto d = integer(operand);
   if (!d) return std::nullopt;
-  const int64_t normalized = *d < 0 ? *d + rank : *d;
-  if (normalized < 0 || normalized >= rank) return std::nullopt;
+  if (*d < 0 && !rank) return std::nullopt;
+  const int64_t normalized = *d < 0 ? *d + *rank : *d;
+  if (normalized < 0 || (rank && normalized >= *rank)) return std::nullopt;
   return normalized;
 }
 
@@ -43,25 +54,146 @@ bool keeps_positions(const std::string& kind) {
   return kinds.count(kind) > 0;
 }
 
-// The first pick of the chain, read off `n`'s result of `out_rank` dimensions (its input has
-// one more for a select).
+// aten::slice(self, dim, start, end, step): the C++ front end leaves out a default step.
+bool slices_with_step_one(const ir::Node& n) {
+  return n.kind == "aten::slice" && n.inputs.size() >= 4 && (n.inputs.size() < 5 || integer(n.inputs[4]) == 1);
+}
+
+// A slice's bound: a constant, or None (the start or end of the dimension, `Slice(4, None)`).
+std::optional<int64_t> slice_bound(const ir::Value* operand, int64_t none) {
+  return is_none(operand) ? std::optional<int64_t>(none) : integer(operand);
+}
+
+std::optional<int64_t> size_along(const ir::Value* v, int64_t dim, int depth);
+
+// The size along `dim` of a reduction's result (`torch::max(x, 1, true)`, `x.argmax(1)`,
+// `x.sum(1)`): 1 along a dimension it keeps, the operand's size along the others.
+std::optional<int64_t> reduced_size_along(const ir::Node& n, int64_t dim, int depth) {
+  const ir::Schema* schema = ir::schema_of(n);
+  const ir::Value* reduced = ir::named_operand(n, "dim");
+  if (schema == nullptr || !schema->argument_index("keepdim") || reduced == nullptr || n.inputs.empty())
+    return std::nullopt;
+  std::optional<int64_t> d;
+  if (const ir::Node* list = reduced->producer; list != nullptr && list->kind == "prim::ListConstruct") {
+    if (list->inputs.size() == 1) d = dimension(list->inputs[0], rank_of(n.inputs[0]));
+  } else {
+    d = dimension(reduced, rank_of(n.inputs[0]));
+  }
+  // Left out, keepdim is false (its default in every reduction's schema).
+  const ir::Value* keepdim = ir::named_operand(n, "keepdim");
+  auto keeps = keepdim != nullptr ? scalar_constant(keepdim) : std::optional<double>(0);
+  if (!d || !keeps) return std::nullopt;
+  if (*keeps != 0) return dim == *d ? std::optional<int64_t>(1) : size_along(n.inputs[0], dim, depth + 1);
+  return size_along(n.inputs[0], dim < *d ? dim : dim + 1, depth + 1);
+}
+
+// The size along a slice's own dimension: its window of the operand. Of an operand whose size
+// is not known, a window with constant bounds counted from the front is taken at its width:
+// code that slices `[0, 4)` of a dimension reads four columns there (box coordinates); a
+// narrower operand would make the picks that count on them fail rather than read another part.
+std::optional<int64_t> window_size(const ir::Node& n, int64_t dim, int depth) {
+  const int64_t end_of_dimension = std::numeric_limits<int64_t>::max();
+  auto start = slice_bound(n.inputs[2], 0), end = slice_bound(n.inputs[3], end_of_dimension);
+  if (!start || !end) return std::nullopt;
+  if (auto size = size_along(n.inputs[0], dim, depth + 1)) {
+    auto clamp = [&](int64_t i) { return std::max<int64_t>(0, std::min(i < 0 ? i + *size : i, *size)); };
+    return std::max<int64_t>(0, clamp(*end) - clamp(*start));
+  }
+  if (*start < 0 || *end < *start || *end == end_of_dimension) return std::nullopt;
+  return *end - *start;
+}
+
+// The size of `v` along dimension `dim` (counted from the front): from its type when the front
+// end knows its sizes, else from the ops that made it, where they fix it: an unsqueeze's new
+// dimension, a reduction that keeps its dimension, a slice's window, a cat's parts.
+std::optional<int64_t> size_along(const ir::Value* v, int64_t dim, int depth) {
+  if (v->type.sizes) {
+    const auto& sizes = *v->type.sizes;
+    if (dim >= static_cast<int64_t>(sizes.size()) || sizes[static_cast<size_t>(dim)] < 0) return std::nullopt;
+    return sizes[static_cast<size_t>(dim)];
+  }
+  if (depth >= kMaxDepth || v->producer == nullptr) return std::nullopt;
+  const ir::Node& n = *v->producer;
+  if (n.kind == "prim::TupleIndex") {  // `std::get<0>(torch::max(x, 1, true))`: an output of the op
+    const ir::Node* tuple = n.inputs[0]->producer;
+    auto i = integer(n.inputs[1]);
+    if (tuple == nullptr || tuple->kind != "prim::TupleConstruct" || !i || *i < 0 ||
+        static_cast<size_t>(*i) >= tuple->inputs.size())
+      return std::nullopt;
+    return size_along(tuple->inputs[static_cast<size_t>(*i)], dim, depth + 1);
+  }
+  if (n.inputs.empty()) return std::nullopt;
+  const ir::Value* input = n.inputs[0];
+  auto input_rank = rank_of(input);
+  if (keeps_positions(n.kind)) return size_along(input, dim, depth + 1);
+  if (n.kind == "aten::unsqueeze" && n.inputs.size() >= 2) {
+    auto d = dimension(n.inputs[1], input_rank ? std::optional<int64_t>(*input_rank + 1) : std::nullopt);
+    if (!d) return std::nullopt;
+    if (dim == *d) return 1;
+    return size_along(input, dim < *d ? dim : dim - 1, depth + 1);
+  }
+  if (n.kind == "aten::select" && n.inputs.size() >= 3) {
+    auto d = dimension(n.inputs[1], input_rank);
+    if (!d) return std::nullopt;
+    return size_along(input, dim < *d ? dim : dim + 1, depth + 1);
+  }
+  if (slices_with_step_one(n)) {
+    auto d = dimension(n.inputs[1], input_rank);
+    if (!d) return std::nullopt;
+    return dim == *d ? window_size(n, dim, depth) : size_along(input, dim, depth + 1);
+  }
+  if (n.kind == "aten::cat" && n.inputs.size() >= 2) {
+    const ir::Node* list = input->producer;
+    auto d = dimension(n.inputs[1], rank_of(v));
+    if (list == nullptr || list->kind != "prim::ListConstruct" || list->inputs.empty() || !d) return std::nullopt;
+    if (dim != *d) return size_along(list->inputs[0], dim, depth + 1);
+    int64_t total = 0;
+    for (const ir::Value* item : list->inputs) {
+      auto size = size_along(item, dim, depth + 1);
+      if (!size) return std::nullopt;
+      total += *size;
+    }
+    return total;
+  }
+  return reduced_size_along(n, dim, depth);
+}
+
+// Whether something writes into `v` in place, or into a view of it (`det.select(1, 5).fill_(0)`):
+// a pick of `v` may then read what was written rather than what `v` was made of.
+bool written_in_place(const ir::Value* v, int depth = 0) {
+  if (depth >= kMaxDepth) return true;
+  for (const ir::Node* user : v->users) {
+    if (user->inputs.empty() || user->inputs[0] != v) continue;
+    if (ir::writes_in_place(*user, 0)) return true;
+    if (ir::may_alias_first_operand(*user))
+      for (const ir::Value* out : user->outputs)
+        if (written_in_place(out, depth + 1)) return true;
+  }
+  return false;
+}
+
+// The first pick of the chain, read off `n` and its input.
 std::optional<Pick> first_pick(const ir::Node& n, const ir::Value& input) {
-  auto in_rank = rank_of(&input);
-  if (!in_rank || n.inputs.size() < 3) return std::nullopt;
-  auto d = dimension(n.inputs[1], *in_rank);
+  if (n.inputs.size() < 3) return std::nullopt;
+  auto d = dimension(n.inputs[1], rank_of(&input));
   if (!d) return std::nullopt;
-  const int64_t size = (*input.type.sizes)[static_cast<size_t>(*d)];
-  auto clamp = [&](int64_t i) { return std::max<int64_t>(0, std::min(i < 0 ? i + size : i, size)); };
+  const std::optional<int64_t> size = size_along(&input, *d, 0);
+  // An index counted from the end needs the size; one counted from the front is where it is.
+  auto place = [&](int64_t i) -> std::optional<int64_t> {
+    if (!size) return i < 0 ? std::nullopt : std::optional<int64_t>(i);
+    return std::max<int64_t>(0, std::min(i < 0 ? i + *size : i, *size));
+  };
   if (n.kind == "aten::select") {
     auto i = integer(n.inputs[2]);
-    if (!i) return std::nullopt;
-    return Pick{*d, clamp(*i), clamp(*i) + 1};
+    auto at = i ? place(*i) : std::nullopt;
+    if (!at) return std::nullopt;
+    return Pick{*d, *at, *at + 1};
   }
-  // aten::slice(self, dim, start, end, step)
-  if (n.inputs.size() < 5 || integer(n.inputs[4]).value_or(0) != 1) return std::nullopt;
-  auto start = integer(n.inputs[2]), end = integer(n.inputs[3]);
-  if (!start || !end) return std::nullopt;
-  return Pick{*d, clamp(*start), clamp(*end)};
+  if (!slices_with_step_one(n)) return std::nullopt;
+  auto start = slice_bound(n.inputs[2], 0), end = slice_bound(n.inputs[3], std::numeric_limits<int64_t>::max());
+  auto lo = start ? place(*start) : std::nullopt, hi = end ? place(*end) : std::nullopt;
+  if (!lo || !hi) return std::nullopt;
+  return Pick{*d, *lo, *hi};
 }
 
 // Where the pick's dimension was in `n`'s input, given it is `pick.dim` in `n`'s result; false
@@ -70,26 +202,27 @@ bool follow_back(const ir::Node& n, const ir::Value& input, Pick& pick) {
   const std::string& kind = n.kind;
   if (keeps_positions(kind)) return true;
   auto in_rank = rank_of(&input);
-  if (!in_rank || n.inputs.size() < 2) return false;
+  if (n.inputs.size() < 2) return false;
   if (kind == "aten::select") {
-    auto d = dimension(n.inputs[1], *in_rank);
+    auto d = dimension(n.inputs[1], in_rank);
     if (!d) return false;
     if (pick.dim >= *d) ++pick.dim;
     return true;
   }
   if (kind == "aten::slice") {
-    auto d = dimension(n.inputs[1], *in_rank);
-    if (!d || n.inputs.size() < 5 || integer(n.inputs[4]).value_or(0) != 1) return false;
+    auto d = dimension(n.inputs[1], in_rank);
+    if (!d || !slices_with_step_one(n)) return false;
     if (*d != pick.dim) return true;
-    auto start = integer(n.inputs[2]);
+    auto start = slice_bound(n.inputs[2], 0);
     if (!start || *start < 0) return false;
     pick.lo += *start;
-    pick.hi += *start;
+    pick.hi = pick.hi > std::numeric_limits<int64_t>::max() - *start ? pick.hi : pick.hi + *start;
     return true;
   }
   if (kind == "aten::permute") {
     const ir::Node* list = n.inputs[1]->producer;
-    if (list == nullptr || list->kind != "prim::ListConstruct" || pick.dim >= static_cast<int64_t>(list->inputs.size()))
+    if (!in_rank || list == nullptr || list->kind != "prim::ListConstruct" ||
+        pick.dim >= static_cast<int64_t>(list->inputs.size()))
       return false;
     auto d = dimension(list->inputs[static_cast<size_t>(pick.dim)], *in_rank);
     if (!d) return false;
@@ -97,7 +230,7 @@ bool follow_back(const ir::Node& n, const ir::Value& input, Pick& pick) {
     return true;
   }
   if (kind == "aten::transpose" && n.inputs.size() >= 3) {
-    auto a = dimension(n.inputs[1], *in_rank), b = dimension(n.inputs[2], *in_rank);
+    auto a = dimension(n.inputs[1], in_rank), b = dimension(n.inputs[2], in_rank);
     if (!a || !b) return false;
     if (pick.dim == *a)
       pick.dim = *b;
@@ -106,14 +239,14 @@ bool follow_back(const ir::Node& n, const ir::Value& input, Pick& pick) {
     return true;
   }
   if (kind == "aten::flatten" && n.inputs.size() >= 3) {
-    auto start = dimension(n.inputs[1], *in_rank), end = dimension(n.inputs[2], *in_rank);
+    auto start = dimension(n.inputs[1], in_rank), end = dimension(n.inputs[2], in_rank);
     if (!start || !end || *end < *start) return false;
     if (pick.dim == *start) return *start == *end;  // else the merged dimensions
     if (pick.dim > *start) pick.dim += *end - *start;
     return true;
   }
   if (kind == "aten::unsqueeze") {
-    auto d = dimension(n.inputs[1], *in_rank + 1);
+    auto d = dimension(n.inputs[1], in_rank ? std::optional<int64_t>(*in_rank + 1) : std::nullopt);
     if (!d || pick.dim == *d) return false;
     if (pick.dim > *d) --pick.dim;
     return true;
@@ -121,32 +254,35 @@ bool follow_back(const ir::Node& n, const ir::Value& input, Pick& pick) {
   return false;
 }
 
+// The items a pick reads. An item whose size is not known ends the walk: the items after it
+// start at offsets not known either, unless the pick ends before it.
 std::optional<std::vector<CatItemRead>> items_at(const ir::Node& cat, const Pick& pick) {
   if (cat.inputs.size() < 2 || cat.inputs[0]->producer == nullptr ||
-      cat.inputs[0]->producer->kind != "prim::ListConstruct" || !cat.outputs[0]->type.sizes)
+      cat.inputs[0]->producer->kind != "prim::ListConstruct")
     return std::nullopt;
-  auto d = dimension(cat.inputs[1], rank_of(cat.outputs[0]).value_or(0));
+  auto d = dimension(cat.inputs[1], rank_of(cat.outputs[0]));
   if (!d || *d != pick.dim) return std::nullopt;  // a pick along another dimension reads each item in part
   std::vector<CatItemRead> read;
   int64_t offset = 0;
   for (const ir::Value* item : cat.inputs[0]->producer->inputs) {
-    if (!item->type.sizes || static_cast<int64_t>(item->type.sizes->size()) <= *d) return std::nullopt;
-    const int64_t size = (*item->type.sizes)[static_cast<size_t>(*d)];
-    if (offset < pick.hi && pick.lo < offset + size)
-      read.push_back({item, pick.lo <= offset && offset + size <= pick.hi});
-    offset += size;
+    if (offset >= pick.hi) break;
+    auto size = size_along(item, *d, 0);
+    if (!size) return std::nullopt;
+    if (offset < pick.hi && pick.lo < offset + *size)
+      read.push_back({item, pick.lo <= offset && offset + *size <= pick.hi});
+    offset += *size;
   }
+  if (read.empty()) return std::nullopt;  // past the items this walk can place
   return read;
 }
 
-}  // namespace
-
-std::optional<std::vector<CatItemRead>> cat_items_read(const ir::Value* picked) {
+// The cat that `picked` is a pick of, and the pick as the cat's result sees it.
+std::optional<std::pair<const ir::Node*, Pick>> cat_pick(const ir::Value* picked) {
   const ir::Value* at = picked;
   std::optional<Pick> pick;
-  for (int depth = 0; depth < 32 && at != nullptr && at->producer != nullptr; ++depth) {
+  for (int depth = 0; depth < kMaxDepth && at != nullptr && at->producer != nullptr; ++depth) {
     const ir::Node& n = *at->producer;
-    if (n.kind == "aten::cat") return pick ? items_at(n, *pick) : std::nullopt;
+    if (n.kind == "aten::cat") return pick ? std::optional(std::make_pair(&n, *pick)) : std::nullopt;
     if (n.inputs.empty() || n.outputs.size() != 1) return std::nullopt;
     const ir::Value& input = *n.inputs[0];
     if (!pick) {
@@ -159,6 +295,19 @@ std::optional<std::vector<CatItemRead>> cat_items_read(const ir::Value* picked) 
     at = &input;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::vector<CatItemRead>> cat_items_read(const ir::Value* picked) {
+  auto found = cat_pick(picked);
+  return found ? items_at(*found->first, found->second) : std::nullopt;
+}
+
+std::optional<std::vector<CatItemRead>> cat_items_holding(const ir::Value* picked) {
+  auto found = cat_pick(picked);
+  if (!found || written_in_place(found->first->outputs[0])) return std::nullopt;
+  return items_at(*found->first, found->second);
 }
 
 }  // namespace qlint::analysis

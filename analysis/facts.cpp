@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/cat_items.h"
 #include "analysis/constants.h"
 #include "analysis/dtype.h"
 #include "analysis/quant_domain.h"
@@ -836,6 +837,7 @@ class FactsSolver {
       store_element(n);
     } else if (bool part = false; !n.inputs.empty() && (ir::is_view_op(n, &part) || keeps_the_values(n))) {
       for (const auto& [point, was_part] : get(n.inputs[0]).views) merged.views[point] = was_part || part;
+      keep_what_the_cat_items_read_hold(n, merged);
     } else if (const ir::Node* parts = joined_parts(n)) {
       // `torch.cat([ones, x[..., -1:]])`: every value of each part is in the result, which is a
       // part of a quant point's output unless some item is the whole of it.
@@ -857,6 +859,20 @@ class FactsSolver {
         join(n.outputs[i], merged);
       }
     }
+  }
+
+  // A pick of a cat's result along the joined dimension (`det.select(1, 5)` of
+  // `torch::cat({box, score, cls}, 1)`) holds what the items it reads hold, nothing of the
+  // others: a class-id column joined to quantized boxes is as exact as the ids.
+  void keep_what_the_cat_items_read_hold(const ir::Node& n, ValueFacts& merged) const {
+    if ((n.kind != "aten::select" && n.kind != "aten::slice") || n.outputs.size() != 1) return;
+    auto items = cat_items_holding(n.outputs[0]);
+    if (!items) return;
+    ValueFacts read;
+    for (const CatItemRead& item : *items) add_flow(read, flattened(get(item.item)));
+    merged.sources = read.sources;
+    merged.domain = read.domain;
+    merged.from_input = read.from_input;
   }
 
   static bool is_unpack(const ir::Node& n) {

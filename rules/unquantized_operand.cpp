@@ -161,8 +161,17 @@ const Rule& unquantized_operand_rule() {
     r.cxx.summary = "a float tensor that never passed a quantize call combined with a quantized tensor";
     r.cxx.what =
         "Arithmetic (`*`, `+`, `-`, `/`) between a tensor computed from a quantizing call and a float "
-        "tensor computed from a function's parameters that never passed one. Constants, scalars and "
-        "values after `.dequantize()` are fine.";
+        "tensor computed from a function's parameters that never passed one, and a `torch::cat` or "
+        "`torch::stack` that joins such tensors (the joined tensor gets one scale). The float tensor "
+        "may be computed from the quantized one without a quantize call of its own: a mask "
+        "`(q > 0).to(torch::kFloat)`, or class ids `q.argmax(1, true).to(torch::kFloat)` joined beside "
+        "boxes, hold values (0 and 1; whole numbers up to the class count) that the quantized tensor's scale was not "
+        "calibrated "
+        "for. Code after a quantize call is read as the quantized code a toolchain runs until "
+        "`.dequantize()`, also after `fake_quantize_per_tensor_affine`, which stands for such a "
+        "toolchain's rounding though its result is a float tensor. Constants, scalars, values after "
+        "`.dequantize()` and the outputs of a TorchScript model (the code after a model computes in "
+        "float) are fine.";
     r.cxx.example =
         "    torch::Tensor x = seed::quantize_int16(input);\n"
         "    return x + bias;  // bias never passed a quantize call";

@@ -664,6 +664,16 @@ class FunctionLowering {
     return single("prim::TupleConstruct", outs, std::move(type), &call);
   }
 
+  // `std::make_tuple(q, q.argmax(1))`: a tuple of its arguments, as TorchScript's
+  // prim::TupleConstruct, so that each element keeps its own facts, also once a function returns
+  // the tuple (`std::get<1>` reads the int64 argmax, not the quantized `q`).
+  ir::Value* tuple_of_arguments(const CallExpr& call, const std::optional<ir::Type>& type) {
+    if (!type || type->kind != ir::Type::Kind::Tuple) return nullptr;
+    std::vector<ir::Value*> elements;
+    for (const Expr* arg : call.arguments()) elements.push_back(argument(arg));
+    return single("prim::TupleConstruct", elements, *type, &call);
+  }
+
   // std::get<N>(t) of a tuple: its element N, as TorchScript's prim::TupleIndex.
   ir::Value* tuple_get(const CallExpr& call, const FunctionDecl& callee, std::optional<ir::Type> type) {
     const TemplateArgumentList* args = callee.getTemplateSpecializationArgs();
@@ -1059,6 +1069,8 @@ class FunctionLowering {
     if (UnitLowering::is_model_load(callee)) return load_model(call);
     if (qualified == "std::get")
       if (ir::Value* element = tuple_get(call, *callee, type)) return element;
+    if (qualified == "std::make_tuple" || qualified == "std::forward_as_tuple")
+      if (ir::Value* tuple = tuple_of_arguments(call, type)) return tuple;
     if (const std::string* name = unit_.function_name(callee))
       return call_function(call, {call.getArgs(), call.getNumArgs()}, *name, type);
     bool aten = qualified.rfind("at::", 0) == 0 || qualified.rfind("torch::", 0) == 0;

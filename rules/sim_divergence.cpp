@@ -59,10 +59,6 @@ bool makes_integer_result(const ir::Node& node) {
           std::find(node.owner->returns.begin(), node.owner->returns.end(), result) != node.owner->returns.end());
 }
 
-// A decision the simulation saw change on the way to `comparison`'s operands (a flipped
-// comparison, a topk whose indices changed): through their producers and the writes in place
-// into them (`idx[d > 0.25] = n` writes `idx`, then sorted and compared with `n`). Null when there
-// is none within a few hundred values.
 // Where a value comes from across calls: for a parameter of a method, the argument each call of
 // it passes (a padding mask built in forward and passed into every attention layer); for a
 // call's result, the value its callee returns there.
@@ -87,6 +83,10 @@ void add_values_across_calls(const ir::Model& model, const ir::Value& v, std::de
   });
 }
 
+// A decision the simulation saw change on the way to `comparison`'s operands (a flipped
+// comparison, a topk whose indices changed): through their producers and the writes in place
+// into them (`idx[d > 0.25] = n` writes `idx`, then sorted and compared with `n`). Null when there
+// is none within a few hundred values.
 const ir::Node* changed_decision_before(const analysis::Facts& facts, const ir::Node& comparison) {
   // Nearest first: `(topk_inds / width).int()` follows the topk it divides, not a threshold further
   // up that the width's shape also comes from.

@@ -129,11 +129,12 @@ bool is_bool_cast(const analysis::Facts& facts, const ir::Node& n) {
 }
 
 // Whether `n` tests its operand `side` for 0 or 1 (`==`/`!=` with that constant): a mask channel,
-// unless the simulation saw other values in it (`seq != pad_idx` with pad 1 on token ids).
+// unless the simulation saw other values than 0 and 1 in it (`seq != pad_idx` with pad 1 on token
+// ids). With 0 the simulation says only whether values other than 0 came (a mask's 1s do).
 bool tests_for_zero_or_one(const analysis::Facts& facts, const ir::Node& n, int side) {
   auto constant = analysis::scalar_constant(n.inputs[1 - side]);
   return (ir::base_op(n.kind) == "eq" || ir::base_op(n.kind) == "ne") && constant &&
-         (*constant == 0 || *constant == 1) && !facts.compares_other_values(n);
+         (*constant == 0 || (*constant == 1 && !facts.compares_other_values(n)));
 }
 
 // A comparison of a part with a constant. With 0 or 1 under `==`/`!=` the part is a mask
@@ -437,8 +438,8 @@ const Rule& shared_stub_mask_rule() {
         "whose result is only counted or returned is not this rule's business. A stub applied to "
         "data and then to a whole 0/1 mask (`mask = self.quant(mask)`, compared with 0 or 1) counts "
         "too: its calls share one scale (not FX's own shared fake quants, nor a module's output). With "
-        "`--input`, a comparison with 0 or 1 in which the simulation saw other values (`ids != pad_idx` with "
-        "pad id 1 on token ids) is no mask channel: it counts only as a threshold, where its result is used as a "
+        "`--input`, a comparison with 1 in which the simulation saw values other than 0 and 1 (`ids != pad_idx` "
+        "with pad id 1 on token ids) is no mask channel: it counts only as a threshold, where its result is used as a "
         "mask.";
     r.doc.why =
         "A stub has one scale, `max(|x|) / 32767.5` for int16, and the data sets it. With "

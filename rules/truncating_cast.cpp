@@ -41,14 +41,28 @@ std::string whole_number_rounding(const ir::Node* producer) {
   return "";
 }
 
+// The tensor whose value is cast: `x.floor().item<int64_t>()` casts the number `item` reads off
+// `x.floor()`, so its rounding is the floor's, and the code names it by `x.floor()`.
+const ir::Node* tensor_read(const ir::Node& cast) {
+  const ir::Node* producer = cast.inputs[0]->producer;
+  return producer != nullptr && producer->kind == "aten::item" && !producer->inputs.empty() ? producer : nullptr;
+}
+
+const ir::Node* rounding_producer(const ir::Node& cast) {
+  const ir::Node* item = tensor_read(cast);
+  return item != nullptr ? item->inputs[0]->producer : cast.inputs[0]->producer;
+}
+
 std::string message(const analysis::Facts& facts, const ir::Node& node) {
   std::string value = ir::operand_text(facts.model(), node, 0);  // "`x[:, -1]`", or ""
+  if (const ir::Node* item = tensor_read(node); value.empty() && item != nullptr)
+    value = ir::operand_text(facts.model(), *item, 0);
   if (value.empty()) value = "a value";
   const std::string stubs = describe_stubs(facts, node.inputs[0]);
   const std::string stub = ir::spelling(facts.model()).stub;
   // `floor(x).long()` means floor: rounding to nearest would change what the float model
   // computes, so the advice is the float value, never `round`.
-  const std::string rounding = whole_number_rounding(node.inputs[0]->producer);
+  const std::string rounding = whole_number_rounding(rounding_producer(node));
   if (!rounding.empty())
     return value + ", computed from values quantized by " + stubs + ", is rounded " + rounding +
            "; compute it from the float value before the " + stub +
@@ -67,7 +81,8 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     const ir::Value* in = node.inputs[0];
     if (ir::is_integral(facts.dtype(in)) || facts.dtype(in) == ir::DType::Bool || !facts.quantized(in)) return;
     // Rounded first (`x.round().long()`): the error is gone unless it was half a step.
-    if (in->producer != nullptr && ir::base_op(in->producer->kind) == "round") return;
+    if (const ir::Node* rounded = rounding_producer(node); rounded != nullptr && ir::base_op(rounded->kind) == "round")
+      return;
     Diagnostic d = make_diagnostic(truncating_cast_rule(), fn, node, message(facts, node));
     // The float model casts the float value: casting the stub's float input keeps its floor
     // (voxel indices mean floor; rounding would change the float model).

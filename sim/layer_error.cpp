@@ -45,6 +45,19 @@ void ErrorStats::add(const at::Tensor& float_value, const at::Tensor& simulated_
   norm_sim += (s * s).sum().item<double>();
 }
 
+void ErrorStats::merge(const ErrorStats& other) {
+  shape = other.shape;
+  if (shape_difference.empty()) shape_difference = other.shape_difference;
+  nonfinite_mismatches += other.nonfinite_mismatches;
+  max_abs = std::max(max_abs, other.max_abs);
+  elements += other.elements;
+  signal += other.signal;
+  noise += other.noise;
+  dot += other.dot;
+  norm_float += other.norm_float;
+  norm_sim += other.norm_sim;
+}
+
 double ErrorStats::sqnr_db() const {
   if (!shape_difference.empty()) return -std::numeric_limits<double>::infinity();
   if (nonfinite_mismatches > 0) return std::numeric_limits<double>::quiet_NaN();

@@ -32,6 +32,8 @@ struct ErrorStats {
   std::string shape_difference;
 
   void add(const at::Tensor& float_value, const at::Tensor& simulated_value);
+  // Adds what `other` gathered (one call of add or more), as if its calls had been made here.
+  void merge(const ErrorStats& other);
   // +inf when exact, -inf once a shape differed, NaN with non-finite mismatches.
   double sqnr_db() const;
   double cosine() const;

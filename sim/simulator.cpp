@@ -1122,19 +1122,24 @@ constexpr double kPairRowsBelowDb = 60;
 // noise pairs the other way (two rows of a smooth map) gain little, and stay in their place.
 constexpr double kReorderingGainDb = 10;
 
-// Adds the simulated output with its rows in float's order when they are float's rows in
-// another order (sim/row_order.h), else as it is; true in the first case.
-bool add_paired(ErrorStats& paired, const at::Tensor& f, const at::Tensor& s) {
+// Adds one batch's output to its position-by-position error and to its error with the rows in
+// float's order when they are float's rows in another order (sim/row_order.h), else as they
+// are; true in the first case. Each error is measured once.
+bool add_batch(ErrorStats& positional, ErrorStats& paired, const at::Tensor& f, const at::Tensor& s) {
   ErrorStats batch;
   batch.add(f, s);
-  std::optional<at::Tensor> in_order = batch.sqnr_db() < kPairRowsBelowDb ? rows_in_float_order(f, s) : std::nullopt;
-  if (in_order) {
-    ErrorStats reordered;
-    reordered.add(f, *in_order);
-    if (!(reordered.sqnr_db() >= batch.sqnr_db() + kReorderingGainDb)) in_order.reset();
-  }
-  paired.add(f, in_order ? *in_order : s);
-  return in_order.has_value();
+  positional.merge(batch);
+  if (batch.sqnr_db() < kPairRowsBelowDb)
+    if (std::optional<at::Tensor> in_order = rows_in_float_order(f, s)) {
+      ErrorStats reordered;
+      reordered.add(f, *in_order);
+      if (reordered.sqnr_db() >= batch.sqnr_db() + kReorderingGainDb) {
+        paired.merge(reordered);
+        return true;
+      }
+    }
+  paired.merge(batch);
+  return false;
 }
 
 std::vector<OutputResult> compare_outputs(const std::vector<IValue>& float_outputs,
@@ -1152,10 +1157,9 @@ std::vector<OutputResult> compare_outputs(const std::vector<IValue>& float_outpu
     reordered.resize(stats.size(), false);
     differing.resize(stats.size(), 0);
     for (size_t i = 0; i < f.size() && i < s.size(); ++i) {
-      stats[i].add(f[i], s[i]);
       integer[i] = integer[i] && !f[i].is_floating_point() && !f[i].is_complex();
       if (integer[i] && f[i].sizes() == s[i].sizes()) differing[i] += at::ne(f[i], s[i]).sum().item<int64_t>();
-      if (add_paired(paired[i], f[i], s[i])) reordered[i] = true;
+      if (add_batch(stats[i], paired[i], f[i], s[i])) reordered[i] = true;
     }
   }
   std::vector<OutputResult> results;

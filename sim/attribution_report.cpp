@@ -65,7 +65,12 @@ std::string clipping(const QuantPointResult& p) {
   if (!p.stored || !(p.scale > 0) || p.quant_max <= p.quant_min) return "";
   const double low = static_cast<double>(p.quant_min - p.zero_point) * p.scale;
   const double high = static_cast<double>(p.quant_max - p.zero_point) * p.scale;
-  if (p.min >= low - p.scale / 2 && p.max <= high + p.scale / 2) return "";
+  // A value half a step beyond the grid's end is rounded there, no worse than any other value:
+  // a symmetric MinMax observer puts the calibrated max exactly there (scale = max / 127.5), so
+  // the comparison allows for the float32 error of that division (up to 127.5 ulps, in steps
+  // about 1e-5: a thousandth of a step is far from any real clip).
+  const double reach = p.scale * (0.5 + 1e-3);
+  if (p.min >= low - reach && p.max <= high + reach) return "";
   return " (its stored scale covers only [" + short_number(low) + ", " + short_number(high) +
          "]: the values beyond clip; calibrate again on such inputs, or simulate with `--recalibrate`)";
 }

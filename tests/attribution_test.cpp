@@ -9,6 +9,8 @@
 #include <cmath>
 #include <functional>
 
+#include "sim/attribution_report.h"
+
 namespace qlint::sim {
 namespace {
 
@@ -138,4 +140,24 @@ TEST(Sensitivity, MostHarmfulFirst) {
 }
 
 }  // namespace
+// A stored scale is said to clip only where values lie beyond the grid's rounding: a symmetric
+// int8 MinMax observer (PyTorch's, scale = max|x| / 127.5 in float32) puts the max it saw exactly
+// half a step past 127, where it rounds onto 127 like any other value (the noise clone of public
+// round 10's MAE was told to "calibrate again" right after qlint calibrated it).
+TEST(DescribePoint, ValuesRoundedOntoTheGridsEndDoNotClip) {
+  Report report;
+  QuantPointResult p;
+  p.path = "noise_fake_quant";
+  p.stored = true;
+  p.quant_min = -128;
+  p.quant_max = 127;
+  p.min = -0.95;
+  p.max = 0.96f;  // float32, as observed; the division is float32 too, one ulp above max / 127.5
+  p.scale = 0.96f / 127.5f;
+  report.points.push_back(p);
+  EXPECT_EQ(describe_point(report, p.path).find("covers only"), std::string::npos) << describe_point(report, p.path);
+  report.points[0].max = p.max + p.scale;  // a whole step past the end: clipped
+  EXPECT_NE(describe_point(report, p.path).find("covers only"), std::string::npos);
+}
+
 }  // namespace qlint::sim

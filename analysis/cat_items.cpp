@@ -48,9 +48,9 @@ std::optional<int64_t> dimension(const ir::Value* operand, std::optional<int64_t
 // Ops whose result holds the operand's elements at the same positions.
 bool keeps_positions(const std::string& kind) {
   static const std::set<std::string> kinds = {
-      "aten::contiguous", "aten::clone", "aten::detach", "aten::to",       "aten::float",  "aten::sigmoid",
-      "aten::relu",       "aten::exp",   "aten::tanh",   "aten::sigmoid_", "aten::relu_",  "aten::clamp",
-      "aten::abs",        "aten::neg",   "aten::log",    "aten::sqrt",     "aten::type_as"};
+      "aten::contiguous", "aten::clone", "aten::detach",   "aten::to",    "aten::float", "aten::sigmoid", "aten::relu",
+      "aten::exp",        "aten::tanh",  "aten::sigmoid_", "aten::relu_", "aten::clamp", "aten::abs",     "aten::neg",
+      "aten::log",        "aten::sqrt",  "aten::type_as",  "aten::cpu",   "aten::cuda"};
   return kinds.count(kind) > 0;
 }
 

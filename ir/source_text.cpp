@@ -157,6 +157,11 @@ std::optional<SourceLoc> operand_location(const Model& model, const Node& consum
   if (v->producer && strictly_inside(v->producer->loc, over_call_arguments(model, consumer.loc)) &&
       plausible_operand(source_text(model, v->producer->loc)))
     return over_call_arguments(model, v->producer->loc);
+  // C++'s `a[i][j]` on an accessor reads the element its last select picks: one expression for
+  // both nodes, so that expression is the operand's text.
+  if (consumer.kind == "aten::item" && v->producer && v->producer->loc == consumer.loc &&
+      plausible_operand(source_text(model, consumer.loc)))
+    return consumer.loc;
   std::string text = source_text(model, consumer.loc);
   auto split = split_binary(text, operator_spelling(consumer.kind));
   if (!split || index > 1) return std::nullopt;

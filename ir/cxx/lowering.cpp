@@ -121,11 +121,24 @@ bool is_tensor_type(QualType type) {
   return name == "at::Tensor" || name == "at::TensorBase";
 }
 
+// `t.accessor<float, 2>()` and its packed forms: a view of t's elements, read by `a[i][j]`.
+bool is_accessor_type(QualType type) {
+  static const std::set<std::string> accessors = {"at::TensorAccessor", "at::TensorAccessorBase",
+                                                  "at::GenericPackedTensorAccessor",
+                                                  "at::GenericPackedTensorAccessorBase"};
+  return accessors.count(record_name(type)) > 0;
+}
+
+bool is_accessor_method(const std::string& name) {
+  return name == "accessor" || name == "packed_accessor32" || name == "packed_accessor64" ||
+         name == "generic_packed_accessor";
+}
+
 // The IR type of a C++ value, or nullopt when the value is nothing tensor code needs.
 std::optional<ir::Type> ir_type(QualType qt) {
   using K = ir::Type::Kind;
   QualType type = qt.getNonReferenceType().getCanonicalType().getUnqualifiedType();
-  if (is_tensor_type(type)) return ir::Type::tensor();
+  if (is_tensor_type(type) || is_accessor_type(type)) return ir::Type::tensor();
   if (type->isBooleanType()) return ir::Type::simple(K::Bool);
   if (type->isEnumeralType() || type->isIntegerType()) return ir::Type::simple(K::Int);
   if (type->isRealFloatingType()) return ir::Type::simple(K::Float);
@@ -879,6 +892,11 @@ class FunctionLowering {
       ir::Value* list = single("prim::ListConstruct", {index}, ir::Type::simple(ir::Type::Kind::List), &op);
       return single("aten::index", {base, list}, *type, &op);
     }
+    // An accessor's last subscript reads an element: `a[i][j]` as `t[i][j].item()`.
+    if (!type->is_tensor()) {
+      ir::Value* row = single("aten::select", {base, int_constant(0), index}, ir::Type::tensor(), &op);
+      return single("aten::item", {row}, *type, &op);
+    }
     return single("aten::select", {base, int_constant(0), index}, *type, &op);
   }
 
@@ -935,6 +953,7 @@ class FunctionLowering {
     ir::Value* self = expr(call.getImplicitObjectArgument());
     if (self == nullptr) return nullptr;
     if (name == "index" && call.getNumArgs() == 1) return tensor_index(call, self);
+    if (is_accessor_method(name)) return self;  // the same elements, read by subscripts
     if (!type) {
       for (const Expr* arg : call.arguments()) expr(arg);
       return nullptr;

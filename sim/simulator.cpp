@@ -135,6 +135,11 @@ struct ProbeState {
   // The op picks a set of indices along this dimension (topk, NMS: analysis::picks_a_set): the
   // simulated run's set is compared with the float run's, whatever their order and sizes.
   std::optional<int64_t> set_dim;
+  // Such a pick's probe whose order this result follows (`(topk_inds / width).int()`), and the
+  // sizes of that pick's latest result: a result of the same sizes holds its elements in the
+  // pick's order, so it is compared as a multiset along the pick's dimension.
+  std::optional<size_t> ordered_by;
+  std::vector<int64_t> latest_sizes;
 };
 
 struct Session {
@@ -404,17 +409,53 @@ std::optional<std::pair<int64_t, int64_t>> set_difference(const at::Tensor& expe
   return std::make_pair(rows * larger, rows * larger - shared);
 }
 
+// Two results whose order along `dim` a pick before them decided, compared as multisets row by
+// row: the elements compared and those of the simulated row that float's row lacks (the same
+// picks in another order differ nowhere). nullopt when the sizes differ.
+std::optional<std::pair<int64_t, int64_t>> multiset_difference(const at::Tensor& expected, const at::Tensor& got,
+                                                               int64_t dim) {
+  if (expected.sizes() != got.sizes() || expected.dim() == 0) return std::nullopt;
+  const int64_t d = dim < 0 ? dim + expected.dim() : dim;
+  if (d < 0 || d >= expected.dim()) return std::nullopt;
+  const int64_t k = expected.size(d);
+  if (k == 0) return std::make_pair(int64_t{0}, int64_t{0});
+  auto rows = [&](const at::Tensor& t) {
+    return std::get<0>(t.movedim(d, -1).to(at::kDouble).reshape({-1, k}).sort(-1)).contiguous();
+  };
+  const at::Tensor f = rows(expected), s = rows(got);
+  const double* fp = f.data_ptr<double>();
+  const double* sp = s.data_ptr<double>();
+  int64_t shared = 0;
+  for (int64_t r = 0; r < f.size(0); ++r) {
+    const double* a = fp + r * k;
+    const double* b = sp + r * k;
+    for (int64_t i = 0, j = 0; i < k && j < k;) {
+      if (a[i] == b[j]) {
+        ++shared, ++i, ++j;
+      } else if (a[i] < b[j]) {
+        ++i;
+      } else {
+        ++j;
+      }
+    }
+  }
+  return std::make_pair(f.numel(), f.numel() - shared);
+}
+
 // Judges one simulated run of a probe against the float run's same run. Results that cannot be
 // paired with float's are not counted as flips: another shape than float's (rows a flipped
 // threshold before it let through), an integer result decided on values of another shape, or a
 // run float never made (a loop whose count depends on quantized values). A decision before this
 // one changed what reaches it, and every row that passes both thresholds may agree.
-void compare_run(ProbeState& probe, const FloatRun& expected, const at::Tensor& x, const IValue& operand) {
+void compare_run(ProbeState& probe, const FloatRun& expected, const at::Tensor& x, const IValue& operand,
+                 std::optional<int64_t> pick_order_dim) {
   const bool same_operand =
       !probe.integer_result || operand.toTensor().sizes() == at::IntArrayRef(expected.operand_sizes);
   std::optional<std::pair<int64_t, int64_t>> counted;
   if (same_operand && probe.set_dim)
     counted = set_difference(expected.result, x, *probe.set_dim);
+  else if (same_operand && pick_order_dim)
+    counted = multiset_difference(expected.result, x, *pick_order_dim);
   else if (same_operand && expected.result.sizes() == x.sizes())
     counted = std::make_pair(x.numel(), at::ne(x, expected.result).sum().item<int64_t>());
   if (!counted) {
@@ -423,6 +464,17 @@ void compare_run(ProbeState& probe, const FloatRun& expected, const at::Tensor& 
   }
   probe.elements += counted->first;
   probe.differing += counted->second;
+}
+
+// The dimension along which `x`, a result of `probe`, holds its elements in the order of the
+// pick it follows (ProbeState::ordered_by): when it has that pick's sizes, as a value computed
+// element by element from the pick's indices or values has.
+std::optional<int64_t> pick_order(const ProbeState& probe, const at::Tensor& x) {
+  if (!probe.ordered_by) return std::nullopt;
+  const ProbeState& pick = g_session->probes.at(*probe.ordered_by);
+  if (!pick.set_dim || pick.latest_sizes.empty() || x.sizes() != at::IntArrayRef(pick.latest_sizes))
+    return std::nullopt;
+  return pick.set_dim;
 }
 
 // qlint::probe(Tensor x, int id, Any operand) -> Tensor: inserted after each tensor
@@ -438,6 +490,7 @@ void probe_op(jit::Stack& stack) {
     jit::push(stack, x);
     return;
   }
+  if (probe.set_dim) probe.latest_sizes = x.sizes().vec();
   const size_t batch = g_session->batch;
   if (g_session->mode == Mode::Float) {
     if (probe.float_runs.size() <= batch) probe.float_runs.resize(batch + 1);
@@ -455,7 +508,7 @@ void probe_op(jit::Stack& stack) {
     const size_t run = probe.simulated_runs[batch]++;
     const std::vector<FloatRun>& expected = probe.float_runs[batch];
     if (run < expected.size())
-      compare_run(probe, expected[run], x, operand);
+      compare_run(probe, expected[run], x, operand, pick_order(probe, x));
     else if (expected.size() < kMaxRunsPerBatch)  // reached more often than in float: see compare_run
       ++probe.runs_not_compared;
   }
@@ -697,8 +750,11 @@ class Instrumenter {
       ProbeState probe = new_probe(kind, *n);
       probe.integer_result = true;
       if (analysis::picks_a_set(kind)) probe.set_dim = set_dimension(*n);
+      probe.ordered_by = pick_followed(n->input(0));
+      jit::Value* id = probe_id(n, probe);
+      if (probe.set_dim && !reused_probes_) picks_[n] = session_.probes.size() - 1;
       rewriter_.insert_after_output(n, static_cast<size_t>(output), "qlint::probe",
-                                    {n->outputs()[static_cast<size_t>(output)], probe_id(n, probe), n->input(0)});
+                                    {n->outputs()[static_cast<size_t>(output)], id, n->input(0)});
     } else if (is_comparison(*n)) {
       ProbeState probe = new_probe(kind, *n);
       jit::Value* operand = nullptr;
@@ -710,10 +766,26 @@ class Instrumenter {
           operand = n->input(side);
         }
       }
+      probe.ordered_by = pick_followed(operand != nullptr ? operand : n->input(0));
       jit::Value* id = probe_id(n, probe);
       if (operand == nullptr) operand = rewriter_.insert_constant(n, IValue());
       rewriter_.insert_after(n, "qlint::probe", {n->output(), id, operand});
     }
+  }
+
+  // The pick (topk, NMS) in whose order `v` may hold its elements (ProbeState::ordered_by): found
+  // back through each op's first operand (a gather's index: what it gathers comes in the index's
+  // order), past the probes and quant points on the way. Whether `v` really keeps that order is
+  // judged at run time, by its sizes.
+  std::optional<size_t> pick_followed(const jit::Value* v) const {
+    for (int depth = 0; depth < kMaxPickDistance && v != nullptr; ++depth) {
+      const jit::Node* n = v->node();
+      if (auto pick = picks_.find(n); pick != picks_.end()) return pick->second;
+      if (n->inputs().empty()) return std::nullopt;
+      const bool gather = n->kind() == c10::aten::gather && n->inputs().size() >= 3;
+      v = n->input(gather ? 2 : 0);
+    }
+    return std::nullopt;
   }
 
   // The dimension topk picks along (its third operand, -1 when not a constant); NMS picks boxes.
@@ -831,8 +903,10 @@ class Instrumenter {
   torchscript::SourceLines& lines_;
   torchscript::GraphRewriter& rewriter_;
   std::set<const jit::Graph*> visited_;
-  std::optional<size_t> reused_probes_;  // set: probes are reused, this is the next id
-  std::string function_;                 // the graph being instrumented, as the IR names it
+  std::optional<size_t> reused_probes_;        // set: probes are reused, this is the next id
+  std::map<const jit::Node*, size_t> picks_;   // each topk and NMS with its probe id
+  static constexpr int kMaxPickDistance = 16;  // ops from a pick to a result that follows its order
+  std::string function_;                       // the graph being instrumented, as the IR names it
   std::set<std::string> observe_;
   std::map<const jit::Graph*, std::vector<std::string>> graph_names_;  // each method graph's instances
   bool layers_ = false;

@@ -1,5 +1,8 @@
 #include "sim/row_order.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace qlint::sim {
 
 namespace {
@@ -8,21 +11,32 @@ namespace {
 // many distance terms per batch (a 1000-row, 64-column output is 64 M).
 constexpr int64_t kMaxPairingTerms = int64_t{1} << 26;
 
-bool can_pair(const at::Tensor& f, const at::Tensor& s) {
-  if (!f.is_floating_point() || !s.is_floating_point() || f.sizes() != s.sizes() || f.dim() < 2) return false;
-  const int64_t rows = f.size(-2), columns = f.size(-1);
+// The value as (leading index, row, row's elements) for rows along `dim`.
+std::vector<int64_t> row_shape(const at::Tensor& v, int64_t dim) {
+  int64_t leading = 1, trailing = 1;
+  for (int64_t d = 0; d < dim; ++d) leading *= v.size(d);
+  for (int64_t d = dim + 1; d < v.dim(); ++d) trailing *= v.size(d);
+  return {leading, v.size(dim), trailing};
+}
+
+bool can_pair(const at::Tensor& f, const at::Tensor& s, int64_t dim) {
+  if (!f.is_floating_point() || !s.is_floating_point() || f.sizes() != s.sizes() || dim < 0 || dim + 1 >= f.dim())
+    return false;
+  const std::vector<int64_t> shape = row_shape(f, dim);
+  const int64_t leading = shape[0], rows = shape[1], columns = shape[2];
   if (rows < 2 || columns < 1 || f.numel() == 0) return false;
-  if (f.numel() / columns > kMaxPairingTerms / std::max<int64_t>(rows * columns, 1)) return false;
+  if (leading > kMaxPairingTerms / std::max<int64_t>(rows * rows * columns, 1)) return false;
   return at::isfinite(f).all().item<bool>() && at::isfinite(s).all().item<bool>();
 }
 
 }  // namespace
 
-std::optional<at::Tensor> rows_in_float_order(const at::Tensor& float_value, const at::Tensor& simulated) {
-  if (!can_pair(float_value, simulated)) return std::nullopt;
-  const int64_t rows = float_value.size(-2), columns = float_value.size(-1);
-  const at::Tensor f = float_value.reshape({-1, rows, columns}).to(at::kDouble);
-  const at::Tensor s = simulated.reshape({-1, rows, columns}).to(at::kDouble);
+std::optional<at::Tensor> rows_in_float_order(const at::Tensor& float_value, const at::Tensor& simulated, int64_t dim) {
+  if (!can_pair(float_value, simulated, dim)) return std::nullopt;
+  const std::vector<int64_t> shape = row_shape(float_value, dim);
+  const int64_t rows = shape[1], columns = shape[2];
+  const at::Tensor f = float_value.reshape(shape).to(at::kDouble);
+  const at::Tensor s = simulated.reshape(shape).to(at::kDouble);
   const at::Tensor nearest = at::cdist(f, s).argmin(-1);  // per float row, its nearest simulated row
   const at::Tensor in_order = at::arange(rows, nearest.options()).expand_as(nearest);
   if (!at::equal(std::get<0>(nearest.sort(-1)), in_order)) return std::nullopt;  // two rows share one

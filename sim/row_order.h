@@ -11,10 +11,12 @@
 
 namespace qlint::sim {
 
-// The simulated value with its rows (the last but one dimension, within each leading index) put
-// in the float value's order, when each float row's nearest simulated row makes a permutation
-// other than the identity: the same rows in another order. nullopt otherwise, for values that
-// are not floating point, differ in shape, hold NaN or infinity, or are too large to pair.
-std::optional<at::Tensor> rows_in_float_order(const at::Tensor& float_value, const at::Tensor& simulated);
+// The simulated value with its rows along `dim` (each a slice of all later dimensions, within
+// each index of the earlier ones: dim 1 of modes x time x 2 trajectories is a mode) put in the
+// float value's order, when each float row's nearest simulated row makes a permutation other than
+// the identity: the same rows in another order. nullopt otherwise, for the last dimension (its
+// rows would be single numbers, whose nearest pairing sorts any values), values that are not
+// floating point, differ in shape, hold NaN or infinity, or are too large to pair.
+std::optional<at::Tensor> rows_in_float_order(const at::Tensor& float_value, const at::Tensor& simulated, int64_t dim);
 
 }  // namespace qlint::sim

@@ -1196,6 +1196,22 @@ constexpr double kPairRowsBelowDb = 60;
 // noise pairs the other way (two rows of a smooth map) gain little, and stay in their place.
 constexpr double kReorderingGainDb = 10;
 
+// The error of the simulated value with its rows in float's order along the dimension that pairs
+// best, if that reaches `at_least` dB: the last but one dimension first (boxes an NMS keeps, tokens
+// a gather takes), then the earlier ones (a trajectory model's modes sorted by score along dim 1
+// of modes x time x 2).
+std::optional<ErrorStats> best_reordering(const at::Tensor& f, const at::Tensor& s, double at_least) {
+  std::optional<ErrorStats> best;
+  for (int64_t dim = f.dim() - 2; dim >= 0; --dim) {
+    std::optional<at::Tensor> in_order = rows_in_float_order(f, s, dim);
+    if (!in_order) continue;
+    ErrorStats reordered;
+    reordered.add(f, *in_order);
+    if (reordered.sqnr_db() >= at_least && (!best || reordered.sqnr_db() > best->sqnr_db())) best = reordered;
+  }
+  return best;
+}
+
 // Adds one batch's output to its position-by-position error and to its error with the rows in
 // float's order when they are float's rows in another order (sim/row_order.h), else as they
 // are; true in the first case. Each error is measured once.
@@ -1204,13 +1220,9 @@ bool add_batch(ErrorStats& positional, ErrorStats& paired, const at::Tensor& f, 
   batch.add(f, s);
   positional.merge(batch);
   if (batch.sqnr_db() < kPairRowsBelowDb)
-    if (std::optional<at::Tensor> in_order = rows_in_float_order(f, s)) {
-      ErrorStats reordered;
-      reordered.add(f, *in_order);
-      if (reordered.sqnr_db() >= batch.sqnr_db() + kReorderingGainDb) {
-        paired.merge(reordered);
-        return true;
-      }
+    if (std::optional<ErrorStats> reordered = best_reordering(f, s, batch.sqnr_db() + kReorderingGainDb)) {
+      paired.merge(*reordered);
+      return true;
     }
   paired.merge(batch);
   return false;

@@ -83,6 +83,20 @@ void add_values_across_calls(const ir::Model& model, const ir::Value& v, std::de
   });
 }
 
+// Each node that writes `v` in place, directly or through a view of it (`idx[:, i] = far` writes
+// a select of `idx`: farthest-point sampling fills its indices so).
+void for_each_write_into(const ir::Value& v, const std::function<void(const ir::Node&)>& visit, int depth = 0) {
+  constexpr int kMaxViewDepth = 4;
+  for (const ir::Node* user : v.users)
+    for (size_t i = 0; i < user->inputs.size(); ++i) {
+      if (user->inputs[i] != &v) continue;
+      if (ir::writes_in_place(*user, i))
+        visit(*user);
+      else if (i == 0 && depth < kMaxViewDepth && user->outputs.size() == 1 && ir::may_alias_first_operand(*user))
+        for_each_write_into(*user->outputs[0], visit, depth + 1);
+    }
+}
+
 // A decision the simulation saw change on the way to `comparison`'s operands (a flipped
 // comparison, a topk whose indices changed): through their producers and the writes in place
 // into them (`idx[d > 0.25] = n` writes `idx`, then sorted and compared with `n`). Null when there
@@ -98,7 +112,7 @@ const ir::Node* changed_decision_before(const analysis::Facts& facts, const ir::
         &n != &comparison && (analysis::is_comparison_op(n.kind) || makes_integer_result(n))
             ? facts.simulated_comparison(n)
             : nullptr;
-    if (c != nullptr && c->differing > 0) found = &n;
+    if (c != nullptr && c->differing > 0 && found == nullptr) found = &n;
     pending.insert(pending.end(), n.inputs.begin(), n.inputs.end());
   };
   while (!pending.empty() && found == nullptr && seen.size() < 512) {
@@ -107,9 +121,7 @@ const ir::Node* changed_decision_before(const analysis::Facts& facts, const ir::
     if (!seen.insert(v).second) continue;
     add_values_across_calls(facts.model(), *v, pending);
     if (v->producer != nullptr) visit(*v->producer);
-    for (const ir::Node* user : v->users)
-      for (size_t i = 0; i < user->inputs.size() && found == nullptr; ++i)
-        if (user->inputs[i] == v && ir::writes_in_place(*user, i)) visit(*user);
+    for_each_write_into(*v, visit);
   }
   return found;
 }
@@ -131,6 +143,25 @@ std::string follows_a_changed_decision(const analysis::Facts& facts, const ir::N
          " on " + ir::line_seen_from(before->loc, node.loc) +
          (comparison ? ", which flips first" : ", which changes first") +
          "; take that decision on float values, and this one follows";
+}
+
+// Rounded operands that a changed decision also feeds (a kNN whose query centres a farthest-point
+// sampling picked, and picked differently once quantized): the count mixes both causes, which the
+// headline's rounding advice alone hides. A note naming the decision then, else "".
+std::string also_follows_a_changed_decision(const analysis::Facts& facts, const ir::Node& node) {
+  if (std::none_of(node.inputs.begin(), node.inputs.end(),
+                   [&](const ir::Value* v) { return facts.in_quantized_domain(v); }))
+    return "";
+  const ir::Node* before = changed_decision_before(facts, node);
+  if (before == nullptr) return "";
+  const std::string cause = ir::source_text(facts.model(), before->loc);
+  const analysis::SimulatedComparison& c = *facts.simulated_comparison(*before);
+  return "its operands also come from " +
+         (cause.empty() ? "`" + ir::operator_spelling(before->kind) + "`" : "`" + cause + "`") + " on " +
+         ir::line_seen_from(before->loc, node.loc) + ", which " +
+         (analysis::is_comparison_op(before->kind) ? "flips" : "changes") + " first (" + std::to_string(c.differing) +
+         " of " + std::to_string(c.elements) +
+         "): part of these differences, or most, may follow from it; take that decision on float values too";
 }
 
 std::string comparison_message(const analysis::Facts& facts, const ir::Node& node,
@@ -320,9 +351,10 @@ void report_integer_results(const analysis::Facts& facts, const analysis::Simula
       d.notes.push_back(refusal);
     else if (!fix && follows.empty())
       d.notes.push_back(
-          "no automatic fix: its operand has left the quantized domain (computed after a DeQuantStub, or from the "
-          "model's outputs), where qlint has no float value to take the decision on; take it on float values in the "
-          "model");
+          "no automatic fix: none of its operands is in the quantized domain (they are computed after a DeQuantStub, "
+          "from the model's outputs, or from whole numbers), so qlint has no float value to take the decision on; "
+          "take it on float values in the model");
+    if (std::string also = also_follows_a_changed_decision(facts, node); !also.empty()) d.notes.push_back(also);
     out.push_back(std::move(d));
   }
 }
@@ -337,6 +369,7 @@ void report_comparisons(const analysis::Facts& facts, const analysis::SimulatedR
     std::string refusal;
     if (auto fix = reroot_fix(facts, nodes, refusal)) d.fixes.push_back(std::move(*fix));
     if (!refusal.empty()) d.notes.push_back(refusal);
+    if (std::string also = also_follows_a_changed_decision(facts, node); !also.empty()) d.notes.push_back(also);
     out.push_back(std::move(d));
   }
 }

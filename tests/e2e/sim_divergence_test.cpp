@@ -289,6 +289,29 @@ TEST(SimDivergence, AnOutputWhoseModesAreReorderedIsMeasuredModeByMode) {
   EXPECT_NEAR(output["positional_sqnr_db"].get<double>(), 6.6, 0.05) << output;
 }
 
+// Farthest-point sampling then kNN, both on the stubbed points (examples/qat/qat_sampled_knn.py,
+// public round 11's point-cloud transformer): the kNN's 56 of 256 changed neighbours are almost all
+// the sampling's (PyTorch: 1 with float's centres), and its finding says so beside its own rounding
+// (before: only "values closer than a quantization step change places"). The sampling writes its
+// indices through a view (`idx[:, i] = far`), which the search for that decision follows.
+TEST(SimDivergence, ADecisionOnRoundedValuesNamesTheChangedDecisionItAlsoFollows) {
+  const std::string name = "qat/qat_sampled_knn";
+  json doc = check_json({example_model(name), "--input", example_input(name)}, 1);
+  bool knn = false;
+  for (const auto& d : of_rule(doc, "sim-divergence"))
+    if (d["line"] == 47) {
+      knn = true;
+      EXPECT_NE(d["message"].get<std::string>().find("56 of 256"), std::string::npos) << d["message"];
+      bool named = false;
+      for (const auto& note : d["notes"])
+        named = named || note.get<std::string>().find(
+                             "its operands also come from `far = torch.max(dist, -1)[1]` on "
+                             "line 32, which changes first") != std::string::npos;
+      EXPECT_TRUE(named) << d.dump(2);
+    }
+  EXPECT_TRUE(knn) << doc.dump(2);
+}
+
 // Token ids (1..39, pad id 1) through the features' stub and compared with the pad id: statically
 // a 0/1 mask channel by its form; the simulation sees the ids, so shared-stub-mask stays silent
 // and eq-nonzero-const drops "compare with 0". The pad mask passed into the attention layer makes

@@ -7,6 +7,7 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/AST/Stmt.h>
 #include <clang/AST/StmtCXX.h>
+#include <clang/AST/StmtOpenMP.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Lex/Lexer.h>
 #include <llvm/Support/raw_ostream.h>
@@ -547,6 +548,12 @@ class FunctionLowering {
       loop_body(d->getBody(), s);
     } else if (const auto* t = dyn_cast<CXXTryStmt>(s)) {
       stmt(t->getTryBlock());
+    } else if (const auto* omp = dyn_cast<OMPExecutableDirective>(s)) {
+      // `#pragma omp parallel for` (with -fopenmp): the loop it runs in threads computes what it
+      // computes without the pragma, and projects put it on their post-processing loops.
+      if (omp->hasAssociatedStmt()) stmt(omp->getAssociatedStmt());
+    } else if (const auto* captured = dyn_cast<CapturedStmt>(s)) {
+      stmt(captured->getCapturedStmt());  // an OpenMP region's statement, as written
     } else if (const auto* e = dyn_cast<Expr>(s)) {
       expr(e);
     }

@@ -606,6 +606,41 @@ class FunctionLowering {
     ir::Value* v = expr(var.getInit());
     if (v == nullptr) return;
     bind(&var, v);
+    if (const auto* decomposition = dyn_cast<DecompositionDecl>(&var)) bind_structured(*decomposition);
+  }
+
+  // `auto [v, j] = torch::max(q, 1);`: each name is its element, as `std::get<N>` reads it (the
+  // values carry the quantization, the int64 indices are exact). Clang spells a tuple's element
+  // as a hidden variable initialised with `std::get<N>(e)`, a struct's as `e.field`.
+  void bind_structured(const DecompositionDecl& decomposition) {
+    for (const BindingDecl* binding : decomposition.bindings()) {
+      ir::Value* element = nullptr;
+      if (const VarDecl* holding = binding->getHoldingVar()) {
+        declare(*holding);
+        auto it = vars_.find(holding);
+        element = it != vars_.end() ? it->second : nullptr;
+      } else if (binding->getBinding() != nullptr) {
+        element = expr(binding->getBinding());
+      }
+      if (element != nullptr) bind(binding, element);
+    }
+  }
+
+  // `std::tie(s, i) = torch::topk(q, 5);`: each variable tied gets its element of the tuple, as
+  // `s = std::get<0>(...)` would (FairMOT's decoder reads its peaks so). False for any other
+  // assignment.
+  bool assign_tied(const Expr* target, ir::Value* tuple, const Expr& at) {
+    const auto* tie = dyn_cast<CallExpr>(strip(target));
+    const FunctionDecl* callee = tie != nullptr ? tie->getDirectCallee() : nullptr;
+    if (callee == nullptr || callee->getQualifiedNameAsString() != "std::tie") return false;
+    if (tuple == nullptr || tuple->type.kind != ir::Type::Kind::Tuple) return true;
+    for (unsigned i = 0; i < tie->getNumArgs(); ++i) {
+      const ValueDecl* decl = assigned(tie->getArg(i));
+      auto type = ir_type(tie->getArg(i)->getType());
+      if (decl != nullptr && type)  // not std::ignore
+        bind(decl, element_of_tuple(tuple, int_constant(i), *type, at));
+    }
+    return true;
   }
 
   // A variable now holds `v`: the value takes the variable's name, as in TorchScript.
@@ -860,6 +895,7 @@ class FunctionLowering {
     unsigned n = op.getNumArgs();
     if (kind == OO_Equal && n == 2) {
       ir::Value* v = expr(op.getArg(1));
+      if (assign_tied(op.getArg(0), v, op)) return v;
       if (const ValueDecl* decl = assigned(op.getArg(0)); decl && v) bind(decl, v);
       return v;
     }

@@ -154,6 +154,31 @@ std::optional<ir::Type> ir_type(QualType qt) {
   return std::nullopt;
 }
 
+// A TorchScript module, or what holds one and runs it with `->forward`: a pointer,
+// `std::unique_ptr<torch::jit::Module>`, `std::shared_ptr<torch::jit::Module>` (AlphaPose-CPP's
+// `_model`, the old LibTorch API's `std::shared_ptr<torch::jit::script::Module>`).
+bool holds_module(QualType type) {
+  type = type.getNonReferenceType().getCanonicalType();
+  if (type->isPointerType()) type = type->getPointeeType();
+  if (record_name(type) == "torch::jit::Module") return true;
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(type->getAsCXXRecordDecl());
+  if (spec == nullptr || spec->getTemplateArgs().size() == 0) return false;
+  const std::string name = spec->getQualifiedNameAsString();
+  const TemplateArgument& held = spec->getTemplateArgs()[0];
+  return (name == "std::unique_ptr" || name == "std::shared_ptr") && held.getKind() == TemplateArgument::Type &&
+         record_name(held.getAsType()) == "torch::jit::Module";
+}
+
+// `std::make_unique<torch::jit::Module>(torch::jit::load(path))` (or make_shared): the module it
+// is given, which the pointer holds; else null.
+const Expr* made_holder_of(const Expr* e) {
+  const auto* call = dyn_cast<CallExpr>(e);
+  const FunctionDecl* callee = call != nullptr ? call->getDirectCallee() : nullptr;
+  if (callee == nullptr || call->getNumArgs() != 1 || !holds_module(call->getType())) return nullptr;
+  const std::string name = callee->getQualifiedNameAsString();
+  return name == "std::make_unique" || name == "std::make_shared" ? call->getArg(0) : nullptr;
+}
+
 // A ScalarType or an optional one (`x.to(torch::kLong)`, `x.sum(dtype)`); not another optional
 // (`x.slice(1, 0, 4)`'s start and end are optional integers).
 bool is_dtype_argument(QualType type) {
@@ -185,6 +210,19 @@ bool converts_floating_to_integer(const Expr* e) {
   return false;
 }
 
+// `T x{f()}`, `m_{torch::jit::load(path)}` with f() a T: C++17 initialises x from that one
+// element (no copy), and Clang keeps the braces as an InitListExpr of type T around it. The
+// value is the element's, as for `T x(f())` (brace initialisation is what modernize-* checks
+// and style guides ask for; the braces must not hide a model's archive or a tensor's value).
+const Expr* same_class_brace_init(const Expr* e) {
+  const auto* list = dyn_cast<InitListExpr>(e);
+  if (list == nullptr || list->getNumInits() != 1 || !list->getType()->isRecordType()) return nullptr;
+  const Expr* only = list->getInit(0);
+  QualType outer = list->getType().getCanonicalType().getUnqualifiedType();
+  QualType inner = only->getType().getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  return outer == inner ? only : nullptr;
+}
+
 // Implicit conversions, temporaries and converting constructors: what the user wrote inside.
 const Expr* strip(const Expr* e) {
   for (int depth = 0; e != nullptr && depth < 32; ++depth) {
@@ -200,6 +238,8 @@ const Expr* strip(const Expr* e) {
       e = p->getSubExpr();
     } else if (const auto* l = dyn_cast<CXXStdInitializerListExpr>(e)) {
       e = l->getSubExpr();
+    } else if (const Expr* only = same_class_brace_init(e)) {
+      e = only;
     } else if (const auto* f = dyn_cast<CXXFunctionalCastExpr>(e); f && !isa<InitListExpr>(f->getSubExpr())) {
       e = f->getSubExpr();
     } else if (const auto* c = dyn_cast<CXXConstructExpr>(e);
@@ -354,7 +394,13 @@ class UnitLowering {
 
   ModelLoad load_of(const CallExpr& load) const {
     if (load.getNumArgs() == 0) return {};
-    const Expr* path = strip(load.getArg(0));
+    return archive_named_by(load.getArg(0));
+  }
+
+  // The archive an expression that is a load's path names (`"yolo.pt"`, `path`, `argv[1]`).
+  ModelLoad archive_named_by(const Expr* written) const {
+    if (const auto* fallback = dyn_cast<CXXDefaultArgExpr>(written)) written = fallback->getExpr();
+    const Expr* path = strip(written);
     if (const auto* literal = dyn_cast<StringLiteral>(path)) return {literal->getString().str(), ""};
     // `path.c_str()`: the string it reads.
     if (const auto* call = dyn_cast<CXXMemberCallExpr>(path);
@@ -382,12 +428,85 @@ class UnitLowering {
   // none.
   std::map<const ValueDecl*, ModelLoad> stored_loads_;
 
+  // The model a value is, when the code says which archive it loads: `torch::jit::load(path)`,
+  // the same in braces or held by a smart pointer (`std::make_unique<torch::jit::Module>(...)`),
+  // or a call of a function of the file that returns a model it loads (crnn_libtorch's
+  // `loadModule(modelFile)`).
+  std::optional<ModelLoad> model_source(const Expr* value, int depth = 0) const {
+    const Expr* e = strip(value);
+    if (const auto* member_default = dyn_cast_or_null<CXXDefaultInitExpr>(e)) e = strip(member_default->getExpr());
+    if (const Expr* held = made_holder_of(e)) e = strip(held);
+    const auto* call = dyn_cast_or_null<CallExpr>(e);
+    if (call == nullptr) return std::nullopt;
+    if (is_model_load(call->getDirectCallee())) return load_of(*call);
+    return loader_result(*call, depth);
+  }
+
+  // What a function of the file that returns a model loads: one archive whatever it is given
+  // (`return torch::jit::load("crnn.pt");`), or the one its parameter `param` names.
+  struct Loader {
+    std::optional<ModelLoad> fixed;
+    int param = -1;
+  };
+
+  // A call of such a function: its archive, with the path argument of this call in place of the
+  // parameter (a variable of the caller is what `--archive VAR=PATH` names).
+  std::optional<ModelLoad> loader_result(const CallExpr& call, int depth) const {
+    const FunctionDecl* callee = call.getDirectCallee();
+    if (callee == nullptr || depth > 4 || isa<CXXOperatorCallExpr>(call) || !holds_module(call.getType()) ||
+        function_name(callee) == nullptr)
+      return std::nullopt;
+    const Loader loader = loader_of(*callee, depth);
+    if (loader.param >= 0 && static_cast<unsigned>(loader.param) < call.getNumArgs())
+      return archive_named_by(call.getArg(static_cast<unsigned>(loader.param)));
+    return loader.fixed;
+  }
+
+  // The loads in the function's body, when they all agree: from the same parameter, or the same
+  // archive. Functions that pick one of several archives are not followed.
+  Loader loader_of(const FunctionDecl& fd, int depth) const {
+    const FunctionDecl* definition = fd.getDefinition();
+    if (definition == nullptr || definition->getBody() == nullptr) return {};
+    struct Calls : RecursiveASTVisitor<Calls> {
+      std::vector<const CallExpr*> found;
+      bool VisitCallExpr(CallExpr* c) {
+        found.push_back(c);
+        return true;
+      }
+    } calls;
+    calls.TraverseStmt(const_cast<Stmt*>(definition->getBody()));
+    std::set<std::pair<int, ModelLoad>> sources;
+    for (const CallExpr* c : calls.found) {
+      if (is_model_load(c->getDirectCallee()) && c->getNumArgs() > 0) {
+        sources.insert({parameter_named(*definition, c->getArg(0)), load_of(*c)});
+      } else if (c->getDirectCallee() != definition && holds_module(c->getType())) {
+        if (std::optional<ModelLoad> inner = loader_result(*c, depth + 1)) sources.insert({-1, *inner});
+      }
+    }
+    if (sources.size() != 1) return {};
+    const auto& [param, load] = *sources.begin();
+    return param >= 0 ? Loader{std::nullopt, param} : Loader{load, -1};
+  }
+
+  // The index of the parameter of `fd` a load's path is (`path`, `path.c_str()`), or -1.
+  static int parameter_named(const FunctionDecl& fd, const Expr* path) {
+    path = strip(path);
+    if (const auto* call = dyn_cast<CXXMemberCallExpr>(path);
+        call != nullptr && call->getMethodDecl() != nullptr && call->getMethodDecl()->getNameAsString() == "c_str")
+      path = strip(call->getImplicitObjectArgument());
+    const auto* ref = dyn_cast<DeclRefExpr>(path);
+    const auto* param = ref != nullptr ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
+    if (param == nullptr) return -1;
+    for (unsigned i = 0; i < fd.getNumParams(); ++i)
+      if (fd.getParamDecl(i) == param) return static_cast<int>(i);
+    return -1;
+  }
+
   void collect_stored_archives(const std::vector<const FunctionDecl*>& functions) {
     std::map<const ValueDecl*, std::set<ModelLoad>> seen;
     auto note = [&](const ValueDecl* stored, const Expr* value) {
-      const auto* call = dyn_cast_or_null<CallExpr>(strip(value));
-      if (stored != nullptr && call != nullptr && is_model_load(call->getDirectCallee()))
-        seen[stored].insert(load_of(*call));
+      if (stored == nullptr || value == nullptr) return;
+      if (std::optional<ModelLoad> load = model_source(value)) seen[stored].insert(*load);
     };
     auto note_assignment = [&](const Expr* target, const Expr* value) {
       if (const auto* member = dyn_cast_or_null<MemberExpr>(strip(target)))
@@ -408,12 +527,21 @@ class UnitLowering {
       }
     } assignments;
     assignments.found = note_assignment;
+    std::set<const CXXRecordDecl*> classes;
     for (const FunctionDecl* fd : functions) {
       if (const auto* ctor = dyn_cast<CXXConstructorDecl>(fd))
         for (const CXXCtorInitializer* init : ctor->inits())
-          if (init->isMemberInitializer()) note(init->getMember(), init->getInit());
+          if (init->isMemberInitializer() && !isa<CXXDefaultInitExpr>(init->getInit()))
+            note(init->getMember(), init->getInit());
+      if (const auto* method = dyn_cast<CXXMethodDecl>(fd)) classes.insert(method->getParent());
       assignments.TraverseStmt(const_cast<Stmt*>(fd->getBody()));
     }
+    // Default member initialisers (`torch::jit::Module m_ = torch::jit::load(...);`, or in braces)
+    // of the classes whose methods the file defines: every constructor that does not say
+    // otherwise loads that archive.
+    for (const CXXRecordDecl* record : classes)
+      for (const FieldDecl* f : record->fields())
+        if (f->hasInClassInitializer()) note(f, f->getInClassInitializer());
     for (const auto& [stored, loads] : seen)
       if (loads.size() == 1) stored_loads_[stored] = *loads.begin();
   }
@@ -869,13 +997,15 @@ class FunctionLowering {
 
   // `this->mask_` or `self.weight`: one value per field, updated by assignments.
   ir::Value* field(const MemberExpr& member) {
-    auto type = ir_type(member.getType());
-    if (!type) return nullptr;
     const ValueDecl* decl = member.getMemberDecl();
+    // The model the constructor loaded, also into a `std::unique_ptr<torch::jit::Module>`.
+    if (vars_.count(decl) == 0)
+      if (auto load = unit_.stored_loads_.find(decl); load != unit_.stored_loads_.end())
+        return vars_[decl] = model_value(load->second, member);
+    auto type = ir_type(member.getType());
+    if (!type) return vars_.count(decl) != 0 ? vars_[decl] : nullptr;
     auto it = vars_.find(decl);
     if (it != vars_.end()) return it->second;
-    if (auto load = unit_.stored_loads_.find(decl); load != unit_.stored_loads_.end())
-      return vars_[decl] = model_value(load->second, member);  // the model the constructor loaded
     ir::Value* v = single("prim::GetAttr", {}, *type, &member);
     v->producer->set_attr("name", ir::Attr::of_str(decl->getNameAsString()));
     vars_[decl] = v;
@@ -900,6 +1030,9 @@ class FunctionLowering {
       return v;
     }
     if (kind == OO_Arrow && n == 1) return expr(op.getArg(0));
+    // `(*model_).forward(x)` of a smart pointer: the module it holds.
+    // (shared_ptr's operator* is its base class's: the pointer is seen through the cast to it.)
+    if (kind == OO_Star && n == 1 && holds_module(strip(op.getArg(0))->getType())) return expr(op.getArg(0));
     if (kind == OO_Subscript && n == 2) return subscript(op);
     if (kind == OO_Call && n >= 1)  // a lambda of the file: fq(x)
       if (const std::string* name = unit_.function_name(op.getDirectCallee())) {
@@ -951,10 +1084,10 @@ class FunctionLowering {
     auto type = ir_type(call.getType());
     // `x.toType(torch::kInt)`, the older spelling of `x.to(torch::kInt)`.
     if (is_tensor_type(object->getType())) return tensor_method(call, name == "toType" ? "to" : name, type);
-    if (record_name(object->getType()) == "torch::jit::Module" && name == "forward")
-      return model_forward(call, call.arguments(), type);
+    // `model.forward(x)`, also `model_->forward(x)` through a pointer.
+    if (holds_module(object->getType()) && name == "forward") return model_forward(call, call.arguments(), type);
     // run_method is torch::jit::Object's: the object is cast to that base class.
-    if (record_name(strip(object)->getType()) == "torch::jit::Module" && name == "run_method" && call.getNumArgs() >= 1)
+    if (holds_module(strip(object)->getType()) && name == "run_method" && call.getNumArgs() >= 1)
       if (const auto* method = dyn_cast<StringLiteral>(strip(call.getArg(0)));
           method != nullptr && method->getString() == "forward")  // module.run_method("forward", x)
         return model_forward(call, llvm::ArrayRef<const Expr*>(call.getArgs() + 1, call.getNumArgs() - 1), type);
@@ -1133,6 +1266,7 @@ class FunctionLowering {
       if (ir::Value* element = tuple_get(call, *callee, type)) return element;
     if (qualified == "std::make_tuple" || qualified == "std::forward_as_tuple")
       if (ir::Value* tuple = tuple_of_arguments(call, type)) return tuple;
+    if (const Expr* held = made_holder_of(&call)) return expr(held);  // the module the pointer holds
     if (const std::string* name = unit_.function_name(callee))
       return call_function(call, {call.getArgs(), call.getNumArgs()}, *name, type);
     bool aten = qualified.rfind("at::", 0) == 0 || qualified.rfind("torch::", 0) == 0;
@@ -1199,7 +1333,13 @@ class FunctionLowering {
     ir::Node* n = emit("prim::CallFunction", &call);
     for (ir::Value* v : inputs) fn_.add_input(*n, v);
     n->set_attr("callee", ir::Attr::of_str(callee));
-    return fn_.add_output(*n, fresh(), type.value_or(ir::Type::other(call.getType().getAsString())));
+    ir::Value* out = fn_.add_output(*n, fresh(), type.value_or(ir::Type::other(call.getType().getAsString())));
+    if (!holds_module(call.getType())) return out;
+    // A function of the file that returns a model it loads: that archive.
+    if (std::optional<UnitLowering::ModelLoad> load = unit_.model_source(&call)) return model_value(*load, call);
+    // One that picks among archives, or loads none qlint sees: its runs say so in a note.
+    n->set_attr("unfollowed_loader", ir::Attr::of_str(callee));
+    return out;
   }
 
   // A quantizing call becomes a quant point of its own: a stub-like instance called on the
@@ -1315,6 +1455,9 @@ class FunctionLowering {
       out->producer->set_attr("unread_archive", ir::Attr::of_str(archive->s + "\n" + verdict.unread));
     const ir::Attr* variable = module && module->producer ? module->producer->attr("archive_variable") : nullptr;
     if (variable != nullptr && unit_.options_.archive_quantized) out->producer->set_attr("unnamed_archive", *variable);
+    const ir::Attr* unfollowed = module && module->producer ? module->producer->attr("unfollowed_loader") : nullptr;
+    if (unfollowed != nullptr && unit_.options_.archive_quantized)
+      out->producer->set_attr("unfollowed_model", *unfollowed);
     return out;
   }
 

@@ -397,15 +397,24 @@ class UnitLowering {
     return archive_named_by(load.getArg(0));
   }
 
+  // `path.c_str()`, `path.data()` (AlphaPose-CPP's `_weight_path.data()`): the string they read,
+  // which `--archive path=PATH` names; any other expression as it is.
+  static const Expr* string_of(const Expr* path) {
+    const auto* call = dyn_cast<CXXMemberCallExpr>(path);
+    const CXXMethodDecl* method = call != nullptr ? call->getMethodDecl() : nullptr;
+    if (method == nullptr || call->getNumArgs() != 0 ||
+        record_name(call->getImplicitObjectArgument()->getType()).find("basic_string") == std::string::npos)
+      return path;
+    const std::string name = method->getNameAsString();
+    return name == "c_str" || name == "data" ? strip(call->getImplicitObjectArgument()) : path;
+  }
+
   // The archive an expression that is a load's path names (`"yolo.pt"`, `path`, `argv[1]`).
   ModelLoad archive_named_by(const Expr* written) const {
     if (const auto* fallback = dyn_cast<CXXDefaultArgExpr>(written)) written = fallback->getExpr();
     const Expr* path = strip(written);
     if (const auto* literal = dyn_cast<StringLiteral>(path)) return {literal->getString().str(), ""};
-    // `path.c_str()`: the string it reads.
-    if (const auto* call = dyn_cast<CXXMemberCallExpr>(path);
-        call != nullptr && call->getMethodDecl() != nullptr && call->getMethodDecl()->getNameAsString() == "c_str")
-      path = strip(call->getImplicitObjectArgument());
+    path = string_of(path);
     // A variable by its name; any other expression (`argv[1]`, `cfg.model`) as it is written.
     const auto* ref = dyn_cast<DeclRefExpr>(path);
     const std::string name =
@@ -490,10 +499,7 @@ class UnitLowering {
 
   // The index of the parameter of `fd` a load's path is (`path`, `path.c_str()`), or -1.
   static int parameter_named(const FunctionDecl& fd, const Expr* path) {
-    path = strip(path);
-    if (const auto* call = dyn_cast<CXXMemberCallExpr>(path);
-        call != nullptr && call->getMethodDecl() != nullptr && call->getMethodDecl()->getNameAsString() == "c_str")
-      path = strip(call->getImplicitObjectArgument());
+    path = string_of(strip(path));
     const auto* ref = dyn_cast<DeclRefExpr>(path);
     const auto* param = ref != nullptr ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
     if (param == nullptr) return -1;

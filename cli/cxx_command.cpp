@@ -303,6 +303,10 @@ void print_unread_archives(const ir::Model& model) {
         std::cerr << ir::display_location(n.loc) << ": note: the TorchScript archive this model runs is named by `"
                   << ir::printable(variable->s, 200) << "`: give its path with `--archive "
                   << ir::printable(variable->s, 200) << "=PATH`; qlint counts this model's outputs as unquantized\n";
+      if (const ir::Attr* from = n.attr("unfollowed_model"); from && from->kind == ir::Attr::Kind::Str)
+        std::cerr << ir::display_location(n.loc) << ": note: this model is what `" << ir::printable(from->s, 200)
+                  << "` returns, which loads no one archive qlint can name (none, or one of several); qlint counts "
+                     "this model's outputs as unquantized\n";
       const ir::Attr* unread = n.attr("unread_archive");
       if (unread == nullptr || unread->kind != ir::Attr::Kind::Str) return;
       const size_t cut = unread->s.find('\n');

@@ -53,6 +53,16 @@ const ir::Node* rounding_producer(const ir::Node& cast) {
   return item != nullptr ? item->inputs[0]->producer : cast.inputs[0]->producer;
 }
 
+// Whether every quant point of `v` is a TorchScript model's outputs: the code that casts holds no
+// quantize call to cast before, the model quantizes inside (eq-nonzero-const words it so too).
+bool only_model_outputs(const analysis::Facts& facts, const ir::Value* v) {
+  const auto& sources = facts.quant_sources(v);
+  for (const std::string& id : sources)
+    if (const analysis::QuantPoint* point = facts.quant_point(id); point == nullptr || !point->model_outputs)
+      return false;
+  return !sources.empty();
+}
+
 std::string message(const analysis::Facts& facts, const ir::Node& node) {
   std::string value = ir::operand_text(facts.model(), node, 0);  // "`x[:, -1]`", or ""
   if (const ir::Node* item = tensor_read(node); value.empty() && item != nullptr)
@@ -63,15 +73,19 @@ std::string message(const analysis::Facts& facts, const ir::Node& node) {
   // `floor(x).long()` means floor: rounding to nearest would change what the float model
   // computes, so the advice is the float value, never `round`.
   const std::string rounding = whole_number_rounding(rounding_producer(node));
+  // A model's outputs: the float value is inside the model, before its quantization.
+  const bool model = only_model_outputs(facts, node.inputs[0]);
+  const std::string from_float =
+      model ? "inside the model, before its quantization, and return the result" : "before the " + stub;
   if (!rounding.empty())
-    return value + ", computed from values quantized by " + stubs + ", is rounded " + rounding +
-           "; compute it from the float value before the " + stub +
+    return value + ", computed from values quantized by " + stubs + ", is rounded " + rounding + "; compute it " +
+           (model ? "" : "from the float value ") + from_float +
            " (rounding to nearest instead would change the float model)";
   return value + ", quantized by " + stubs +
          ", is cast to integers, which truncates toward zero: a whole number that quantization moves just below "
          "itself (2.0 as 1.9997) loses one; if the value is meant to be whole, round before the cast (" +
          ir::spelling(facts.model()).round_then_cast +
-         "); if the cast is meant to floor (a cell index from a coordinate), cast the float value before the " + stub;
+         "); if the cast is meant to floor (a cell index from a coordinate), cast the float value " + from_float;
 }
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {

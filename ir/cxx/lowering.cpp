@@ -7,6 +7,7 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/AST/Stmt.h>
 #include <clang/AST/StmtCXX.h>
+#include <clang/AST/StmtOpenMP.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Lex/Lexer.h>
 #include <llvm/Support/raw_ostream.h>
@@ -153,6 +154,31 @@ std::optional<ir::Type> ir_type(QualType qt) {
   return std::nullopt;
 }
 
+// A TorchScript module, or what holds one and runs it with `->forward`: a pointer,
+// `std::unique_ptr<torch::jit::Module>`, `std::shared_ptr<torch::jit::Module>` (AlphaPose-CPP's
+// `_model`, the old LibTorch API's `std::shared_ptr<torch::jit::script::Module>`).
+bool holds_module(QualType type) {
+  type = type.getNonReferenceType().getCanonicalType();
+  if (type->isPointerType()) type = type->getPointeeType();
+  if (record_name(type) == "torch::jit::Module") return true;
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(type->getAsCXXRecordDecl());
+  if (spec == nullptr || spec->getTemplateArgs().size() == 0) return false;
+  const std::string name = spec->getQualifiedNameAsString();
+  const TemplateArgument& held = spec->getTemplateArgs()[0];
+  return (name == "std::unique_ptr" || name == "std::shared_ptr") && held.getKind() == TemplateArgument::Type &&
+         record_name(held.getAsType()) == "torch::jit::Module";
+}
+
+// `std::make_unique<torch::jit::Module>(torch::jit::load(path))` (or make_shared): the module it
+// is given, which the pointer holds; else null.
+const Expr* made_holder_of(const Expr* e) {
+  const auto* call = dyn_cast<CallExpr>(e);
+  const FunctionDecl* callee = call != nullptr ? call->getDirectCallee() : nullptr;
+  if (callee == nullptr || call->getNumArgs() != 1 || !holds_module(call->getType())) return nullptr;
+  const std::string name = callee->getQualifiedNameAsString();
+  return name == "std::make_unique" || name == "std::make_shared" ? call->getArg(0) : nullptr;
+}
+
 // A ScalarType or an optional one (`x.to(torch::kLong)`, `x.sum(dtype)`); not another optional
 // (`x.slice(1, 0, 4)`'s start and end are optional integers).
 bool is_dtype_argument(QualType type) {
@@ -184,6 +210,19 @@ bool converts_floating_to_integer(const Expr* e) {
   return false;
 }
 
+// `T x{f()}`, `m_{torch::jit::load(path)}` with f() a T: C++17 initialises x from that one
+// element (no copy), and Clang keeps the braces as an InitListExpr of type T around it. The
+// value is the element's, as for `T x(f())` (brace initialisation is what modernize-* checks
+// and style guides ask for; the braces must not hide a model's archive or a tensor's value).
+const Expr* same_class_brace_init(const Expr* e) {
+  const auto* list = dyn_cast<InitListExpr>(e);
+  if (list == nullptr || list->getNumInits() != 1 || !list->getType()->isRecordType()) return nullptr;
+  const Expr* only = list->getInit(0);
+  QualType outer = list->getType().getCanonicalType().getUnqualifiedType();
+  QualType inner = only->getType().getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  return outer == inner ? only : nullptr;
+}
+
 // Implicit conversions, temporaries and converting constructors: what the user wrote inside.
 const Expr* strip(const Expr* e) {
   for (int depth = 0; e != nullptr && depth < 32; ++depth) {
@@ -199,6 +238,8 @@ const Expr* strip(const Expr* e) {
       e = p->getSubExpr();
     } else if (const auto* l = dyn_cast<CXXStdInitializerListExpr>(e)) {
       e = l->getSubExpr();
+    } else if (const Expr* only = same_class_brace_init(e)) {
+      e = only;
     } else if (const auto* f = dyn_cast<CXXFunctionalCastExpr>(e); f && !isa<InitListExpr>(f->getSubExpr())) {
       e = f->getSubExpr();
     } else if (const auto* c = dyn_cast<CXXConstructExpr>(e);
@@ -353,12 +394,27 @@ class UnitLowering {
 
   ModelLoad load_of(const CallExpr& load) const {
     if (load.getNumArgs() == 0) return {};
-    const Expr* path = strip(load.getArg(0));
+    return archive_named_by(load.getArg(0));
+  }
+
+  // `path.c_str()`, `path.data()` (AlphaPose-CPP's `_weight_path.data()`): the string they read,
+  // which `--archive path=PATH` names; any other expression as it is.
+  static const Expr* string_of(const Expr* path) {
+    const auto* call = dyn_cast<CXXMemberCallExpr>(path);
+    const CXXMethodDecl* method = call != nullptr ? call->getMethodDecl() : nullptr;
+    if (method == nullptr || call->getNumArgs() != 0 ||
+        record_name(call->getImplicitObjectArgument()->getType()).find("basic_string") == std::string::npos)
+      return path;
+    const std::string name = method->getNameAsString();
+    return name == "c_str" || name == "data" ? strip(call->getImplicitObjectArgument()) : path;
+  }
+
+  // The archive an expression that is a load's path names (`"yolo.pt"`, `path`, `argv[1]`).
+  ModelLoad archive_named_by(const Expr* written) const {
+    if (const auto* fallback = dyn_cast<CXXDefaultArgExpr>(written)) written = fallback->getExpr();
+    const Expr* path = strip(written);
     if (const auto* literal = dyn_cast<StringLiteral>(path)) return {literal->getString().str(), ""};
-    // `path.c_str()`: the string it reads.
-    if (const auto* call = dyn_cast<CXXMemberCallExpr>(path);
-        call != nullptr && call->getMethodDecl() != nullptr && call->getMethodDecl()->getNameAsString() == "c_str")
-      path = strip(call->getImplicitObjectArgument());
+    path = string_of(path);
     // A variable by its name; any other expression (`argv[1]`, `cfg.model`) as it is written.
     const auto* ref = dyn_cast<DeclRefExpr>(path);
     const std::string name =
@@ -381,12 +437,82 @@ class UnitLowering {
   // none.
   std::map<const ValueDecl*, ModelLoad> stored_loads_;
 
+  // The model a value is, when the code says which archive it loads: `torch::jit::load(path)`,
+  // the same in braces or held by a smart pointer (`std::make_unique<torch::jit::Module>(...)`),
+  // or a call of a function of the file that returns a model it loads (crnn_libtorch's
+  // `loadModule(modelFile)`).
+  std::optional<ModelLoad> model_source(const Expr* value, int depth = 0) const {
+    const Expr* e = strip(value);
+    if (const auto* member_default = dyn_cast_or_null<CXXDefaultInitExpr>(e)) e = strip(member_default->getExpr());
+    if (const Expr* held = made_holder_of(e)) e = strip(held);
+    const auto* call = dyn_cast_or_null<CallExpr>(e);
+    if (call == nullptr) return std::nullopt;
+    if (is_model_load(call->getDirectCallee())) return load_of(*call);
+    return loader_result(*call, depth);
+  }
+
+  // What a function of the file that returns a model loads: one archive whatever it is given
+  // (`return torch::jit::load("crnn.pt");`), or the one its parameter `param` names.
+  struct Loader {
+    std::optional<ModelLoad> fixed;
+    int param = -1;
+  };
+
+  // A call of such a function: its archive, with the path argument of this call in place of the
+  // parameter (a variable of the caller is what `--archive VAR=PATH` names).
+  std::optional<ModelLoad> loader_result(const CallExpr& call, int depth) const {
+    const FunctionDecl* callee = call.getDirectCallee();
+    if (callee == nullptr || depth > 4 || isa<CXXOperatorCallExpr>(call) || !holds_module(call.getType()) ||
+        function_name(callee) == nullptr)
+      return std::nullopt;
+    const Loader loader = loader_of(*callee, depth);
+    if (loader.param >= 0 && static_cast<unsigned>(loader.param) < call.getNumArgs())
+      return archive_named_by(call.getArg(static_cast<unsigned>(loader.param)));
+    return loader.fixed;
+  }
+
+  // The loads in the function's body, when they all agree: from the same parameter, or the same
+  // archive. Functions that pick one of several archives are not followed.
+  Loader loader_of(const FunctionDecl& fd, int depth) const {
+    const FunctionDecl* definition = fd.getDefinition();
+    if (definition == nullptr || definition->getBody() == nullptr) return {};
+    struct Calls : RecursiveASTVisitor<Calls> {
+      std::vector<const CallExpr*> found;
+      bool VisitCallExpr(CallExpr* c) {
+        found.push_back(c);
+        return true;
+      }
+    } calls;
+    calls.TraverseStmt(const_cast<Stmt*>(definition->getBody()));
+    std::set<std::pair<int, ModelLoad>> sources;
+    for (const CallExpr* c : calls.found) {
+      if (is_model_load(c->getDirectCallee()) && c->getNumArgs() > 0) {
+        sources.insert({parameter_named(*definition, c->getArg(0)), load_of(*c)});
+      } else if (c->getDirectCallee() != definition && holds_module(c->getType())) {
+        if (std::optional<ModelLoad> inner = loader_result(*c, depth + 1)) sources.insert({-1, *inner});
+      }
+    }
+    if (sources.size() != 1) return {};
+    const auto& [param, load] = *sources.begin();
+    return param >= 0 ? Loader{std::nullopt, param} : Loader{load, -1};
+  }
+
+  // The index of the parameter of `fd` a load's path is (`path`, `path.c_str()`), or -1.
+  static int parameter_named(const FunctionDecl& fd, const Expr* path) {
+    path = string_of(strip(path));
+    const auto* ref = dyn_cast<DeclRefExpr>(path);
+    const auto* param = ref != nullptr ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
+    if (param == nullptr) return -1;
+    for (unsigned i = 0; i < fd.getNumParams(); ++i)
+      if (fd.getParamDecl(i) == param) return static_cast<int>(i);
+    return -1;
+  }
+
   void collect_stored_archives(const std::vector<const FunctionDecl*>& functions) {
     std::map<const ValueDecl*, std::set<ModelLoad>> seen;
     auto note = [&](const ValueDecl* stored, const Expr* value) {
-      const auto* call = dyn_cast_or_null<CallExpr>(strip(value));
-      if (stored != nullptr && call != nullptr && is_model_load(call->getDirectCallee()))
-        seen[stored].insert(load_of(*call));
+      if (stored == nullptr || value == nullptr) return;
+      if (std::optional<ModelLoad> load = model_source(value)) seen[stored].insert(*load);
     };
     auto note_assignment = [&](const Expr* target, const Expr* value) {
       if (const auto* member = dyn_cast_or_null<MemberExpr>(strip(target)))
@@ -407,12 +533,21 @@ class UnitLowering {
       }
     } assignments;
     assignments.found = note_assignment;
+    std::set<const CXXRecordDecl*> classes;
     for (const FunctionDecl* fd : functions) {
       if (const auto* ctor = dyn_cast<CXXConstructorDecl>(fd))
         for (const CXXCtorInitializer* init : ctor->inits())
-          if (init->isMemberInitializer()) note(init->getMember(), init->getInit());
+          if (init->isMemberInitializer() && !isa<CXXDefaultInitExpr>(init->getInit()))
+            note(init->getMember(), init->getInit());
+      if (const auto* method = dyn_cast<CXXMethodDecl>(fd)) classes.insert(method->getParent());
       assignments.TraverseStmt(const_cast<Stmt*>(fd->getBody()));
     }
+    // Default member initialisers (`torch::jit::Module m_ = torch::jit::load(...);`, or in braces)
+    // of the classes whose methods the file defines: every constructor that does not say
+    // otherwise loads that archive.
+    for (const CXXRecordDecl* record : classes)
+      for (const FieldDecl* f : record->fields())
+        if (f->hasInClassInitializer()) note(f, f->getInClassInitializer());
     for (const auto& [stored, loads] : seen)
       if (loads.size() == 1) stored_loads_[stored] = *loads.begin();
   }
@@ -547,6 +682,12 @@ class FunctionLowering {
       loop_body(d->getBody(), s);
     } else if (const auto* t = dyn_cast<CXXTryStmt>(s)) {
       stmt(t->getTryBlock());
+    } else if (const auto* omp = dyn_cast<OMPExecutableDirective>(s)) {
+      // `#pragma omp parallel for` (with -fopenmp): the loop it runs in threads computes what it
+      // computes without the pragma, and projects put it on their post-processing loops.
+      if (omp->hasAssociatedStmt()) stmt(omp->getAssociatedStmt());
+    } else if (const auto* captured = dyn_cast<CapturedStmt>(s)) {
+      stmt(captured->getCapturedStmt());  // an OpenMP region's statement, as written
     } else if (const auto* e = dyn_cast<Expr>(s)) {
       expr(e);
     }
@@ -599,6 +740,41 @@ class FunctionLowering {
     ir::Value* v = expr(var.getInit());
     if (v == nullptr) return;
     bind(&var, v);
+    if (const auto* decomposition = dyn_cast<DecompositionDecl>(&var)) bind_structured(*decomposition);
+  }
+
+  // `auto [v, j] = torch::max(q, 1);`: each name is its element, as `std::get<N>` reads it (the
+  // values carry the quantization, the int64 indices are exact). Clang spells a tuple's element
+  // as a hidden variable initialised with `std::get<N>(e)`, a struct's as `e.field`.
+  void bind_structured(const DecompositionDecl& decomposition) {
+    for (const BindingDecl* binding : decomposition.bindings()) {
+      ir::Value* element = nullptr;
+      if (const VarDecl* holding = binding->getHoldingVar()) {
+        declare(*holding);
+        auto it = vars_.find(holding);
+        element = it != vars_.end() ? it->second : nullptr;
+      } else if (binding->getBinding() != nullptr) {
+        element = expr(binding->getBinding());
+      }
+      if (element != nullptr) bind(binding, element);
+    }
+  }
+
+  // `std::tie(s, i) = torch::topk(q, 5);`: each variable tied gets its element of the tuple, as
+  // `s = std::get<0>(...)` would (FairMOT's decoder reads its peaks so). False for any other
+  // assignment.
+  bool assign_tied(const Expr* target, ir::Value* tuple, const Expr& at) {
+    const auto* tie = dyn_cast<CallExpr>(strip(target));
+    const FunctionDecl* callee = tie != nullptr ? tie->getDirectCallee() : nullptr;
+    if (callee == nullptr || callee->getQualifiedNameAsString() != "std::tie") return false;
+    if (tuple == nullptr || tuple->type.kind != ir::Type::Kind::Tuple) return true;
+    for (unsigned i = 0; i < tie->getNumArgs(); ++i) {
+      const ValueDecl* decl = assigned(tie->getArg(i));
+      auto type = ir_type(tie->getArg(i)->getType());
+      if (decl != nullptr && type)  // not std::ignore
+        bind(decl, element_of_tuple(tuple, int_constant(i), *type, at));
+    }
+    return true;
   }
 
   // A variable now holds `v`: the value takes the variable's name, as in TorchScript.
@@ -827,13 +1003,15 @@ class FunctionLowering {
 
   // `this->mask_` or `self.weight`: one value per field, updated by assignments.
   ir::Value* field(const MemberExpr& member) {
-    auto type = ir_type(member.getType());
-    if (!type) return nullptr;
     const ValueDecl* decl = member.getMemberDecl();
+    // The model the constructor loaded, also into a `std::unique_ptr<torch::jit::Module>`.
+    if (vars_.count(decl) == 0)
+      if (auto load = unit_.stored_loads_.find(decl); load != unit_.stored_loads_.end())
+        return vars_[decl] = model_value(load->second, member);
+    auto type = ir_type(member.getType());
+    if (!type) return vars_.count(decl) != 0 ? vars_[decl] : nullptr;
     auto it = vars_.find(decl);
     if (it != vars_.end()) return it->second;
-    if (auto load = unit_.stored_loads_.find(decl); load != unit_.stored_loads_.end())
-      return vars_[decl] = model_value(load->second, member);  // the model the constructor loaded
     ir::Value* v = single("prim::GetAttr", {}, *type, &member);
     v->producer->set_attr("name", ir::Attr::of_str(decl->getNameAsString()));
     vars_[decl] = v;
@@ -853,10 +1031,14 @@ class FunctionLowering {
     unsigned n = op.getNumArgs();
     if (kind == OO_Equal && n == 2) {
       ir::Value* v = expr(op.getArg(1));
+      if (assign_tied(op.getArg(0), v, op)) return v;
       if (const ValueDecl* decl = assigned(op.getArg(0)); decl && v) bind(decl, v);
       return v;
     }
     if (kind == OO_Arrow && n == 1) return expr(op.getArg(0));
+    // `(*model_).forward(x)` of a smart pointer: the module it holds.
+    // (shared_ptr's operator* is its base class's: the pointer is seen through the cast to it.)
+    if (kind == OO_Star && n == 1 && holds_module(strip(op.getArg(0))->getType())) return expr(op.getArg(0));
     if (kind == OO_Subscript && n == 2) return subscript(op);
     if (kind == OO_Call && n >= 1)  // a lambda of the file: fq(x)
       if (const std::string* name = unit_.function_name(op.getDirectCallee())) {
@@ -908,10 +1090,10 @@ class FunctionLowering {
     auto type = ir_type(call.getType());
     // `x.toType(torch::kInt)`, the older spelling of `x.to(torch::kInt)`.
     if (is_tensor_type(object->getType())) return tensor_method(call, name == "toType" ? "to" : name, type);
-    if (record_name(object->getType()) == "torch::jit::Module" && name == "forward")
-      return model_forward(call, call.arguments(), type);
+    // `model.forward(x)`, also `model_->forward(x)` through a pointer.
+    if (holds_module(object->getType()) && name == "forward") return model_forward(call, call.arguments(), type);
     // run_method is torch::jit::Object's: the object is cast to that base class.
-    if (record_name(strip(object)->getType()) == "torch::jit::Module" && name == "run_method" && call.getNumArgs() >= 1)
+    if (holds_module(strip(object)->getType()) && name == "run_method" && call.getNumArgs() >= 1)
       if (const auto* method = dyn_cast<StringLiteral>(strip(call.getArg(0)));
           method != nullptr && method->getString() == "forward")  // module.run_method("forward", x)
         return model_forward(call, llvm::ArrayRef<const Expr*>(call.getArgs() + 1, call.getNumArgs() - 1), type);
@@ -1090,6 +1272,7 @@ class FunctionLowering {
       if (ir::Value* element = tuple_get(call, *callee, type)) return element;
     if (qualified == "std::make_tuple" || qualified == "std::forward_as_tuple")
       if (ir::Value* tuple = tuple_of_arguments(call, type)) return tuple;
+    if (const Expr* held = made_holder_of(&call)) return expr(held);  // the module the pointer holds
     if (const std::string* name = unit_.function_name(callee))
       return call_function(call, {call.getArgs(), call.getNumArgs()}, *name, type);
     bool aten = qualified.rfind("at::", 0) == 0 || qualified.rfind("torch::", 0) == 0;
@@ -1156,7 +1339,13 @@ class FunctionLowering {
     ir::Node* n = emit("prim::CallFunction", &call);
     for (ir::Value* v : inputs) fn_.add_input(*n, v);
     n->set_attr("callee", ir::Attr::of_str(callee));
-    return fn_.add_output(*n, fresh(), type.value_or(ir::Type::other(call.getType().getAsString())));
+    ir::Value* out = fn_.add_output(*n, fresh(), type.value_or(ir::Type::other(call.getType().getAsString())));
+    if (!holds_module(call.getType())) return out;
+    // A function of the file that returns a model it loads: that archive.
+    if (std::optional<UnitLowering::ModelLoad> load = unit_.model_source(&call)) return model_value(*load, call);
+    // One that picks among archives, or loads none qlint sees: its runs say so in a note.
+    n->set_attr("unfollowed_loader", ir::Attr::of_str(callee));
+    return out;
   }
 
   // A quantizing call becomes a quant point of its own: a stub-like instance called on the
@@ -1272,6 +1461,9 @@ class FunctionLowering {
       out->producer->set_attr("unread_archive", ir::Attr::of_str(archive->s + "\n" + verdict.unread));
     const ir::Attr* variable = module && module->producer ? module->producer->attr("archive_variable") : nullptr;
     if (variable != nullptr && unit_.options_.archive_quantized) out->producer->set_attr("unnamed_archive", *variable);
+    const ir::Attr* unfollowed = module && module->producer ? module->producer->attr("unfollowed_loader") : nullptr;
+    if (unfollowed != nullptr && unit_.options_.archive_quantized)
+      out->producer->set_attr("unfollowed_model", *unfollowed);
     return out;
   }
 

@@ -51,9 +51,14 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
     return o.shape_difference.empty() ? sim::format_db(o.sqnr_db) : "shape differs (" + o.shape_difference + ")";
   };
   for (size_t i = 0; i < before.outputs.size() && i < v.after.outputs.size(); ++i) {
-    const bool reshaped = !before.outputs[i].shape_difference.empty() || !v.after.outputs[i].shape_difference.empty();
-    out << "  " << before.outputs[i].name << ": " << (reshaped ? "" : "SQNR ") << sqnr(before.outputs[i]) << " -> "
-        << sqnr(v.after.outputs[i]) << "\n";
+    const sim::OutputResult &was = before.outputs[i], &is = v.after.outputs[i];
+    const bool reshaped = !was.shape_difference.empty() || !is.shape_difference.empty();
+    // A mask or indices are judged by how many of their values differ, not by an SQNR.
+    if (was.integer && is.integer && !reshaped)
+      out << "  " << was.name << " (bool or integer values): " << was.differing_elements << " differ -> "
+          << is.differing_elements << " differ\n";
+    else
+      out << "  " << was.name << ": " << (reshaped ? "" : "SQNR ") << sqnr(was) << " -> " << sqnr(is) << "\n";
   }
   auto [b_diff, b_all] = flips(before);
   auto [a_diff, a_all] = flips(v.after);
@@ -164,7 +169,7 @@ nlohmann::json verdict_json(const rewriter::FixResult& r) {
 void applied_text(std::ostream& out, const std::string& model, const rewriter::FixResult& r, bool diff_only) {
   std::string rewrites = count(r.applied.size(), "rewrite", "rewrites");
   std::string problems =
-      std::to_string(r.found - r.static_remaining()) + " of " + count(r.found, "problem", "problems");
+      std::to_string(r.problems_resolved()) + " of " + count(r.problems_found(), "problem", "problems");
   if (r.simulation_failures.empty())
     out << (diff_only ? "Would resolve " : "Resolved ") << problems << " in " << ir::display_path(model) << " with "
         << rewrites << ":\n";
@@ -208,7 +213,7 @@ std::string render_fix_text(const std::string& model, const rewriter::FixResult&
   for (const auto& note : r.python_notes) out << "note: " << note << "\n";
   if (r.applied.empty()) {
     // "Nothing to fix" only when nothing was found: findings without a fix say why in their notes.
-    const bool found = r.found > 0 || !r.remaining.empty();
+    const bool found = r.problems_found() > 0 || !r.remaining.empty();
     const char* what = !r.dropped.empty()     ? "No fix kept in "
                        : !r.held_back.empty() ? "No safe fix in "
                        : found                ? "No automatic fix for the problems in "
@@ -269,7 +274,8 @@ nlohmann::json render_fix_json(const std::string& model, const rewriter::FixResu
     verification["after"] = sim::render_json(r.verification.after);
   }
   return {{"model", ir::display_path(model)},
-          {"found", r.found},
+          {"found", r.problems_found()},
+          {"resolved", r.problems_resolved()},
           {"remaining", r.remaining.size()},
           {"applied", applied},
           {"unsafe_held_back", r.held_back.size()},

@@ -348,18 +348,24 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
 // Of what the simulation reports, --fix works on the flipped comparisons that no finding shown
 // predicts (cli/evidence.cpp drops the predicted ones the same way for `check`) and that have a
 // fix; the rest (outputs under the SQNR threshold, flips out of a rewrite's reach) the verdict
-// judges on the fixed model, so they are neither fixed nor counted as found here.
-void keep_fixable_unexplained_flips(std::vector<Diagnostic>& diagnostics) {
+// judges on the fixed model, so they are not fixed here. Returns how many of those `check
+// --input` reports (not the predicted ones, which it folds into their static findings).
+int keep_fixable_unexplained_flips(std::vector<Diagnostic>& diagnostics) {
   const std::string rule = rules::sim_divergence_rule().id;
   std::set<const ir::Node*> predicted;
   for (const auto& d : diagnostics)
     if (d.rule != rule) predicted.insert(d.evidence_node ? d.evidence_node : d.node);
+  auto is_predicted = [&](const Diagnostic& d) { return d.evidence_node && predicted.count(d.evidence_node) > 0; };
+  int judged = 0;
   diagnostics.erase(std::remove_if(diagnostics.begin(), diagnostics.end(),
                                    [&](const Diagnostic& d) {
-                                     return d.rule == rule && (d.evidence_node == nullptr || d.fixes.empty() ||
-                                                               predicted.count(d.evidence_node) > 0);
+                                     if (d.rule != rule || (d.evidence_node && !d.fixes.empty() && !is_predicted(d)))
+                                       return false;
+                                     if (!is_predicted(d)) ++judged;
+                                     return true;
                                    }),
                     diagnostics.end());
+  return judged;
 }
 
 // A new fake quant that was to be a module clone and became a graph op (a mask whose clone
@@ -434,7 +440,7 @@ void rewrite_to_fixpoint(Original& original, const FixOptions& options, const si
     auto facts = analysis::Facts::compute(*model, options.stubs, round == 0 ? first_round : evidence);
     auto diagnostics = rules::run_all(facts);
     if (options.filter) diagnostics = options.filter(*model, std::move(diagnostics));
-    if (round == 0) keep_fixable_unexplained_flips(diagnostics);
+    if (round == 0) result.judged_by_simulation = keep_fixable_unexplained_flips(diagnostics);
     if (round == 0) result.found = static_cast<int>(diagnostics.size());
     std::vector<Planned> planned =
         round < options.max_rounds ? plan(diagnostics, options.unsafe, done, excluded) : std::vector<Planned>{};

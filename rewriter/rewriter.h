@@ -81,7 +81,10 @@ struct Verification {
 };
 
 struct FixResult {
-  int found = 0;  // diagnostics before fixing; one rewrite can resolve several
+  int found = 0;  // diagnostics before fixing that --fix works on; one rewrite can resolve several
+  // The simulation's other findings on the original (outputs under the threshold, flips no
+  // rewrite reaches): the verdict judges them on the fixed model (simulation_failures).
+  int judged_by_simulation = 0;
   std::vector<AppliedFix> applied;
   std::vector<HeldBackFix> held_back;  // unsafe fixes waiting for --unsafe-fixes
   std::vector<std::string> skipped;    // fixes that could not be applied, and why
@@ -111,6 +114,10 @@ struct FixResult {
   const sim::Report* final_simulation() const;
   bool resolved() const { return simulation_failures.empty() && static_remaining() == 0; }
   int static_remaining() const;
+  // What `check` reported on the original, and how many of those are gone: the findings --fix
+  // works on and those the verdict judges, less what remains of either.
+  int problems_found() const { return found + judged_by_simulation; }
+  int problems_resolved() const;
 };
 
 // Throws FixError (verification failed, or the model cannot be read or written).

@@ -23,6 +23,11 @@ int FixResult::static_remaining() const {
       std::count_if(remaining.begin(), remaining.end(), [](const Diagnostic& d) { return !is_sim_divergence(d); }));
 }
 
+int FixResult::problems_resolved() const {
+  const int remaining_problems = static_remaining() + static_cast<int>(simulation_failures.size());
+  return std::max(0, problems_found() - remaining_problems);
+}
+
 void judge_final_model(FixResult& result, const FixOptions& options) {
   const sim::Report* simulated = result.final_simulation();
   if (simulated == nullptr || !result.final_model) return;

@@ -374,32 +374,46 @@ void report_comparisons(const analysis::Facts& facts, const analysis::SimulatedR
   }
 }
 
-// The node that computes output `index` of forward: an element of the returned tuple or list
-// when it has one per output, else the returned value's producer. Null when forward returns
-// an input as it is, or has no return.
-const ir::Node* output_producer(const ir::Function& forward, size_t index, size_t outputs) {
+// The value forward returns as output `index`: an element of the returned tuple or list when it
+// has one per output, else the returned value. Null when forward has no return.
+const ir::Value* output_value(const ir::Function& forward, size_t index, size_t outputs) {
   const auto& returns = forward.body.returns;
   if (returns.empty()) return nullptr;
   const ir::Node* producer = returns[0]->producer;
   if (producer != nullptr && (producer->kind == "prim::TupleConstruct" || producer->kind == "prim::ListConstruct") &&
-      producer->inputs.size() == outputs && index < outputs) {
-    const ir::Node* element = producer->inputs[index]->producer;
-    return element != nullptr ? element : producer;
-  }
-  return producer;
+      producer->inputs.size() == outputs && index < outputs && producer->inputs[index]->producer != nullptr)
+    return producer->inputs[index];
+  return returns[0];
 }
 
 // Where an output is computed, when the node forward returns it from has no location: a traced
 // call of a submodule carries none, so the value is followed into the method that returns it
 // (`return {"y": self.fc(x) + b}` in a head whose dict the trace unpacked).
 std::pair<const ir::Function*, const ir::Node*> located_producer(const ir::Model& model, const ir::Function* fn,
-                                                                 const ir::Node* producer) {
+                                                                 const ir::Node* producer, const ir::Value* value) {
   for (int depth = 0; producer != nullptr && !producer->loc.known() && depth < 64; ++depth) {
-    if (producer->kind != "prim::CallMethod" && producer->kind != "prim::CallFunction") break;
-    const ir::Function* callee = ir::callee_of(model, *producer);
+    // `ys, masks = self.encoder(x)`: the element the callee's returned tuple holds there.
+    const ir::Node* call = producer;
+    std::optional<size_t> element;
+    if (producer->kind == "prim::TupleUnpack" && producer->inputs.size() == 1 && value != nullptr) {
+      const auto& outs = producer->outputs;
+      element = static_cast<size_t>(std::find(outs.begin(), outs.end(), value) - outs.begin());
+      call = producer->inputs[0]->producer;
+      if (call == nullptr || *element >= outs.size()) break;
+    }
+    if (call->kind != "prim::CallMethod" && call->kind != "prim::CallFunction") break;
+    const ir::Function* callee = ir::callee_of(model, *call);
     if (callee == nullptr || callee->body.returns.size() != 1 || callee->body.returns[0]->producer == nullptr) break;
+    const ir::Value* returned = callee->body.returns[0];
+    if (element) {
+      if (returned->producer->kind != "prim::TupleConstruct" || *element >= returned->producer->inputs.size() ||
+          returned->producer->inputs[*element]->producer == nullptr)
+        break;
+      returned = returned->producer->inputs[*element];
+    }
     fn = callee;
-    producer = callee->body.returns[0]->producer;
+    value = returned;
+    producer = returned->producer;
   }
   return {fn, producer};
 }
@@ -452,8 +466,9 @@ void report_outputs(const analysis::Facts& facts, const analysis::SimulatedRun& 
                   format_number(run.min_sqnr_db) + " dB, " + what_was_simulated(run) +
                   "); `qlint sim` shows each quant point's scale and range: give the values that "
                   "lose their precision a quant point of their own";
+    const ir::Value* returned = forward ? output_value(*forward, i, run.outputs.size()) : nullptr;
     const auto [fn, producer] =
-        located_producer(facts.model(), forward, forward ? output_producer(*forward, i, run.outputs.size()) : nullptr);
+        located_producer(facts.model(), forward, returned ? returned->producer : nullptr, returned);
     Diagnostic d;
     if (producer != nullptr) {
       d = make_diagnostic(sim_divergence_rule(), *fn, *producer, std::move(message));

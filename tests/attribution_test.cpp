@@ -140,10 +140,11 @@ TEST(Sensitivity, MostHarmfulFirst) {
 }
 
 }  // namespace
-// A stored scale is said to clip only where values lie beyond the grid's rounding: a symmetric
-// int8 MinMax observer (PyTorch's, scale = max|x| / 127.5 in float32) puts the max it saw exactly
-// half a step past 127, where it rounds onto 127 like any other value (the noise clone of public
-// round 10's MAE was told to "calibrate again" right after qlint calibrated it).
+// A stored scale is said to clip only where values lie more than a step past the grid's end: a
+// symmetric int8 MinMax observer (PyTorch's, scale = max|x| / 127.5 in float32) puts the max it
+// saw exactly half a step past 127, where it rounds onto 127 like any other value (the noise clone
+// of public round 10's MAE was told to "calibrate again" right after qlint calibrated it), and a
+// moving average lags the batch's max by a fraction of a step (public round 11).
 TEST(DescribePoint, ValuesRoundedOntoTheGridsEndDoNotClip) {
   Report report;
   QuantPointResult p;
@@ -156,7 +157,9 @@ TEST(DescribePoint, ValuesRoundedOntoTheGridsEndDoNotClip) {
   p.scale = 0.96f / 127.5f;
   report.points.push_back(p);
   EXPECT_EQ(describe_point(report, p.path).find("covers only"), std::string::npos) << describe_point(report, p.path);
-  report.points[0].max = p.max + p.scale;  // a whole step past the end: clipped
+  report.points[0].max = 127 * p.scale + 0.9 * p.scale;  // a moving average's lag: under a step
+  EXPECT_EQ(describe_point(report, p.path).find("covers only"), std::string::npos) << describe_point(report, p.path);
+  report.points[0].max = p.max + p.scale;  // a step and a half past the end: clipped
   EXPECT_NE(describe_point(report, p.path).find("covers only"), std::string::npos);
 }
 

@@ -109,7 +109,9 @@ class Planner {
     if (const QuantCall* call = facts_.quant_call_producing(v)) return quant_call(*call);
     if (v->producer == nullptr) return parameter(v);
     const ir::Node& n = *v->producer;
-    in_place_writes(facts_, v, writes_);
+    std::vector<InPlaceWrite> writes;
+    in_place_writes(facts_, v, writes);
+    for (const InPlaceWrite& w : writes) take_write(w);
     if (facts_.stub_call(n) == StubKind::DeQuant && n.inputs.size() >= 2) {
       plan_.identity_calls.insert(&n);
       return visit(n.inputs[1]);
@@ -117,6 +119,10 @@ class Planner {
     if (n.kind == "prim::Loop" || n.kind == "prim::If") return block_output(n, v);
     if (const ir::Function* callee = ir::callee_of(facts_.model(), n); callee && !callee_is_pure(facts_, *callee))
       return returned(n, *callee, v);
+    if (mutates(n)) {  // a value a write gives (`copy_` returns what it wrote into)
+      take_write({&n, &n});
+      if (plan_.writes.count(&n)) return;
+    }
     if (std::string why = why_not_copyable(n); !why.empty()) return refuse(why);
     plan_.nodes.insert(&n);
     for (const ir::Value* in : n.inputs) visit(in);
@@ -129,6 +135,9 @@ class Planner {
     if (!refusal_.empty()) return;
     // A twin copies how a value was computed: a write in place through an alias of it is in the
     // twin only when the node that makes it is copied too (an in-place ReLU on the way is).
+    if (!plan_.writes.empty() && facts_.function_of(consumer) != facts_.function_of(**plan_.writes.begin()))
+      return refuse("a value on the way is written in place column by column (`" + (*plan_.writes.begin())->kind + "`" +
+                    on_line(**plan_.writes.begin()) + ") in another function than the comparison's");
     for (const InPlaceWrite& w : writes_)
       if (!plan_.nodes.count(w.top))
         return refuse("a value on the way (or a view of it) is changed in place by `" + w.write->kind + "`" +
@@ -166,6 +175,39 @@ class Planner {
   const std::string& refusal() const { return refusal_; }
 
  private:
+  // A write in place into a fresh copy of quantized values, or into a view of it (`y =
+  // x.clone(); y[:, 0] = x[:, 0] - x[:, 2] / 2`, YOLO's box conversion): the twin copies the
+  // write too, right after it, into the twin's own copy (rewriter/edits/reroot.cpp), so the twin
+  // sees every write the value sees, in the same order. Any other write is refused in finish().
+  void take_write(const InPlaceWrite& w) {
+    if (plan_.writes.count(w.write)) return;
+    if (w.top != w.write || !writes_into_a_fresh_copy(*w.write)) return writes_.push_back(w);
+    plan_.writes.insert(w.write);
+    for (const ir::Value* in : w.write->inputs) visit(in);
+  }
+
+  // Whether `write` writes only its first operand, and that operand is a view chain of tainted
+  // values (each gets a twin) down to a fresh tensor a copyable op made: then the twin's write
+  // lands in the twin's own tensor, never in the original.
+  bool writes_into_a_fresh_copy(const ir::Node& write) const {
+    if (write.inputs.empty() || !write.blocks.empty() || !ir::writes_in_place(write, 0) ||
+        ir::draws_random_numbers(write))
+      return false;
+    for (size_t i = 1; i < write.inputs.size(); ++i)
+      if (ir::writes_in_place(write, i)) return false;
+    const ir::Value* target = write.inputs[0];
+    for (int depth = 0; depth < 64; ++depth) {
+      const ir::Node* maker = target->producer;
+      if (maker == nullptr || !tainted(target) || facts_.quant_call_producing(target) != nullptr) return false;
+      if (!ir::may_alias_first_operand(*maker))
+        return !mutates(*maker) && maker->blocks.empty() && maker->kind.rfind("prim::", 0) != 0 &&
+               why_not_copyable(*maker).empty();
+      if (mutates(*maker) || maker->inputs.empty()) return false;
+      target = maker->inputs[0];
+    }
+    return false;
+  }
+
   bool tainted(const ir::Value* v) const {
     for (const std::string& point : facts_.quant_sources(v))
       if (points_.count(point)) return true;
@@ -353,7 +395,8 @@ class Planner {
 
 bool FloatShadowPlan::shadowed(const ir::Value* v) const {
   return quant_outputs.count(v) > 0 || params.count(v) > 0 || block_outputs.count(v) > 0 || returned.count(v) > 0 ||
-         (v->producer != nullptr && (nodes.count(v->producer) > 0 || identity_calls.count(v->producer) > 0));
+         (v->producer != nullptr &&
+          (nodes.count(v->producer) > 0 || identity_calls.count(v->producer) > 0 || writes.count(v->producer) > 0));
 }
 
 bool FloatShadowPlan::crosses_blocks() const {

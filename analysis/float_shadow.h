@@ -38,6 +38,9 @@ struct FloatShadowPlan {
   // branches that get a twin output.
   std::set<const ir::Node*> nodes;
   std::set<const ir::Node*> identity_calls;
+  // Writes in place into a fresh copy on the way (`y = x.clone(); y[:, 0] = ...`), in the
+  // consumer's function: each is copied right after itself, into the twin's copy.
+  std::set<const ir::Node*> writes;
   std::set<const ir::Value*> params;
   std::set<const ir::Value*> block_outputs;
   // Outputs of calls into callees that quantize (the stub is inside): the callee's copy returns

@@ -1,16 +1,19 @@
-"""A feature map with one channel zeroed in place (`feats[:, 0] = 0.0`), then a 0/1 flag read back.
+"""A feature map with one channel zeroed in place by a helper (`clear_background(feats)`, which
+does `feats[:, 0] = 0.0`), then a 0/1 flag read back.
 
-Detection-head style: the first channel is a "background" score that the head clears before
-taking the last feature column as a valid flag and gating the features with it. In TorchScript
-`feats[:, 0] = 0.0` is an in-place `fill_` on a view of `feats`: it changes `feats` itself. The
-flag comparison (`== 1.0` on a quantized value) and the bool gate are hazards; the fix for the
-comparison would read a float twin of `feats` computed beside it, but a twin copies how `feats`
-was computed, not the later write through the view, so the comparison would see the background
-channel uncleared: float results would change. qlint must not rewrite it that way.
+Detection-head style: the first channel is a "background" score that the head's utility clears
+before the head takes the last feature column as a valid flag and gates the features with it. In
+TorchScript `feats[:, 0] = 0.0` is an in-place `fill_` on a view of `feats`: it changes `feats`
+itself, inside another function. The flag comparison (`== 1.0` on a quantized value) and the bool
+gate are hazards; the fix for the comparison would read a float twin of `feats` computed beside
+it. A twin copies the writes into a fresh copy made in the comparison's own function (each into
+its own copy, examples/qat/qat_corners_in_place), not those a called function makes, so here the
+comparison would see the background channel uncleared: float results would change. qlint must
+not rewrite it that way.
 
 Expected findings:
-  line 33 eq-nonzero-const  `feats[:, :, :, -1] == 1.0` after the stub
-  line 34 bool-arith        `x * valid[..., None]`: a bool mask in the quantized path
+  line 41 eq-nonzero-const  `feats[:, :, :, -1] == 1.0` after the stub
+  line 42 bool-arith        `x * valid[..., None]`: a bool mask in the quantized path
 """
 import torch
 from torch import nn
@@ -18,6 +21,11 @@ from torch.ao.quantization import DeQuantStub, QuantStub
 
 
 FX_TRACEABLE = False  # `feats[:, 0] = 0.0`: torch.fx cannot trace an item assignment
+
+
+def clear_background(feats: torch.Tensor):
+    """The head's utility: the background channel is cleared where the features live."""
+    feats[:, 0] = 0.0
 
 
 class Model(nn.Module):
@@ -29,7 +37,7 @@ class Model(nn.Module):
     def forward(self, x):
         x = self.quant(x)
         feats = x * 1.0
-        feats[:, 0] = 0.0
+        clear_background(feats)
         valid = feats[:, :, :, -1] == 1.0
         return self.dequant(x * valid[..., None])
 

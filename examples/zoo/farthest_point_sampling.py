@@ -6,9 +6,10 @@ picks the point farthest from all picked ones. With the points quantized, `d < n
 near ties and the model picks other points: only the simulation shows it (`sim-divergence`).
 
 Both sides of `d < nearest` carry quantization, and `nearest` is a buffer written in place in
-the loop, which the float twin does not rebuild. Rerooting `d` alone would change no result, so
-`--fix` offers nothing and the finding says why (before, it rerooted `d`, wrote the model, and
-the comparison flipped as often as before).
+the loop. Rerooting `d` alone would change no result (qlint once wrote that, and the comparison
+flipped as often as before); `--fix` reroots both: the float twin of `nearest` is a copy of the
+buffer that each write also writes, with the twins of what it writes, so the sampling is the
+float model's.
 
 Expected findings (static): none.
 """

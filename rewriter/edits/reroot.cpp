@@ -64,6 +64,13 @@ class ShadowBuilder {
       if (plan_.params.count(callee.body.params[i])) inlined_arguments_[callee.body.params[i]] = args[i];
   }
 
+  // Each write in place the plan takes along (FloatShadowPlan::writes), copied right after itself
+  // with its operands' twins: it writes into the twin's copy what the original writes into its
+  // own, in the same order as every read of either.
+  void copy_writes() {
+    for (const ir::Node* write : plan_.writes) copy_write(*write);
+  }
+
   ir::GraphValue shadow(const ir::Value* v) {
     if (!plan_.shadowed(v)) return graph_.value_of(*v);
     if (auto it = shadows_.find(v); it != shadows_.end()) return it->second;
@@ -91,6 +98,10 @@ class ShadowBuilder {
       return shadows_.at(v);
     }
     if (plan_.identity_calls.count(n)) return remember(v, shadow(n->inputs.at(1)));  // the identity in float
+    if (plan_.writes.count(n)) {
+      copy_write(*n);
+      return shadows_.at(v);
+    }
     std::vector<std::optional<ir::GraphValue>> inputs;
     for (const ir::Value* in : n->inputs)
       inputs.push_back(plan_.shadowed(in) ? std::optional<ir::GraphValue>(shadow(in)) : std::nullopt);
@@ -103,6 +114,18 @@ class ShadowBuilder {
   }
 
  private:
+  // A write the plan takes along, copied once, right after itself, with its operands' twins.
+  void copy_write(const ir::Node& write) {
+    if (write.outputs.empty() || shadows_.count(write.outputs[0])) return;
+    std::vector<std::optional<ir::GraphValue>> inputs;
+    for (const ir::Value* in : write.inputs)
+      inputs.push_back(plan_.shadowed(in) ? std::optional<ir::GraphValue>(shadow(in)) : std::nullopt);
+    if (inputs.empty() || !inputs.front())
+      throw ir::RewriteRefused("a write in place on the way has no float copy to write into");
+    std::vector<ir::GraphValue> outputs = graph_.insert_copy_after(write, inputs);
+    for (size_t i = 0; i < outputs.size() && i < write.outputs.size(); ++i) shadows_[write.outputs[i]] = outputs[i];
+  }
+
   // The loop carries a twin of each value of the plan it carries: it starts as the twin of the
   // value the loop starts with and goes on as the twin of what the body returns. (The body's
   // parameters are the iteration number, then the carried values, returned in that order after
@@ -534,6 +557,7 @@ class Reroot final : public EditKind {
     const ir::Node& consumer = *edit.node;
     const auto operand = static_cast<size_t>(edit.operand);
     graph.replace_input(consumer, operand, shadows.shadow(consumer.inputs.at(operand)));
+    shadows.copy_writes();
     if (edit.quantize_after_reroot) quantize_operand_kind().apply(model, quantize_part(edit), graph);
   }
 

@@ -29,6 +29,20 @@ bool diverges(const PassOutcome& o, const Divergence& d, double min_sqnr_db) {
 // Larger is worse: more flipped results, or a lower SQNR.
 double harm(const Divergence& d, double m) { return d.kind == Divergence::Kind::Comparison ? m : -m; }
 
+// Whether the weights alone make most of the divergence: half the flipped results, or an SQNR
+// within 3 dB of the full one. Then no activation quant point is the cause.
+bool weights_dominate(const Divergence& d, double weights, double full) {
+  return d.kind == Divergence::Kind::Comparison ? 2 * weights >= full : weights <= full + 3.0;
+}
+
+// Past what the weights alone do (their flips; an output 1 dB under their SQNR): what a pass with
+// some activation quant points quantized must reach to count as diverging.
+bool worse_than_weights(const PassOutcome& o, const Divergence& d, double weights) {
+  if (!o.failure.empty()) return true;
+  const double m = measure(o, d);
+  return d.kind == Divergence::Kind::Comparison ? m > weights : m < weights - 1.0;
+}
+
 class Search {
  public:
   Search(const AttributionSetup& setup, const PassRunner& run) : setup_(setup), run_(run) {}
@@ -57,12 +71,20 @@ class Search {
     if (d.kind == Divergence::Kind::Comparison)
       if (auto it = full.elements.find(d.key); it != full.elements.end()) a.elements = it->second;
     // Without any quant point the passes are the float model, which cannot diverge, unless the
-    // weights' own fake quantization does it.
+    // weights' own fake quantization does it: alone when it makes most of the divergence, else
+    // the search looks for what diverges beyond it.
     if (setup_.weights_quantized && diverges(pass({}), d, setup_.min_sqnr_db)) {
-      a.weights_alone = true;
-      a.passes = passes_ - before;
-      return a;
+      const double weights = measure(pass({}), d);
+      if (weights_dominate(d, weights, a.measure)) {
+        a.weights_alone = true;
+        a.passes = passes_ - before;
+        return a;
+      }
+      a.weights_part = weights;
     }
+    const auto diverging = [&](const PassOutcome& o) {
+      return a.weights_part ? worse_than_weights(o, d, *a.weights_part) : diverges(o, d, setup_.min_sqnr_db);
+    };
     std::vector<std::string> candidates = setup_.points;
     std::vector<std::string> found;
     while (!candidates.empty() && a.causes.size() < kMaxCauses) {
@@ -70,7 +92,7 @@ class Search {
       size_t good = 0, bad = candidates.size();
       while (bad - good > 1) {
         size_t mid = good + (bad - good) / 2;
-        if (diverges(pass(prefix(candidates, mid)), d, setup_.min_sqnr_db))
+        if (diverging(pass(prefix(candidates, mid))))
           bad = mid;
         else
           good = mid;
@@ -79,12 +101,7 @@ class Search {
       candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(bad - 1));
       const PassOutcome& alone = pass({point});
       const PassOutcome& without = pass(candidates);
-      Cause cause{point,
-                  measure(alone, d),
-                  measure(without, d),
-                  diverges(alone, d, setup_.min_sqnr_db),
-                  !diverges(without, d, setup_.min_sqnr_db),
-                  found};
+      Cause cause{point, measure(alone, d), measure(without, d), diverging(alone), !diverging(without), found};
       a.causes.push_back(cause);
       found.push_back(point);
       if (cause.cures) break;

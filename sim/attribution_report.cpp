@@ -72,8 +72,14 @@ std::string clipping(const QuantPointResult& p) {
   // a step, which is no cause worth a recalibration (public round 11: 0.6 of a step on PCT).
   const double reach = p.scale * (1 + 1e-3);
   if (p.min >= low - reach && p.max <= high + reach) return "";
-  return " (its stored scale covers only [" + short_number(low) + ", " + short_number(high) +
-         "]: the values beyond clip; calibrate again on such inputs, or simulate with `--recalibrate`)";
+  const std::string covers = " (its stored scale covers only [" + short_number(low) + ", " + short_number(high) +
+                             "]: the values beyond clip; ";
+  // One quant point for several tensors: its running range averages theirs, which another
+  // calibration averages again (public round 12's HiVT: [-12, 13.3] for values up to 82).
+  if (p.sites.size() > 1)
+    return covers + "it quantizes " + std::to_string(p.sites.size()) +
+           " tensors, whose ranges its calibration mixes: give each its own quant point)";
+  return covers + "calibrate again on such inputs, or simulate with `--recalibrate`)";
 }
 
 }  // namespace
@@ -117,6 +123,10 @@ std::vector<std::string> attribution_notes(const Report& report, const Attributi
   }
   if (!a.causes.empty() && !cured)
     notes.push_back("no single quant point explains it: the rounding of several quant points adds up");
+  if (a.weights_part)
+    notes.push_back("the weights' fake quantization alone, with every activation quant point in float, " +
+                    std::string(is_comparison(a) ? "makes " : "leaves ") + measured(a, *a.weights_part) +
+                    ": that part no change to the activations' quant points cures");
   return notes;
 }
 
@@ -169,6 +179,7 @@ void add_attribution_json(const Report& report, nlohmann::json& out) {
     nlohmann::json d = {{"kind", is_comparison(a) ? "comparison" : "output"},
                         {"measure", json_number(a.measure)},
                         {"weights_alone", a.weights_alone},
+                        {"weights_part", a.weights_part ? json_number(*a.weights_part) : nlohmann::json()},
                         {"passes", a.passes},
                         {"causes", causes}};
     if (is_comparison(a)) {

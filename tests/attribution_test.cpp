@@ -103,6 +103,23 @@ TEST(Attribution, TheWeightsAloneNeedNoQuantPoint) {
   EXPECT_EQ(passes, 1);
 }
 
+// The weights alone diverge a little (15 dB, under the 40 dB threshold), one stub a lot (2 dB):
+// the stub is the cause, found past what the weights do, and the weights' part is kept (public
+// round 11's FCOS: "caused by the weights" where the weights flipped 1 of 62 and a stub 59).
+TEST(Attribution, AStubThatDoesMostIsFoundPastTheWeightsPart) {
+  FakeModel model{[](const std::set<std::string>& q) { return q.count("quant_2") ? 2.0 : 15.0; }};
+  AttributionSetup setup{points(4), true, 40};
+  int passes = 0;
+  auto found = attribute_all(model, setup, passes);
+  EXPECT_FALSE(found[0].weights_alone);
+  ASSERT_TRUE(found[0].weights_part.has_value());
+  EXPECT_EQ(*found[0].weights_part, 15.0);
+  ASSERT_EQ(found[0].causes.size(), 1u);
+  EXPECT_EQ(found[0].causes[0].point, "quant_2");
+  EXPECT_TRUE(found[0].causes[0].reproduces);
+  EXPECT_TRUE(found[0].causes[0].cures);
+}
+
 TEST(Attribution, AComparisonDivergesWhileAnyResultDiffers) {
   PassRunner runner = [](const std::set<std::string>& q) {
     PassOutcome o;

@@ -330,7 +330,11 @@ class FactsSolver {
         if (waiting.empty() && n.inputs.size() < 2 && facts_.stub_call(n) == StubKind::DeQuant) ++run;
         continue;
       }
-      if (waiting.empty() && std::find(earlier.begin(), earlier.end(), just_before) != earlier.end()) return {};
+      // One stub whose first reader reads the tensor just before it: that one is dequantized
+      // (find_traced_dequantized). A run of stubs may end past a tensor computed beside the
+      // heads' (`[self.dq(c) for c in cls]` after the anchor points): the filter below tells.
+      if (run == 1 && waiting.empty() && std::find(earlier.begin(), earlier.end(), just_before) != earlier.end())
+        return {};
       for (const ir::Value* v : earlier)
         if (!read_between(*v, call_order) && (run == 1 || made_by_a_module_or_quant_op(v)) &&
             std::find(waiting.begin(), waiting.end(), v) == waiting.end())
@@ -341,18 +345,32 @@ class FactsSolver {
     return waiting;
   }
 
-  // A head's output (a module's call, its fake quant), or a view or an item of one: what a run of
-  // stubs dequantizes.
+  // A head's output (a module's call, its fake quant), or a view, an item or an op of that one
+  // tensor alone (`self.reg(f).relu()`): what a run of stubs dequantizes. Anchor points computed
+  // beside the heads come from sizes and aranges, not from a head's tensor.
   static bool made_by_a_module_or_quant_op(const ir::Value* v) {
     for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 8; ++depth) {
       const ir::Node& p = *v->producer;
       if (p.kind == "prim::CallMethod" || is_in_graph_quant_op(p.kind)) return true;
       const bool unpacked = p.kind == "prim::TupleUnpack" || p.kind == "prim::ListUnpack" ||
                             p.kind == "prim::TupleIndex" || p.kind == "aten::__getitem__";
-      if (!(unpacked || ir::is_view_op(p)) || p.inputs.empty()) return false;
-      v = p.inputs[0];
+      const ir::Value* only = only_tensor_input(p);
+      if (!(unpacked || ir::is_view_op(p) || only != nullptr) || p.inputs.empty()) return false;
+      v = only != nullptr ? only : p.inputs[0];
     }
     return false;
+  }
+
+  // The one tensor an aten op reads (its other operands scalars or options), else null.
+  static const ir::Value* only_tensor_input(const ir::Node& n) {
+    if (n.kind.rfind("aten::", 0) != 0) return nullptr;
+    const ir::Value* only = nullptr;
+    for (const ir::Value* in : n.inputs)
+      if (in->type.is_tensor()) {
+        if (only != nullptr) return nullptr;
+        only = in;
+      }
+    return only;
   }
 
   std::vector<const ir::Value*> tensors_computed_before(const ir::Node& n, size_t order) const {

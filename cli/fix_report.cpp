@@ -46,19 +46,18 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
   out << "Verified on " << before.batches << (before.random_inputs ? " seeded random" : "")
       << (before.batches == 1 ? " input batch" : " input batches") << ": float outputs bit-identical, parameters and "
       << "buffers unchanged. int" << before.bits << " simulation, before -> after:\n";
-  // An output whose shape the quantized run changed has no SQNR: it says so instead.
-  auto sqnr = [](const sim::OutputResult& o) {
-    return o.shape_difference.empty() ? sim::format_db(o.sqnr_db) : "shape differs (" + o.shape_difference + ")";
+  // An output whose shape the quantized run changed has no SQNR: it says so instead. A mask or
+  // indices are judged by how many of their values differ, not by an SQNR.
+  auto judged = [](const sim::OutputResult& o, bool with_sqnr_word) {
+    if (!o.shape_difference.empty()) return "shape differs (" + o.shape_difference + ")";
+    if (o.integer) return std::to_string(o.differing_elements) + " differ";
+    return (with_sqnr_word ? "SQNR " : "") + sim::format_db(o.sqnr_db);
   };
   for (size_t i = 0; i < before.outputs.size() && i < v.after.outputs.size(); ++i) {
     const sim::OutputResult &was = before.outputs[i], &is = v.after.outputs[i];
     const bool reshaped = !was.shape_difference.empty() || !is.shape_difference.empty();
-    // A mask or indices are judged by how many of their values differ, not by an SQNR.
-    if (was.integer && is.integer && !reshaped)
-      out << "  " << was.name << " (bool or integer values): " << was.differing_elements << " differ -> "
-          << is.differing_elements << " differ\n";
-    else
-      out << "  " << was.name << ": " << (reshaped ? "" : "SQNR ") << sqnr(was) << " -> " << sqnr(is) << "\n";
+    out << "  " << was.name << (was.integer ? " (bool or integer values)" : "") << ": "
+        << (reshaped || was.integer ? "" : "SQNR ") << judged(was, reshaped) << " -> " << judged(is, reshaped) << "\n";
   }
   auto [b_diff, b_all] = flips(before);
   auto [a_diff, a_all] = flips(v.after);

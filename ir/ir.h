@@ -105,6 +105,10 @@ struct SourceLoc {
   int column = 0;
   int end_line = 0;
   int end_column = 0;
+  // A trace recorded the op inside PyTorch's own code that this line calls (`self.attn(q, k, v,
+  // key_padding_mask=pad)` for the attention's `baddbmm`): the line does not spell the op. Not
+  // part of the location's identity.
+  bool called_library = false;
   bool known() const { return line > 0; }
   bool operator==(const SourceLoc& other) const;
 };

@@ -61,8 +61,11 @@ std::optional<SourceLoc> traced_stack_location(const std::string& stack, SourceL
     loc.file = frame->first;
     loc.line = loc.end_line = frame->second;
     loc.column = loc.end_column = 1;
+    if (!is_pytorch_file(loc.file)) {
+      loc.called_library = first.has_value();  // PyTorch's frames below the user's line
+      return with_statement_columns(loc, lines);
+    }
     if (!first) first = loc;
-    if (!is_pytorch_file(loc.file)) return with_statement_columns(loc, lines);
   }
   if (first) return with_statement_columns(*first, lines);
   return std::nullopt;

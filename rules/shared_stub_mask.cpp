@@ -226,8 +226,9 @@ std::vector<MaskUse> mask_uses_of_parts(const analysis::Facts& facts, const Poin
 }
 
 // A stub called on several tensors, one of them a 0/1 mask compared whole with 0 or 1 (a
-// padding mask through the data's stub: `mask = self.quant(mask)`, then `mask == 0`): the mask
-// is part of what the stub quantizes, at the scale the data sets.
+// padding mask through the data's stub: `mask = self.quant(mask)`, then `mask == 0`, or cast back
+// with `mask.to(torch.bool)`, the test `!= 0`): the mask is part of what the stub quantizes, at the
+// scale the data sets.
 std::vector<MaskUse> whole_call_mask_uses(const analysis::Facts& facts, const PointUsers& users,
                                           const analysis::QuantCall& call) {
   std::vector<MaskUse> found;
@@ -236,6 +237,10 @@ std::vector<MaskUse> whole_call_mask_uses(const analysis::Facts& facts, const Po
     return found;
   for (const ir::Node* n : users.of(call.view_key)) {
     if (n->inputs.size() < 2) continue;
+    if (is_bool_cast(facts, *n) && is_view_of(facts, n->inputs[0], call.view_key, false)) {
+      found.push_back(MaskUse{n, n, 0, true, false, true});
+      continue;
+    }
     for (int side : {0, 1})
       if (is_view_of(facts, n->inputs[side], call.view_key, false) && tests_for_zero_or_one(facts, *n, side))
         found.push_back(MaskUse{n, n, side, true, false, true});
@@ -436,8 +441,9 @@ const Rule& shared_stub_mask_rule() {
         "too, when the result is then used as a mask (a `*`, `torch.where`, `masked_fill`, "
         "`masked_select` or boolean indexing, also through `~`, casts and views); a threshold "
         "whose result is only counted or returned is not this rule's business. A stub applied to "
-        "data and then to a whole 0/1 mask (`mask = self.quant(mask)`, compared with 0 or 1) counts "
-        "too: its calls share one scale (not FX's own shared fake quants, nor a module's output). With "
+        "data and then to a whole 0/1 mask (`mask = self.quant(mask)`, compared with 0 or 1, or cast back with "
+        "`.to(torch.bool)`) counts too: its calls share one scale (not FX's own shared fake quants, nor a module's "
+        "output). With "
         "`--input`, a comparison with 1 in which the simulation saw values other than 0 and 1 (`ids != pad_idx` "
         "with pad id 1 on token ids) is no mask channel: it counts only as a threshold, where its result is used as a "
         "mask.";

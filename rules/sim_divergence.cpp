@@ -59,6 +59,13 @@ bool makes_integer_result(const ir::Node& node) {
           std::find(node.owner->returns.begin(), node.owner->returns.end(), result) != node.owner->returns.end());
 }
 
+// The output of `node` that holds its decision (a max's indices), or null.
+const ir::Value* decision_value(const ir::Node& node) {
+  const int output = analysis::decision_output(node.kind);
+  return output >= 0 && static_cast<size_t>(output) < node.outputs.size() ? node.outputs[static_cast<size_t>(output)]
+                                                                          : nullptr;
+}
+
 // Where a value comes from across calls: for a parameter of a method, the argument each call of
 // it passes (a padding mask built in forward and passed into every attention layer); for a
 // call's result, the value its callee returns there.
@@ -107,11 +114,13 @@ const ir::Node* changed_decision_before(const analysis::Facts& facts, const ir::
   std::deque<const ir::Value*> pending(comparison.inputs.begin(), comparison.inputs.end());
   std::set<const ir::Value*> seen;
   const ir::Node* found = nullptr;
-  auto visit = [&](const ir::Node& n) {
-    const analysis::SimulatedComparison* c =
-        &n != &comparison && (analysis::is_comparison_op(n.kind) || makes_integer_result(n))
-            ? facts.simulated_comparison(n)
-            : nullptr;
+  // `through`: the output of `n` the walk came by (null for a write into a value). A max's or a
+  // topk's values are the rounded maxima whichever element wins: only its indices follow the
+  // decision (`v, j = y.max(1); v > 0.25` flips by v's rounding, not by j's changes).
+  auto visit = [&](const ir::Node& n, const ir::Value* through) {
+    const bool decides = analysis::is_comparison_op(n.kind) ||
+                         (makes_integer_result(n) && (through == nullptr || decision_value(n) == through));
+    const analysis::SimulatedComparison* c = &n != &comparison && decides ? facts.simulated_comparison(n) : nullptr;
     if (c != nullptr && c->differing > 0 && found == nullptr) found = &n;
     pending.insert(pending.end(), n.inputs.begin(), n.inputs.end());
   };
@@ -120,8 +129,8 @@ const ir::Node* changed_decision_before(const analysis::Facts& facts, const ir::
     pending.pop_front();
     if (!seen.insert(v).second) continue;
     add_values_across_calls(facts.model(), *v, pending);
-    if (v->producer != nullptr) visit(*v->producer);
-    for_each_write_into(*v, visit);
+    if (v->producer != nullptr) visit(*v->producer, v);
+    for_each_write_into(*v, [&](const ir::Node& writer) { visit(writer, nullptr); });
   }
   return found;
 }
@@ -130,8 +139,8 @@ const ir::Node* changed_decision_before(const analysis::Facts& facts, const ir::
 // width): the difference is that decision's. ", though its operands carry no rounding: ..." then,
 // else "".
 std::string follows_a_changed_decision(const analysis::Facts& facts, const ir::Node& node) {
-  if (std::any_of(node.inputs.begin(), node.inputs.end(),
-                  [&](const ir::Value* v) { return facts.in_quantized_domain(v); }))
+  // Rounded values stay rounded past a DeQuantStub (decoding after the network): those carry it.
+  if (std::any_of(node.inputs.begin(), node.inputs.end(), [&](const ir::Value* v) { return facts.quantized(v); }))
     return "";
   const ir::Node* before = changed_decision_before(facts, node);
   if (before == nullptr) return "";
@@ -149,8 +158,7 @@ std::string follows_a_changed_decision(const analysis::Facts& facts, const ir::N
 // sampling picked, and picked differently once quantized): the count mixes both causes, which the
 // headline's rounding advice alone hides. A note naming the decision then, else "".
 std::string also_follows_a_changed_decision(const analysis::Facts& facts, const ir::Node& node) {
-  if (std::none_of(node.inputs.begin(), node.inputs.end(),
-                   [&](const ir::Value* v) { return facts.in_quantized_domain(v); }))
+  if (std::none_of(node.inputs.begin(), node.inputs.end(), [&](const ir::Value* v) { return facts.quantized(v); }))
     return "";
   const ir::Node* before = changed_decision_before(facts, node);
   if (before == nullptr) return "";

@@ -55,6 +55,11 @@ bool is_fused_multiply_add(const std::string& kind) {
   return kind.rfind("aten::", 0) == 0 && ops.count(ir::base_op(kind)) > 0;
 }
 
+bool is_matrix_product(const std::string& kind) {
+  static const std::set<std::string> ops = {"mm", "bmm", "matmul"};
+  return kind.rfind("aten::", 0) == 0 && ops.count(ir::base_op(kind)) > 0;
+}
+
 std::string format_number(double v) {
   char buf[32];
   if (v == std::floor(v) && std::fabs(v) < 1e15) {
@@ -350,6 +355,22 @@ Edit new_fake_quant(const analysis::Facts& facts, const analysis::QuantPoint& li
   return e;
 }
 
+// A new fake quant of a 0/1 mask (a bool, or a float that is a cast bool) starts exact, at scale 1;
+// of whole numbers, at scale 1 where their range fits (rewriter.cpp measures it). False when the
+// template's range cannot hold a mask's 0 and 1.
+bool start_exact(const analysis::Facts& facts, const ir::Value* value, bool bool_mask, Edit& e) {
+  if (bool_mask || is_cast_of_bool(facts, value)) {
+    // Zero point 0 and scale 1: q = x for x in {0, 1}, which every range of a real model holds.
+    if (e.fake_quant.quant_min > 0 || e.fake_quant.quant_max < 1) return false;
+    e.fake_quant.mask = true;
+    e.fake_quant.scale = 1.0;
+    e.fake_quant.scale_source = "exact for a 0/1 mask";
+  } else if (holds_whole_numbers(facts, value)) {
+    e.fake_quant.whole_numbers = true;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
@@ -366,16 +387,7 @@ std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, con
   if (like == nullptr) return std::nullopt;
   Edit e = new_fake_quant(facts, *like, consumer, operand);
   e.cast_to_float = mask;
-  // A float operand that is a cast bool is a 0/1 mask already: the same exact scale, no cast.
-  if (mask || is_cast_of_bool(facts, consumer.inputs[static_cast<size_t>(operand)])) {
-    // Zero point 0 and scale 1: q = x for x in {0, 1}, which every range of a real model holds.
-    if (like->quant_min > 0 || like->quant_max < 1) return std::nullopt;
-    e.fake_quant.mask = true;
-    e.fake_quant.scale = 1.0;
-    e.fake_quant.scale_source = "exact for a 0/1 mask";
-  } else if (holds_whole_numbers(facts, consumer.inputs[static_cast<size_t>(operand)])) {
-    e.fake_quant.whole_numbers = true;
-  }
+  if (!start_exact(facts, consumer.inputs[static_cast<size_t>(operand)], mask, e)) return std::nullopt;
   return e;
 }
 
@@ -387,6 +399,9 @@ std::optional<Edit> fake_quantize_call_edit(const analysis::Facts& facts, const 
   if (it == inputs.end()) return std::nullopt;
   Edit e = new_fake_quant(facts, *like, *call.call, static_cast<int>(it - inputs.begin()));
   e.fake_quant.replaces_call = true;
+  // A mask through the data's stub (`self.quant(mask.float())`) gets its exact quant point: a
+  // calibrated one rounds 1 to 0.996 in a symmetric int8 scheme. One that cannot stays calibrated.
+  if (Edit exact = e; start_exact(facts, call.input, false, exact)) e = exact;
   // A module's output (a Linear called on a second tensor) has no name of its own: the new fake
   // quant is named after the module, `proj_output_fake_quant`.
   if (auto module = facts.output_quant_point_owner(call.point)) {

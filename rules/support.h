@@ -56,6 +56,9 @@ bool is_binary_arithmetic(const std::string& kind);
 // q, k)`, an additive attention mask; `addmm`, a Linear's bias): their first two operands meet as
 // `+`'s do, so is_binary_arithmetic counts them.
 bool is_fused_multiply_add(const std::string& kind);
+// Matrix products of two tensors (`a @ b`, torch.mm/bmm/matmul): both operands enter the
+// accelerator's product, each with its own scale, as `*`'s do.
+bool is_matrix_product(const std::string& kind);
 
 // PyTorch's own Python (nn.Sequential.forward, nn.ModuleList loops, nn.MultiheadAttention's
 // internals) or torchvision's (`batched_nms`), or TorchScript's builtins compiled from a string (`1.0 == t` calls one

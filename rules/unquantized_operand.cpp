@@ -1,6 +1,11 @@
 // unquantized-operand: a float tensor computed from the model's input without ever passing
 // a quant point, combined in arithmetic with a quantized tensor. The accelerator has no
 // scale for it: the toolchain guesses one on the fly or runs the op on the CPU.
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "analysis/constants.h"
 #include "ir/ops.h"
 #include "ir/spelling.h"
 #include "rules/registry.h"
@@ -22,19 +27,46 @@ bool is_unquantized_input_tensor(const analysis::Facts& facts, const ir::Value* 
 // the user's line that calls that code, which does not spell the op (`self.attn(q, k, v,
 // key_padding_mask=pad)` for the attention's `baddbmm`).
 bool inside_a_library_call(const ir::Model& model, const ir::Node& node) {
-  if (in_library_code(node.loc)) return true;
+  if (in_library_code(node.loc) || node.loc.called_library) return true;
+  // Else the line's text, when qlint may read it: a stack that kept only the user's frame.
   const std::string* line = node.loc.known() ? model.source_line(node.loc.file, node.loc.line) : nullptr;
   return line != nullptr && line->find(ir::base_op(node.kind)) == std::string::npos;
+}
+
+// Whether `v` is filled with an infinite constant on its way (`zeros.masked_fill(pad, -inf)`, an
+// additive attention mask), through views, casts and the ops that keep it in: no scale quantizes
+// it, so a quant point of its own is no advice.
+bool filled_with_infinity(const ir::Value* v) {
+  static const std::set<std::string> fills = {"masked_fill", "fill", "full", "full_like", "new_full"};
+  static const std::set<std::string> keeping = {
+      "to",     "type_as",           "float",     "add", "sub", "unsqueeze", "expand", "view", "reshape",
+      "repeat", "repeat_interleave", "contiguous"};
+  for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 12; ++depth) {
+    const ir::Node& p = *v->producer;
+    const std::string op = ir::base_op(p.kind);
+    if (fills.count(op))
+      for (const ir::Value* in : p.inputs)
+        if (auto c = analysis::scalar_constant(in); c && std::isinf(*c)) return true;
+    if (p.inputs.empty() || !(fills.count(op) || keeping.count(op) || ir::is_view_op(p))) return false;
+    v = p.inputs[0];
+  }
+  return false;
 }
 
 std::string message(const analysis::Facts& facts, const ir::Node& node, int plain_side) {
   const ir::Value* quantized = node.inputs[1 - plain_side];
   std::string plain_text = ir::operand_text(facts.model(), node, plain_side);
   std::string q_text = ir::operand_text(facts.model(), node, 1 - plain_side);
-  return "`" + ir::operator_spelling(node.kind) + "` combines " +
-         (q_text.empty() ? "a quantized tensor" : q_text + ", quantized by " + describe_stubs(facts, quantized) + ",") +
-         " with " + (plain_text.empty() ? "a float tensor" : plain_text) + ", which never passed a " +
-         ir::spelling(facts.model()).stub +
+  const std::string combines =
+      "`" + ir::operator_spelling(node.kind) + "` combines " +
+      (q_text.empty() ? "a quantized tensor" : q_text + ", quantized by " + describe_stubs(facts, quantized) + ",") +
+      " with " + (plain_text.empty() ? "a float tensor" : plain_text) + ", which never passed a " +
+      ir::spelling(facts.model()).stub;
+  if (filled_with_infinity(node.inputs[static_cast<size_t>(plain_side)]))
+    return combines +
+           " and holds infinity (a mask filled with -inf), which no scale quantizes; keep it out of the quantized "
+           "domain: apply the bool mask with masked_fill after the quantized op";
+  return combines +
          "; the toolchain has no scale for it and must guess one or run the op on the CPU; pass it through " +
          ir::spelling(facts.model()).own_stub;
 }
@@ -84,7 +116,8 @@ void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>&
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   check_joined_tensors(facts, out);
-  for_each_operand_side(facts, is_binary_arithmetic, [&](const ir::Function& fn, const ir::Node& node, int side) {
+  auto combines = [](const std::string& kind) { return is_binary_arithmetic(kind) || is_matrix_product(kind); };
+  for_each_operand_side(facts, combines, [&](const ir::Function& fn, const ir::Node& node, int side) {
     // A fused form adds its first operand to the product of the next two: that operand meets
     // the product, whichever of its factors is quantized.
     const bool fused = is_fused_multiply_add(node.kind);
@@ -98,7 +131,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     // is reported.
     if (is_fused_multiply_add(node.kind) && inside_a_library_call(facts.model(), node)) return false;
     Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side));
-    add_own_quant_point_fix(facts, node, side, d);
+    if (!filled_with_infinity(node.inputs[static_cast<size_t>(side)])) add_own_quant_point_fix(facts, node, side, d);
     out.push_back(d);
     return true;
   });
@@ -115,8 +148,9 @@ const Rule& unquantized_operand_rule() {
     r.severity = Severity::Warning;
     r.check = check;
     r.doc.what =
-        "Arithmetic (`*`, `+`, `-`, `/`, and the first operand of `torch.baddbmm`/`addmm`/`addcmul`, "
-        "which is added) between a tensor in the quantized domain and a float "
+        "Arithmetic (`*`, `+`, `-`, `/`, matrix products `@`/`torch.matmul`/`bmm`/`mm`, and the first "
+        "operand of `torch.baddbmm`/`addmm`/`addcmul`, which is added) between a tensor in the quantized domain and a "
+        "float "
         "tensor computed from a model input that never passed a QuantStub. Constants, Python "
         "scalars, weights and buffers are fine: the toolchain quantizes those itself, and so are the "
         "values picked from one by indices the data chose (`self.priors[keep]`). Values "
@@ -138,7 +172,11 @@ const Rule& unquantized_operand_rule() {
         "FakeQuantize module (registered on the module and called like the others), starting at the "
         "scale it calibrates on `--input` on that operand alone (refused without inputs): a fused "
         "fake quant of PyTorch's default qconfig computes it from the observed range in the model's "
-        "own scheme, as the model's do.";
+        "own scheme, as the model's do. An operand filled with -inf (an additive attention mask, "
+        "`zeros.masked_fill(pad, float(\"-inf\"))`) gets none: no scale holds infinity, so the finding "
+        "says to keep it out of the quantized domain and apply the bool mask with `masked_fill` after "
+        "the quantized op; one that holds infinity (or a stand-in reaching 10000) only on the inputs is "
+        "refused when `--fix` measures it.";
     r.doc.fix_safety =
         "Safe in scripted and traced QAT models: a QuantStub, like a FakeQuantize clone that the model's "
         "disable_fake_quant reaches, is the identity in float, so float results do not change; the "

@@ -953,9 +953,12 @@ class ProgressLine {
   std::chrono::steady_clock::time_point start_;
 };
 
-// The model's own error and the line of the user's code it came from.
-std::string model_failed(const std::string& model_path, size_t batch, const std::string& what) {
-  return ir::display_path(model_path) + ": the model failed on input batch " + std::to_string(batch + 1) + ": " +
+// The model's own error and the line of the user's code it came from, and which run it was: a
+// trace fixes sizes its run saw (`topk(k)` with k from the quantized run's box count), which
+// then fail in the other run.
+std::string model_failed(const std::string& model_path, size_t batch, const std::string& what, Mode mode) {
+  return ir::display_path(model_path) + ": the model failed on input batch " + std::to_string(batch + 1) +
+         (mode == Mode::Float ? " in the float run (every quant point off)" : " in the quantized run") + ": " +
          ir::describe_script_error(what);
 }
 
@@ -1061,9 +1064,9 @@ IValue run_batch(const std::string& model_path, jit::Module& module, const Batch
   try {
     return module.forward(fresh_copy(batch));
   } catch (const c10::Error& e) {
-    throw SimError(model_failed(model_path, b, e.what_without_backtrace()));
+    throw SimError(model_failed(model_path, b, e.what_without_backtrace(), g_session->mode));
   } catch (const std::exception& e) {  // torch::jit::JITException: `raise` in the model
-    throw SimError(model_failed(model_path, b, e.what()));
+    throw SimError(model_failed(model_path, b, e.what(), g_session->mode));
   }
 }
 
@@ -1106,7 +1109,7 @@ std::optional<std::vector<IValue>> run_at_once(const std::string& model_path, ji
       } catch (const SimError& e) {
         failures[b] = e.what();
       } catch (...) {  // nothing may leave a thread: std::terminate
-        failures[b] = model_failed(model_path, b, "an error that is not LibTorch's");
+        failures[b] = model_failed(model_path, b, "an error that is not LibTorch's", forks[b].mode);
       }
       std::lock_guard<std::mutex> lock(progress_mutex);
       progress.update(phase, ++done);

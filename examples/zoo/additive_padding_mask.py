@@ -5,9 +5,10 @@ padding, added to the quantized attention scores by `torch.baddbmm`. The bias ne
 stub: an unquantized operand (`unquantized-operand`; baddbmm adds its first operand like `+`).
 
 No quant point can hold -inf: calibrated on the inputs, its scale is infinite and every output
-becomes NaN. `--fix` must not write that. Scripted, the new QuantStub's simulation turns the
-output into NaN, and never-worse drops the rewrite; traced QAT (qat/qat_additive_padding_mask),
-the new fake quant's calibration is refused because the value holds infinity. The finding stays.
+becomes NaN. `--fix` must not write that. The finding sees the -inf fill and says so (keep the
+bias out of the quantized domain), with no quant point offered, scripted or traced
+(qat/qat_additive_padding_mask). A value that holds infinity where no fill shows is measured on
+the inputs first, and its quant point refused. The finding stays.
 
 Expected findings:
   line 32 unquantized-operand  the -inf bias added to the quantized scores

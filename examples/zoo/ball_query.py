@@ -11,7 +11,11 @@ inside or outside by the rounding: the threshold flips, which only the simulatio
 copied into the float twin, since nothing but each `+=` reads the value it writes (before, the
 finding said "no automatic fix: ... changes its operand in place").
 
-Expected findings (static): none.
+The neighbours are then grouped by a matrix product of the 0/1 mask with the features: the
+mask, cast to float, never passed a quant point (`unquantized-operand`, as for `*`); `--fix`
+gives it a QuantStub of its own.
+
+Expected findings (static): unquantized-operand on the grouping product.
 """
 import torch
 from torch import nn

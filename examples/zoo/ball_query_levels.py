@@ -8,7 +8,7 @@ simulation shows (`sim-divergence`, no static rule). The simulation counts both 
 line, so `--fix --input` reroots both in one fix: each call is inlined into its level, where
 the threshold reads the float twin of that level's points.
 
-Expected findings (static): none.
+Expected findings (static): unquantized-operand on the mask's product and on its count's `/`.
 """
 import torch
 from torch import nn

@@ -259,6 +259,7 @@ class Importer {
     ir::Node* node = fn_->append_node(block, n.kind().toQualString());
     node->origin = &n;
     for (jit::Value* in : n.inputs()) fn_->add_input(*node, lookup(in));
+    mark_names_of_library_parameters(n, *node);
     copy_attributes(n, *node);
     record_schema(n, *node);
     track_module_values(n, *node);
@@ -271,6 +272,24 @@ class Importer {
     for (jit::Value* out : n.outputs()) {
       values_[out] = fn_->add_output(*node, out->debugName(), type_of(out));
       values_[out]->origin = out;
+    }
+  }
+
+  // A trace names a tensor it passes into a module's call after the callee's parameter when the
+  // caller kept it in no variable (`self.quant(mask.float())`: the FakeQuantize's `X`). In
+  // PyTorch's own modules that name is no name of the user's: messages must not call it so.
+  void mark_names_of_library_parameters(jit::Node& n, ir::Node& node) {
+    if (n.kind() != c10::prim::CallMethod || n.inputs().empty()) return;
+    auto cls = n.input(0)->type()->cast<c10::ClassType>();
+    if (!cls || !cls->name() || cls->name()->qualifiedName().rfind("__torch__.torch.", 0) != 0) return;
+    const jit::Function* method = cls->findMethod(n.s(c10::attr::name));
+    if (method == nullptr) return;
+    const auto& parameters = method->getSchema().arguments();
+    for (size_t i = 1; i < n.inputs().size() && i < parameters.size(); ++i) {
+      // Made by an op the trace recorded (a scripted model's names are the user's own).
+      const std::string name = n.input(i)->debugName();
+      if (name.substr(0, name.find('.')) == parameters[i].name() && recorded_by_trace(*n.input(i)->node()))
+        node.inputs[i]->generated_name = true;
     }
   }
 

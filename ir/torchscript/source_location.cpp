@@ -34,17 +34,22 @@ std::optional<jit::SourceRange> user_range(const jit::Node& n) {
   return range;
 }
 
+// Whether the range is a stack torch.jit.trace recorded: its first line is a frame.
+bool is_traced_stack(const jit::SourceRange& range) {
+  // The first line decides, without copying a scripted range's whole text (every node has one).
+  const jit::StringCordView text = range.text();
+  const size_t first_end = std::min(text.find("\n", 0), text.size());
+  return ir::traced_frame(text.substr(0, std::min<size_t>(first_end, 4096)).str(), true).has_value();
+}
+
 // torch.jit.trace records Python stack frames, not source: the range's text is a stack,
 // innermost first (ir::traced_stack_location). `traced` says whether the range is a stack at all:
 // one whose first frame is out of bounds (a line number past the limit) has no location, rather
 // than the stack's text as its source.
 std::optional<ir::SourceLoc> traced_location(const jit::SourceRange& range, SourceLines& lines, bool& traced) {
-  // The first line decides, without copying a scripted range's whole text (every node has one).
-  const jit::StringCordView text = range.text();
-  const size_t first_end = std::min(text.find("\n", 0), text.size());
-  traced = ir::traced_frame(text.substr(0, std::min<size_t>(first_end, 4096)).str(), true).has_value();
+  traced = is_traced_stack(range);
   if (!traced) return std::nullopt;
-  return ir::traced_stack_location(text.str(), lines);
+  return ir::traced_stack_location(range.text().str(), lines);
 }
 
 void remember_line(jit::Source& source, size_t line, SourceLines& lines) {
@@ -80,6 +85,15 @@ std::optional<ir::SourceLoc> scripted_location(const jit::SourceRange& range, So
 }
 
 }  // namespace
+
+bool recorded_by_trace(const jit::Node& node) {
+  try {
+    auto range = user_range(node);
+    return range && is_traced_stack(*range);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
 
 ir::SourceLoc source_location(const jit::Node& node, SourceLines& lines) {
   try {

@@ -20,4 +20,7 @@ using SourceLines = ir::SourceLines;
 // covered is added to `lines`. Unknown (line 0) when the node has no debug info.
 ir::SourceLoc source_location(const torch::jit::Node& node, SourceLines& lines);
 
+// Whether torch.jit.trace recorded the node (its debug info is a Python stack).
+bool recorded_by_trace(const torch::jit::Node& node);
+
 }  // namespace qlint::torchscript

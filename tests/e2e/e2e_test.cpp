@@ -125,6 +125,23 @@ TEST(Examples, TorchvisionSilenceIsNotBlindness) {
   }
 }
 
+// A traced nn.MultiheadAttention builds its additive -inf mask and `baddbmm`s it inside
+// torch/nn/functional.py, called from the user's `self.attn(...)` line (examples/qat/
+// qat_mha_padding_mask.py). The trace's stack says so, whether or not qlint may read the model's
+// source: run from a directory where it may not, public round 13's DETR got two findings there and
+// none where it could read the source (the line's text was all that told).
+TEST(Examples, TracedLibraryCodeIsLibraryCodeWhereverQlintRuns) {
+  const std::string model = example_model("qat/qat_mha_padding_mask");
+  for (const std::string dir : {std::string("."), fs::temp_directory_path().string()}) {
+    SCOPED_TRACE(dir);
+    auto r = qlint::testing::run_program(
+        {"sh", "-c",
+         "cd '" + dir + "' && '" + build_path("qlint") + "' check --isolated '" + fs::absolute(model).string() + "'"});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("Found 0 problems"), std::string::npos) << r.out;
+  }
+}
+
 TEST(Examples, ToolchainStubClassesAreConfigurable) {
   std::string model = example_model("rules/toolchain_stub");
   for (const char* name : {"ToolchainQuantStub", "qlint_example_toolchain_stub.ToolchainQuantStub"}) {

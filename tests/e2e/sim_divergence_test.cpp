@@ -312,6 +312,30 @@ TEST(SimDivergence, ADecisionOnRoundedValuesNamesTheChangedDecisionItAlsoFollows
   EXPECT_TRUE(knn) << doc.dump(2);
 }
 
+// A confidence threshold on a max's values after the DeQuantStub (examples/qat/
+// qat_confidence_after_max.py, public round 13's YOLOv5 NMS): PyTorch on the eager model, fake
+// quant on and off, 7 of 512 class ids change and 10 of 512 thresholds flip, all 10 where the class
+// id did not change. The max's values are the rounded best scores, so the threshold's flips are its
+// own rounding (before: "though its operands carry no rounding: they come from `max` on line 29,
+// which changes first").
+TEST(SimDivergence, AThresholdOnAMaxsValuesIsItsOwnRounding) {
+  const std::string name = "qat/qat_confidence_after_max";
+  json doc = check_json({example_model(name), "--input", example_input(name)}, 1);
+  bool threshold = false, max = false;
+  for (const auto& d : of_rule(doc, "sim-divergence")) {
+    const std::string message = d["message"].get<std::string>();
+    if (d["line"] == 29) max = message.find("7 of 512") != std::string::npos;
+    if (d["line"] != 30) continue;
+    threshold = true;
+    EXPECT_NE(message.find("10 of 512"), std::string::npos) << message;
+    EXPECT_EQ(message.find("carry no rounding"), std::string::npos) << message;
+    EXPECT_NE(message.find("compare the float values before the quant point"), std::string::npos) << message;
+    for (const auto& note : d["notes"])  // the attribution's notes name the head's quant point
+      EXPECT_EQ(note.get<std::string>().find("also come from"), std::string::npos) << note;
+  }
+  EXPECT_TRUE(threshold && max) << doc.dump(2);
+}
+
 // Token ids (1..39, pad id 1) through the features' stub and compared with the pad id: statically
 // a 0/1 mask channel by its form; the simulation sees the ids, so shared-stub-mask stays silent
 // and eq-nonzero-const drops "compare with 0". The pad mask passed into the attention layer makes

@@ -52,8 +52,12 @@ std::string describe(const SimulatedRun& run) {
          (run.random_inputs ? " random" : "") + (run.batches == 1 ? " input batch" : " input batches");
 }
 
-std::string describe(const QuantPoint& point) {
-  return quoted_display(point.display) + (point.line > 0 ? " on line " + std::to_string(point.line) : "");
+std::string describe(const QuantPoint& point, const ir::SourceLoc& here) {
+  if (point.line <= 0) return quoted_display(point.display);
+  ir::SourceLoc at;
+  at.file = here.file.empty() ? "" : point.file;  // nothing to tell it from: "line N" as before
+  at.line = point.line;
+  return quoted_display(point.display) + " on " + ir::line_seen_from(at, here);
 }
 
 std::string quoted_display(const std::string& display) {
@@ -482,6 +486,8 @@ class FactsSolver {
       auto key = call_view_keys_.find(&n);
       facts_.quant_calls_.push_back(
           {path, &n, n.inputs[1], quantized_tensor_of(n), key == call_view_keys_.end() ? path : key->second});
+      // A C++ quantize call is a stub of its own, on the call's line: the call says in which file.
+      if (QuantPoint& p = it->second; p.file.empty() && p.line > 0 && p.line == n.loc.line) p.file = n.loc.file;
     });
   }
 
@@ -1069,7 +1075,10 @@ class FactsSolver {
     QuantPoint& p = it->second;
     p.id = id;
     p.display = in_module ? module_quant_point_display(fn->module_path) : op_display(n.kind);
-    if (!in_module) p.line = n.loc.line;
+    if (!in_module) {
+      p.line = n.loc.line;
+      p.file = n.loc.file;
+    }
     p.node = &n;
     if (const QuantOpOperands* operands = quant_op_operands(n.kind)) {
       read_quant_parameters(n, *operands, p);

@@ -47,6 +47,7 @@ struct QuantPoint {
   std::string id;                  // "quant", "quant.activation_post_process", or "fn:%value"
   std::string display;             // how messages name it: "self.quant", "torch.quantize_per_tensor"
   int line = 0;                    // in-graph ops: the user's line, when known
+  std::string file;                // the file of that line, when known
   const ir::Node* node = nullptr;  // the in-graph op; null for stubs (see calls)
   std::optional<double> scale;     // known when the model states it (traced QAT, converted)
   int64_t zero_point = 0;
@@ -66,7 +67,8 @@ struct QuantPoint {
 
 // A quant point as messages name it: "`self.quant`", "`torch.quantize_per_tensor` on line 12",
 // "the TorchScript model `yolo.pt` on line 8".
-std::string describe(const QuantPoint& point);
+// Seen from a message at `here`, a line of another file is named with its file ("prep.h:12").
+std::string describe(const QuantPoint& point, const ir::SourceLoc& here = {});
 // Its display in code quotes; a C++ program's model run as "the TorchScript model `yolo.pt`".
 std::string quoted_display(const std::string& display);
 

@@ -10,8 +10,6 @@ namespace qlint::analysis {
 
 namespace {
 
-std::string on_line(const ir::Node& n) { return n.loc.known() ? " on line " + std::to_string(n.loc.line) : ""; }
-
 // Ops that change a value in place or write module state: a copy would not see (or would
 // repeat) the change.
 bool mutates(const ir::Node& n) { return ir::writes_anything_in_place(n); }
@@ -82,8 +80,10 @@ bool callee_is_pure(const Facts& facts, const ir::Function& callee, int depth = 
 
 class Planner {
  public:
-  Planner(const Facts& facts, std::set<std::string> points, size_t inline_choice)
-      : facts_(facts), points_(std::move(points)), inline_choice_(inline_choice) {}
+  // `here`: where the refusals are said (the comparison); a line of another file is named with
+  // its file ("prep.h:12").
+  Planner(const Facts& facts, std::set<std::string> points, size_t inline_choice, ir::SourceLoc here)
+      : facts_(facts), points_(std::move(points)), inline_choice_(inline_choice), here_(std::move(here)) {}
 
   // Walks back from `start` depth first with a work list, not recursion: the way back is as long
   // as the model (a 40,000-op FX chain, 20,000 branches in a row). Each step's visits run in the
@@ -389,6 +389,11 @@ class Planner {
   std::string refusal_;
   std::vector<InPlaceWrite> writes_;     // through aliases of the values visited
   std::vector<const ir::Value*> asked_;  // the current step's visits, in order
+  ir::SourceLoc here_;
+
+  std::string on_line(const ir::Node& n) const {
+    return n.loc.known() ? " on " + ir::line_seen_from(n.loc, here_) : "";
+  }
 };
 
 }  // namespace
@@ -410,7 +415,7 @@ std::variant<FloatShadowPlan, std::string> plan_float_shadow(const Facts& facts,
   const ir::Value* v = consumer.inputs.at(static_cast<size_t>(operand));
   const auto& sources = facts.quant_sources(v);
   if (sources.empty()) return std::string("the value is not quantized");
-  Planner planner(facts, {sources.begin(), sources.end()}, inline_choice);
+  Planner planner(facts, {sources.begin(), sources.end()}, inline_choice, consumer.loc);
   planner.walk(v);
   planner.finish(consumer);
   if (!planner.refusal().empty()) return planner.refusal();

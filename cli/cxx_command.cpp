@@ -295,6 +295,25 @@ std::string canonical_path(const std::string& file) {
   return std::filesystem::weakly_canonical(std::filesystem::absolute(file, ec), ec).string();
 }
 
+// A model loaded from different archives (a loader's calls pass different paths, a field is set
+// from two): which they are, that none is taken, and that an `--archive` for the loader's
+// parameter is no way out, since it would give every object and call the same archive.
+// `attr` is "SOURCES\nPARAMETER,PARAMETER".
+std::string conflicting_archives(const std::string& attr) {
+  const size_t cut = attr.find('\n');
+  std::string note = "this model is loaded from different archives, " + ir::printable(attr.substr(0, cut), 600) +
+                     "; qlint reads this code once for all of its objects and calls, so it cannot tell which one "
+                     "runs here: it takes none of them and counts this model's outputs as unquantized";
+  std::vector<std::string> flags;
+  std::istringstream parameters(cut == std::string::npos ? "" : attr.substr(cut + 1));
+  for (std::string p; std::getline(parameters, p, ',');)
+    if (!p.empty()) flags.push_back("`--archive " + ir::printable(p, 200) + "=PATH`");
+  if (flags.empty()) return note;
+  std::string named = flags[0];
+  for (size_t i = 1; i < flags.size(); ++i) named += (i + 1 == flags.size() ? " or " : ", ") + flags[i];
+  return note + "; " + named + " is not applied here, as it would give all of them one archive";
+}
+
 // A model run whose archive qlint could not read: its outputs counted as unquantized.
 void print_unread_archives(const ir::Model& model) {
   for (const auto& f : model.functions)
@@ -303,6 +322,12 @@ void print_unread_archives(const ir::Model& model) {
         std::cerr << ir::display_location(n.loc) << ": note: the TorchScript archive this model runs is named by `"
                   << ir::printable(variable->s, 200) << "`: give its path with `--archive "
                   << ir::printable(variable->s, 200) << "=PATH`; qlint counts this model's outputs as unquantized\n";
+      if (const ir::Attr* conflict = n.attr("archive_conflict"); conflict && conflict->kind == ir::Attr::Kind::Str)
+        std::cerr << ir::display_location(n.loc) << ": note: " << conflicting_archives(conflict->s) << "\n";
+      if (const ir::Attr* kept = n.attr("container_model"); kept && kept->kind == ir::Attr::Kind::Str)
+        std::cerr << ir::display_location(n.loc) << ": note: this model is `" << ir::printable(kept->s, 200)
+                  << "`, an element of a container (a std::vector or std::map), which qlint does not follow to the "
+                     "archive it loads; qlint counts this model's outputs as unquantized\n";
       if (const ir::Attr* from = n.attr("unfollowed_model"); from && from->kind == ir::Attr::Kind::Str)
         std::cerr << ir::display_location(n.loc) << ": note: this model is what `" << ir::printable(from->s, 200)
                   << "` returns, which loads no one archive qlint can name (none, or one of several); qlint counts "

@@ -18,16 +18,23 @@ std::string reroot_comparison_description(const std::string& stubs) {
   return "compare the float input of " + stubs + " instead, where the comparison is exact";
 }
 
-std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v) {
+std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v, const ir::Node* at) {
   // Quant points of one display (a model a C++ program runs twice, a quantize call in a loop)
-  // are named once, with each line: "`q` on lines 5 and 6".
-  std::vector<std::pair<std::string, std::vector<int>>> named;
+  // are named once, with each line: "`q` on lines 5 and 6"; a line of another file (a project
+  // header's) with its file: "`q` on prep.h:5", "`q` on line 5 and prep.h:9".
+  const ir::SourceLoc here = at != nullptr ? at->loc : v->producer != nullptr ? v->producer->loc : ir::SourceLoc{};
+  std::vector<std::pair<std::string, std::vector<std::string>>> named;
   for (const auto& source : facts.quant_sources(v)) {
     const analysis::QuantPoint* point = facts.quant_point(source);
     const std::string display = point ? analysis::quoted_display(point->display) : "`" + source + "`";
     auto same = std::find_if(named.begin(), named.end(), [&](const auto& n) { return n.first == display; });
     if (same == named.end()) same = named.insert(named.end(), {display, {}});
-    if (point && point->line > 0) same->second.push_back(point->line);
+    if (point && point->line > 0) {
+      ir::SourceLoc line;
+      line.file = here.file.empty() ? "" : point->file;
+      line.line = point->line;
+      same->second.push_back(ir::line_seen_from(line, here));
+    }
   }
   auto joined = [](const std::vector<std::string>& items) {
     std::string out;
@@ -36,11 +43,14 @@ std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v) {
   };
   std::vector<std::string> parts;
   for (const auto& [display, lines] : named) {
+    const bool one_file =
+        std::all_of(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("line ", 0) == 0; });
     std::vector<std::string> numbers;
-    for (int line : lines) numbers.push_back(std::to_string(line));
+    for (const std::string& line : lines) numbers.push_back(one_file ? line.substr(5) : line);
     parts.push_back(display + (lines.empty()       ? ""
-                               : lines.size() == 1 ? " on line " + numbers[0]
-                                                   : " on lines " + joined(numbers)));
+                               : lines.size() == 1 ? " on " + lines[0]
+                               : one_file          ? " on lines " + joined(numbers)
+                                                   : " on " + joined(numbers)));
   }
   return joined(parts);
 }

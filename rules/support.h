@@ -43,8 +43,9 @@ void for_each_operand_side(const analysis::Facts& facts, Matches&& matches, Fn&&
   });
 }
 
-// "`self.quant`" or "`self.quant` and `self.quant_mask`": the stubs whose error v carries.
-std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v);
+// "`self.quant`" or "`self.quant` and `self.quant_mask`": the stubs whose error v carries, with
+// their lines as a message at `at` (else at v) names them: a line of another file with its file.
+std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v, const ir::Node* at = nullptr);
 // The description of a reroot fix on a comparison whose value `stubs` quantize (eq-nonzero-const,
 // sim-divergence): "compare the float input of `self.quant` instead, ...".
 std::string reroot_comparison_description(const std::string& stubs);

@@ -22,6 +22,7 @@
 #include <unordered_map>
 
 #include "ir/aten_schemas.h"
+#include "ir/cxx/call_sites.h"
 #include "ir/import_error.h"
 #include "ir/verifier.h"
 
@@ -389,12 +390,109 @@ class UnitLowering {
   // written); else that variable or expression, for the note that names it.
   struct ModelLoad {
     std::string archive, variable;
-    bool operator<(const ModelLoad& o) const { return std::tie(archive, variable) < std::tie(o.archive, o.variable); }
+    // Different archives for one load (the calls of its function pass different paths, or a field
+    // is set from two): each with where it is given, as a note lists them. No archive then.
+    std::string conflict;
+    // The loader parameters the calls gave archives to, whose `--archive` is not applied then.
+    std::string parameters;
+    bool operator<(const ModelLoad& o) const {
+      return std::tie(archive, variable, conflict, parameters) <
+             std::tie(o.archive, o.variable, o.conflict, o.parameters);
+    }
+  };
+
+  // What a load's path may name: each archive (or unnamed variable) with the first place that
+  // gives it, and the parameters whose calls gave them.
+  struct Sources {
+    std::map<ModelLoad, SourceLocation> loads;
+    std::set<std::string> parameters;
   };
 
   ModelLoad load_of(const CallExpr& load) const {
     if (load.getNumArgs() == 0) return {};
     return archive_named_by(load.getArg(0));
+  }
+
+  // A load in function `in`: its path, with a parameter of `in` read from the calls of `in`.
+  ModelLoad load_in(const CallExpr& load, const FunctionDecl* in) const {
+    if (load.getNumArgs() == 0) return {};
+    return one_of(sources_of(load.getArg(0), in, load.getBeginLoc()));
+  }
+
+  // The archive a path in function `in` names. A parameter of a function the unit calls
+  // (`void load(const std::string& model_path)` called as `det.load("yolo.pt")`) names what its
+  // calls pass: the function is read once for all of them, so its parameter's name would give
+  // every call one archive (`--archive model_path=PATH`), and two objects loading different
+  // archives would share it. A parameter given the same archive by every call (or one unnamed
+  // variable, when `--archive` names the parameter itself) is that archive.
+  Sources sources_of(const Expr* path, const FunctionDecl* in, SourceLocation at) const {
+    const Expr* written = path;
+    if (const auto* fallback = dyn_cast<CXXDefaultArgExpr>(written)) written = fallback->getExpr();
+    const ModelLoad own = archive_named_by(written);
+    const int param = in != nullptr ? parameter_named(*in, written) : -1;
+    if (param < 0) return {{{own, at}}, {}};
+    if (passing_.count({in->getCanonicalDecl(), param})) return {};  // passes on what the other calls give
+    const Sources& passed = passed_to(*in, param);
+    const bool one_unnamed = passed.loads.size() == 1 && passed.loads.begin()->first.archive.empty() &&
+                             passed.loads.begin()->first.conflict.empty();
+    if (passed.loads.empty() || (one_unnamed && !own.archive.empty())) return {{{own, at}}, {}};
+    return passed;
+  }
+
+  // What the calls of `fd` pass as its parameter `param` (memoised; a call the function makes of
+  // itself with that parameter, directly or not, adds nothing).
+  const Sources& passed_to(const FunctionDecl& fd, int param) const {
+    const auto key = std::make_pair(fd.getCanonicalDecl(), param);
+    if (auto it = passed_.find(key); it != passed_.end()) return it->second;
+    passing_.insert(key);
+    Sources out;
+    for (const CallSite& call : call_sites_.of(&fd)) {
+      if (static_cast<size_t>(param) >= call.args.size()) continue;
+      Sources given = sources_of(call.args[static_cast<size_t>(param)], call.caller, call.at);
+      for (const auto& [load, where] : given.loads) out.loads.emplace(load, where);
+      out.parameters.insert(given.parameters.begin(), given.parameters.end());
+    }
+    if (!out.loads.empty()) out.parameters.insert(fd.getParamDecl(static_cast<unsigned>(param))->getNameAsString());
+    passing_.erase(key);
+    return passed_[key] = std::move(out);
+  }
+
+  // One archive when the sources agree; else no archive, and the sources for the note.
+  ModelLoad one_of(const Sources& sources) const {
+    if (sources.loads.size() == 1) return sources.loads.begin()->first;
+    if (sources.loads.empty()) return {};
+    std::vector<std::pair<SourceLocation, ModelLoad>> given;
+    for (const auto& [load, where] : sources.loads) given.emplace_back(where, load);
+    std::stable_sort(given.begin(), given.end(), [&](const auto& a, const auto& b) {
+      if (a.first.isInvalid() || b.first.isInvalid()) return b.first.isInvalid() && a.first.isValid();
+      return sm_.isBeforeInTranslationUnit(a.first, b.first);
+    });
+    ModelLoad conflict;
+    for (const auto& [where, load] : given)
+      conflict.conflict += (conflict.conflict.empty() ? "" : ", ") + source_description(load, where);
+    for (const std::string& p : sources.parameters) conflict.parameters += (conflict.parameters.empty() ? "" : ",") + p;
+    return conflict;
+  }
+
+  // "`yolo.pt` (line 40)", "`path` (line 41, named by no --archive)"; a place in another file by
+  // its name, "detector.h:12".
+  std::string source_description(const ModelLoad& load, SourceLocation where) const {
+    std::string what = !load.conflict.empty()  ? load.conflict
+                       : !load.archive.empty() ? "`" + load.archive + "`"
+                                               : "`" + load.variable + "`";
+    std::string place = where_is(where);
+    if (load.archive.empty() && load.conflict.empty())
+      place += place.empty() ? "named by no --archive" : ", named by no --archive";
+    return place.empty() ? what : what + " (" + place + ")";
+  }
+
+  // "line 12" in the checked file, "detector.h:12" in another one.
+  std::string where_is(SourceLocation loc) const {
+    if (loc.isInvalid()) return "";
+    SourceLocation at = sm_.getExpansionLoc(loc);
+    const std::string line = std::to_string(sm_.getExpansionLineNumber(at));
+    if (sm_.isInMainFile(at)) return "line " + line;
+    return std::filesystem::path(file_name(at)).filename().string() + ":" + line;
   }
 
   // `path.c_str()`, `path.data()` (AlphaPose-CPP's `_weight_path.data()`): the string they read,
@@ -413,7 +511,7 @@ class UnitLowering {
   ModelLoad archive_named_by(const Expr* written) const {
     if (const auto* fallback = dyn_cast<CXXDefaultArgExpr>(written)) written = fallback->getExpr();
     const Expr* path = strip(written);
-    if (const auto* literal = dyn_cast<StringLiteral>(path)) return {literal->getString().str(), ""};
+    if (const auto* literal = dyn_cast<StringLiteral>(path)) return {literal->getString().str(), "", "", ""};
     path = string_of(path);
     // A variable by its name; any other expression (`argv[1]`, `cfg.model`) as it is written.
     const auto* ref = dyn_cast<DeclRefExpr>(path);
@@ -425,8 +523,8 @@ class UnitLowering {
     if (name.empty() || name.size() > 200 || name.find('\n') != std::string::npos) return {};
     for (const auto& entry : options_.archives)
       if (auto eq = entry.find('='); eq != std::string::npos && entry.substr(0, eq) == name)
-        return {entry.substr(eq + 1), ""};
-    return {"", name};
+        return {entry.substr(eq + 1), "", "", ""};
+    return {"", name, "", ""};
   }
 
   // `torch::jit::Module module_;` set from a load, in a constructor's initializer
@@ -437,18 +535,26 @@ class UnitLowering {
   // none.
   std::map<const ValueDecl*, ModelLoad> stored_loads_;
 
+  // Where the unit's functions are called, and what they pass to a parameter that names an
+  // archive (memoised).
+  CallSites call_sites_;
+  mutable std::map<std::pair<const FunctionDecl*, int>, Sources> passed_;
+  mutable std::set<std::pair<const FunctionDecl*, int>> passing_;  // being read: a recursive call
+
   // The model a value is, when the code says which archive it loads: `torch::jit::load(path)`,
   // the same in braces or held by a smart pointer (`std::make_unique<torch::jit::Module>(...)`),
   // or a call of a function of the file that returns a model it loads (crnn_libtorch's
   // `loadModule(modelFile)`).
-  std::optional<ModelLoad> model_source(const Expr* value, int depth = 0) const {
+  // `in` is the function the value is computed in (null: none, or its parameters are not to be
+  // read from its calls).
+  std::optional<ModelLoad> model_source(const Expr* value, const FunctionDecl* in, int depth = 0) const {
     const Expr* e = strip(value);
     if (const auto* member_default = dyn_cast_or_null<CXXDefaultInitExpr>(e)) e = strip(member_default->getExpr());
     if (const Expr* held = made_holder_of(e)) e = strip(held);
     const auto* call = dyn_cast_or_null<CallExpr>(e);
     if (call == nullptr) return std::nullopt;
-    if (is_model_load(call->getDirectCallee())) return load_of(*call);
-    return loader_result(*call, depth);
+    if (is_model_load(call->getDirectCallee())) return load_in(*call, in);
+    return loader_result(*call, in, depth);
   }
 
   // What a function of the file that returns a model loads: one archive whatever it is given
@@ -460,14 +566,14 @@ class UnitLowering {
 
   // A call of such a function: its archive, with the path argument of this call in place of the
   // parameter (a variable of the caller is what `--archive VAR=PATH` names).
-  std::optional<ModelLoad> loader_result(const CallExpr& call, int depth) const {
+  std::optional<ModelLoad> loader_result(const CallExpr& call, const FunctionDecl* in, int depth) const {
     const FunctionDecl* callee = call.getDirectCallee();
     if (callee == nullptr || depth > 4 || isa<CXXOperatorCallExpr>(call) || !holds_module(call.getType()) ||
         function_name(callee) == nullptr)
       return std::nullopt;
     const Loader loader = loader_of(*callee, depth);
     if (loader.param >= 0 && static_cast<unsigned>(loader.param) < call.getNumArgs())
-      return archive_named_by(call.getArg(static_cast<unsigned>(loader.param)));
+      return one_of(sources_of(call.getArg(static_cast<unsigned>(loader.param)), in, call.getBeginLoc()));
     return loader.fixed;
   }
 
@@ -489,7 +595,7 @@ class UnitLowering {
       if (is_model_load(c->getDirectCallee()) && c->getNumArgs() > 0) {
         sources.insert({parameter_named(*definition, c->getArg(0)), load_of(*c)});
       } else if (c->getDirectCallee() != definition && holds_module(c->getType())) {
-        if (std::optional<ModelLoad> inner = loader_result(*c, depth + 1)) sources.insert({-1, *inner});
+        if (std::optional<ModelLoad> inner = loader_result(*c, nullptr, depth + 1)) sources.insert({-1, *inner});
       }
     }
     if (sources.size() != 1) return {};
@@ -509,10 +615,18 @@ class UnitLowering {
   }
 
   void collect_stored_archives(const std::vector<const FunctionDecl*>& functions) {
-    std::map<const ValueDecl*, std::set<ModelLoad>> seen;
+    std::map<const ValueDecl*, Sources> seen;
+    const FunctionDecl* in = nullptr;  // the function whose assignments are read
     auto note = [&](const ValueDecl* stored, const Expr* value) {
       if (stored == nullptr || value == nullptr) return;
-      if (std::optional<ModelLoad> load = model_source(value)) seen[stored].insert(*load);
+      std::optional<ModelLoad> load = model_source(value, in);
+      if (!load) return;
+      seen[stored].loads.emplace(*load, value->getBeginLoc());
+      for (llvm::StringRef rest = load->parameters; !rest.empty();) {
+        auto [parameter, after] = rest.split(',');
+        seen[stored].parameters.insert(parameter.str());
+        rest = after;
+      }
     };
     auto note_assignment = [&](const Expr* target, const Expr* value) {
       if (const auto* member = dyn_cast_or_null<MemberExpr>(strip(target)))
@@ -535,6 +649,7 @@ class UnitLowering {
     assignments.found = note_assignment;
     std::set<const CXXRecordDecl*> classes;
     for (const FunctionDecl* fd : functions) {
+      in = fd;
       if (const auto* ctor = dyn_cast<CXXConstructorDecl>(fd))
         for (const CXXCtorInitializer* init : ctor->inits())
           if (init->isMemberInitializer() && !isa<CXXDefaultInitExpr>(init->getInit()))
@@ -545,11 +660,12 @@ class UnitLowering {
     // Default member initialisers (`torch::jit::Module m_ = torch::jit::load(...);`, or in braces)
     // of the classes whose methods the file defines: every constructor that does not say
     // otherwise loads that archive.
+    in = nullptr;
     for (const CXXRecordDecl* record : classes)
       for (const FieldDecl* f : record->fields())
         if (f->hasInClassInitializer()) note(f, f->getInClassInitializer());
-    for (const auto& [stored, loads] : seen)
-      if (loads.size() == 1) stored_loads_[stored] = *loads.begin();
+    // A field or global set from different archives is none of them: a note at its runs lists them.
+    for (const auto& [stored, sources] : seen) stored_loads_[stored] = one_of(sources);
   }
 
   bool is_quant_function(const FunctionDecl& fd) const {
@@ -629,6 +745,7 @@ class FunctionLowering {
   FunctionLowering(UnitLowering& unit, ir::Function& fn) : unit_(unit), fn_(fn) {}
 
   void run(const FunctionDecl& fd) {
+    fd_ = &fd;
     for (const ParmVarDecl* p : fd.parameters()) {
       ir::Type type = ir_type(p->getType()).value_or(ir::Type::other(p->getType().getAsString()));
       ir::Value* v = fn_.add_param(fn_.body, unique_name(p->getNameAsString()), type);
@@ -1040,6 +1157,10 @@ class FunctionLowering {
     // (shared_ptr's operator* is its base class's: the pointer is seen through the cast to it.)
     if (kind == OO_Star && n == 1 && holds_module(strip(op.getArg(0))->getType())) return expr(op.getArg(0));
     if (kind == OO_Subscript && n == 2) return subscript(op);
+    // `model(inputs)`, `(*model)(inputs)`: torch::jit::Module's operator() runs forward.
+    if (kind == OO_Call && n >= 1 && holds_module(strip(op.getArg(0))->getType()))
+      return model_forward(op, op.getArg(0), llvm::ArrayRef<const Expr*>(op.getArgs() + 1, n - 1),
+                           ir_type(op.getType()));
     if (kind == OO_Call && n >= 1)  // a lambda of the file: fq(x)
       if (const std::string* name = unit_.function_name(op.getDirectCallee())) {
         expr(op.getArg(0));
@@ -1091,12 +1212,14 @@ class FunctionLowering {
     // `x.toType(torch::kInt)`, the older spelling of `x.to(torch::kInt)`.
     if (is_tensor_type(object->getType())) return tensor_method(call, name == "toType" ? "to" : name, type);
     // `model.forward(x)`, also `model_->forward(x)` through a pointer.
-    if (holds_module(object->getType()) && name == "forward") return model_forward(call, call.arguments(), type);
+    if (holds_module(object->getType()) && name == "forward")
+      return model_forward(call, call.getImplicitObjectArgument(), call.arguments(), type);
     // run_method is torch::jit::Object's: the object is cast to that base class.
     if (holds_module(strip(object)->getType()) && name == "run_method" && call.getNumArgs() >= 1)
       if (const auto* method = dyn_cast<StringLiteral>(strip(call.getArg(0)));
           method != nullptr && method->getString() == "forward")  // module.run_method("forward", x)
-        return model_forward(call, llvm::ArrayRef<const Expr*>(call.getArgs() + 1, call.getNumArgs() - 1), type);
+        return model_forward(call, call.getImplicitObjectArgument(),
+                             llvm::ArrayRef<const Expr*>(call.getArgs() + 1, call.getNumArgs() - 1), type);
     if (unit_.is_quant_function(*method)) return quant_call(call, *method, expr(object));
     // x.item().toInt(): the Scalar's element truncated to an integer.
     if ((name == "toInt" || name == "toLong") && record_name(strip(object)->getType()) == "c10::Scalar")
@@ -1342,7 +1465,7 @@ class FunctionLowering {
     ir::Value* out = fn_.add_output(*n, fresh(), type.value_or(ir::Type::other(call.getType().getAsString())));
     if (!holds_module(call.getType())) return out;
     // A function of the file that returns a model it loads: that archive.
-    if (std::optional<UnitLowering::ModelLoad> load = unit_.model_source(&call)) return model_value(*load, call);
+    if (std::optional<UnitLowering::ModelLoad> load = unit_.model_source(&call, fd_)) return model_value(*load, call);
     // One that picks among archives, or loads none qlint sees: its runs say so in a note.
     n->set_attr("unfollowed_loader", ir::Attr::of_str(callee));
     return out;
@@ -1426,18 +1549,77 @@ class FunctionLowering {
 
   // torch::jit::load("model.pt"): the archive, when its path is known, says whether the
   // model's outputs carry quantization.
-  ir::Value* load_model(const CallExpr& call) { return model_value(unit_.load_of(call), call); }
+  ir::Value* load_model(const CallExpr& call) { return model_value(unit_.load_in(call, fd_), call); }
 
   ir::Value* model_value(const UnitLowering::ModelLoad& load, const Expr& at) {
     ir::Value* out = single("cxx::load", {}, ir::Type::other("ScriptModule"), &at);
     if (!load.archive.empty()) out->producer->set_attr("archive", ir::Attr::of_str(load.archive));
     if (!load.variable.empty()) out->producer->set_attr("archive_variable", ir::Attr::of_str(load.variable));
+    if (!load.conflict.empty())
+      out->producer->set_attr("archive_choices", ir::Attr::of_str(load.conflict + "\n" + load.parameters));
     return out;
   }
 
+  // The model element a run's object is, as written: taken from a std::vector or std::map
+  // (`models[i]`, `models.at(i)`, `it->second`, a range-for's `m` or `[name, m]`), also through
+  // a pointer it holds; "" when it is no element.
+  std::string container_of(const Expr* object) const {
+    const Expr* e = strip(object);
+    const std::string written = e != nullptr ? unit_.text(e->getSourceRange()) : "";
+    for (int depth = 0; e != nullptr && depth < 8; ++depth) {
+      if (const auto* op = dyn_cast<CXXOperatorCallExpr>(e)) {
+        const bool held = (op->getOperator() == OO_Arrow || op->getOperator() == OO_Star) && op->getNumArgs() == 1;
+        if (held) {
+          e = strip(op->getArg(0));
+          continue;
+        }
+        const bool element = op->getOperator() == OO_Subscript && is_container(op->getArg(0)->getType());
+        return element ? unit_.text(op->getSourceRange()) : "";
+      }
+      if (const auto* call = dyn_cast<CXXMemberCallExpr>(e)) {
+        const CXXMethodDecl* method = call->getMethodDecl();
+        const std::string name = method != nullptr ? method->getNameAsString() : "";
+        const bool element = (name == "at" || name == "front" || name == "back") &&
+                             is_container(call->getImplicitObjectArgument()->getType());
+        return element ? unit_.text(call->getSourceRange()) : "";
+      }
+      if (const auto* member = dyn_cast<MemberExpr>(e)) {  // a map's `it->second`, `entry.second`
+        QualType base = member->getBase()->getType();
+        if (member->isArrow()) base = base->getPointeeType();
+        return member->getMemberDecl()->getName() == "second" && record_name(base) == "std::pair" ? written : "";
+      }
+      if (const auto* ref = dyn_cast<DeclRefExpr>(e)) return range_for_element(ref->getDecl()) ? written : "";
+      return "";
+    }
+    return "";
+  }
+
+  static bool is_container(QualType type) {
+    static const std::set<std::string> containers = {
+        "std::vector", "std::map", "std::unordered_map", "std::array", "std::deque", "std::__cxx11::list", "std::list"};
+    return containers.count(record_name(type)) > 0;
+  }
+
+  // A range-for's variable (`for (auto& m : models)`, `for (auto& [name, m] : registry)`): its
+  // initialiser is the dereferenced hidden iterator `__begin`.
+  static bool range_for_element(const ValueDecl* decl) {
+    if (const auto* binding = dyn_cast_or_null<BindingDecl>(decl)) decl = binding->getDecomposedDecl();
+    const auto* var = dyn_cast_or_null<VarDecl>(decl);
+    const Expr* init = var != nullptr && var->hasInit() ? strip(var->getInit()) : nullptr;
+    const Expr* iterator = nullptr;
+    if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(init); op && op->getOperator() == OO_Star)
+      iterator = op->getArg(0);
+    if (const auto* un = dyn_cast_or_null<UnaryOperator>(init); un && un->getOpcode() == UO_Deref)
+      iterator = un->getSubExpr();
+    const auto* ref = iterator != nullptr ? dyn_cast<DeclRefExpr>(strip(iterator)) : nullptr;
+    return ref != nullptr && ref->getDecl()->getName().startswith("__begin");
+  }
+
+  // A model's run, `call`: `object.forward(args)`, or `object(args)` (torch::jit::Module's
+  // operator(), which runs forward).
   template <typename Args>
-  ir::Value* model_forward(const CXXMemberCallExpr& call, const Args& args, std::optional<ir::Type> type) {
-    ir::Value* module = expr(call.getImplicitObjectArgument());
+  ir::Value* model_forward(const Expr& call, const Expr* object, const Args& args, std::optional<ir::Type> type) {
+    ir::Value* module = expr(object);
     std::vector<ir::Value*> inputs;
     for (const Expr* arg : args)
       if (ir::Value* v = expr(arg)) inputs.push_back(v);
@@ -1461,9 +1643,16 @@ class FunctionLowering {
       out->producer->set_attr("unread_archive", ir::Attr::of_str(archive->s + "\n" + verdict.unread));
     const ir::Attr* variable = module && module->producer ? module->producer->attr("archive_variable") : nullptr;
     if (variable != nullptr && unit_.options_.archive_quantized) out->producer->set_attr("unnamed_archive", *variable);
+    const ir::Attr* conflict = module && module->producer ? module->producer->attr("archive_choices") : nullptr;
+    if (conflict != nullptr && unit_.options_.archive_quantized) out->producer->set_attr("archive_conflict", *conflict);
     const ir::Attr* unfollowed = module && module->producer ? module->producer->attr("unfollowed_loader") : nullptr;
     if (unfollowed != nullptr && unit_.options_.archive_quantized)
       out->producer->set_attr("unfollowed_model", *unfollowed);
+    // A model taken from a std::vector or std::map: not followed to its archive, which a note says
+    // (else its outputs would count as unquantized without a word).
+    const bool loaded = module != nullptr && module->producer != nullptr && module->producer->kind == "cxx::load";
+    if (std::string kept = container_of(object); !loaded && !kept.empty() && unit_.options_.archive_quantized)
+      out->producer->set_attr("container_model", ir::Attr::of_str(kept));
     return out;
   }
 
@@ -1518,6 +1707,7 @@ class FunctionLowering {
 
   UnitLowering& unit_;
   ir::Function& fn_;
+  const FunctionDecl* fd_ = nullptr;  // the function lowered
   std::map<const ValueDecl*, ir::Value*> vars_;
   // A model's output tuple, and what is taken from it whole (`.toTuple()->elements()`): whether
   // each element carries quantization (ArchiveVerdict::elements_quantized).
@@ -1587,8 +1777,11 @@ ir::Model UnitLowering::run() {
   // third-party headers' (LibTorch's thousands, with their template instantiations) hold
   // nothing of the project's, and walking them cost a compile with the plugin several per cent.
   FunctionCollector collector(*this);
+  std::vector<Decl*> own;
   for (Decl* decl : ctx_.getTranslationUnitDecl()->decls())
-    if (own_code(decl->getLocation())) collector.TraverseDecl(decl);
+    if (own_code(decl->getLocation())) own.push_back(decl);
+  for (Decl* decl : own) collector.TraverseDecl(decl);
+  call_sites_.collect(own);
   for (const FunctionDecl* fd : collector.functions)  // a header's, for messages and suppressions
     read_lines_of(sm_.getFileID(sm_.getExpansionLoc(fd->getLocation())));
   std::set<std::string> taken;

@@ -236,9 +236,7 @@ std::string written_name(const Model& model, const Value* v) {
   // The name of the value or of what it views, as the user's statement assigned it (a trace's
   // copies of a loop body name theirs `keep`, `keep0`, `keep1`).
   const Value* named = named_value(v);
-  // A name the front end made up (a trace's `X` of the FakeQuantize it was passed to) is none,
-  // but the statement may still name the value.
-  if (named == nullptr) return v->generated_name ? assigned_name(model, v) : "";
+  if (named == nullptr) return "";
   if (const std::string assigned = assigned_name(model, named); !assigned.empty()) return assigned;
   return without_renaming_number(model, *named, own_name(named));
 }

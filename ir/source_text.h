@@ -34,6 +34,9 @@ std::string display_name(const Value* v);
 // statement assigns (a trace's `keep0` in a loop's copy is `keep`), a variable assigned again
 // without TorchScript's number (`maxvals0` is `maxvals`).
 std::string written_name(const Model& model, const Value* v);
+// The variable a statement `name = <the value's expression>` assigns it to, "" when none: also for
+// a value with no name of its own (a trace's `X`, the name of the FakeQuantize's parameter).
+std::string assigned_name(const Model& model, const Value* v);
 
 // TorchScript sometimes ends a range one character early (`x[:, -1:` for `x[:, -1:]`,
 // `t.sum(dim=1).clam` for `t.sum(dim=1).clamp`, `1.0 - q).to` for `(1.0 - q).to`). On a

@@ -209,6 +209,8 @@ std::string operand_name_hint(const ir::Model& model, const ir::Node& consumer, 
       return m[1];
   }
   std::string name = ir::written_name(model, consumer.inputs.at(operand));
+  // A value whose only name a trace made up (`self.quant(mask.float())`'s `X`): the statement's.
+  if (name.empty()) name = ir::assigned_name(model, consumer.inputs.at(operand));
   return name.empty() ? "operand" : name;
 }
 

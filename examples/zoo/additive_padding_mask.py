@@ -6,9 +6,8 @@ stub: an unquantized operand (`unquantized-operand`; baddbmm adds its first oper
 
 No quant point can hold -inf: calibrated on the inputs, its scale is infinite and every output
 becomes NaN. `--fix` must not write that. The finding sees the -inf fill and says so (keep the
-bias out of the quantized domain), with no quant point offered, scripted or traced
-(qat/qat_additive_padding_mask). A value that holds infinity where no fill shows is measured on
-the inputs first, and its quant point refused. The finding stays.
+bias out of the quantized domain), offering no quant point, scripted or traced (qat/qat_additive_
+padding_mask); one holding infinity unseen is measured on the inputs and refused. It stays.
 
 Expected findings:
   line 32 unquantized-operand  the -inf bias added to the quantized scores

@@ -47,23 +47,22 @@ bool compares_two_tensors(const ir::Node& node) {
          !analysis::constant_values(node.inputs[0]) && !analysis::constant_values(node.inputs[1]);
 }
 
-// The op's output that holds the decision, when this node has it (`max` over a dim has two
-// outputs; `max` of a whole tensor gives a float) and something reads it.
-bool makes_integer_result(const ir::Node& node) {
-  const int output = analysis::decision_output(node.kind);
-  if (output < 0 || static_cast<size_t>(output) >= node.outputs.size() || node.inputs.empty()) return false;
-  const ir::Value* result = node.outputs[static_cast<size_t>(output)];
-  // Read by a node, or returned as it is (a model whose output is the class ids an argmax gives).
-  return !result->users.empty() ||
-         (node.owner != nullptr &&
-          std::find(node.owner->returns.begin(), node.owner->returns.end(), result) != node.owner->returns.end());
-}
-
 // The output of `node` that holds its decision (a max's indices), or null.
 const ir::Value* decision_value(const ir::Node& node) {
   const int output = analysis::decision_output(node.kind);
   return output >= 0 && static_cast<size_t>(output) < node.outputs.size() ? node.outputs[static_cast<size_t>(output)]
                                                                           : nullptr;
+}
+
+// Whether the node has that output (`max` over a dim has two outputs; `max` of a whole tensor
+// gives a float) and something reads it.
+bool makes_integer_result(const ir::Node& node) {
+  const ir::Value* result = decision_value(node);
+  if (result == nullptr || node.inputs.empty()) return false;
+  // Read by a node, or returned as it is (a model whose output is the class ids an argmax gives).
+  return !result->users.empty() ||
+         (node.owner != nullptr &&
+          std::find(node.owner->returns.begin(), node.owner->returns.end(), result) != node.owner->returns.end());
 }
 
 // Where a value comes from across calls: for a parameter of a method, the argument each call of

@@ -53,7 +53,8 @@ bool filled_with_infinity(const ir::Value* v) {
   return false;
 }
 
-std::string message(const analysis::Facts& facts, const ir::Node& node, int plain_side) {
+// `infinite`: the plain operand is filled with infinity (filled_with_infinity).
+std::string message(const analysis::Facts& facts, const ir::Node& node, int plain_side, bool infinite) {
   const ir::Value* quantized = node.inputs[1 - plain_side];
   std::string plain_text = ir::operand_text(facts.model(), node, plain_side);
   std::string q_text = ir::operand_text(facts.model(), node, 1 - plain_side);
@@ -62,7 +63,7 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int plai
       (q_text.empty() ? "a quantized tensor" : q_text + ", quantized by " + describe_stubs(facts, quantized) + ",") +
       " with " + (plain_text.empty() ? "a float tensor" : plain_text) + ", which never passed a " +
       ir::spelling(facts.model()).stub;
-  if (filled_with_infinity(node.inputs[static_cast<size_t>(plain_side)]))
+  if (infinite)
     return combines +
            " and holds infinity (a mask filled with -inf), which no scale quantizes; keep it out of the quantized "
            "domain: apply the bool mask with masked_fill after the quantized op";
@@ -130,8 +131,9 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     // as one unit (and quantizable MHA keeps the mask in float); the same op in the user's code
     // is reported.
     if (is_fused_multiply_add(node.kind) && inside_a_library_call(facts.model(), node)) return false;
-    Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side));
-    if (!filled_with_infinity(node.inputs[static_cast<size_t>(side)])) add_own_quant_point_fix(facts, node, side, d);
+    const bool infinite = filled_with_infinity(node.inputs[static_cast<size_t>(side)]);
+    Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side, infinite));
+    if (!infinite) add_own_quant_point_fix(facts, node, side, d);
     out.push_back(d);
     return true;
   });

@@ -1,5 +1,6 @@
 #include "analysis/comparisons.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -86,6 +87,24 @@ std::optional<DisguisedComparison> disguised_comparison(const ir::Node& node) {
   auto shifted = test ? shifted_value(test->tested) : std::nullopt;
   if (!shifted || shifted->c == 0) return std::nullopt;
   return DisguisedComparison{shifted->q, shifted->c, test->true_where_zero, shifted->reader, shifted->operand};
+}
+
+std::optional<DisguisedComparison> masking_bias(const ir::Node& node) {
+  constexpr double kMaskingBias = 1000;  // beyond any attention score: the product masks, it does not weigh
+  if (ir::base_op(node.kind) != "mul" || node.inputs.size() != 2) return std::nullopt;
+  for (int side : {0, 1}) {
+    auto factor = scalar_constant(node.inputs[1 - side]);
+    if (!factor || std::fabs(*factor) < kMaskingBias) continue;
+    // The shift itself, or a cast or view of it (`(1.0 - m).to(dtype)`).
+    const ir::Value* v = node.inputs[static_cast<size_t>(side)];
+    for (int depth = 0; depth < 4 && v->producer != nullptr && !v->producer->inputs.empty() &&
+                        (ir::is_view_op(*v->producer) || is_cast_op(v->producer->kind));
+         ++depth)
+      v = v->producer->inputs[0];
+    auto shifted = shifted_value(v);
+    if (shifted && shifted->c == 1) return DisguisedComparison{shifted->q, 1, true, shifted->reader, shifted->operand};
+  }
+  return std::nullopt;
 }
 
 }  // namespace qlint::analysis

@@ -155,6 +155,8 @@ std::optional<MaskUse> comparison_mask_use(const analysis::Facts& facts, const i
   // `part.to(torch.bool)`: the zero test `part != 0`, a mask where it is used as one.
   if (is_bool_cast(facts, n) && is_view_of(facts, n.inputs[0], point, true) && used_as_mask(facts, n.output()))
     return MaskUse{&n, &n, 0, true, true};
+  if (auto bias = analysis::masking_bias(n); bias && is_view_of(facts, bias->compared, point, true))
+    return MaskUse{&n, bias->reader, bias->operand, true, false};
   auto disguised = analysis::disguised_comparison(n);
   if (!disguised || !is_view_of(facts, disguised->compared, point, true)) return std::nullopt;
   bool mask_channel = disguised->constant == 1;
@@ -198,6 +200,7 @@ class PointUsers {
           for (const ir::Value* item : in->producer->inputs) add(item);
       }
       if (auto disguised = analysis::disguised_comparison(n)) add(disguised->compared);
+      if (auto bias = analysis::masking_bias(n)) add(bias->compared);
       for (const std::string& point : points) users_[point].push_back(&n);
     });
   }
@@ -226,9 +229,9 @@ std::vector<MaskUse> mask_uses_of_parts(const analysis::Facts& facts, const Poin
 }
 
 // A stub called on several tensors, one of them a 0/1 mask compared whole with 0 or 1 (a
-// padding mask through the data's stub: `mask = self.quant(mask)`, then `mask == 0`, or cast back
-// with `mask.to(torch.bool)`, the test `!= 0`): the mask is part of what the stub quantizes, at the
-// scale the data sets.
+// padding mask through the data's stub: `mask = self.quant(mask)`, then `mask == 0`, cast back
+// with `mask.to(torch.bool)`, the test `!= 0`, or made an additive bias `(1.0 - mask) * -1e4`): the mask is part of
+// what the stub quantizes, at the scale the data sets.
 std::vector<MaskUse> whole_call_mask_uses(const analysis::Facts& facts, const PointUsers& users,
                                           const analysis::QuantCall& call) {
   std::vector<MaskUse> found;
@@ -239,6 +242,10 @@ std::vector<MaskUse> whole_call_mask_uses(const analysis::Facts& facts, const Po
     if (n->inputs.size() < 2) continue;
     if (is_bool_cast(facts, *n) && is_view_of(facts, n->inputs[0], call.view_key, false)) {
       found.push_back(MaskUse{n, n, 0, true, false, true});
+      continue;
+    }
+    if (auto bias = analysis::masking_bias(*n); bias && is_view_of(facts, bias->compared, call.view_key, false)) {
+      found.push_back(MaskUse{n, bias->reader, bias->operand, true, false, true});
       continue;
     }
     for (int side : {0, 1})
@@ -441,8 +448,9 @@ const Rule& shared_stub_mask_rule() {
         "too, when the result is then used as a mask (a `*`, `torch.where`, `masked_fill`, "
         "`masked_select` or boolean indexing, also through `~`, casts and views); a threshold "
         "whose result is only counted or returned is not this rule's business. A stub applied to "
-        "data and then to a whole 0/1 mask (`mask = self.quant(mask)`, compared with 0 or 1, or cast back with "
-        "`.to(torch.bool)`) counts too: its calls share one scale (not FX's own shared fake quants, nor a module's "
+        "data and then to a whole 0/1 mask (`mask = self.quant(mask)`, compared with 0 or 1, cast back with "
+        "`.to(torch.bool)`, or made an additive attention bias `(1.0 - mask) * -10000.0`, which is 0 only where the "
+        "mask is exactly 1) counts too: its calls share one scale (not FX's own shared fake quants, nor a module's "
         "output). With "
         "`--input`, a comparison with 1 in which the simulation saw values other than 0 and 1 (`ids != pad_idx` "
         "with pad id 1 on token ids) is no mask channel: it counts only as a threshold, where its result is used as a "
@@ -478,7 +486,9 @@ const Rule& shared_stub_mask_rule() {
         "Safe: in float the mask computed before the stub is the same, and stubs are the "
         "identity; only the quantized model changes, for the better (the new stubs calibrate "
         "on purpose to their own ranges). Every mask taken from the stub is fixed at once, a comparison "
-        "in disguise (`(1.0 - m).to(torch.bool)`) too. A `cat` of a mask with data into one stub is fixed "
+        "in disguise (`(1.0 - m).to(torch.bool)`) and a bias made of it (`(1.0 - m) * -10000.0`, then added "
+        "to the quantized scores in float: unquantized-operand says to keep it out of the quantized domain) too. A "
+        "`cat` of a mask with data into one stub is fixed "
         "where a part of it is used as a mask afterwards; a joined tensor used only whole (a layer reads "
         "the mask as a feature channel) has no automatic fix: that layer has one input scale, so the "
         "mask must be passed beside the data.";

@@ -65,44 +65,6 @@ bool makes_integer_result(const ir::Node& node) {
           std::find(node.owner->returns.begin(), node.owner->returns.end(), result) != node.owner->returns.end());
 }
 
-// Where a value comes from across calls: for a parameter of a method, the argument each call of
-// it passes (a padding mask built in forward and passed into every attention layer); for a
-// call's result, the value its callee returns there.
-void add_values_across_calls(const ir::Model& model, const ir::Value& v, std::deque<const ir::Value*>& pending) {
-  if (v.producer != nullptr) {
-    const ir::Function* callee = ir::callee_of(model, *v.producer);
-    if (callee == nullptr) return;
-    const auto& outputs = v.producer->outputs;
-    const size_t index = static_cast<size_t>(std::find(outputs.begin(), outputs.end(), &v) - outputs.begin());
-    if (outputs.size() == callee->body.returns.size() && index < outputs.size())
-      pending.push_back(callee->body.returns[index]);
-    return;
-  }
-  if (v.param_of == nullptr) return;
-  const auto& params = v.param_of->params;
-  const size_t index = static_cast<size_t>(std::find(params.begin(), params.end(), &v) - params.begin());
-  for_each_model_node(model, [&](const ir::Function&, const ir::Node& n) {
-    const ir::Function* callee = ir::callee_of(model, n);
-    if (callee == nullptr || &callee->body != v.param_of) return;
-    const std::vector<ir::Value*> arguments = ir::call_arguments(n);
-    if (index < arguments.size()) pending.push_back(arguments[index]);
-  });
-}
-
-// Each node that writes `v` in place, directly or through a view of it (`idx[:, i] = far` writes
-// a select of `idx`: farthest-point sampling fills its indices so).
-void for_each_write_into(const ir::Value& v, const std::function<void(const ir::Node&)>& visit, int depth = 0) {
-  constexpr int kMaxViewDepth = 4;
-  for (const ir::Node* user : v.users)
-    for (size_t i = 0; i < user->inputs.size(); ++i) {
-      if (user->inputs[i] != &v) continue;
-      if (ir::writes_in_place(*user, i))
-        visit(*user);
-      else if (i == 0 && depth < kMaxViewDepth && user->outputs.size() == 1 && ir::may_alias_first_operand(*user))
-        for_each_write_into(*user->outputs[0], visit, depth + 1);
-    }
-}
-
 // A decision the simulation saw change on the way to `comparison`'s operands (a flipped
 // comparison, a topk whose indices changed): through their producers and the writes in place
 // into them (`idx[d > 0.25] = n` writes `idx`, then sorted and compared with `n`). Null when there

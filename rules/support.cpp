@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <deque>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
@@ -490,6 +492,39 @@ Diagnostic make_diagnostic(const Rule& rule, const ir::Function& fn, const ir::N
   d.node = &node;
   d.loc = best_location(node);
   return d;
+}
+
+void add_values_across_calls(const ir::Model& model, const ir::Value& v, std::deque<const ir::Value*>& pending) {
+  if (v.producer != nullptr) {
+    const ir::Function* callee = ir::callee_of(model, *v.producer);
+    if (callee == nullptr) return;
+    const auto& outputs = v.producer->outputs;
+    const size_t index = static_cast<size_t>(std::find(outputs.begin(), outputs.end(), &v) - outputs.begin());
+    if (outputs.size() == callee->body.returns.size() && index < outputs.size())
+      pending.push_back(callee->body.returns[index]);
+    return;
+  }
+  if (v.param_of == nullptr) return;
+  const auto& params = v.param_of->params;
+  const size_t index = static_cast<size_t>(std::find(params.begin(), params.end(), &v) - params.begin());
+  for_each_model_node(model, [&](const ir::Function&, const ir::Node& n) {
+    const ir::Function* callee = ir::callee_of(model, n);
+    if (callee == nullptr || &callee->body != v.param_of) return;
+    const std::vector<ir::Value*> arguments = ir::call_arguments(n);
+    if (index < arguments.size()) pending.push_back(arguments[index]);
+  });
+}
+
+void for_each_write_into(const ir::Value& v, const std::function<void(const ir::Node&)>& visit, int depth) {
+  constexpr int kMaxViewDepth = 4;
+  for (const ir::Node* user : v.users)
+    for (size_t i = 0; i < user->inputs.size(); ++i) {
+      if (user->inputs[i] != &v) continue;
+      if (ir::writes_in_place(*user, i))
+        visit(*user);
+      else if (i == 0 && depth < kMaxViewDepth && user->outputs.size() == 1 && ir::may_alias_first_operand(*user))
+        for_each_write_into(*user->outputs[0], visit, depth + 1);
+    }
 }
 
 }  // namespace qlint::rules

@@ -1,6 +1,8 @@
 // Small helpers shared by rules: finding nodes, reading constants, naming things in messages.
 #pragma once
 
+#include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -60,6 +62,14 @@ bool is_fused_multiply_add(const std::string& kind);
 // Matrix products of two tensors (`a @ b`, torch.mm/bmm/matmul): both operands enter the
 // accelerator's product, each with its own scale, as `*`'s do.
 bool is_matrix_product(const std::string& kind);
+
+// Where a value comes from across calls: for a parameter of a method, the argument each call of
+// it passes (a padding mask built in forward and passed into every attention layer); for a
+// call's result, the value its callee returns there. Appended to `pending`.
+void add_values_across_calls(const ir::Model& model, const ir::Value& v, std::deque<const ir::Value*>& pending);
+// Each node that writes `v` in place, directly or through a view of it (`idx[:, i] = far` writes
+// a select of `idx`; `mask[d > c] = -inf` writes `mask`).
+void for_each_write_into(const ir::Value& v, const std::function<void(const ir::Node&)>& visit, int depth = 0);
 
 // PyTorch's own Python (nn.Sequential.forward, nn.ModuleList loops, nn.MultiheadAttention's
 // internals) or torchvision's (`batched_nms`), or TorchScript's builtins compiled from a string (`1.0 == t` calls one

@@ -2,9 +2,12 @@
 // a quant point, combined in arithmetic with a quantized tensor. The accelerator has no
 // scale for it: the toolchain guesses one on the fly or runs the op on the CPU.
 #include <cmath>
+#include <deque>
+#include <optional>
 #include <set>
 #include <string>
 
+#include "analysis/comparisons.h"
 #include "analysis/constants.h"
 #include "ir/ops.h"
 #include "ir/spelling.h"
@@ -33,28 +36,52 @@ bool inside_a_library_call(const ir::Model& model, const ir::Node& node) {
   return line != nullptr && line->find(ir::base_op(node.kind)) == std::string::npos;
 }
 
-// Whether `v` is filled with an infinite constant on its way (`zeros.masked_fill(pad, -inf)`, an
-// additive attention mask), through views, casts and the ops that keep it in: no scale quantizes
-// it, so a quant point of its own is no advice.
-bool filled_with_infinity(const ir::Value* v) {
-  static const std::set<std::string> fills = {"masked_fill", "fill", "full", "full_like", "new_full"};
+bool is_fill(const ir::Node& n) {
+  static const std::set<std::string> fills = {"masked_fill", "fill", "full", "full_like", "new_full", "index_put"};
+  return fills.count(ir::base_op(n.kind)) > 0;
+}
+
+// The value with which a node masks, when it fills with an infinite constant
+// (`masked_fill(pad, -inf)`, `torch.full(..., -inf)`, in place `mask[d > c] = float("-inf")`) or
+// scales a shifted 0/1 mask to a bias beyond any score (`(1.0 - m) * torch.finfo(dtype).min`).
+std::optional<double> masking_value(const ir::Node& n) {
+  if (is_fill(n))
+    for (const ir::Value* in : n.inputs)
+      if (auto c = analysis::scalar_constant(in); c && std::isinf(*c)) return c;
+  if (auto bias = analysis::masking_bias(n))
+    for (const ir::Value* in : n.inputs)
+      if (auto c = analysis::scalar_constant(in)) return c;
+  return std::nullopt;
+}
+
+// What `v` masks with on its way (an additive attention mask: `zeros.masked_fill(pad, -inf)`,
+// `(1.0 - m) * -10000.0`), through views, casts and the ops that keep it in, writes in place into
+// it, and the calls it is passed through (a mask built in forward and passed into every layer):
+// no scale quantizes it with the data, so a quant point of its own is no advice.
+std::optional<double> masks_with(const ir::Model& model, const ir::Value* v) {
   static const std::set<std::string> keeping = {
       "to",     "type_as",           "float",     "add", "sub", "unsqueeze", "expand", "view", "reshape",
       "repeat", "repeat_interleave", "contiguous"};
-  for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 12; ++depth) {
-    const ir::Node& p = *v->producer;
-    const std::string op = ir::base_op(p.kind);
-    if (fills.count(op))
-      for (const ir::Value* in : p.inputs)
-        if (auto c = analysis::scalar_constant(in); c && std::isinf(*c)) return true;
-    if (p.inputs.empty() || !(fills.count(op) || keeping.count(op) || ir::is_view_op(p))) return false;
-    v = p.inputs[0];
+  std::deque<const ir::Value*> pending = {v};
+  std::set<const ir::Value*> seen;
+  std::optional<double> found;
+  while (!pending.empty() && !found && seen.size() < 64) {
+    const ir::Value* value = pending.front();
+    pending.pop_front();
+    if (!seen.insert(value).second) continue;
+    add_values_across_calls(model, *value, pending);
+    for_each_write_into(*value, [&](const ir::Node& writer) { found = found ? found : masking_value(writer); });
+    const ir::Node* p = value->producer;
+    if (p == nullptr || p->inputs.empty()) continue;
+    if (auto masking = masking_value(*p)) return masking;
+    if (is_fill(*p) || keeping.count(ir::base_op(p->kind)) || ir::is_view_op(*p) || ir::writes_in_place(*p, 0))
+      pending.push_back(p->inputs[0]);
   }
-  return false;
+  return found;
 }
 
-// `infinite`: the plain operand is filled with infinity (filled_with_infinity).
-std::string message(const analysis::Facts& facts, const ir::Node& node, int plain_side, bool infinite) {
+// `masking`: what the plain operand masks with, if it does (masks_with).
+std::string message(const analysis::Facts& facts, const ir::Node& node, int plain_side, std::optional<double> masking) {
   const ir::Value* quantized = node.inputs[1 - plain_side];
   std::string plain_text = ir::operand_text(facts.model(), node, plain_side);
   std::string q_text = ir::operand_text(facts.model(), node, 1 - plain_side);
@@ -63,10 +90,14 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int plai
       (q_text.empty() ? "a quantized tensor" : q_text + ", quantized by " + describe_stubs(facts, quantized) + ",") +
       " with " + (plain_text.empty() ? "a float tensor" : plain_text) + ", which never passed a " +
       ir::spelling(facts.model()).stub;
-  if (infinite)
-    return combines +
-           " and holds infinity (a mask filled with -inf), which no scale quantizes; keep it out of the quantized "
-           "domain: apply the bool mask with masked_fill after the quantized op";
+  const std::string keep_out =
+      "; keep it out of the quantized domain: apply the bool mask with masked_fill after the quantized op";
+  if (masking && std::isinf(*masking))
+    return combines + " and holds infinity (a mask filled with -inf), which no scale quantizes" + keep_out;
+  if (masking)
+    return combines + " and holds " + format_number(*masking) +
+           " where it masks (a stand-in for -inf), which no scale quantizes together with the values it is added to" +
+           keep_out;
   return combines +
          "; the toolchain has no scale for it and must guess one or run the op on the CPU; pass it through " +
          ir::spelling(facts.model()).own_stub;
@@ -131,9 +162,9 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     // as one unit (and quantizable MHA keeps the mask in float); the same op in the user's code
     // is reported.
     if (is_fused_multiply_add(node.kind) && inside_a_library_call(facts.model(), node)) return false;
-    const bool infinite = filled_with_infinity(node.inputs[static_cast<size_t>(side)]);
-    Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side, infinite));
-    if (!infinite) add_own_quant_point_fix(facts, node, side, d);
+    const std::optional<double> masking = masks_with(facts.model(), node.inputs[static_cast<size_t>(side)]);
+    Diagnostic d = make_diagnostic(unquantized_operand_rule(), fn, node, message(facts, node, side, masking));
+    if (!masking) add_own_quant_point_fix(facts, node, side, d);
     out.push_back(d);
     return true;
   });
@@ -175,7 +206,8 @@ const Rule& unquantized_operand_rule() {
         "scale it calibrates on `--input` on that operand alone (refused without inputs): a fused "
         "fake quant of PyTorch's default qconfig computes it from the observed range in the model's "
         "own scheme, as the model's do. An operand filled with -inf (an additive attention mask, "
-        "`zeros.masked_fill(pad, float(\"-inf\"))`) gets none: no scale holds infinity, so the finding "
+        "`zeros.masked_fill(pad, float(\"-inf\"))`, or `mask[d > r] = float(\"-inf\")` in place, also in the "
+        "method that builds it and passes it on) gets none: no scale holds infinity, so the finding "
         "says to keep it out of the quantized domain and apply the bool mask with `masked_fill` after "
         "the quantized op; one that holds infinity (or a stand-in reaching 10000) only on the inputs is "
         "refused when `--fix` measures it.";

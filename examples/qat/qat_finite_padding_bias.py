@@ -3,8 +3,8 @@
 
 The bias never passes a quant point (unquantized-operand). A new fake quant would hold it
 exactly (0 and -10000 at a scale of about 39), but whatever the bias is added to would then need
-a scale spanning 10000, which rounds the scores away: `--fix --input` refuses that quant point,
-says why (the value reaches -10000), and writes nothing. The finding stays.
+a scale spanning 10000, which rounds the scores away: the finding sees the bias made by
+`(1.0 - keep) * -10000.0`, says so, and offers none; `--fix` writes nothing. The finding stays.
 
 The model is examples/zoo/finite_padding_bias.py, whose scripted form --fix refuses the same way.
 

@@ -3,9 +3,9 @@
 
 The bias never passes a stub (unquantized-operand). A new QuantStub would hold it exactly (0
 and -10000 at int16), but whatever the bias is added to would then need a scale spanning 10000,
-which rounds the scores away on the accelerator: `--fix --input` refuses that stub, says why (the
-value reaches -10000), and writes nothing, as it does for the traced QAT form
-(qat/qat_finite_padding_bias). Before, the scripted form was "Resolved" by that stub.
+which rounds the scores away on the accelerator: the finding sees `(1.0 - keep) * -10000.0`, says
+so, and offers no stub; `--fix` writes nothing, as for the traced form (qat/qat_finite_padding_
+bias). Before, "Resolved" by that stub; a bias given as an input is refused on it (given_padding_bias).
 
 Expected findings:
   line 26 unquantized-operand  the -10000 bias added to the quantized scores

@@ -3,11 +3,11 @@ trajectory and BERT-style encoders do (one instance first, then an encoder's Mod
 the keep mask passed into every layer), scripted with one QuantStub.
 
 The bias never passes a stub (unquantized-operand, once: the instances share their code). A new
-QuantStub on it would need the scores' scale to span 10000, which rounds them away, so `--fix
---input` refuses it, as for a single layer (zoo/finite_padding_bias). The value is measured where
-the layers run: the instances share one TorchScript graph, which qlint reports under the
-instance it reaches first (`first`) and the simulator had instrumented under the first module
-registered (`encoder.layers.0`); before, the measurement found nothing and the stub was written:
+QuantStub on it would need the scores' scale to span 10000, which rounds them away, so the
+finding offers none, as for a single layer (zoo/finite_padding_bias), though the keep mask is made
+a bias inside the layers' shared code and passed in from forward. Before, `--fix --input` found
+the value under another instance's name (the instances share one TorchScript graph: qlint names
+`first`, the simulator had instrumented `encoder.layers.0`), found nothing, and wrote the stub:
 "Resolved".
 
 Expected findings:

@@ -214,7 +214,10 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
 // crosses both calls: the archive written was unreadable), two findings at one traced statement
 // (both fixed in one run), boxes converted to corners column by column into a copy (`y[:, 0] =
 // ...`: the float twin copies each write into its own copy), a rotation matrix from a float heading
-// in `torch.bmm` with quantized offsets (a quant point of its own). `--fix --input`
+// in `torch.bmm` with quantized offsets (a quant point of its own), a 0/1 attention mask through the
+// tokens' stub made a bias `(1.0 - mask) * -10000.0` (the bias made from its float input; public
+// round 15's BERT: only reused-stub, and --fix "Resolved" with the mask still on the tokens' scale,
+// attention uniform). `--fix --input`
 // leaves no finding that has a fix, with every guarantee, and its Python change computes what the original does.
 TEST_F(Fix, RepairsWhatRealModelsContain) {
   for (const std::string name : {"zoo/detection_nms_helper",
@@ -264,7 +267,9 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
                                  "qat/qat_cell_offsets_one_line",
                                  "qat/qat_corners_in_place",
                                  "zoo/rotated_offsets",
-                                 "qat/qat_rotated_offsets"}) {
+                                 "qat/qat_rotated_offsets",
+                                 "zoo/padding_bias_through_data_stub",
+                                 "qat/qat_padding_bias_through_data_stub"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);
@@ -642,10 +647,14 @@ TEST_F(Fix, ABufferWrittenInPlaceInALoopGetsAFloatTwin) {
 // every quantized output NaN. The finding says so where the fill is in the model, and offers no
 // quant point (public round 13's AgentFormer and DETR: the finding advised "pass it through a
 // QuantStub of its own", and --fix then refused that for the infinity it measured). Nothing is
-// written (at first: "Resolved", SQNR 35.5 dB -> -nan dB, and the model written).
+// written (at first: "Resolved", SQNR 35.5 dB -> -nan dB, and the model written). Also where the
+// -inf is written in place by index assignment in forward and the mask passed into each layer
+// (examples/zoo/distance_mask_layers.py; round 13's AgentFormer `mask[d > c] = -inf`: before,
+// "pass it through a QuantStub of its own" in check and a refusal in --fix).
 TEST_F(Fix, NeverWritesARewriteThatMakesTheQuantizedOutputNaN) {
   const std::string fixed = tmp("fixed.pt");
-  for (const std::string name : {"zoo/additive_padding_mask", "qat/qat_additive_padding_mask"}) {
+  for (const std::string name : {"zoo/additive_padding_mask", "qat/qat_additive_padding_mask",
+                                 "zoo/distance_mask_layers", "qat/qat_distance_mask_layers"}) {
     SCOPED_TRACE(name);
     json doc = fix_json({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
     EXPECT_TRUE(doc["fixes"][0]["applied"].empty()) << doc.dump(2);
@@ -666,16 +675,39 @@ TEST_F(Fix, NeverWritesARewriteThatMakesTheQuantizedOutputNaN) {
 }
 
 // The same bias as BERT-style encoders build it, -10000 standing in for -inf
-// (examples/qat/qat_finite_padding_bias.py): a new fake quant would hold it, but the scores it is
-// added to would need a scale spanning 10000. --fix refuses it, says why, and writes nothing
-// (before: "Resolved" with a fake quant of scale 39 on the bias). The same for a new QuantStub
-// in the scripted form (examples/zoo/finite_padding_bias.py; before: "Resolved" by that stub),
-// also where the bias is in layers of one class whose instances share their graph
-// (examples/zoo/layered_padding_bias.py; before: measured under another instance's name, found
-// nowhere, and "Resolved").
-TEST_F(Fix, RefusesAQuantPointForAFiniteStandInForInfinity) {
+// (examples/qat/qat_finite_padding_bias.py, `(1.0 - keep) * -10000.0`): a new fake quant would hold
+// it, but the scores it is added to would need a scale spanning 10000. The finding sees how the
+// bias is made, says so and offers no quant point (public round 15's BERT `(1.0 - mask) *
+// finfo.min`: "pass it through a QuantStub of its own", then --diff asked for --input, which
+// refused); nothing is written. The same in the scripted form (examples/zoo/finite_padding_bias.py)
+// and where the bias is made in layers of one class whose instances share their graph
+// (examples/zoo/layered_padding_bias.py). Before either: "Resolved" with a quant point on the bias.
+TEST_F(Fix, OffersNoQuantPointForABiasStandingInForInfinity) {
   for (const std::string name :
        {"qat/qat_finite_padding_bias", "zoo/finite_padding_bias", "zoo/layered_padding_bias"}) {
+    SCOPED_TRACE(name);
+    const std::string fixed = tmp("fixed.pt");
+    fs::remove(fixed);
+    json doc = fix_json({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
+    ASSERT_EQ(doc["diagnostics"].size(), 1u) << doc.dump(2);
+    const json& d = doc["diagnostics"][0];
+    EXPECT_EQ(d["rule"], "unquantized-operand");
+    EXPECT_NE(d["message"].get<std::string>().find("holds -10000 where it masks (a stand-in for -inf)"),
+              std::string::npos)
+        << d.dump(2);
+    EXPECT_TRUE(d["suggestions"].empty()) << d.dump(2);
+    auto r = run_qlint({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.out.find("No automatic fix for the problems in "), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(fixed));
+  }
+}
+
+// A bias the model is given as an input (examples/zoo/given_padding_bias.py): the finding cannot
+// see what it holds and offers a quant point; --fix --input measures it, refuses the quant point,
+// says why, and writes nothing (before any refusal: "Resolved" with a fake quant of scale 39).
+TEST_F(Fix, RefusesAQuantPointForAFiniteStandInForInfinityItMeasures) {
+  for (const std::string name : {"zoo/given_padding_bias", "qat/qat_given_padding_bias"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);

@@ -1,0 +1,52 @@
+"""A BERT-style encoder block whose 0/1 attention mask (1 for a real token) passes the tokens'
+QuantStub, then becomes the extended attention mask `(1.0 - mask) * -10000.0`, a bias added to
+the scores: 0 where the mask is 1, -10000 where it is 0.
+
+The bias is 0 only where the mask is exactly 1. Through the tokens' stub the mask shares the
+tokens' scale, at which 1 rounds to another value: every real key gets a bias of its own, as
+large as the scores or (with `torch.finfo(dtype).min` for -10000) far larger, and attention
+collapses. A comparison in disguise, like `mask == 1`: the stub's second call quantizes a mask.
+
+Expected findings:
+  line 42 shared-stub-mask  the mask, made a bias on line 27, shares the tokens' scale
+  line 43 reused-stub       the tokens through the mask's stub
+"""
+import torch
+from torch import nn
+from torch.ao.quantization import DeQuantStub, QuantStub
+
+
+class Encoder(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.query = nn.Linear(channels, channels)
+        self.key = nn.Linear(channels, channels)
+
+    def forward(self, tokens, attention_mask):
+        extended = attention_mask[:, None, :]
+        bias = (1.0 - extended) * -10000.0
+        scores = torch.bmm(self.query(tokens), self.key(tokens).transpose(1, 2)) + bias
+        return torch.bmm(scores.softmax(-1), tokens)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.quant = QuantStub()
+        self.dequant = DeQuantStub()
+        self.encoder = Encoder(8)
+
+    def forward(self, tokens, attention_mask):
+        # The mask first, as the report's wrapper did: its call is the stub's first.
+        attention_mask = self.quant(attention_mask)
+        tokens = self.quant(tokens)
+        return self.dequant(self.encoder(tokens, attention_mask))
+
+
+def example_input():
+    generator = torch.Generator().manual_seed(15)
+    tokens = torch.randn(2, 6, 8, generator=generator) * 3
+    attention_mask = torch.ones(2, 6)
+    attention_mask[1, 4:] = 0.0
+    return tokens, attention_mask

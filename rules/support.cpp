@@ -338,20 +338,6 @@ std::optional<std::string> fake_quant_owner(const analysis::Facts& facts, const 
   return fn->module_path;
 }
 
-// An integer tensor cast to float (`(i % 8).float()`, `class_pred.float()`): whole numbers, also
-// once views and selections have taken some of them (CenterNet's cell columns, gathered by the
-// second topk's picks and viewed: `_gather_feat(xs.view(b, -1, 1), inds).view(b, K)`).
-bool holds_whole_numbers(const analysis::Facts& facts, const ir::Value* v) {
-  constexpr int kMaxSelections = 8;
-  for (int depth = 0; depth < kMaxSelections && v->producer != nullptr && !v->producer->inputs.empty(); ++depth) {
-    const ir::Node& n = *v->producer;
-    if (ir::is_cast(n)) return ir::is_integral(facts.dtype(n.inputs[0]));
-    if (!ir::is_view_op(n)) return false;
-    v = n.inputs[0];
-  }
-  return false;
-}
-
 Edit new_fake_quant(const analysis::Facts& facts, const analysis::QuantPoint& like, const ir::Node& node, int operand) {
   Edit e;
   e.kind = Edit::Kind::NewFakeQuant;
@@ -386,6 +372,17 @@ bool start_exact(const analysis::Facts& facts, const ir::Value* value, bool bool
 }
 
 }  // namespace
+
+bool holds_whole_numbers(const analysis::Facts& facts, const ir::Value* v) {
+  constexpr int kMaxSelections = 8;
+  for (int depth = 0; depth < kMaxSelections && v->producer != nullptr && !v->producer->inputs.empty(); ++depth) {
+    const ir::Node& n = *v->producer;
+    if (ir::is_cast(n)) return ir::is_integral(facts.dtype(n.inputs[0]));
+    if (!ir::is_view_op(n)) return false;
+    v = n.inputs[0];
+  }
+  return false;
+}
 
 std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
                                                bool mask) {

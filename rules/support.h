@@ -136,6 +136,10 @@ Fix new_fake_quant_fix(std::string description, const Edit& edit);
 // A float tensor made by casting a bool tensor (a comparison result: 0 and 1 only), seen
 // through views.
 bool is_cast_of_bool(const analysis::Facts& facts, const ir::Value* v);
+// An integer tensor cast to float (`(i % 8).float()`, `class_pred.float()`): whole numbers, also
+// once views and selections have taken some of them (CenterNet's cell columns, gathered by the
+// second topk's picks and viewed: `_gather_feat(xs.view(b, -1, 1), inds).view(b, K)`).
+bool holds_whole_numbers(const analysis::Facts& facts, const ir::Value* v);
 
 Diagnostic make_diagnostic(const Rule& rule, const ir::Function& fn, const ir::Node& node, std::string message);
 

@@ -136,8 +136,9 @@ void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>&
         "`" + ir::op_spelling(facts.model(), node.kind) + "` joins a tensor quantized by " +
             describe_stubs(facts, quantized) + " with " + (name.empty() ? "a float tensor" : "`" + name + "`") +
             ", which never passed a " + ir::spelling(facts.model()).stub +
-            "; the joined tensor gets one scale, so that part (often a 0/1 mask) is rounded at a scale that was "
-            "never calibrated for it; pass it through " +
+            "; the joined tensor gets one scale, so that part (" +
+            (holds_whole_numbers(facts, plain) ? "whole numbers, such as class ids" : "often a 0/1 mask") +
+            ") is rounded at a scale that was never calibrated for it; pass it through " +
             ir::spelling(facts.model()).own_stub);
     // The list item gets its quant point: the same edit as for an operand of arithmetic.
     add_own_quant_point_fix(facts, *list, plain_item, d);

@@ -317,6 +317,12 @@ TEST_F(Fix, CountsWhatCheckFoundAndJudgesAMaskOutputByItsValues) {
 // the new fake quants start at scale 1, which keeps whole numbers exact, where a calibrated scale
 // (11/255, 7/255) rounded them off the integers. The output keeps its SQNR.
 TEST_F(Fix, WholeNumbersGetAnExactNewFakeQuant) {
+  // The finding says what the joined part holds (public round 15's YOLOX: "(often a 0/1 mask)").
+  json check = fix_json({example_model("qat/qat_class_ids_joined")});
+  ASSERT_EQ(check["diagnostics"].size(), 1u) << check.dump(2);
+  EXPECT_NE(check["diagnostics"][0]["message"].get<std::string>().find("that part (whole numbers, such as class ids)"),
+            std::string::npos)
+      << check.dump(2);
   // qat_single_class_ids: ids all 0 on the inputs (one class), where a calibrated scale would be
   // the observer's epsilon or its default. qat_gathered_cells: cell coordinates gathered by a
   // second topk and viewed before the offset is added (CenterNet; before: scales 6/255, 7/255).

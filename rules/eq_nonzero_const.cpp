@@ -185,6 +185,25 @@ void check_disguised_comparisons(const analysis::Facts& facts, std::vector<Diagn
   });
 }
 
+// `(1.0 - q) * -10000.0`, an additive attention mask (analysis::masking_bias): 0 only where q is
+// exactly 1, the comparison with 1 in disguise. Quantized, the 1s move and every element the mask
+// keeps is biased too: by 0.3 at -10000, by 1e34 at `torch.finfo(dtype).min`.
+void check_masking_biases(const analysis::Facts& facts, std::vector<Diagnostic>& out) {
+  for_each_model_node(facts, [&](const ir::Function& fn, const ir::Node& node) {
+    auto bias = analysis::masking_bias(node);
+    if (!bias || !facts.quantized(bias->compared) || survives_quantization(facts, bias->compared, {1.0})) return;
+    const std::string name = ir::written_name(facts.model(), bias->compared);
+    std::string message = "this bias is 0 only where `" + (name.empty() ? std::string("x") : name) +
+                          " == 1`: it compares " + (name.empty() ? "a value" : "`" + name + "`") + " quantized by " +
+                          describe_stubs(facts, bias->compared) + " with 1" +
+                          what_it_becomes(facts, bias->compared, {1.0}) +
+                          "0, and every element the mask keeps is biased too; " + advice(facts, bias->compared);
+    Diagnostic d = make_diagnostic(eq_nonzero_const_rule(), fn, node, std::move(message));
+    add_reroot_fix(facts, *bias->reader, bias->operand, bias->compared, d);
+    out.push_back(std::move(d));
+  });
+}
+
 // `x.round() == 3`: rounding puts the value back on whole numbers, so a whole constant is met
 // exactly unless the error reached half a step (truncating-cast is the hazard of `.long()`).
 // `floor` and `ceil` are no such cure: 2.0 quantized to 1.9997 floors to 1.
@@ -232,6 +251,7 @@ Diagnostic integer_comparison(const analysis::Facts& facts, const ir::Function& 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   check_disguised_comparisons(facts, out);
+  check_masking_biases(facts, out);
   for_each_operand_side(facts, is_equality, [&](const ir::Function& fn, const ir::Node& node, int side) {
     const ir::Value* operand = node.inputs[side];
     if (!facts.quantized(operand)) return false;
@@ -298,7 +318,9 @@ const Rule& eq_nonzero_const_rule() {
         "Moving the comparison before the stub is safe: the float model computes the same "
         "values. Rewriting to `logical_not(x == 0)` is unsafe: it changes the float result "
         "for any value other than 0 and c. A comparison in disguise (`(1.0 - q).to(torch.bool)`, "
-        "`(q - c) != 0`) gets the same safe fix: the shift reads the float tensor before the stub.";
+        "`(q - c) != 0`) gets the same safe fix: the shift reads the float tensor before the stub. So does an additive "
+        "attention mask `(1.0 - q) * -10000.0` (or `* torch.finfo(dtype).min`): 0 only where q is exactly 1, so once "
+        "quantized every element the mask keeps is biased too.";
     r.onnx_fix =
         "`--fix` makes the comparison read the float twin of its quantized operand: the value with the nearest "
         "QuantizeLinear/DequantizeLinear pair taken out, through copies of the ops between. Safe: a QDQ pair is the "

@@ -2,12 +2,12 @@
 QuantStub, then becomes the extended attention mask `(1.0 - mask) * -10000.0`, a bias added to
 the scores: 0 where the mask is 1, -10000 where it is 0.
 
-The bias is 0 only where the mask is exactly 1. Through the tokens' stub the mask shares the
-tokens' scale, at which 1 rounds to another value: every real key gets a bias of its own, as
-large as the scores or (with `torch.finfo(dtype).min` for -10000) far larger, and attention
-collapses. A comparison in disguise, like `mask == 1`: the stub's second call quantizes a mask.
+The bias is 0 only where the mask is exactly 1 (a comparison in disguise, like `mask == 1`).
+Through the tokens' stub the mask shares the tokens' scale, at which 1 rounds to another value:
+every real key gets a bias as large as the scores or (with `torch.finfo(dtype).min`) far larger.
 
 Expected findings:
+  line 27 eq-nonzero-const  the bias, 0 only where the quantized mask equals 1
   line 42 shared-stub-mask  the mask, made a bias on line 27, shares the tokens' scale
   line 43 reused-stub       the tokens through the mask's stub
 """

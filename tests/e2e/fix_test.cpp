@@ -217,7 +217,8 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
 // in `torch.bmm` with quantized offsets (a quant point of its own), a 0/1 attention mask through the
 // tokens' stub made a bias `(1.0 - mask) * -10000.0` (the bias made from its float input; public
 // round 15's BERT: only reused-stub, and --fix "Resolved" with the mask still on the tokens' scale,
-// attention uniform). `--fix --input`
+// attention uniform), the same bias of a mask with a stub of its own (0 only where the quantized
+// mask is exactly 1: eq-nonzero-const in disguise). `--fix --input`
 // leaves no finding that has a fix, with every guarantee, and its Python change computes what the original does.
 TEST_F(Fix, RepairsWhatRealModelsContain) {
   for (const std::string name : {"zoo/detection_nms_helper",
@@ -269,7 +270,8 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
                                  "zoo/rotated_offsets",
                                  "qat/qat_rotated_offsets",
                                  "zoo/padding_bias_through_data_stub",
-                                 "qat/qat_padding_bias_through_data_stub"}) {
+                                 "qat/qat_padding_bias_through_data_stub",
+                                 "zoo/padding_bias_own_stub"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);

@@ -185,19 +185,36 @@ void check_disguised_comparisons(const analysis::Facts& facts, std::vector<Diagn
   });
 }
 
-// `(1.0 - q) * -10000.0`, an additive attention mask (analysis::masking_bias): 0 only where q is
-// exactly 1, the comparison with 1 in disguise. Quantized, the 1s move and every element the mask
-// keeps is biased too: by 0.3 at -10000, by 1e34 at `torch.finfo(dtype).min`.
+// What a masking bias `(1.0 - q) * factor` adds where q is a quantized 1: factor times the rounding
+// of 1, at the stated scale, else at int16's (1 becomes 0.99997, SPEC).
+double bias_on_kept_elements(const analysis::Facts& facts, const ir::Value* quantized, double factor) {
+  constexpr double kInt16RoundingOfOne = 1.0 / 32768;
+  const analysis::QuantPoint* p = known_scale_point(facts, quantized);
+  if (p != nullptr && on_the_grid_of(facts, quantized, *p)) return factor * (1.0 - quantized_value(*p, 1.0));
+  return factor * kInt16RoundingOfOne;
+}
+
+// `(1.0 - q) * torch.finfo(dtype).min`, an additive attention mask (analysis::masking_bias): 0 only
+// where q is exactly 1, the comparison with 1 in disguise. Quantized, the 1s move and every element
+// the mask keeps gets a bias too. Added before a softmax, a bias shared by a row is harmless unless
+// it swamps what it is added to: -0.3 from -10000 is, 1e34 from finfo.min makes attention uniform.
 void check_masking_biases(const analysis::Facts& facts, std::vector<Diagnostic>& out) {
+  constexpr double kSwampingBias = 1e5;  // float32 keeps a score of 1 to 0.006 beside it
   for_each_model_node(facts, [&](const ir::Function& fn, const ir::Node& node) {
     auto bias = analysis::masking_bias(node);
     if (!bias || !facts.quantized(bias->compared) || survives_quantization(facts, bias->compared, {1.0})) return;
+    double factor = 0;
+    for (const ir::Value* in : node.inputs)
+      if (auto c = analysis::scalar_constant(in)) factor = *c;
+    const double kept_bias = bias_on_kept_elements(facts, bias->compared, factor);
+    if (std::fabs(kept_bias) < kSwampingBias) return;
     const std::string name = ir::written_name(facts.model(), bias->compared);
     std::string message = "this bias is 0 only where `" + (name.empty() ? std::string("x") : name) +
                           " == 1`: it compares " + (name.empty() ? "a value" : "`" + name + "`") + " quantized by " +
                           describe_stubs(facts, bias->compared) + " with 1" +
-                          what_it_becomes(facts, bias->compared, {1.0}) +
-                          "0, and every element the mask keeps is biased too; " + advice(facts, bias->compared);
+                          what_it_becomes(facts, bias->compared, {1.0}) + "0, and every element the mask keeps gets " +
+                          "a bias of about " + format_number(kept_bias) + ", which swamps the values it is added to; " +
+                          advice(facts, bias->compared);
     Diagnostic d = make_diagnostic(eq_nonzero_const_rule(), fn, node, std::move(message));
     add_reroot_fix(facts, *bias->reader, bias->operand, bias->compared, d);
     out.push_back(std::move(d));
@@ -319,8 +336,9 @@ const Rule& eq_nonzero_const_rule() {
         "values. Rewriting to `logical_not(x == 0)` is unsafe: it changes the float result "
         "for any value other than 0 and c. A comparison in disguise (`(1.0 - q).to(torch.bool)`, "
         "`(q - c) != 0`) gets the same safe fix: the shift reads the float tensor before the stub. So does an additive "
-        "attention mask `(1.0 - q) * -10000.0` (or `* torch.finfo(dtype).min`): 0 only where q is exactly 1, so once "
-        "quantized every element the mask keeps is biased too.";
+        "attention mask `(1.0 - q) * torch.finfo(dtype).min`: 0 only where q is exactly 1, so once quantized every "
+        "element the mask keeps gets a bias too, reported where it swamps what it is added to (beyond 1e5: -10000 "
+        "moves a softmax's row by a shared -0.3, which changes nothing).";
     r.onnx_fix =
         "`--fix` makes the comparison read the float twin of its quantized operand: the value with the nearest "
         "QuantizeLinear/DequantizeLinear pair taken out, through copies of the ops between. Safe: a QDQ pair is the "

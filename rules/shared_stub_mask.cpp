@@ -228,6 +228,28 @@ std::vector<MaskUse> mask_uses_of_parts(const analysis::Facts& facts, const Poin
   return found;
 }
 
+// A node that computes with its operands: not a view, and not plumbing (containers, calls
+// whose body the analysis follows). A call of a module without a body here (an FX leaf
+// module such as a Conv2d) computes with its arguments; a stub call only quantizes them.
+bool computes_with_operands(const analysis::Facts& facts, const ir::Node& n) {
+  if (ir::is_view_op(n)) return false;
+  if (n.kind == "prim::CallMethod")
+    return ir::callee_of(facts.model(), n) == nullptr && facts.stub_call(n) == analysis::StubKind::None;
+  return n.kind.rfind("prim::", 0) != 0;
+}
+
+// The first node that computes with a view of the call's tensor (`p * v` for a validity mask `v`
+// through the data's stub): where a bool mask cast to float before the stub does its work.
+std::optional<MaskUse> first_computation_with(const analysis::Facts& facts, const PointUsers& users,
+                                              const std::string& key) {
+  for (const ir::Node* n : users.of(key)) {
+    if (!computes_with_operands(facts, *n)) continue;
+    for (size_t i = 0; i < n->inputs.size(); ++i)
+      if (is_view_of(facts, n->inputs[i], key, false)) return MaskUse{n, n, static_cast<int>(i), false, false, true};
+  }
+  return std::nullopt;
+}
+
 // A stub called on several tensors, one of them a 0/1 mask compared whole with 0 or 1 (a
 // padding mask through the data's stub: `mask = self.quant(mask)`, then `mask == 0`, cast back
 // with `mask.to(torch.bool)`, the test `!= 0`, or made an additive bias `(1.0 - mask) * -1e4`): the mask is part of
@@ -252,17 +274,9 @@ std::vector<MaskUse> whole_call_mask_uses(const analysis::Facts& facts, const Po
       if (is_view_of(facts, n->inputs[side], call.view_key, false) && tests_for_zero_or_one(facts, *n, side))
         found.push_back(MaskUse{n, n, side, true, false, true});
   }
+  if (found.empty() && is_cast_of_bool(facts, call.input))
+    if (auto use = first_computation_with(facts, users, call.view_key)) found.push_back(*use);
   return found;
-}
-
-// A node that computes with its operands: not a view, and not plumbing (containers, calls
-// whose body the analysis follows). A call of a module without a body here (an FX leaf
-// module such as a Conv2d) computes with its arguments; a stub call only quantizes them.
-bool computes_with_operands(const analysis::Facts& facts, const ir::Node& n) {
-  if (ir::is_view_op(n)) return false;
-  if (n.kind == "prim::CallMethod")
-    return ir::callee_of(facts.model(), n) == nullptr && facts.stub_call(n) == analysis::StubKind::None;
-  return n.kind.rfind("prim::", 0) != 0;
 }
 
 // Whether some other use takes the quant point's output (or a view of it) as data.
@@ -421,7 +435,9 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
                                          message(facts, call, how, !joined && mask_use->threshold));
     d.evidence_node = mask_use->node;
     std::string refusal;
-    if (auto fix = mask_path_fix(facts, mask_uses, refusal))
+    if (mask_use->whole_call && !mask_use->comparison)
+      d.notes.push_back("reused-stub's fix at this call gives the mask a quant point of its own, exact for 0 and 1");
+    else if (auto fix = mask_path_fix(facts, mask_uses, refusal))
       d.fixes.push_back(*fix);
     else if (!refusal.empty())
       d.notes.push_back(refusal);

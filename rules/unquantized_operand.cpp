@@ -26,6 +26,13 @@ bool is_unquantized_input_tensor(const analysis::Facts& facts, const ir::Value* 
   return d == ir::DType::Unknown || ir::is_floating(d);
 }
 
+// A bool tensor computed from the model's input (a padding mask): `torch.cat` promotes it to the
+// float 0/1 it joins, where arithmetic on it is bool-arith's business. Its dtype is known once
+// `--input` has run the model: it must be found with inputs as without.
+bool is_bool_input_tensor(const analysis::Facts& facts, const ir::Value* v) {
+  return v->type.is_tensor() && facts.from_input(v) && !facts.quantized(v) && facts.dtype(v) == ir::DType::Bool;
+}
+
 // Whether the op runs in PyTorch's own code: its range is there (scripted), or a trace put it on
 // the user's line that calls that code, which does not spell the op (`self.attn(q, k, v,
 // key_padding_mask=pad)` for the attention's `baddbmm`).
@@ -105,10 +112,12 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int plai
 
 // The operand gets a quant point of its own: a new QuantStub, or in a traced QAT model a clone
 // of the model's own fake quant.
-void add_own_quant_point_fix(const analysis::Facts& facts, const ir::Node& consumer, int operand, Diagnostic& d) {
-  if (auto edit = quantize_operand_edit(facts, consumer, operand, false))
+// `mask`: the operand is a bool tensor (a padding mask joined by `cat`), cast to float for it.
+void add_own_quant_point_fix(const analysis::Facts& facts, const ir::Node& consumer, int operand, Diagnostic& d,
+                             bool mask = false) {
+  if (auto edit = quantize_operand_edit(facts, consumer, operand, mask))
     d.fixes.push_back(safe_fix("quantize the operand with " + ir::spelling(facts.model()).new_stub, {*edit}));
-  else if (auto fake = fake_quantize_operand_edit(facts, consumer, operand, false))
+  else if (auto fake = fake_quantize_operand_edit(facts, consumer, operand, mask))
     d.fixes.push_back(new_fake_quant_fix("fake-quantize the operand with a new fake quant", *fake));
   else if (std::string why = no_new_stub_reason(facts, consumer); !why.empty())
     d.notes.push_back(std::move(why));
@@ -127,21 +136,24 @@ void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>&
     for (size_t i = 0; i < list->inputs.size(); ++i) {
       const ir::Value* part = list->inputs[i];
       if (facts.in_quantized_domain(part)) quantized = quantized ? quantized : part;
-      if (plain == nullptr && is_unquantized_input_tensor(facts, part)) plain = part, plain_item = static_cast<int>(i);
+      if (plain == nullptr && (is_unquantized_input_tensor(facts, part) || is_bool_input_tensor(facts, part)))
+        plain = part, plain_item = static_cast<int>(i);
     }
     if (quantized == nullptr || plain == nullptr) return;
     const std::string name = ir::written_name(facts.model(), plain);
-    Diagnostic d = make_diagnostic(
-        unquantized_operand_rule(), fn, node,
-        "`" + ir::op_spelling(facts.model(), node.kind) + "` joins a tensor quantized by " +
-            describe_stubs(facts, quantized) + " with " + (name.empty() ? "a float tensor" : "`" + name + "`") +
-            ", which never passed a " + ir::spelling(facts.model()).stub +
-            "; the joined tensor gets one scale, so that part (" +
-            (holds_whole_numbers(facts, plain) ? "whole numbers, such as class ids" : "often a 0/1 mask") +
-            ") is rounded at a scale that was never calibrated for it; pass it through " +
-            ir::spelling(facts.model()).own_stub);
+    Diagnostic d =
+        make_diagnostic(unquantized_operand_rule(), fn, node,
+                        "`" + ir::op_spelling(facts.model(), node.kind) + "` joins a tensor quantized by " +
+                            describe_stubs(facts, quantized) + " with " +
+                            (name.empty() ? "a float tensor" : "`" + name + "`") + ", which never passed a " +
+                            ir::spelling(facts.model()).stub + "; the joined tensor gets one scale, so that part (" +
+                            (holds_whole_numbers(facts, plain)    ? "whole numbers, such as class ids"
+                             : is_bool_input_tensor(facts, plain) ? "a bool mask, joined as 0 and 1"
+                                                                  : "often a 0/1 mask") +
+                            ") is rounded at a scale that was never calibrated for it; pass it through " +
+                            ir::spelling(facts.model()).own_stub);
     // The list item gets its quant point: the same edit as for an operand of arithmetic.
-    add_own_quant_point_fix(facts, *list, plain_item, d);
+    add_own_quant_point_fix(facts, *list, plain_item, d, is_bool_input_tensor(facts, plain));
     out.push_back(std::move(d));
   });
 }

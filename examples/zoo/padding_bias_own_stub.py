@@ -1,9 +1,9 @@
 """A BERT-style encoder block whose 0/1 attention mask has a QuantStub of its own, then becomes
-the extended attention mask `(1.0 - mask) * -10000.0`, a bias added to the scores.
+the extended attention mask `(1.0 - mask) * torch.finfo(torch.float32).min` (the literal).
 
 The bias is 0 only where the mask is exactly 1: a comparison with 1 in disguise. Under the
-symmetric int16 scheme 1 becomes 0.99997, and every real key is biased by -0.3 (by -1e34 with
-`torch.finfo(dtype).min` for -10000). `--fix` makes the bias from the mask's float input. Traced
+symmetric int16 scheme 1 becomes 0.99997, and every real key gets a bias of -1e34, which swamps
+its score: attention becomes uniform. `--fix` makes the bias from the mask's float input. Traced
 after QAT with PyTorch's default qconfig (qat/qat_padding_bias_own_stub), the mask's fake quant
 calibrates to scale 1/255, where 1 is exact: nothing to report there.
 
@@ -23,7 +23,7 @@ class Encoder(nn.Module):
 
     def forward(self, tokens, attention_mask):
         extended = attention_mask[:, None, :]
-        bias = (1.0 - extended) * -10000.0
+        bias = (1.0 - extended) * -3.4028234663852886e38
         scores = torch.bmm(self.query(tokens), self.key(tokens).transpose(1, 2)) + bias
         return torch.bmm(scores.softmax(-1), tokens)
 

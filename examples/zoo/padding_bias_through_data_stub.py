@@ -1,10 +1,10 @@
 """A BERT-style encoder block whose 0/1 attention mask (1 for a real token) passes the tokens'
-QuantStub, then becomes the extended attention mask `(1.0 - mask) * -10000.0`, a bias added to
-the scores: 0 where the mask is 1, -10000 where it is 0.
+QuantStub, then becomes the extended attention mask `(1.0 - mask) * torch.finfo(dtype).min` (the
+literal: TorchScript has no torch.finfo), a bias added to the scores: 0 where the mask is 1.
 
 The bias is 0 only where the mask is exactly 1 (a comparison in disguise, like `mask == 1`).
 Through the tokens' stub the mask shares the tokens' scale, at which 1 rounds to another value:
-every real key gets a bias as large as the scores or (with `torch.finfo(dtype).min`) far larger.
+every real key gets a bias far larger than its score, and attention becomes uniform.
 
 Expected findings:
   line 27 eq-nonzero-const  the bias, 0 only where the quantized mask equals 1
@@ -24,7 +24,7 @@ class Encoder(nn.Module):
 
     def forward(self, tokens, attention_mask):
         extended = attention_mask[:, None, :]
-        bias = (1.0 - extended) * -10000.0
+        bias = (1.0 - extended) * -3.4028234663852886e38
         scores = torch.bmm(self.query(tokens), self.key(tokens).transpose(1, 2)) + bias
         return torch.bmm(scores.softmax(-1), tokens)
 

@@ -218,7 +218,9 @@ TEST_F(Fix, GuaranteesHoldOnEveryExampleModel) {
 // tokens' stub made a bias `(1.0 - mask) * -10000.0` (the bias made from its float input; public
 // round 15's BERT: only reused-stub, and --fix "Resolved" with the mask still on the tokens' scale,
 // attention uniform), the same bias of a mask with a stub of its own (0 only where the quantized
-// mask is exactly 1: eq-nonzero-const in disguise). `--fix --input`
+// mask is exactly 1: eq-nonzero-const in disguise), a bool validity flag joined to quantized features
+// by `cat` (public round 16's forecast-mae: found without --input, gone with it), a validity mask
+// cast to float through the points' stub (round 16's Point-MAE: reused-stub only). `--fix --input`
 // leaves no finding that has a fix, with every guarantee, and its Python change computes what the original does.
 TEST_F(Fix, RepairsWhatRealModelsContain) {
   for (const std::string name : {"zoo/detection_nms_helper",
@@ -271,7 +273,11 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
                                  "qat/qat_rotated_offsets",
                                  "zoo/padding_bias_through_data_stub",
                                  "qat/qat_padding_bias_through_data_stub",
-                                 "zoo/padding_bias_own_stub"}) {
+                                 "zoo/padding_bias_own_stub",
+                                 "zoo/padding_flag_joined",
+                                 "qat/qat_padding_flag_joined",
+                                 "zoo/valid_points_through_data_stub",
+                                 "qat/qat_valid_points_through_data_stub"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);
@@ -311,6 +317,24 @@ TEST_F(Fix, CountsWhatCheckFoundAndJudgesAMaskOutputByItsValues) {
   EXPECT_EQ(doc["fixes"][0]["found"], 3) << doc["fixes"][0].dump(2);
   EXPECT_EQ(doc["fixes"][0]["resolved"], 3) << doc["fixes"][0].dump(2);
   expect_guarantees(name, doc, fixed, {});
+}
+
+// Masks whose bool dtype only the inputs show (public round 16): a validity flag joined by `cat`
+// (examples/zoo/padding_flag_joined.py; forecast-mae: reported by `check`, gone with `--input`) and
+// a validity mask cast to float through the points' stub (examples/zoo/valid_points_through_data_
+// stub.py; Point-MAE: reused-stub alone, though the mask's 1 became 0.969).
+TEST_F(Fix, MasksKnownToBeBoolByTheInputsAreReported) {
+  for (const auto& [name, rule] : std::vector<std::pair<std::string, std::string>>{
+           {"zoo/padding_flag_joined", "unquantized-operand"},
+           {"qat/qat_padding_flag_joined", "unquantized-operand"},
+           {"zoo/valid_points_through_data_stub", "shared-stub-mask"},
+           {"qat/qat_valid_points_through_data_stub", "shared-stub-mask"}}) {
+    SCOPED_TRACE(name);
+    json check = fix_json({"--input", example_input(name), example_model(name)});
+    bool found = false;
+    for (const auto& d : check["diagnostics"]) found = found || d["rule"] == rule;
+    EXPECT_TRUE(found) << check.dump(2);
+  }
 }
 
 // Class ids joined to quantized scores (examples/qat/qat_class_ids_joined.py, YOLOX's

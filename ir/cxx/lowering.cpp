@@ -12,6 +12,7 @@
 #include <clang/Lex/Lexer.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <functional>
@@ -784,6 +785,8 @@ class FunctionLowering {
       vars_ = before;
       stmt(branch->getElse());
       merge_branches(after_then, s);
+    } else if (const auto* choice = dyn_cast<SwitchStmt>(s)) {
+      switch_stmt(*choice);
     } else if (const auto* loop = dyn_cast<ForStmt>(s)) {
       stmt(loop->getInit());
       if (loop->getCond()) expr(loop->getCond());
@@ -837,13 +840,85 @@ class FunctionLowering {
     merge_branches(before, loop);
   }
 
+  using Variables = std::map<const ValueDecl*, ir::Value*>;
+
   // After two paths, a variable holds either path's value.
-  void merge_branches(const std::map<const ValueDecl*, ir::Value*>& other, const Stmt* where) {
-    for (auto& [decl, value] : vars_) {
-      auto it = other.find(decl);
-      if (it != other.end() && it->second != value && it->second != nullptr && value != nullptr)
-        value = join({it->second, value}, where);
+  void merge_branches(const Variables& other, const Stmt* where) { vars_ = merge_paths({other, vars_}, where); }
+
+  // What each variable may hold after several paths: the join of the paths' values. A field or
+  // global one path did not touch keeps its value from before the function (`if (n % 5 == 0)
+  // saved_ = model.forward(x).toTensor();` leaves saved_ the output or its old value, and both
+  // carry what the output carries); a local another path lacks was declared on one path only, or
+  // without a value.
+  Variables merge_paths(const std::vector<Variables>& paths, const Stmt* where) {
+    Variables merged;
+    for (const Variables& path : paths)
+      for (const auto& [decl, value] : path)
+        if (value != nullptr && merged.count(decl) == 0) merged[decl] = merged_value(decl, paths, where);
+    return merged;
+  }
+
+  ir::Value* merged_value(const ValueDecl* decl, const std::vector<Variables>& paths, const Stmt* where) {
+    std::vector<ir::Value*> values;
+    bool untouched = false;  // some path leaves it as it was before the function
+    for (const Variables& path : paths) {
+      auto it = path.find(decl);
+      if (it == path.end() || it->second == nullptr) {
+        untouched = true;
+      } else if (std::find(values.begin(), values.end(), it->second) == values.end()) {
+        values.push_back(it->second);
+      }
     }
+    if (untouched && outlives_function(decl))
+      if (ir::Value* old = value_from_outside(decl, where)) values.push_back(old);
+    return values.size() == 1 ? values[0] : join(values, where);
+  }
+
+  // A field or a global: it holds a value before the function runs, and keeps it after.
+  // A model the unit knows the load of is read again from that load instead.
+  bool outlives_function(const ValueDecl* decl) const {
+    if (unit_.stored_loads_.count(decl)) return false;
+    if (isa<FieldDecl>(decl)) return true;
+    const auto* var = dyn_cast<VarDecl>(decl);
+    return var != nullptr && var->hasGlobalStorage() && !var->isStaticLocal();
+  }
+
+  // The value a field or global holds when the function starts (prim::GetAttr, as field() reads
+  // it), or null for one of a type tensor code does not follow.
+  ir::Value* value_from_outside(const ValueDecl* decl, const Stmt* where) {
+    auto type = ir_type(decl->getType());
+    if (!type) return nullptr;
+    ir::Value* v = single("prim::GetAttr", {}, *type, where);
+    v->producer->set_attr("name", ir::Attr::of_str(decl->getNameAsString()));
+    return v;
+  }
+
+  // `switch`: each case a path from the state before it (a fallthrough is read as a path of its
+  // own), and without a `default`, also the path that runs no case.
+  void switch_stmt(const SwitchStmt& choice) {
+    if (choice.getInit()) stmt(choice.getInit());
+    if (choice.getConditionVariable()) declare(*choice.getConditionVariable());
+    if (choice.getCond()) expr(choice.getCond());
+    const auto* body = dyn_cast_or_null<CompoundStmt>(choice.getBody());
+    if (body == nullptr) return loop_body(choice.getBody(), &choice);
+    const Variables before = vars_;
+    std::vector<Variables> paths;
+    bool has_default = false, in_case = false;
+    for (const Stmt* child : body->body()) {
+      if (isa<SwitchCase>(child)) {
+        if (in_case) paths.push_back(vars_);
+        vars_ = before;
+        in_case = true;
+        while (const auto* label = dyn_cast_or_null<SwitchCase>(child)) {
+          has_default = has_default || isa<DefaultStmt>(label);
+          child = label->getSubStmt();
+        }
+      }
+      stmt(child);
+    }
+    if (in_case) paths.push_back(vars_);
+    if (!has_default) paths.push_back(before);
+    vars_ = merge_paths(paths, &choice);
   }
 
   ir::Value* join(const std::vector<ir::Value*>& values, const Stmt* where) {

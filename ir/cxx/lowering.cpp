@@ -23,6 +23,7 @@
 #include <unordered_map>
 
 #include "ir/aten_schemas.h"
+#include "ir/cxx/archive_names.h"
 #include "ir/cxx/call_sites.h"
 #include "ir/import_error.h"
 #include "ir/verifier.h"
@@ -396,9 +397,11 @@ class UnitLowering {
     std::string conflict;
     // The loader parameters the calls gave archives to, whose `--archive` is not applied then.
     std::string parameters;
+    // An `--archive` that fits several variables, not applied (ArchiveName::ambiguous).
+    std::string ambiguous;
     bool operator<(const ModelLoad& o) const {
-      return std::tie(archive, variable, conflict, parameters) <
-             std::tie(o.archive, o.variable, o.conflict, o.parameters);
+      return std::tie(archive, variable, conflict, parameters, ambiguous) <
+             std::tie(o.archive, o.variable, o.conflict, o.parameters, o.ambiguous);
     }
   };
 
@@ -512,21 +515,23 @@ class UnitLowering {
   ModelLoad archive_named_by(const Expr* written) const {
     if (const auto* fallback = dyn_cast<CXXDefaultArgExpr>(written)) written = fallback->getExpr();
     const Expr* path = strip(written);
-    if (const auto* literal = dyn_cast<StringLiteral>(path)) return {literal->getString().str(), "", "", ""};
+    if (const auto* literal = dyn_cast<StringLiteral>(path)) return {literal->getString().str(), "", "", "", ""};
     path = string_of(path);
-    // A variable by its name; any other expression (`argv[1]`, `cfg.model`) as it is written.
+    // A variable by its name (a static member's or global's qualified), any other expression
+    // (`argv[1]`, `cfg.model`) as it is written.
     const auto* ref = dyn_cast<DeclRefExpr>(path);
-    const std::string name =
-        ref != nullptr
-            ? ref->getDecl()->getNameAsString()
-            : Lexer::getSourceText(CharSourceRange::getTokenRange(path->getSourceRange()), sm_, ctx_.getLangOpts())
-                  .str();
+    const std::string as_written =
+        Lexer::getSourceText(CharSourceRange::getTokenRange(path->getSourceRange()), sm_, ctx_.getLangOpts()).str();
+    const std::string name = ref != nullptr ? variable_name(*ref, as_written) : as_written;
     if (name.empty() || name.size() > 200 || name.find('\n') != std::string::npos) return {};
-    for (const auto& entry : options_.archives)
-      if (auto eq = entry.find('='); eq != std::string::npos && entry.substr(0, eq) == name)
-        return {entry.substr(eq + 1), "", "", ""};
-    return {"", name, "", ""};
+    const ArchiveName named = archive_names_.lookup(ref, as_written);
+    // An ambiguous `--archive` has a note of its own, which names the variable.
+    const bool unnamed = named.archive.empty() && named.ambiguous.empty();
+    return {named.archive, unnamed ? name : "", "", "", named.ambiguous};
   }
+
+  // The `--archive` entries, and which of them the file's code named.
+  ArchiveNames archive_names_{options_.archives};
 
   // `torch::jit::Module module_;` set from a load, in a constructor's initializer
   // (`Detector() : module_(torch::jit::load("yolo.pt"))`) or by an assignment in any method: the
@@ -630,6 +635,7 @@ class UnitLowering {
       }
     };
     auto note_assignment = [&](const Expr* target, const Expr* value) {
+      target = held_module_of(target);
       if (const auto* member = dyn_cast_or_null<MemberExpr>(strip(target)))
         note(dyn_cast<FieldDecl>(member->getMemberDecl()), value);
       if (const auto* ref = dyn_cast_or_null<DeclRefExpr>(strip(target)))
@@ -644,6 +650,15 @@ class UnitLowering {
       }
       bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr* op) {
         if (op->getOperator() == OO_Equal && op->getNumArgs() == 2) found(op->getArg(0), op->getArg(1));
+        return true;
+      }
+      // `module.reset(new torch::jit::Module(torch::jit::load(path)))`: the pointer now holds it.
+      bool VisitCXXMemberCallExpr(CXXMemberCallExpr* call) {
+        const CXXMethodDecl* method = call->getMethodDecl();
+        if (method != nullptr && method->getName() == "reset" && call->getNumArgs() == 1 &&
+            holds_module(call->getImplicitObjectArgument()->getType()))
+          if (const auto* made = dyn_cast<CXXNewExpr>(strip(call->getArg(0))); made && made->hasInitializer())
+            found(call->getImplicitObjectArgument(), made->getInitializer());
         return true;
       }
     } assignments;
@@ -667,6 +682,20 @@ class UnitLowering {
         if (f->hasInClassInitializer()) note(f, f->getInClassInitializer());
     // A field or global set from different archives is none of them: a note at its runs lists them.
     for (const auto& [stored, sources] : seen) stored_loads_[stored] = one_of(sources);
+  }
+
+  // `*module = torch::jit::load(path)` (detector_desktop's loader, after
+  // `module.reset(new torch::jit::script::Module)`): assigning through a pointer that holds a
+  // model sets the model the pointer holds, the field's. Any other target as it is.
+  static const Expr* held_module_of(const Expr* target) {
+    const Expr* e = strip(target);
+    const Expr* pointer = nullptr;
+    if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(e);
+        op && op->getOperator() == OO_Star && op->getNumArgs() == 1)
+      pointer = op->getArg(0);
+    if (const auto* un = dyn_cast_or_null<UnaryOperator>(e); un && un->getOpcode() == UO_Deref)
+      pointer = un->getSubExpr();
+    return pointer != nullptr && holds_module(strip(pointer)->getType()) ? strip(pointer) : target;
   }
 
   bool is_quant_function(const FunctionDecl& fd) const {
@@ -1632,6 +1661,7 @@ class FunctionLowering {
     if (!load.variable.empty()) out->producer->set_attr("archive_variable", ir::Attr::of_str(load.variable));
     if (!load.conflict.empty())
       out->producer->set_attr("archive_choices", ir::Attr::of_str(load.conflict + "\n" + load.parameters));
+    if (!load.ambiguous.empty()) out->producer->set_attr("archive_ambiguity", ir::Attr::of_str(load.ambiguous));
     return out;
   }
 
@@ -1720,6 +1750,9 @@ class FunctionLowering {
     if (variable != nullptr && unit_.options_.archive_quantized) out->producer->set_attr("unnamed_archive", *variable);
     const ir::Attr* conflict = module && module->producer ? module->producer->attr("archive_choices") : nullptr;
     if (conflict != nullptr && unit_.options_.archive_quantized) out->producer->set_attr("archive_conflict", *conflict);
+    const ir::Attr* ambiguous = module && module->producer ? module->producer->attr("archive_ambiguity") : nullptr;
+    if (ambiguous != nullptr && unit_.options_.archive_quantized)
+      out->producer->set_attr("archive_ambiguous", *ambiguous);
     const ir::Attr* unfollowed = module && module->producer ? module->producer->attr("unfollowed_loader") : nullptr;
     if (unfollowed != nullptr && unit_.options_.archive_quantized)
       out->producer->set_attr("unfollowed_model", *unfollowed);
@@ -1728,7 +1761,21 @@ class FunctionLowering {
     const bool loaded = module != nullptr && module->producer != nullptr && module->producer->kind == "cxx::load";
     if (std::string kept = container_of(object); !loaded && !kept.empty() && unit_.options_.archive_quantized)
       out->producer->set_attr("container_model", ir::Attr::of_str(kept));
+    else if (archive == nullptr && !says_why_unlinked(*out->producer) && unit_.options_.archive_quantized)
+      out->producer->set_attr("unlinked_model", ir::Attr::of_str(written_or(object, "this model")));
     return out;
+  }
+
+  // Whether a run's node already carries a note on why its archive is not taken.
+  static bool says_why_unlinked(const ir::Node& run) {
+    for (const char* why : {"unnamed_archive", "archive_conflict", "unfollowed_model", "archive_ambiguous"})
+      if (run.attr(why) != nullptr) return true;
+    return false;
+  }
+
+  std::string written_or(const Expr* e, const std::string& otherwise) const {
+    const std::string written = e != nullptr ? unit_.text(strip(e)->getSourceRange()) : "";
+    return written.empty() ? otherwise : written;
   }
 
   ir::Value* builtin_binary(const BinaryOperator& bin) {
@@ -1857,6 +1904,7 @@ ir::Model UnitLowering::run() {
     if (own_code(decl->getLocation())) own.push_back(decl);
   for (Decl* decl : own) collector.TraverseDecl(decl);
   call_sites_.collect(own);
+  archive_names_.collect(own);
   for (const FunctionDecl* fd : collector.functions)  // a header's, for messages and suppressions
     read_lines_of(sm_.getFileID(sm_.getExpansionLoc(fd->getLocation())));
   std::set<std::string> taken;
@@ -1878,8 +1926,11 @@ ir::Model UnitLowering::run() {
 
 }  // namespace
 
-ir::Model lower_translation_unit(ASTContext& context, const Options& options) {
-  ir::Model model = UnitLowering(context, options).run();
+ir::Model lower_translation_unit(ASTContext& context, const Options& options,
+                                 std::vector<std::string>* archives_named) {
+  UnitLowering unit(context, options);
+  ir::Model model = unit.run();
+  if (archives_named != nullptr) *archives_named = unit.archive_names_.used();
   std::vector<std::string> problems = ir::verify(model);
   if (!problems.empty()) {
     // The input past qlint's bounds, said as the user's code made it; else a bug of qlint's.

@@ -889,18 +889,27 @@ class FunctionLowering {
 
   ir::Value* merged_value(const ValueDecl* decl, const std::vector<Variables>& paths, const Stmt* where) {
     std::vector<ir::Value*> values;
-    bool untouched = false;  // some path leaves it as it was before the function
+    bool untouched = false;    // some path leaves it as it was before the function
+    ir::Value* old = nullptr;  // a path's read of that value (field() reads it so), reused
     for (const Variables& path : paths) {
       auto it = path.find(decl);
       if (it == path.end() || it->second == nullptr) {
         untouched = true;
+      } else if (outlives_function(decl) && is_value_from_outside(it->second, decl)) {
+        old = it->second;
       } else if (std::find(values.begin(), values.end(), it->second) == values.end()) {
         values.push_back(it->second);
       }
     }
-    if (untouched && outlives_function(decl))
-      if (ir::Value* old = value_from_outside(decl, where)) values.push_back(old);
+    if (old == nullptr && untouched && outlives_function(decl)) old = value_from_outside(decl, where);
+    if (old != nullptr) values.push_back(old);
     return values.size() == 1 ? values[0] : join(values, where);
+  }
+
+  static bool is_value_from_outside(const ir::Value* v, const ValueDecl* decl) {
+    const ir::Attr* name =
+        v->producer != nullptr && v->producer->kind == "prim::GetAttr" ? v->producer->attr("name") : nullptr;
+    return name != nullptr && name->kind == ir::Attr::Kind::Str && name->s == decl->getNameAsString();
   }
 
   // A field or a global: it holds a value before the function runs, and keeps it after.

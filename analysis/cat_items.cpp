@@ -66,6 +66,25 @@ std::optional<int64_t> slice_bound(const ir::Value* operand, int64_t none) {
 
 std::optional<int64_t> size_along(const ir::Value* v, int64_t dim, int depth);
 
+// A factory's size along `dim` from its constant size list (`torch::ones({n, 1})`, a batch-index
+// column put before the boxes: 1 wide along dimension 1, whatever n is).
+std::optional<int64_t> factory_size_along(const ir::Node& n, int64_t dim) {
+  static const std::set<std::string> factories = {"aten::ones", "aten::zeros", "aten::empty",
+                                                  "aten::full", "aten::rand",  "aten::randn"};
+  if (!factories.count(n.kind) || n.inputs.empty() || dim < 0) return std::nullopt;
+  const ir::Node* list = n.inputs[0]->producer;
+  if (list == nullptr || list->kind != "prim::ListConstruct" || static_cast<size_t>(dim) >= list->inputs.size())
+    return std::nullopt;
+  auto size = integer(list->inputs[static_cast<size_t>(dim)]);
+  return size && *size >= 0 ? size : std::nullopt;
+}
+
+// `x.index_select(d, idx)` keeps x's positions along every dimension but d (rows kept by an NMS).
+std::optional<int64_t> selected_dimension(const ir::Node& n) {
+  if (n.kind != "aten::index_select" || n.inputs.size() < 3) return std::nullopt;
+  return dimension(n.inputs[1], rank_of(n.inputs[0]));
+}
+
 // The size along `dim` of a reduction's result (`torch::max(x, 1, true)`, `x.argmax(1)`,
 // `x.sum(1)`): 1 along a dimension it keeps, the operand's size along the others.
 std::optional<int64_t> reduced_size_along(const ir::Node& n, int64_t dim, int depth) {
@@ -122,10 +141,13 @@ std::optional<int64_t> size_along(const ir::Value* v, int64_t dim, int depth) {
       return std::nullopt;
     return size_along(tuple->inputs[static_cast<size_t>(*i)], dim, depth + 1);
   }
+  if (auto size = factory_size_along(n, dim)) return size;
   if (n.inputs.empty()) return std::nullopt;
   const ir::Value* input = n.inputs[0];
   auto input_rank = rank_of(input);
-  if (keeps_positions(n.kind)) return size_along(input, dim, depth + 1);
+  // `fill_` writes values, not sizes: `torch::ones({n, 1}).fill_(0)` is as wide as before.
+  if (keeps_positions(n.kind) || n.kind == "aten::fill_") return size_along(input, dim, depth + 1);
+  if (auto selected = selected_dimension(n)) return *selected == dim ? std::nullopt : size_along(input, dim, depth + 1);
   if (n.kind == "aten::unsqueeze" && n.inputs.size() >= 2) {
     auto d = dimension(n.inputs[1], input_rank ? std::optional<int64_t>(*input_rank + 1) : std::nullopt);
     if (!d) return std::nullopt;
@@ -219,6 +241,7 @@ bool follow_back(const ir::Node& n, const ir::Value& input, Pick& pick) {
     pick.hi = pick.hi > std::numeric_limits<int64_t>::max() - *start ? pick.hi : pick.hi + *start;
     return true;
   }
+  if (auto selected = selected_dimension(n)) return *selected != pick.dim;
   if (kind == "aten::permute") {
     const ir::Node* list = n.inputs[1]->producer;
     if (!in_rank || list == nullptr || list->kind != "prim::ListConstruct" ||
@@ -256,7 +279,7 @@ bool follow_back(const ir::Node& n, const ir::Value& input, Pick& pick) {
 
 // The items a pick reads. An item whose size is not known ends the walk: the items after it
 // start at offsets not known either, unless the pick ends before it.
-std::optional<std::vector<CatItemRead>> items_at(const ir::Node& cat, const Pick& pick) {
+std::optional<std::vector<CatItemRead>> items_at(const ir::Node& cat, const Pick& pick, int depth = 0) {
   if (cat.inputs.size() < 2 || cat.inputs[0]->producer == nullptr ||
       cat.inputs[0]->producer->kind != "prim::ListConstruct")
     return std::nullopt;
@@ -268,8 +291,19 @@ std::optional<std::vector<CatItemRead>> items_at(const ir::Node& cat, const Pick
     if (offset >= pick.hi) break;
     auto size = size_along(item, *d, 0);
     if (!size) return std::nullopt;
-    if (offset < pick.hi && pick.lo < offset + *size)
-      read.push_back({item, pick.lo <= offset && offset + *size <= pick.hi});
+    const bool whole = pick.lo <= offset && offset + *size <= pick.hi;
+    // A part that is a cat of its own along the same dimension (`torch::cat({batch_index, dets},
+    // 1)` of `dets = torch::cat({box, score, cls}, 1)`): the items of it the pick reads.
+    const ir::Node* inner = item->producer;
+    std::optional<std::vector<CatItemRead>> nested;
+    if (!whole && offset < pick.hi && pick.lo < offset + *size && inner != nullptr && inner->kind == "aten::cat" &&
+        depth < kMaxDepth)
+      nested = items_at(
+          *inner, Pick{pick.dim, std::max<int64_t>(pick.lo - offset, 0), std::min(pick.hi - offset, *size)}, depth + 1);
+    if (nested)
+      read.insert(read.end(), nested->begin(), nested->end());
+    else if (offset < pick.hi && pick.lo < offset + *size)
+      read.push_back({item, whole});
     offset += *size;
   }
   if (read.empty()) return std::nullopt;  // past the items this walk can place

@@ -314,6 +314,19 @@ std::string conflicting_archives(const std::string& attr) {
   return note + "; " + named + " is not applied here, as it would give all of them one archive";
 }
 
+// An `--archive NAME=PATH` whose NAME fits several variables (`kModelPath` of two classes):
+// which ones, and the qualified name of the one this model loads. `attr` is "NAME\nTHIS\nA, B".
+std::string ambiguous_archive(const std::string& attr) {
+  std::istringstream parts(attr);
+  std::string name, self, fits;
+  std::getline(parts, name);
+  std::getline(parts, self);
+  std::getline(parts, fits);
+  return "`--archive " + ir::printable(name, 200) + "=PATH` fits several variables (" + ir::printable(fits, 600) +
+         "), so it is not applied to any of them; name the one this model loads as it is qualified, `--archive " +
+         ir::printable(self, 200) + "=PATH`; qlint counts this model's outputs as unquantized";
+}
+
 // A model run whose archive qlint could not read: its outputs counted as unquantized.
 void print_unread_archives(const ir::Model& model) {
   for (const auto& f : model.functions)
@@ -332,6 +345,14 @@ void print_unread_archives(const ir::Model& model) {
         std::cerr << ir::display_location(n.loc) << ": note: this model is what `" << ir::printable(from->s, 200)
                   << "` returns, which loads no one archive qlint can name (none, or one of several); qlint counts "
                      "this model's outputs as unquantized\n";
+      if (const ir::Attr* ambiguous = n.attr("archive_ambiguous"); ambiguous && ambiguous->kind == ir::Attr::Kind::Str)
+        std::cerr << ir::display_location(n.loc) << ": note: " << ambiguous_archive(ambiguous->s) << "\n";
+      if (const ir::Attr* object = n.attr("unlinked_model"); object && object->kind == ir::Attr::Kind::Str)
+        std::cerr << ir::display_location(n.loc) << ": note: qlint does not see which TorchScript archive `"
+                  << ir::printable(object->s, 200)
+                  << "` holds (it follows a `torch::jit::load` into a variable, a field or a smart pointer of this "
+                     "file, and the functions of the file that return one); qlint counts this model's outputs as "
+                     "unquantized\n";
       const ir::Attr* unread = n.attr("unread_archive");
       if (unread == nullptr || unread->kind != ir::Attr::Kind::Str) return;
       const size_t cut = unread->s.find('\n');
@@ -402,6 +423,7 @@ class CxxLinter {
       progress.show(done, total, file);
     };
     for (auto& file : cxx_backend().import_cxx(request, front_end_)) {
+      archives_named_.insert(file.archives_named.begin(), file.archives_named.end());
       if (!file.error.empty()) {
         errors.push_back({file.file, ir::display_path(file.file) + ": " + file.error +
                                          (file.partial ? "; qlint checked the functions Clang could parse" : "")});
@@ -421,9 +443,19 @@ class CxxLinter {
     once_per_header(reports);
   }
 
+  // The `--archive` entries no checked file's code names: a misspelt or stale one would
+  // otherwise change nothing without a word.
+  std::vector<std::string> archives_naming_nothing() const {
+    std::vector<std::string> unused;
+    for (const std::string& entry : front_end_.archives)
+      if (!archives_named_.count(entry)) unused.push_back(entry);
+    return unused;
+  }
+
  private:
   const CxxOptions& options_;
   cxx::Options front_end_;
+  mutable std::set<std::string> archives_named_;
 };
 
 // --fix: each checked file's fixed text is parsed and checked again before it is written, so a
@@ -571,6 +603,12 @@ int run_cxx(const CxxOptions& requested) {
     return kExitError;
   }
   for (const auto& r : reports) print_unread_archives(*r.model);
+  // A warning, not an error: the checked files may be a part of what a build script names.
+  if (!reports.empty())
+    for (const std::string& entry : linter.archives_naming_nothing())
+      std::cerr << "qlint: warning: `--archive " << ir::printable(entry, 300)
+                << "` names no path of a `torch::jit::load` in the checked files (a variable or the expression as "
+                   "written, such as `Config::kModelPath` or `argv[1]`); it was not applied\n";
   for (const InputError& error : errors) print_error(options.check, error);
   CheckOptions shown = options.check;
   shown.fix = options.fix;

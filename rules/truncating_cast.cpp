@@ -1,6 +1,7 @@
 // truncating-cast: a quantized float value cast to an integer (`.long()`, `int(x.item())`).
 // The cast truncates toward zero, so a whole number that quantization moved just below itself
 // (2.0 as 1.9997) loses one: class ids, counts and indices carried in a tensor come out wrong.
+#include "ir/source_text.h"
 #include "ir/spelling.h"
 #include "rules/registry.h"
 #include "rules/support.h"
@@ -63,10 +64,28 @@ bool only_model_outputs(const analysis::Facts& facts, const ir::Value* v) {
   return !sources.empty();
 }
 
+// C++ ranges the conversion Clang inserts in `static_cast<int>(s * 640 / 416.0)` (and in
+// `cv::Point(a[i][2] - 17, ...)`) by its operand, the same range as the arithmetic that makes it:
+// that range is the operand's text.
+std::string converted_text(const ir::Model& model, const ir::Node& cast) {
+  const ir::Node* producer = cast.inputs[0]->producer;
+  if (model.language != ir::Language::Cxx || producer == nullptr || !(producer->loc == cast.loc)) return "";
+  const std::string text = ir::source_text(model, cast.loc);
+  return text.empty() || text.size() > 120 ? "" : "`" + text + "`";
+}
+
+// The advice's spelling of rounding: a C++ float number (not a tensor) rounds with std::lround.
+std::string round_then_cast(const ir::Model& model, const ir::Node& cast) {
+  if (model.language == ir::Language::Cxx && cast.inputs[0]->type.kind == ir::Type::Kind::Float)
+    return "`std::lround(x)`";
+  return ir::spelling(model).round_then_cast;
+}
+
 std::string message(const analysis::Facts& facts, const ir::Node& node) {
   std::string value = ir::operand_text(facts.model(), node, 0);  // "`x[:, -1]`", or ""
   if (const ir::Node* item = tensor_read(node); value.empty() && item != nullptr)
     value = ir::operand_text(facts.model(), *item, 0);
+  if (value.empty()) value = converted_text(facts.model(), node);
   if (value.empty()) value = "a value";
   const std::string stubs = describe_stubs(facts, node.inputs[0]);
   const std::string stub = ir::spelling(facts.model()).stub;
@@ -84,7 +103,7 @@ std::string message(const analysis::Facts& facts, const ir::Node& node) {
   return value + ", quantized by " + stubs +
          ", is cast to integers, which truncates toward zero: a whole number that quantization moves just below "
          "itself (2.0 as 1.9997) loses one; if the value is meant to be whole, round before the cast (" +
-         ir::spelling(facts.model()).round_then_cast +
+         round_then_cast(facts.model(), node) +
          "); if the cast is meant to floor (a cell index from a coordinate), cast the float value " + from_float;
 }
 

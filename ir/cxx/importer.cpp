@@ -52,7 +52,7 @@ class LoweringConsumer : public clang::ASTConsumer {
     // others); the caller records the error itself.
     result.partial = context.getDiagnostics().hasErrorOccurred();
     try {
-      result.model = lower_translation_unit(context, options_);
+      result.model = lower_translation_unit(context, options_, &result.archives_named);
       // QLINT_DEBUG=cxx-ir: the IR each file lowers to, for whoever works on the front end.
       if (const char* debug = std::getenv("QLINT_DEBUG"); debug && std::strstr(debug, "cxx-ir") != nullptr)
         std::fprintf(stderr, "%s", ir::print_model(result.model).c_str());
@@ -215,11 +215,34 @@ ImportedFile parse_file(clang::tooling::CompilationDatabase& db, const ImportReq
   return result;
 }
 
+// The `--archive` entries a file named, before its model: each with its length, then a blank.
+std::string encode_archives(const ImportedFile& imported) {
+  std::string out;
+  for (const std::string& entry : imported.archives_named) out += std::to_string(entry.size()) + ":" + entry;
+  return out + ";";
+}
+
+// Reads what encode_archives wrote at `at`, and moves `at` past it.
+std::vector<std::string> decode_archives(const std::string& message, size_t& at) {
+  std::vector<std::string> out;
+  while (at < message.size() && message[at] != ';') {
+    const size_t colon = message.find(':', at);
+    if (colon == std::string::npos) break;
+    const size_t size = std::stoul(message.substr(at, colon - at));
+    out.push_back(message.substr(colon + 1, size));
+    at = colon + 1 + size;
+  }
+  if (at < message.size()) ++at;
+  return out;
+}
+
 // What the child process sends back: a tag byte, then the error or the model's text IR, or
 // both (the error, a NUL, the model) for a file that parsed in part.
 std::string encode(const ImportedFile& imported) {
-  if (imported.partial) return "P" + imported.error + '\0' + ir::print_model(imported.model);
-  return imported.error.empty() ? "M" + ir::print_model(imported.model) : "E" + imported.error;
+  if (imported.partial)
+    return "P" + imported.error + '\0' + encode_archives(imported) + ir::print_model(imported.model);
+  return imported.error.empty() ? "M" + encode_archives(imported) + ir::print_model(imported.model)
+                                : "E" + imported.error;
 }
 
 ImportedFile decode(const std::string& file, const std::string& message) {
@@ -238,6 +261,7 @@ ImportedFile decode(const std::string& file, const std::string& message) {
       result.partial = true;
     }
     try {
+      result.archives_named = decode_archives(message, model_at);
       result.model = std::move(ir::parse_model(message.substr(model_at)).model);
     } catch (const ir::ParseError& e) {
       result.error = std::string("its model could not be carried over from the parse: ") + e.what();

@@ -36,6 +36,8 @@ struct ImportedFile {
   // With an error: the model holds the functions Clang parsed without one (a file that does
   // not compile still gets findings there, as clang-tidy's do).
   bool partial = false;
+  // The `--archive` entries the file's code names (Options::archives).
+  std::vector<std::string> archives_named;
 };
 
 // Throws ir::ImportError when the compilation database cannot be read.

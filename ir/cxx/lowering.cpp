@@ -12,6 +12,7 @@
 #include <clang/Lex/Lexer.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <functional>
@@ -22,6 +23,7 @@
 #include <unordered_map>
 
 #include "ir/aten_schemas.h"
+#include "ir/cxx/archive_names.h"
 #include "ir/cxx/call_sites.h"
 #include "ir/import_error.h"
 #include "ir/verifier.h"
@@ -395,9 +397,11 @@ class UnitLowering {
     std::string conflict;
     // The loader parameters the calls gave archives to, whose `--archive` is not applied then.
     std::string parameters;
+    // An `--archive` that fits several variables, not applied (ArchiveName::ambiguous).
+    std::string ambiguous;
     bool operator<(const ModelLoad& o) const {
-      return std::tie(archive, variable, conflict, parameters) <
-             std::tie(o.archive, o.variable, o.conflict, o.parameters);
+      return std::tie(archive, variable, conflict, parameters, ambiguous) <
+             std::tie(o.archive, o.variable, o.conflict, o.parameters, o.ambiguous);
     }
   };
 
@@ -511,21 +515,23 @@ class UnitLowering {
   ModelLoad archive_named_by(const Expr* written) const {
     if (const auto* fallback = dyn_cast<CXXDefaultArgExpr>(written)) written = fallback->getExpr();
     const Expr* path = strip(written);
-    if (const auto* literal = dyn_cast<StringLiteral>(path)) return {literal->getString().str(), "", "", ""};
+    if (const auto* literal = dyn_cast<StringLiteral>(path)) return {literal->getString().str(), "", "", "", ""};
     path = string_of(path);
-    // A variable by its name; any other expression (`argv[1]`, `cfg.model`) as it is written.
+    // A variable by its name (a static member's or global's qualified), any other expression
+    // (`argv[1]`, `cfg.model`) as it is written.
     const auto* ref = dyn_cast<DeclRefExpr>(path);
-    const std::string name =
-        ref != nullptr
-            ? ref->getDecl()->getNameAsString()
-            : Lexer::getSourceText(CharSourceRange::getTokenRange(path->getSourceRange()), sm_, ctx_.getLangOpts())
-                  .str();
+    const std::string as_written =
+        Lexer::getSourceText(CharSourceRange::getTokenRange(path->getSourceRange()), sm_, ctx_.getLangOpts()).str();
+    const std::string name = ref != nullptr ? variable_name(*ref, as_written) : as_written;
     if (name.empty() || name.size() > 200 || name.find('\n') != std::string::npos) return {};
-    for (const auto& entry : options_.archives)
-      if (auto eq = entry.find('='); eq != std::string::npos && entry.substr(0, eq) == name)
-        return {entry.substr(eq + 1), "", "", ""};
-    return {"", name, "", ""};
+    const ArchiveName named = archive_names_.lookup(ref, as_written);
+    // An ambiguous `--archive` has a note of its own, which names the variable.
+    const bool unnamed = named.archive.empty() && named.ambiguous.empty();
+    return {named.archive, unnamed ? name : "", "", "", named.ambiguous};
   }
+
+  // The `--archive` entries, and which of them the file's code named.
+  ArchiveNames archive_names_{options_.archives};
 
   // `torch::jit::Module module_;` set from a load, in a constructor's initializer
   // (`Detector() : module_(torch::jit::load("yolo.pt"))`) or by an assignment in any method: the
@@ -629,6 +635,7 @@ class UnitLowering {
       }
     };
     auto note_assignment = [&](const Expr* target, const Expr* value) {
+      target = held_module_of(target);
       if (const auto* member = dyn_cast_or_null<MemberExpr>(strip(target)))
         note(dyn_cast<FieldDecl>(member->getMemberDecl()), value);
       if (const auto* ref = dyn_cast_or_null<DeclRefExpr>(strip(target)))
@@ -643,6 +650,15 @@ class UnitLowering {
       }
       bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr* op) {
         if (op->getOperator() == OO_Equal && op->getNumArgs() == 2) found(op->getArg(0), op->getArg(1));
+        return true;
+      }
+      // `module.reset(new torch::jit::Module(torch::jit::load(path)))`: the pointer now holds it.
+      bool VisitCXXMemberCallExpr(CXXMemberCallExpr* call) {
+        const CXXMethodDecl* method = call->getMethodDecl();
+        if (method != nullptr && method->getName() == "reset" && call->getNumArgs() == 1 &&
+            holds_module(call->getImplicitObjectArgument()->getType()))
+          if (const auto* made = dyn_cast<CXXNewExpr>(strip(call->getArg(0))); made && made->hasInitializer())
+            found(call->getImplicitObjectArgument(), made->getInitializer());
         return true;
       }
     } assignments;
@@ -666,6 +682,20 @@ class UnitLowering {
         if (f->hasInClassInitializer()) note(f, f->getInClassInitializer());
     // A field or global set from different archives is none of them: a note at its runs lists them.
     for (const auto& [stored, sources] : seen) stored_loads_[stored] = one_of(sources);
+  }
+
+  // `*module = torch::jit::load(path)` (detector_desktop's loader, after
+  // `module.reset(new torch::jit::script::Module)`): assigning through a pointer that holds a
+  // model sets the model the pointer holds, the field's. Any other target as it is.
+  static const Expr* held_module_of(const Expr* target) {
+    const Expr* e = strip(target);
+    const Expr* pointer = nullptr;
+    if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(e);
+        op && op->getOperator() == OO_Star && op->getNumArgs() == 1)
+      pointer = op->getArg(0);
+    if (const auto* un = dyn_cast_or_null<UnaryOperator>(e); un && un->getOpcode() == UO_Deref)
+      pointer = un->getSubExpr();
+    return pointer != nullptr && holds_module(strip(pointer)->getType()) ? strip(pointer) : target;
   }
 
   bool is_quant_function(const FunctionDecl& fd) const {
@@ -784,6 +814,8 @@ class FunctionLowering {
       vars_ = before;
       stmt(branch->getElse());
       merge_branches(after_then, s);
+    } else if (const auto* choice = dyn_cast<SwitchStmt>(s)) {
+      switch_stmt(*choice);
     } else if (const auto* loop = dyn_cast<ForStmt>(s)) {
       stmt(loop->getInit());
       if (loop->getCond()) expr(loop->getCond());
@@ -837,13 +869,94 @@ class FunctionLowering {
     merge_branches(before, loop);
   }
 
+  using Variables = std::map<const ValueDecl*, ir::Value*>;
+
   // After two paths, a variable holds either path's value.
-  void merge_branches(const std::map<const ValueDecl*, ir::Value*>& other, const Stmt* where) {
-    for (auto& [decl, value] : vars_) {
-      auto it = other.find(decl);
-      if (it != other.end() && it->second != value && it->second != nullptr && value != nullptr)
-        value = join({it->second, value}, where);
+  void merge_branches(const Variables& other, const Stmt* where) { vars_ = merge_paths({other, vars_}, where); }
+
+  // What each variable may hold after several paths: the join of the paths' values. A field or
+  // global one path did not touch keeps its value from before the function (`if (n % 5 == 0)
+  // saved_ = model.forward(x).toTensor();` leaves saved_ the output or its old value, and both
+  // carry what the output carries); a local another path lacks was declared on one path only, or
+  // without a value.
+  Variables merge_paths(const std::vector<Variables>& paths, const Stmt* where) {
+    Variables merged;
+    for (const Variables& path : paths)
+      for (const auto& [decl, value] : path)
+        if (value != nullptr && merged.count(decl) == 0) merged[decl] = merged_value(decl, paths, where);
+    return merged;
+  }
+
+  ir::Value* merged_value(const ValueDecl* decl, const std::vector<Variables>& paths, const Stmt* where) {
+    std::vector<ir::Value*> values;
+    bool untouched = false;    // some path leaves it as it was before the function
+    ir::Value* old = nullptr;  // a path's read of that value (field() reads it so), reused
+    for (const Variables& path : paths) {
+      auto it = path.find(decl);
+      if (it == path.end() || it->second == nullptr) {
+        untouched = true;
+      } else if (outlives_function(decl) && is_value_from_outside(it->second, decl)) {
+        old = it->second;
+      } else if (std::find(values.begin(), values.end(), it->second) == values.end()) {
+        values.push_back(it->second);
+      }
     }
+    if (old == nullptr && untouched && outlives_function(decl)) old = value_from_outside(decl, where);
+    if (old != nullptr) values.push_back(old);
+    return values.size() == 1 ? values[0] : join(values, where);
+  }
+
+  static bool is_value_from_outside(const ir::Value* v, const ValueDecl* decl) {
+    const ir::Attr* name =
+        v->producer != nullptr && v->producer->kind == "prim::GetAttr" ? v->producer->attr("name") : nullptr;
+    return name != nullptr && name->kind == ir::Attr::Kind::Str && name->s == decl->getNameAsString();
+  }
+
+  // A field or a global: it holds a value before the function runs, and keeps it after.
+  // A model the unit knows the load of is read again from that load instead.
+  bool outlives_function(const ValueDecl* decl) const {
+    if (unit_.stored_loads_.count(decl)) return false;
+    if (isa<FieldDecl>(decl)) return true;
+    const auto* var = dyn_cast<VarDecl>(decl);
+    return var != nullptr && var->hasGlobalStorage() && !var->isStaticLocal();
+  }
+
+  // The value a field or global holds when the function starts (prim::GetAttr, as field() reads
+  // it), or null for one of a type tensor code does not follow.
+  ir::Value* value_from_outside(const ValueDecl* decl, const Stmt* where) {
+    auto type = ir_type(decl->getType());
+    if (!type) return nullptr;
+    ir::Value* v = single("prim::GetAttr", {}, *type, where);
+    v->producer->set_attr("name", ir::Attr::of_str(decl->getNameAsString()));
+    return v;
+  }
+
+  // `switch`: each case a path from the state before it (a fallthrough is read as a path of its
+  // own), and without a `default`, also the path that runs no case.
+  void switch_stmt(const SwitchStmt& choice) {
+    if (choice.getInit()) stmt(choice.getInit());
+    if (choice.getConditionVariable()) declare(*choice.getConditionVariable());
+    if (choice.getCond()) expr(choice.getCond());
+    const auto* body = dyn_cast_or_null<CompoundStmt>(choice.getBody());
+    if (body == nullptr) return loop_body(choice.getBody(), &choice);
+    const Variables before = vars_;
+    std::vector<Variables> paths;
+    bool has_default = false, in_case = false;
+    for (const Stmt* child : body->body()) {
+      if (isa<SwitchCase>(child)) {
+        if (in_case) paths.push_back(vars_);
+        vars_ = before;
+        in_case = true;
+        while (const auto* label = dyn_cast_or_null<SwitchCase>(child)) {
+          has_default = has_default || isa<DefaultStmt>(label);
+          child = label->getSubStmt();
+        }
+      }
+      stmt(child);
+    }
+    if (in_case) paths.push_back(vars_);
+    if (!has_default) paths.push_back(before);
+    vars_ = merge_paths(paths, &choice);
   }
 
   ir::Value* join(const std::vector<ir::Value*>& values, const Stmt* where) {
@@ -1557,6 +1670,7 @@ class FunctionLowering {
     if (!load.variable.empty()) out->producer->set_attr("archive_variable", ir::Attr::of_str(load.variable));
     if (!load.conflict.empty())
       out->producer->set_attr("archive_choices", ir::Attr::of_str(load.conflict + "\n" + load.parameters));
+    if (!load.ambiguous.empty()) out->producer->set_attr("archive_ambiguity", ir::Attr::of_str(load.ambiguous));
     return out;
   }
 
@@ -1645,6 +1759,9 @@ class FunctionLowering {
     if (variable != nullptr && unit_.options_.archive_quantized) out->producer->set_attr("unnamed_archive", *variable);
     const ir::Attr* conflict = module && module->producer ? module->producer->attr("archive_choices") : nullptr;
     if (conflict != nullptr && unit_.options_.archive_quantized) out->producer->set_attr("archive_conflict", *conflict);
+    const ir::Attr* ambiguous = module && module->producer ? module->producer->attr("archive_ambiguity") : nullptr;
+    if (ambiguous != nullptr && unit_.options_.archive_quantized)
+      out->producer->set_attr("archive_ambiguous", *ambiguous);
     const ir::Attr* unfollowed = module && module->producer ? module->producer->attr("unfollowed_loader") : nullptr;
     if (unfollowed != nullptr && unit_.options_.archive_quantized)
       out->producer->set_attr("unfollowed_model", *unfollowed);
@@ -1653,7 +1770,21 @@ class FunctionLowering {
     const bool loaded = module != nullptr && module->producer != nullptr && module->producer->kind == "cxx::load";
     if (std::string kept = container_of(object); !loaded && !kept.empty() && unit_.options_.archive_quantized)
       out->producer->set_attr("container_model", ir::Attr::of_str(kept));
+    else if (archive == nullptr && !says_why_unlinked(*out->producer) && unit_.options_.archive_quantized)
+      out->producer->set_attr("unlinked_model", ir::Attr::of_str(written_or(object, "this model")));
     return out;
+  }
+
+  // Whether a run's node already carries a note on why its archive is not taken.
+  static bool says_why_unlinked(const ir::Node& run) {
+    for (const char* why : {"unnamed_archive", "archive_conflict", "unfollowed_model", "archive_ambiguous"})
+      if (run.attr(why) != nullptr) return true;
+    return false;
+  }
+
+  std::string written_or(const Expr* e, const std::string& otherwise) const {
+    const std::string written = e != nullptr ? unit_.text(strip(e)->getSourceRange()) : "";
+    return written.empty() ? otherwise : written;
   }
 
   ir::Value* builtin_binary(const BinaryOperator& bin) {
@@ -1782,6 +1913,7 @@ ir::Model UnitLowering::run() {
     if (own_code(decl->getLocation())) own.push_back(decl);
   for (Decl* decl : own) collector.TraverseDecl(decl);
   call_sites_.collect(own);
+  archive_names_.collect(own);
   for (const FunctionDecl* fd : collector.functions)  // a header's, for messages and suppressions
     read_lines_of(sm_.getFileID(sm_.getExpansionLoc(fd->getLocation())));
   std::set<std::string> taken;
@@ -1803,8 +1935,11 @@ ir::Model UnitLowering::run() {
 
 }  // namespace
 
-ir::Model lower_translation_unit(ASTContext& context, const Options& options) {
-  ir::Model model = UnitLowering(context, options).run();
+ir::Model lower_translation_unit(ASTContext& context, const Options& options,
+                                 std::vector<std::string>* archives_named) {
+  UnitLowering unit(context, options);
+  ir::Model model = unit.run();
+  if (archives_named != nullptr) *archives_named = unit.archive_names_.used();
   std::vector<std::string> problems = ir::verify(model);
   if (!problems.empty()) {
     // The input past qlint's bounds, said as the user's code made it; else a bug of qlint's.

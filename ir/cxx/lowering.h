@@ -11,6 +11,9 @@
 
 namespace qlint::cxx {
 
-ir::Model lower_translation_unit(clang::ASTContext& context, const Options& options);
+// `archives_named`, when given, gets the `--archive` entries (Options::archives) the unit's code
+// names, so that one that names nothing in any checked file can be said.
+ir::Model lower_translation_unit(clang::ASTContext& context, const Options& options,
+                                 std::vector<std::string>* archives_named = nullptr);
 
 }  // namespace qlint::cxx

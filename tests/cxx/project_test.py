@@ -124,6 +124,12 @@ def main():
         if got != [("postprocess/nms.cpp", 4, "eq-nonzero-const"), ("postprocess/threshold.h", 6, "eq-nonzero-const")] \
                 or only.returncode != 1:
             failures.append(f"--files postprocess/nms: exit {only.returncode}, {got}")
+        # An --archive that names nothing in the checked files: a warning, the report and exit unchanged
+        # (from the parse's child processes, -j 2).
+        unused = lint("-j", "2", "--archive", "nosuch=m.pt")
+        if unused.returncode != whole.returncode or unused.stdout != whole.stdout or \
+                "`--archive nosuch=m.pt` names no path" not in unused.stderr:
+            failures.append(f"--archive naming nothing: exit {unused.returncode}: {unused.stderr}")
         none = lint("--files", "no-such-file")
         if none.returncode != 2 or "matches --files" not in none.stderr:
             failures.append(f"--files matching nothing: exit {none.returncode}: {none.stderr}")

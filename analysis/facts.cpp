@@ -329,6 +329,9 @@ class FactsSolver {
     std::vector<const ir::Value*> waiting;
     for (size_t j = call + 1, scanned = 0; j < b.nodes.size() && scanned < kMaxScanned; ++j) {
       const ir::Node& n = *b.nodes[j];
+      // A shape read is no reader of the values: anchors built from the feature maps' sizes
+      // (`h, w = f.shape` in YOLOv8-style heads) come between the stubs and the heads' outputs.
+      if (reads_only_metadata(n)) continue;
       std::vector<const ir::Value*> earlier = tensors_computed_before(n, call_order);
       if (earlier.empty()) {
         if (waiting.empty() && n.inputs.size() < 2 && facts_.stub_call(n) == StubKind::DeQuant) ++run;
@@ -363,6 +366,13 @@ class FactsSolver {
       v = only != nullptr ? only : p.inputs[0];
     }
     return false;
+  }
+
+  // `f.shape`, `f.dim()`, `f.dtype`, `f.device`, `len(f)`, `f.numel()`: what the tensor is, not what it holds.
+  static bool reads_only_metadata(const ir::Node& n) {
+    static const std::set<std::string> kinds = {"aten::size",  "aten::dim",    "aten::numel", "aten::len",
+                                                "prim::dtype", "prim::device", "prim::layout"};
+    return kinds.count(n.kind) > 0;
   }
 
   // The one tensor an aten op reads (its other operands scalars or options), else null.

@@ -60,6 +60,14 @@ SourceSuggestions::FileEdits* SourceSuggestions::file(const std::string& path) {
 void SourceSuggestions::replace(const std::string& path, const ir::SourceLoc& loc, const std::string& text) {
   FileEdits* f = file(path);
   if (f == nullptr) return;
+  // A range the file's line does not hold (the file changed since the export, or a place taken
+  // from another file): no suggestion there, rather than an edit of the wrong text.
+  if (loc.line < 1 || static_cast<size_t>(loc.line) > f->lines.size() || loc.column < 1 ||
+      loc.end_column < loc.column ||
+      static_cast<size_t>(loc.end_column - 1) > f->lines[static_cast<size_t>(loc.line) - 1].size()) {
+    notes_.push_back("no Python suggestion at " + note_place(loc) + ": the source line does not hold that range");
+    return;
+  }
   for (const auto& r : f->replaces) {
     // The same edit twice (two findings fixed by one rewrite) is one edit; insertions are empty.
     if (r.line == loc.line && r.column == loc.column && r.end_column == loc.end_column && r.text == text) return;

@@ -409,9 +409,15 @@ void append_argument(SourceSuggestions& python, const std::string& file, int lin
   python.replace(file, at, (list.arguments.empty() ? "" : ", ") + text);
 }
 
-// The line of `def name(` above the first line of a callee's body, and its text.
-std::optional<std::pair<int, std::string>> def_line(SourceSuggestions& python, const ir::Function& callee,
-                                                    const std::string& name) {
+// The line of `def name(` above the first line of a callee's body: its file (which may be another
+// than the call's: a layer class imported from a module of its own), number and text.
+struct DefLine {
+  std::string file;
+  int line = 0;
+  std::string text;
+};
+
+std::optional<DefLine> def_line(SourceSuggestions& python, const ir::Function& callee, const std::string& name) {
   int first = 0;
   std::string file;
   ir::for_each_node(callee.body, [&](const ir::Node& n) {
@@ -422,7 +428,7 @@ std::optional<std::pair<int, std::string>> def_line(SourceSuggestions& python, c
   for (int line = first; lines != nullptr && line > 0 && line > first - 200; --line) {
     if (static_cast<size_t>(line) > lines->size()) continue;
     const std::string& text = (*lines)[static_cast<size_t>(line) - 1];
-    if (std::regex_search(text, def)) return std::pair(line, text);
+    if (std::regex_search(text, def)) return DefLine{file, line, text};
   }
   return std::nullopt;
 }
@@ -483,7 +489,7 @@ std::optional<StubNames> pass_down_calls(const ir::Model& model, const Edit& edi
     const std::string method = ir::source_function_name(
         call->kind == "prim::CallMethod" && call->attr("name") ? call->attr("name")->s : callee->name);
     auto def = def_line(python, *callee, method.substr(method.rfind('.') + 1));
-    auto params = def ? argument_list(def->second, def->second.find('(')) : std::nullopt;
+    auto params = def ? argument_list(def->text, def->text.find('(')) : std::nullopt;
     const std::string param = ir::display_name(callee->body.params[needed[0]]);
     if (!starts_with_name(argument, names.quantized) || !params || !params->positional_only || param.empty() ||
         shared_python_code(model, *callee)) {
@@ -500,12 +506,13 @@ std::optional<StubNames> pass_down_calls(const ir::Model& model, const Edit& edi
     std::string annotation;
     if (needed[0] < params->arguments.size()) {
       const auto [from, to] = params->arguments[needed[0]];
-      const std::string declared = def->second.substr(from, to - from);
+      const std::string declared = def->text.substr(from, to - from);
       if (size_t colon = declared.find(':'); colon != std::string::npos) annotation = declared.substr(colon);
     }
-    pending.push_back([&python, file, line = def->first, list = *params, declaration = param + "_float" + annotation] {
-      append_argument(python, file, line, list, declaration);
-    });
+    pending.push_back(
+        [&python, file = def->file, line = def->line, list = *params, declaration = param + "_float" + annotation] {
+          append_argument(python, file, line, list, declaration);
+        });
     names = StubNames{param, param + "_float", "", 0};
   }
   return names;

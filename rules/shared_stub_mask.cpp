@@ -467,7 +467,9 @@ const Rule& shared_stub_mask_rule() {
         "data and then to a whole 0/1 mask (`mask = self.quant(mask)`, compared with 0 or 1, cast back with "
         "`.to(torch.bool)`, or made an additive attention bias `(1.0 - mask) * -10000.0`, which is 0 only where the "
         "mask is exactly 1) counts too: its calls share one scale (not FX's own shared fake quants, nor a module's "
-        "output). With "
+        "output). So does a bool mask cast to float through the data's stub (`self.quant(valid.float())`, then "
+        "`p * v`), once its dtype is known (`--input`, an FX or ONNX export): reused-stub's fix gives that call a "
+        "quant point of its own, exact for 0 and 1. With "
         "`--input`, a comparison with 1 in which the simulation saw values other than 0 and 1 (`ids != pad_idx` "
         "with pad id 1 on token ids) is no mask channel: it counts only as a threshold, where its result is used as a "
         "mask.";

@@ -402,6 +402,19 @@ std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, con
   return e;
 }
 
+namespace {
+
+// A Python name for a module path's last part: `proj` for `head.proj`, `embed_0` for `embed.0`
+// (an nn.Sequential's item: `0_output_fake_quant` is no Python name; public round 16).
+std::string identifier_for_module(const std::string& path) {
+  const size_t last = path.rfind('.');
+  const std::string name = last == std::string::npos ? path : path.substr(last + 1);
+  if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) return name;
+  return (last == std::string::npos ? std::string("module") : identifier_for_module(path.substr(0, last))) + "_" + name;
+}
+
+}  // namespace
+
 std::optional<Edit> fake_quantize_call_edit(const analysis::Facts& facts, const analysis::QuantCall& call) {
   const analysis::QuantPoint* like = in_graph_fake_quant(facts, call.point);
   if (like == nullptr || call.input == nullptr) return std::nullopt;
@@ -417,7 +430,7 @@ std::optional<Edit> fake_quantize_call_edit(const analysis::Facts& facts, const 
   // quant is named after the module, `proj_output_fake_quant`.
   if (auto module = facts.output_quant_point_owner(call.point)) {
     e.fake_quant.output_of_module = *module;
-    e.new_stub = module->substr(module->rfind('.') + 1) + "_output_fake_quant";
+    e.new_stub = identifier_for_module(*module) + "_output_fake_quant";
   }
   return e;
 }

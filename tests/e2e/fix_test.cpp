@@ -330,6 +330,9 @@ TEST_F(Fix, TwoModuleOutputsOnOneLineAreBothFixedInOneRun) {
   json doc = fix_json({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
   const json& fix = doc["fixes"][0];
   EXPECT_EQ(fix["applied"].size(), 2u) << fix.dump(2);
+  // Named as Python names: `self.0_output_fake_quant` for the Sequential's item 0 was none.
+  for (const char* name : {"`self.embed_0_output_fake_quant`", "`self.embed_2_output_fake_quant`"})
+    EXPECT_NE(fix.dump().find(name), std::string::npos) << name << "\n" << fix.dump(2);
   for (const auto& d : doc["diagnostics"]) EXPECT_NE(d["rule"], "reused-stub") << d.dump(2);
   expect_guarantees(name, doc, fixed, {});
 }

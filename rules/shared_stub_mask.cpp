@@ -238,6 +238,16 @@ bool computes_with_operands(const analysis::Facts& facts, const ir::Node& n) {
   return n.kind.rfind("prim::", 0) != 0;
 }
 
+// Whether another call of the call's quant point takes a tensor that is no bool mask cast to float:
+// a stub applied to one mask per FPN level quantizes masks only, and shares no scale with data.
+bool another_call_quantizes_data(const analysis::Facts& facts, const analysis::QuantCall& call) {
+  for (const auto& other : facts.quant_calls())
+    if (other.point == call.point && other.view_key != call.view_key && other.input != nullptr &&
+        !is_cast_of_bool(facts, other.input))
+      return true;
+  return false;
+}
+
 // The first node that computes with a view of the call's tensor (`p * v` for a validity mask `v`
 // through the data's stub): where a bool mask cast to float before the stub does its work.
 std::optional<MaskUse> first_computation_with(const analysis::Facts& facts, const PointUsers& users,
@@ -274,7 +284,7 @@ std::vector<MaskUse> whole_call_mask_uses(const analysis::Facts& facts, const Po
       if (is_view_of(facts, n->inputs[side], call.view_key, false) && tests_for_zero_or_one(facts, *n, side))
         found.push_back(MaskUse{n, n, side, true, false, true});
   }
-  if (found.empty() && is_cast_of_bool(facts, call.input))
+  if (found.empty() && is_cast_of_bool(facts, call.input) && another_call_quantizes_data(facts, call))
     if (auto use = first_computation_with(facts, users, call.view_key)) found.push_back(*use);
   return found;
 }

@@ -1,6 +1,5 @@
 """A BERT-style encoder block whose 0/1 attention mask has a QuantStub of its own, then becomes
-the extended attention mask `(1.0 - mask) * torch.finfo(torch.float32).min` (the literal), a bias
-added to the scores: the encoder of examples/zoo/padding_bias_through_data_stub.py.
+the extended attention mask `(1.0 - mask) * torch.finfo(torch.float32).min` (the literal).
 
 The bias is 0 only where the mask is exactly 1: a comparison with 1 in disguise. Under the
 symmetric int16 scheme 1 becomes 0.99997, and every real key gets a bias of -1e34, which swamps
@@ -8,16 +7,25 @@ its score: attention becomes uniform. `--fix` makes the bias from the mask's flo
 after QAT with PyTorch's default qconfig (qat/qat_padding_bias_own_stub), the mask's fake quant
 calibrates to scale 1/255, where 1 is exact: nothing to report there.
 
-Expected findings (in examples/zoo/padding_bias_through_data_stub.py):
-  line 27 eq-nonzero-const  the bias, 0 only where the quantized mask equals 1
+Expected findings:
+  line 26 eq-nonzero-const  the bias, 0 only where the quantized mask equals 1
 """
 import torch
 from torch import nn
 from torch.ao.quantization import DeQuantStub, QuantStub
-from qat import example_module
 
-shared = example_module("zoo", "padding_bias_through_data_stub")
-example_input = shared.example_input
+
+class Encoder(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.query = nn.Linear(channels, channels)
+        self.key = nn.Linear(channels, channels)
+
+    def forward(self, tokens, attention_mask):
+        extended = attention_mask[:, None, :]
+        bias = (1.0 - extended) * -3.4028234663852886e38
+        scores = torch.bmm(self.query(tokens), self.key(tokens).transpose(1, 2)) + bias
+        return torch.bmm(scores.softmax(-1), tokens)
 
 
 class Model(nn.Module):
@@ -27,8 +35,16 @@ class Model(nn.Module):
         self.quant = QuantStub()
         self.quant_mask = QuantStub()
         self.dequant = DeQuantStub()
-        self.encoder = shared.Encoder(8)
+        self.encoder = Encoder(8)
 
     def forward(self, tokens, attention_mask):
         attention_mask = self.quant_mask(attention_mask)
         return self.dequant(self.encoder(self.quant(tokens), attention_mask))
+
+
+def example_input():
+    generator = torch.Generator().manual_seed(15)
+    tokens = torch.randn(2, 6, 8, generator=generator) * 3
+    attention_mask = torch.ones(2, 6)
+    attention_mask[1, 4:] = 0.0
+    return tokens, attention_mask

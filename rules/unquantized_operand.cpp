@@ -141,19 +141,20 @@ void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>&
     }
     if (quantized == nullptr || plain == nullptr) return;
     const std::string name = ir::written_name(facts.model(), plain);
+    const bool bool_mask = is_bool_input_tensor(facts, plain);
     Diagnostic d =
         make_diagnostic(unquantized_operand_rule(), fn, node,
                         "`" + ir::op_spelling(facts.model(), node.kind) + "` joins a tensor quantized by " +
                             describe_stubs(facts, quantized) + " with " +
                             (name.empty() ? "a float tensor" : "`" + name + "`") + ", which never passed a " +
                             ir::spelling(facts.model()).stub + "; the joined tensor gets one scale, so that part (" +
-                            (holds_whole_numbers(facts, plain)    ? "whole numbers, such as class ids"
-                             : is_bool_input_tensor(facts, plain) ? "a bool mask, joined as 0 and 1"
-                                                                  : "often a 0/1 mask") +
+                            (holds_whole_numbers(facts, plain) ? "whole numbers, such as class ids"
+                             : bool_mask                       ? "a bool mask, joined as 0 and 1"
+                                                               : "often a 0/1 mask") +
                             ") is rounded at a scale that was never calibrated for it; pass it through " +
                             ir::spelling(facts.model()).own_stub);
     // The list item gets its quant point: the same edit as for an operand of arithmetic.
-    add_own_quant_point_fix(facts, *list, plain_item, d, is_bool_input_tensor(facts, plain));
+    add_own_quant_point_fix(facts, *list, plain_item, d, bool_mask);
     out.push_back(std::move(d));
   });
 }

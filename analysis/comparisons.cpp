@@ -89,7 +89,7 @@ std::optional<DisguisedComparison> disguised_comparison(const ir::Node& node) {
   return DisguisedComparison{shifted->q, shifted->c, test->true_where_zero, shifted->reader, shifted->operand};
 }
 
-std::optional<DisguisedComparison> masking_bias(const ir::Node& node) {
+std::optional<MaskingBias> masking_bias(const ir::Node& node) {
   constexpr double kMaskingBias = 1000;  // beyond any attention score: the product masks, it does not weigh
   if (ir::base_op(node.kind) != "mul" || node.inputs.size() != 2) return std::nullopt;
   for (int side : {0, 1}) {
@@ -102,7 +102,8 @@ std::optional<DisguisedComparison> masking_bias(const ir::Node& node) {
          ++depth)
       v = v->producer->inputs[0];
     auto shifted = shifted_value(v);
-    if (shifted && shifted->c == 1) return DisguisedComparison{shifted->q, 1, true, shifted->reader, shifted->operand};
+    if (shifted && shifted->c == 1)
+      return MaskingBias{DisguisedComparison{shifted->q, 1, true, shifted->reader, shifted->operand}, *factor};
   }
   return std::nullopt;
 }

@@ -43,8 +43,12 @@ std::optional<DisguisedComparison> disguised_comparison(const ir::Node& node);
 // `(1.0 - m) * -10000.0` (BERT's extended attention mask; also `* torch.finfo(dtype).min`): a 0/1
 // mask made an additive bias, 0 where m is 1 and hugely negative elsewhere. Like `m == 1` it
 // needs the 1s exact: a 1 rounded to 0.996 biases a kept token by -1.4e36. When `node` is the
-// multiply that makes such a bias, the comparison with 1 it makes in disguise (`equal`: the bias
-// is 0 where m == 1).
-std::optional<DisguisedComparison> masking_bias(const ir::Node& node);
+// multiply that makes such a bias: the comparison with 1 it makes in disguise (`equal`: the bias
+// is 0 where m == 1), and the factor.
+struct MaskingBias {
+  DisguisedComparison mask;
+  double factor = 0;  // -10000, finfo(float32).min: |factor| >= 1000
+};
+std::optional<MaskingBias> masking_bias(const ir::Node& node);
 
 }  // namespace qlint::analysis

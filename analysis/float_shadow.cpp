@@ -5,6 +5,7 @@
 
 #include "ir/display.h"
 #include "ir/ops.h"
+#include "ir/source_text.h"
 
 namespace qlint::analysis {
 
@@ -152,7 +153,17 @@ class Planner {
     std::set<const ir::Function*> up;
     for (; top != nullptr && returning_.count(top); top = facts_.function_of(*returning_[top]))
       if (!up.insert(top).second) return refuse("the value comes back through a recursive call");
-    if (up.size() != returning_.size()) return refuse("the value comes back through calls qlint cannot follow");
+    if (up.size() != returning_.size()) {
+      // A callee given the stub's quantized output computes the value (a backbone called on
+      // `self.quant(img)`): its float copy would need the call made again on the float input.
+      std::string callees;
+      for (const auto& [callee, call] : returning_)
+        if (!up.count(callee))
+          callees += (callees.empty() ? "`" : ", `") + ir::source_function_name(callee->name) + "`" + on_line(*call);
+      return refuse("the value comes out of " + callees +
+                    ", which computes it from the quantized tensor it is given; a float copy would have to make "
+                    "that call again on the float input, which qlint does not rewrite");
+    }
     for (const auto& [callee, call] : returning_)
       if (call_into_.count(callee) || inlined_.count(callee))
         return refuse("the value passes into `" + ir::source_function_name(callee->name) +
@@ -359,11 +370,22 @@ class Planner {
     return false;
   }
 
+  // ", which writes into `buf` in place" (`torch.index_select(x, 0, idx, out=buf)`: before, the
+  // note said "its operand", read as the compared value).
+  std::string written_in_place(const ir::Node& n) const {
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      if (ir::writes_in_place(n, i)) {
+        const std::string name = ir::written_name(facts_.model(), n.inputs[i]);
+        if (!name.empty()) return ", which writes into `" + name + "` in place";
+      }
+    return ", which changes its operand in place";
+  }
+
   std::string why_not_copyable(const ir::Node& n) const {
     const std::string what = "`" + n.kind + "`" + on_line(n);
     if (!n.blocks.empty()) return "the value comes out of " + what + ", which qlint does not rewrite";
     if (mutates(n) && !writes_only_its_own_fresh_operand(n))
-      return "the value is made by " + what + ", which changes its operand in place";
+      return "the value is made by " + what + written_in_place(n);
     if (n.kind == "prim::GetAttr") return "the value is read from module state written in forward (" + what + ")";
     if (ir::draws_random_numbers(n))
       return "the value is drawn at random by " + what + ", which a copy would draw anew";

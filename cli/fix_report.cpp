@@ -56,8 +56,14 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
   for (size_t i = 0; i < before.outputs.size() && i < v.after.outputs.size(); ++i) {
     const sim::OutputResult &was = before.outputs[i], &is = v.after.outputs[i];
     const bool reshaped = !was.shape_difference.empty() || !is.shape_difference.empty();
-    out << "  " << was.name << (was.integer ? " (bool or integer values)" : "") << ": "
-        << (reshaped || was.integer ? "" : "SQNR ") << judged(was, reshaped) << " -> " << judged(is, reshaped) << "\n";
+    out << "  " << was.name << (was.integer ? " (bool or integer values)" : "") << ": ";
+    if (reshaped || was.integer) {
+      out << judged(was, reshaped) << " -> " << judged(is, reshaped) << "\n";
+      continue;
+    }
+    const sim::SqnrChange sqnr = sim::sqnr_change(was, is);
+    out << "SQNR " << sim::format_db(sqnr.was_db) << " -> " << sim::format_db(sqnr.is_db)
+        << (sqnr.footing.empty() ? "" : " (" + sqnr.footing + ")") << "\n";
   }
   auto [b_diff, b_all] = flips(before);
   auto [a_diff, a_all] = flips(v.after);

@@ -162,8 +162,9 @@ struct CheckCommand {
                     "Simulate on these inputs (torch.save files; runs the model's code) and attach the evidence: "
                     "scales, what constants become, flipped comparisons; repeatable")
         ->allow_extra_args(false);
-    cmd->add_option("--random-input", options.inputs.random_shapes,
-                    "Simulate on seeded random inputs of these shapes, e.g. 1x2x4x4");
+    cmd->add_option(
+        "--random-input", options.inputs.random_shapes,
+        "Simulate on seeded random inputs of these shapes, e.g. 1x2x4x4,4x10:bool (dtypes: float, bool, int64)");
     bits = cmd->add_option("--bits", options.bits, "Quantization width for the simulation")
                ->check(CLI::IsMember({16, 8}))
                ->capture_default_str();
@@ -285,7 +286,7 @@ struct SimCommand {
                     "repeat for more calibration batches")
         ->allow_extra_args(false);
     cmd->add_option("--random-input", options.inputs.random_shapes,
-                    "Seeded random normal inputs of these shapes, e.g. 1x2x4x4,1x8");
+                    "Seeded random inputs of these shapes, e.g. 1x2x4x4,1x8,4x10:bool (dtypes: float, bool, int64)");
     cmd->add_option("--batches", options.inputs.random_batches, "Random batches with --random-input")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();

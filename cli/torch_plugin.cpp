@@ -1,6 +1,12 @@
 // libqlint_torch.so: the TorchBackend over the LibTorch-backed importer, simulator and
 // rewriter. Loaded by the qlint binary with dlopen (cli/torch_backend.cpp).
+#include <c10/util/Exception.h>
 #include <dlfcn.h>
+
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <string>
 
 #include "cli/torch_backend.h"
 #include "ir/large_stack.h"
@@ -10,6 +16,25 @@
 
 namespace qlint::cli {
 namespace {
+
+// LibTorch's warnings (TORCH_WARN), each said once per run: a model's warning fires at every
+// call in every pass qlint makes (float, simulated, each attribution pass; public round 17's SSD:
+// 1,288 copies of one `out=` resize warning on one `check --input`), where Python shows a place
+// once. Written straight to stderr, which also keeps glog's "Logging before InitGoogleLogging()"
+// away.
+class OnceWarningHandler final : public c10::WarningHandler {
+ public:
+  void process(const c10::SourceLocation& where, const std::string& msg, const bool /*verbatim*/) override {
+    const std::string key = std::string(where.file) + ":" + std::to_string(where.line) + ":" + msg;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!said_.insert(key).second) return;
+    std::fprintf(stderr, "qlint: LibTorch warns (said once): %s\n", msg.c_str());
+  }
+
+ private:
+  std::mutex mutex_;
+  std::set<std::string> said_;
+};
 
 class LibTorchBackend final : public TorchBackend {
  public:
@@ -62,5 +87,8 @@ class LibTorchBackend final : public TorchBackend {
 
 extern "C" __attribute__((visibility("default"))) qlint::cli::TorchBackend* qlint_torch_backend() {
   static qlint::cli::LibTorchBackend backend;
+  static qlint::cli::OnceWarningHandler warnings;
+  static const bool installed = (c10::Warning::set_warning_handler(&warnings), true);
+  (void)installed;
   return &backend;
 }

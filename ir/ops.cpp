@@ -352,6 +352,21 @@ std::string without_trailing_digits(std::string name) {
   return name;
 }
 
+std::string canonical_aten_name(const std::string& name) {
+  // native_functions.yaml's aliases of the ops qlint's rules and simulator name.
+  static const std::map<std::string, std::string> aliases = {
+      {"multiply", "mul"},       {"subtract", "sub"},     {"divide", "div"},      {"true_divide", "div"},
+      {"greater", "gt"},         {"greater_equal", "ge"}, {"less", "lt"},         {"less_equal", "le"},
+      {"not_equal", "ne"},       {"clip", "clamp"},       {"absolute", "abs"},    {"negative", "neg"},
+      {"fix", "trunc"},          {"concat", "cat"},       {"concatenate", "cat"}, {"swapaxes", "transpose"},
+      {"swapdims", "transpose"}, {"moveaxis", "movedim"}, {"arctan2", "atan2"},   {"special_expit", "sigmoid"},
+      {"expit", "sigmoid"}};
+  const bool in_place = name.size() > 1 && name.back() == '_' && name[name.size() - 2] != '_';
+  const std::string plain = in_place ? name.substr(0, name.size() - 1) : name;
+  auto it = aliases.find(plain);
+  return it == aliases.end() ? name : it->second + (in_place ? "_" : "");
+}
+
 std::string base_op(const std::string& kind) {
   std::string op = kind.substr(kind.find("::") == std::string::npos ? 0 : kind.find("::") + 2);
   if (op.size() > 1 && op.back() == '_' && op[op.size() - 2] != '_') op.pop_back();

@@ -61,6 +61,12 @@ std::string without_trailing_digits(std::string name);
 // Strips the namespace and a trailing in-place underscore: aten::mul_ -> "mul".
 std::string base_op(const std::string& kind);
 
+// The name TorchScript gives an ATen op spelled by an alias: `torch.multiply` and `x.greater(y)`
+// are aten::mul and aten::gt in a scripted or traced graph (PyTorch 1.13 resolves the aliases),
+// while FX records the name the code called. Other names are returned as they are; an in-place
+// underscore is kept (`multiply_` -> `mul_`).
+std::string canonical_aten_name(const std::string& name);
+
 // Python spelling of a binary operator kind: aten::mul -> "*", aten::eq -> "==".
 std::string operator_spelling(const std::string& kind);
 

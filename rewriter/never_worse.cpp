@@ -71,13 +71,20 @@ std::string site_change(const ComparisonSite& site, const SiteFlips& now, const 
          std::to_string(was.elements);
 }
 
+// ": SQNR 20.6 dB -> 4.9 dB (position by position: ...)".
+std::string sqnr_text(const sim::SqnrChange& sqnr) {
+  return ": SQNR " + sim::format_db(sqnr.was_db) + " -> " + sim::format_db(sqnr.is_db) +
+         (sqnr.footing.empty() ? "" : " (" + sqnr.footing + ")");
+}
+
 }  // namespace
 
 std::vector<std::string> harm_done(const sim::Report& before, const sim::Report& after, double min_sqnr_db) {
   std::vector<std::string> harm;
   for (size_t i = 0; i < before.outputs.size() && i < after.outputs.size(); ++i) {
     const sim::OutputResult &was = before.outputs[i], &is = after.outputs[i];
-    const std::string change = ": SQNR " + sim::format_db(was.sqnr_db) + " -> " + sim::format_db(is.sqnr_db);
+    const sim::SqnrChange sqnr = sim::sqnr_change(was, is);
+    const std::string change = sqnr_text(sqnr);
     if (!is.shape_difference.empty() && was.shape_difference.empty())
       harm.push_back(is.name + " changes shape once quantized (" + is.shape_difference + ")");
     else if (is.integer)  // a mask or indices: judged by the decisions that make it (below)
@@ -85,9 +92,9 @@ std::vector<std::string> harm_done(const sim::Report& before, const sim::Report&
     else if (std::isnan(is.sqnr_db) && !std::isnan(was.sqnr_db))
       harm.push_back(is.name + change +
                      " (not a number: the quantized output holds NaN or infinity where the float one does not)");
-    else if (is.sqnr_db < was.sqnr_db - kSqnrSlackDb && !as_exact_as_the_format(is.sqnr_db, before.bits))
+    else if (sqnr.is_db < sqnr.was_db - kSqnrSlackDb && !as_exact_as_the_format(sqnr.is_db, before.bits))
       harm.push_back(is.name + change);
-    else if (is.sqnr_db < min_sqnr_db && was.sqnr_db >= min_sqnr_db)
+    else if (sqnr.is_db < min_sqnr_db && sqnr.was_db >= min_sqnr_db)
       harm.push_back(is.name + change + ", under the threshold " + sim::format_db(min_sqnr_db));
   }
   const auto flips_before = flips_per_site(before);
@@ -103,8 +110,9 @@ std::vector<std::string> gain_made(const sim::Report& before, const sim::Report&
   std::vector<std::string> gain;
   for (size_t i = 0; i < before.outputs.size() && i < after.outputs.size(); ++i) {
     const sim::OutputResult &was = before.outputs[i], &is = after.outputs[i];
-    if (!is.integer && is.shape_difference.empty() && is.sqnr_db > was.sqnr_db + kSqnrSlackDb)
-      gain.push_back(is.name + ": SQNR " + sim::format_db(was.sqnr_db) + " -> " + sim::format_db(is.sqnr_db));
+    const sim::SqnrChange sqnr = sim::sqnr_change(was, is);
+    if (!is.integer && is.shape_difference.empty() && sqnr.is_db > sqnr.was_db + kSqnrSlackDb)
+      gain.push_back(is.name + sqnr_text(sqnr));
   }
   const auto flips_after = flips_per_site(after);
   for (const auto& [site, was] : flips_per_site(before)) {

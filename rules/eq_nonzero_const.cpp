@@ -202,21 +202,20 @@ void check_masking_biases(const analysis::Facts& facts, std::vector<Diagnostic>&
   constexpr double kSwampingBias = 1e5;  // float32 keeps a score of 1 to 0.006 beside it
   for_each_model_node(facts, [&](const ir::Function& fn, const ir::Node& node) {
     auto bias = analysis::masking_bias(node);
-    if (!bias || !facts.quantized(bias->compared) || survives_quantization(facts, bias->compared, {1.0})) return;
-    double factor = 0;
-    for (const ir::Value* in : node.inputs)
-      if (auto c = analysis::scalar_constant(in)) factor = *c;
-    const double kept_bias = bias_on_kept_elements(facts, bias->compared, factor);
+    if (!bias) return;
+    const analysis::DisguisedComparison& mask = bias->mask;
+    if (!facts.quantized(mask.compared) || survives_quantization(facts, mask.compared, {1.0})) return;
+    const double kept_bias = bias_on_kept_elements(facts, mask.compared, bias->factor);
     if (std::fabs(kept_bias) < kSwampingBias) return;
-    const std::string name = ir::written_name(facts.model(), bias->compared);
+    const std::string name = ir::written_name(facts.model(), mask.compared);
     std::string message = "this bias is 0 only where `" + (name.empty() ? std::string("x") : name) +
                           " == 1`: it compares " + (name.empty() ? "a value" : "`" + name + "`") + " quantized by " +
-                          describe_stubs(facts, bias->compared) + " with 1" +
-                          what_it_becomes(facts, bias->compared, {1.0}) + "0, and every element the mask keeps gets " +
+                          describe_stubs(facts, mask.compared) + " with 1" +
+                          what_it_becomes(facts, mask.compared, {1.0}) + "0, and every element the mask keeps gets " +
                           "a bias of about " + format_number(kept_bias) + ", which swamps the values it is added to; " +
-                          advice(facts, bias->compared);
+                          advice(facts, mask.compared);
     Diagnostic d = make_diagnostic(eq_nonzero_const_rule(), fn, node, std::move(message));
-    add_reroot_fix(facts, *bias->reader, bias->operand, bias->compared, d);
+    add_reroot_fix(facts, *mask.reader, mask.operand, mask.compared, d);
     out.push_back(std::move(d));
   });
 }

@@ -155,8 +155,8 @@ std::optional<MaskUse> comparison_mask_use(const analysis::Facts& facts, const i
   // `part.to(torch.bool)`: the zero test `part != 0`, a mask where it is used as one.
   if (is_bool_cast(facts, n) && is_view_of(facts, n.inputs[0], point, true) && used_as_mask(facts, n.output()))
     return MaskUse{&n, &n, 0, true, true};
-  if (auto bias = analysis::masking_bias(n); bias && is_view_of(facts, bias->compared, point, true))
-    return MaskUse{&n, bias->reader, bias->operand, true, false};
+  if (auto bias = analysis::masking_bias(n); bias && is_view_of(facts, bias->mask.compared, point, true))
+    return MaskUse{&n, bias->mask.reader, bias->mask.operand, true, false};
   auto disguised = analysis::disguised_comparison(n);
   if (!disguised || !is_view_of(facts, disguised->compared, point, true)) return std::nullopt;
   bool mask_channel = disguised->constant == 1;
@@ -200,7 +200,7 @@ class PointUsers {
           for (const ir::Value* item : in->producer->inputs) add(item);
       }
       if (auto disguised = analysis::disguised_comparison(n)) add(disguised->compared);
-      if (auto bias = analysis::masking_bias(n)) add(bias->compared);
+      if (auto bias = analysis::masking_bias(n)) add(bias->mask.compared);
       for (const std::string& point : points) users_[point].push_back(&n);
     });
   }
@@ -276,8 +276,8 @@ std::vector<MaskUse> whole_call_mask_uses(const analysis::Facts& facts, const Po
       found.push_back(MaskUse{n, n, 0, true, false, true});
       continue;
     }
-    if (auto bias = analysis::masking_bias(*n); bias && is_view_of(facts, bias->compared, call.view_key, false)) {
-      found.push_back(MaskUse{n, bias->reader, bias->operand, true, false, true});
+    if (auto bias = analysis::masking_bias(*n); bias && is_view_of(facts, bias->mask.compared, call.view_key, false)) {
+      found.push_back(MaskUse{n, bias->mask.reader, bias->mask.operand, true, false, true});
       continue;
     }
     for (int side : {0, 1})
@@ -328,6 +328,15 @@ std::string consequence(const analysis::Facts& facts, const std::string& point) 
   float one = analysis::fake_quantize(1.0f, static_cast<float>(*p->scale), p->zero_point, p->quant_min, p->quant_max);
   return "at its scale " + format_number(*p->scale) + " the mask value 1.0 quantizes to " +
          format_number_unlike(one, 1.0);
+}
+
+// PyTorch's fixed-qparams fake quant, which eager QAT gives nn.Softmax, Sigmoid, Tanh and
+// Hardsigmoid: the op's output range sets its scale (1/256 for a softmax), not the data, so a
+// threshold on a part of it moves no more for the other parts, and a stub of its own would have
+// the same scale (public round 17's SSD: "the data's range sets its step 0.0039062").
+bool has_fixed_scale(const analysis::Facts& facts, const std::string& point) {
+  const ir::ModuleInfo* module = facts.model().find_module(point);
+  return module != nullptr && module->class_name.find("FixedQParamsFakeQuantize") != std::string::npos;
 }
 
 // What the shared scale does to a mask made by a threshold: the data's range sets the step, and
@@ -439,6 +448,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     if (mask_uses.empty() || !used_as_data(facts, users, call.point, mask_uses)) continue;
     const MaskUse* mask_use = &mask_uses.front();
     if (!joined && !mask_use->threshold && mask_exact_at_stated_scale(facts, call.point)) continue;
+    if (!joined && mask_use->threshold && has_fixed_scale(facts, call.point)) continue;
     const std::string how =
         joined ? "its input concatenates them" : how_it_becomes_a_mask(*mask_use, quant_call_location(facts, call));
     Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call,
@@ -482,7 +492,8 @@ const Rule& shared_stub_mask_rule() {
         "quant point of its own, exact for 0 and 1. With "
         "`--input`, a comparison with 1 in which the simulation saw values other than 0 and 1 (`ids != pad_idx` "
         "with pad id 1 on token ids) is no mask channel: it counts only as a threshold, where its result is used as a "
-        "mask.";
+        "mask. A threshold on the output of a fixed-scale fake quant (eager QAT's `FixedQParamsFakeQuantize` of "
+        "`nn.Softmax` or `nn.Sigmoid`: scale 1/256 whatever the data) does not count: the data sets no step there.";
     r.doc.why =
         "A stub has one scale, `max(|x|) / 32767.5` for int16, and the data sets it. With "
         "data up to 70000 the scale is 2.136, and round(1 / 2.136) = 0: every 1 in the mask "

@@ -182,7 +182,10 @@ std::optional<std::vector<Edit>> exact_reroots(const analysis::Facts& facts, con
   std::vector<Edit> edits;
   for (int side = 0; side < 2 && static_cast<size_t>(side) < node.inputs.size(); ++side) {
     const ir::Value* compared = node.inputs[static_cast<size_t>(side)];
-    if (!facts.in_quantized_domain(compared)) continue;
+    // Also after a DeQuantStub: the values there carry the rounding still (a threshold in the
+    // post-processing of public round 17's SSD got advice to compare float values and no word on
+    // why `--fix` did not).
+    if (!facts.quantized(compared)) continue;
     auto edit = reroot_edit(facts, node, side, &refusal);
     if (edit && !shadow_is_exact(facts, edit->shadow)) {
       refusal = "no automatic fix: the float input of the quant point " + describe_stubs(facts, compared) +
@@ -192,7 +195,7 @@ std::optional<std::vector<Edit>> exact_reroots(const analysis::Facts& facts, con
     if (!edit) {
       std::string operand = ir::written_name(facts.model(), compared);
       if (refusal.empty()) refusal = "no automatic fix: the quantized operand cannot be recomputed in float";
-      if (!operand.empty()) refusal += " (operand `" + operand + "`)";
+      if (!operand.empty()) refusal += " (for the compared `" + operand + "`)";
       return std::nullopt;
     }
     // In a function called from several places the simulation counts every call's results
@@ -247,8 +250,7 @@ std::optional<Fix> reroot_fix(const analysis::Facts& facts, const std::vector<co
     refusal = "no fix for " + std::to_string(refused_copies) + " of the " + std::to_string(copies.size()) +
               " copies on this line: " + (reason == std::string::npos ? refusal : refusal.substr(reason + 2));
   }
-  std::string inputs;
-  for (size_t i = 0; i < stubs.size(); ++i) inputs += (i == 0 ? "" : i + 1 == stubs.size() ? " and " : ", ") + stubs[i];
+  const std::string inputs = listed(stubs);
   std::string partly = refused_copies == 0 ? ""
                                            : " (for " + std::to_string(rerooted_copies) + " of its " +
                                                  std::to_string(copies.size()) + " copies on this line)";
@@ -320,9 +322,9 @@ void report_integer_results(const analysis::Facts& facts, const analysis::Simula
       d.notes.push_back(refusal);
     else if (!fix && follows.empty())
       d.notes.push_back(
-          "no automatic fix: none of its operands is in the quantized domain (they are computed after a DeQuantStub, "
-          "from the model's outputs, or from whole numbers), so qlint has no float value to take the decision on; "
-          "take it on float values in the model");
+          "no automatic fix: none of its operands carries a quant point's rounding that qlint can follow back (they "
+          "are computed from the model's outputs, or from whole numbers), so qlint has no float value to take the "
+          "decision on; take it on float values in the model");
     if (std::string also = also_follows_a_changed_decision(facts, node); !also.empty()) d.notes.push_back(also);
     out.push_back(std::move(d));
   }
@@ -527,7 +529,9 @@ const Rule& sim_divergence_rule() {
         "float shadow, as for eq-nonzero-const): `--fix --input` compares that float value instead, and float "
         "results are unchanged, in scripted, traced QAT and FX-traced models alike. Every side of the "
         "comparison that carries quantization is rerooted, or none: rerooting `d` alone in `d < best` "
-        "would change no result. In-place arithmetic on a fresh value (`dist += ...`, as pairwise squared "
+        "would change no result. A comparison after a DeQuantStub counts: its values carry the rounding "
+        "still, and the shadow passes the DeQuantStub (post-processing that thresholds scores a stub "
+        "quantized). In-place arithmetic on a fresh value (`dist += ...`, as pairwise squared "
         "distances are built), and writes into a fresh tensor in the comparison's function (`y = x.clone(); "
         "y[:, 0] = x[:, 0] - x[:, 2] / 2`, as YOLO utilities convert boxes; `best[closer] = d[closer]`, as "
         "farthest-point sampling keeps its distances), are copied into the float shadow, into its own copy; "

@@ -20,6 +20,12 @@ std::string reroot_comparison_description(const std::string& stubs) {
   return "compare the float input of " + stubs + " instead, where the comparison is exact";
 }
 
+std::string listed(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  return out;
+}
+
 std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v, const ir::Node* at) {
   // Quant points of one display (a model a C++ program runs twice, a quantize call in a loop)
   // are named once, with each line: "`q` on lines 5 and 6"; a line of another file (a project
@@ -38,11 +44,6 @@ std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v, con
       same->second.push_back(ir::line_seen_from(line, here));
     }
   }
-  auto joined = [](const std::vector<std::string>& items) {
-    std::string out;
-    for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
-    return out;
-  };
   std::vector<std::string> parts;
   for (const auto& [display, lines] : named) {
     const bool one_file =
@@ -51,10 +52,10 @@ std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v, con
     for (const std::string& line : lines) numbers.push_back(one_file ? line.substr(5) : line);
     parts.push_back(display + (lines.empty()       ? ""
                                : lines.size() == 1 ? " on " + lines[0]
-                               : one_file          ? " on lines " + joined(numbers)
-                                                   : " on " + joined(numbers)));
+                               : one_file          ? " on lines " + listed(numbers)
+                                                   : " on " + listed(numbers)));
   }
-  return joined(parts);
+  return listed(parts);
 }
 
 bool is_binary_arithmetic(const std::string& kind) {
@@ -415,6 +416,22 @@ std::string identifier_for_module(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// The variable a stub call reads as the user wrote it (`pad` in `self.quant(pad.float())`,
+// `pos_embed` in `self.quant(self.pos_embed)`), empty when its text is no such call. A trace
+// names the stub's input after FakeQuantize's own parameter (`X`, `X3`), which the user never wrote.
+std::string stub_argument_name(const analysis::Facts& facts, const analysis::QuantCall& call) {
+  static const std::regex argument(R"(^[A-Za-z_][\w.]*\(\s*\(*(?:self\.)?([A-Za-z_]\w*))");
+  const std::string text = ir::source_text(facts.model(), quant_call_location(facts, call));
+  std::smatch m;
+  // Bounded: libstdc++'s regex recurses per matched character.
+  if (text.size() > 4096 || !std::regex_search(text, m, argument) || m[1] == "torch" || m[1] == "self") return "";
+  return m[1];
+}
+
+}  // namespace
+
 std::optional<Edit> fake_quantize_call_edit(const analysis::Facts& facts, const analysis::QuantCall& call) {
   const analysis::QuantPoint* like = in_graph_fake_quant(facts, call.point);
   if (like == nullptr || call.input == nullptr) return std::nullopt;
@@ -423,6 +440,8 @@ std::optional<Edit> fake_quantize_call_edit(const analysis::Facts& facts, const 
   if (it == inputs.end()) return std::nullopt;
   Edit e = new_fake_quant(facts, *like, *call.call, static_cast<int>(it - inputs.begin()));
   e.fake_quant.replaces_call = true;
+  if (const std::string argument = stub_argument_name(facts, call); !argument.empty() && e.creates_stub())
+    e.new_stub = argument + "_fake_quant";
   // A mask through the data's stub (`self.quant(mask.float())`) gets its exact quant point: a
   // calibrated one rounds 1 to 0.996 in a symmetric int8 scheme. One that cannot stays calibrated.
   if (Edit exact = e; start_exact(facts, call.input, false, exact)) e = exact;

@@ -45,6 +45,9 @@ void for_each_operand_side(const analysis::Facts& facts, Matches&& matches, Fn&&
   });
 }
 
+// "a", "a and b", "a, b and c", as messages list things.
+std::string listed(const std::vector<std::string>& items);
+
 // "`self.quant`" or "`self.quant` and `self.quant_mask`": the stubs whose error v carries, with
 // their lines as a message at `at` (else at v) names them: a line of another file with its file.
 std::string describe_stubs(const analysis::Facts& facts, const ir::Value* v, const ir::Node* at = nullptr);

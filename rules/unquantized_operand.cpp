@@ -55,9 +55,7 @@ std::optional<double> masking_value(const ir::Node& n) {
   if (is_fill(n))
     for (const ir::Value* in : n.inputs)
       if (auto c = analysis::scalar_constant(in); c && std::isinf(*c)) return c;
-  if (auto bias = analysis::masking_bias(n))
-    for (const ir::Value* in : n.inputs)
-      if (auto c = analysis::scalar_constant(in)) return c;
+  if (auto bias = analysis::masking_bias(n)) return bias->factor;
   return std::nullopt;
 }
 
@@ -123,6 +121,18 @@ void add_own_quant_point_fix(const analysis::Facts& facts, const ir::Node& consu
     d.notes.push_back(std::move(why));
 }
 
+// The quant points of every quantized part of a joined list, each named once (public
+// forecast-mae joined positions and velocities of two stubs: only the first was named).
+std::string joined_stubs(const analysis::Facts& facts, const ir::Node& list) {
+  std::vector<std::string> named;
+  for (const ir::Value* part : list.inputs) {
+    if (!facts.in_quantized_domain(part)) continue;
+    const std::string stubs = describe_stubs(facts, part, &list);
+    if (!stubs.empty() && std::find(named.begin(), named.end(), stubs) == named.end()) named.push_back(stubs);
+  }
+  return listed(named);
+}
+
 // `torch.cat([q, mask.to(torch.float)])` after the stub: the joined tensor has one scale, set
 // by the quantized part, and the unquantized part (often a 0/1 mask) gets no scale of its own.
 void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>& out) {
@@ -130,29 +140,29 @@ void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>&
     if ((node.kind != "aten::cat" && node.kind != "aten::stack") || node.inputs.empty()) return;
     const ir::Node* list = node.inputs[0]->producer;
     if (list == nullptr || list->kind != "prim::ListConstruct") return;
-    const ir::Value* quantized = nullptr;
+    int quantized_parts = 0;
     const ir::Value* plain = nullptr;
     int plain_item = 0;
     for (size_t i = 0; i < list->inputs.size(); ++i) {
       const ir::Value* part = list->inputs[i];
-      if (facts.in_quantized_domain(part)) quantized = quantized ? quantized : part;
+      if (facts.in_quantized_domain(part)) ++quantized_parts;
       if (plain == nullptr && (is_unquantized_input_tensor(facts, part) || is_bool_input_tensor(facts, part)))
         plain = part, plain_item = static_cast<int>(i);
     }
-    if (quantized == nullptr || plain == nullptr) return;
+    if (quantized_parts == 0 || plain == nullptr) return;
     const std::string name = ir::written_name(facts.model(), plain);
     const bool bool_mask = is_bool_input_tensor(facts, plain);
-    Diagnostic d =
-        make_diagnostic(unquantized_operand_rule(), fn, node,
-                        "`" + ir::op_spelling(facts.model(), node.kind) + "` joins a tensor quantized by " +
-                            describe_stubs(facts, quantized) + " with " +
-                            (name.empty() ? "a float tensor" : "`" + name + "`") + ", which never passed a " +
-                            ir::spelling(facts.model()).stub + "; the joined tensor gets one scale, so that part (" +
-                            (holds_whole_numbers(facts, plain) ? "whole numbers, such as class ids"
-                             : bool_mask                       ? "a bool mask, joined as 0 and 1"
-                                                               : "often a 0/1 mask") +
-                            ") is rounded at a scale that was never calibrated for it; pass it through " +
-                            ir::spelling(facts.model()).own_stub);
+    Diagnostic d = make_diagnostic(
+        unquantized_operand_rule(), fn, node,
+        "`" + ir::op_spelling(facts.model(), node.kind) + "` joins " + (quantized_parts == 1 ? "a tensor" : "tensors") +
+            " quantized by " + joined_stubs(facts, *list) + " with " +
+            (name.empty() ? "a float tensor" : "`" + name + "`") + ", which never passed a " +
+            ir::spelling(facts.model()).stub + "; the joined tensor gets one scale, so that part (" +
+            (holds_whole_numbers(facts, plain) ? "whole numbers, such as class ids"
+             : bool_mask                       ? "a bool mask, joined as 0 and 1"
+                                               : "often a 0/1 mask") +
+            ") is rounded at a scale that was never calibrated for it; pass it through " +
+            ir::spelling(facts.model()).own_stub);
     // The list item gets its quant point: the same edit as for an operand of arithmetic.
     add_own_quant_point_fix(facts, *list, plain_item, d, bool_mask);
     out.push_back(std::move(d));

@@ -95,25 +95,53 @@ Batch batch_from(const IValue& v, const std::vector<std::string>& names, const s
   return batch;
 }
 
-std::vector<std::vector<int64_t>> parse_shapes(const std::string& spec) {
-  std::vector<std::vector<int64_t>> shapes;
+// One random input: its shape and what it holds ("1x8", "4x10:bool", "4x10:int64").
+struct RandomInput {
+  std::vector<int64_t> shape;
+  std::string dtype = "float";
+};
+
+constexpr const char* kShapesExample = "1x2x4x4,1x8 or 4x10:bool";
+
+RandomInput parse_random_input(const std::string& one, const std::string& spec) {
+  RandomInput input;
+  std::string dims_text = one;
+  if (const size_t colon = one.find(':'); colon != std::string::npos) {
+    dims_text = one.substr(0, colon);
+    input.dtype = one.substr(colon + 1);
+    if (input.dtype != "float" && input.dtype != "bool" && input.dtype != "int64")
+      throw SimError("--random-input: '" + input.dtype + "' in '" + spec +
+                     "' is no dtype qlint makes (float, bool, int64)");
+  }
+  std::stringstream dims(dims_text);
+  std::string d;
+  while (std::getline(dims, d, 'x')) {
+    char* end = nullptr;
+    long long n = std::strtoll(d.c_str(), &end, 10);
+    if (d.empty() || *end != '\0' || n <= 0)
+      throw SimError("--random-input: '" + spec + "' is not a list of shapes such as " + kShapesExample);
+    input.shape.push_back(n);
+  }
+  if (input.shape.empty())
+    throw SimError("--random-input: '" + spec + "' is not a list of shapes such as " + kShapesExample);
+  return input;
+}
+
+std::vector<RandomInput> parse_random_inputs(const std::string& spec) {
+  std::vector<RandomInput> inputs;
   std::stringstream tensors(spec);
   std::string one;
-  while (std::getline(tensors, one, ',')) {
-    std::vector<int64_t> shape;
-    std::stringstream dims(one);
-    std::string d;
-    while (std::getline(dims, d, 'x')) {
-      char* end = nullptr;
-      long long n = std::strtoll(d.c_str(), &end, 10);
-      if (d.empty() || *end != '\0' || n <= 0)
-        throw SimError("--random-input: '" + spec + "' is not a list of shapes such as 1x2x4x4,1x8");
-      shape.push_back(n);
-    }
-    shapes.push_back(shape);
-  }
-  if (shapes.empty()) throw SimError("--random-input: no shape given");
-  return shapes;
+  while (std::getline(tensors, one, ',')) inputs.push_back(parse_random_input(one, spec));
+  if (inputs.empty()) throw SimError("--random-input: no shape given");
+  return inputs;
+}
+
+// Normal floats; a bool mask true at half its places; int64 whole numbers 0..9 (class ids,
+// small indices).
+at::Tensor random_tensor(const RandomInput& input) {
+  if (input.dtype == "bool") return at::rand(input.shape) < 0.5;
+  if (input.dtype == "int64") return at::randint(0, 10, input.shape, at::kLong);
+  return at::randn(input.shape);
 }
 
 }  // namespace
@@ -125,17 +153,23 @@ std::vector<Batch> load_batches(jit::Module& module, const Inputs& inputs) {
   if (inputs.files.empty() && inputs.random_shapes.empty())
     throw SimError("no inputs: give --input FILE or --random-input SHAPES");
   if (inputs.random_shapes.empty()) return batches;
-  auto shapes = parse_shapes(inputs.random_shapes);
-  if (shapes.size() != names.size())
-    throw SimError("--random-input: " + std::to_string(shapes.size()) +
+  const std::vector<RandomInput> random = parse_random_inputs(inputs.random_shapes);
+  if (random.size() != names.size())
+    throw SimError("--random-input: " + std::to_string(random.size()) +
                    " shape(s) given but the model's forward takes " + std::to_string(names.size()));
   at::manual_seed(inputs.seed);
   for (int b = 0; b < inputs.random_batches; ++b) {
     Batch batch;
-    for (const auto& shape : shapes) batch.push_back(at::randn(shape));
+    for (const auto& input : random) batch.push_back(random_tensor(input));
     batches.push_back(batch);
   }
   return batches;
+}
+
+std::string random_inputs_hint(const Inputs& inputs) {
+  if (inputs.random_shapes.empty() || inputs.random_shapes.find(':') != std::string::npos) return "";
+  return " (--random-input made every input a float tensor: give a bool or integer input its dtype, e.g. "
+         "`4x10:bool` or `4x10:int64` for whole numbers 0..9, or give real inputs with --input)";
 }
 
 }  // namespace qlint::sim

@@ -17,6 +17,10 @@ using Batch = std::vector<c10::IValue>;  // the forward's positional arguments
 // is given at all.
 std::vector<Batch> load_batches(torch::jit::Module& module, const Inputs& inputs);
 
+// What to say after the model failed on random inputs that were all float (a model with a bool
+// mask input fails in `~mask`): how to give an input its dtype. Empty otherwise.
+std::string random_inputs_hint(const Inputs& inputs);
+
 // The tensors of a model output, in order: tuples, lists and dict values flattened.
 void flatten_tensors(const c10::IValue& value, std::vector<at::Tensor>& out);
 

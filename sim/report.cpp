@@ -49,6 +49,14 @@ std::string format_db(double db) {
   return buf;
 }
 
+SqnrChange sqnr_change(const OutputResult& was, const OutputResult& is) {
+  if (was.rows_reordered == is.rows_reordered) return {was.sqnr_db, is.sqnr_db, ""};
+  auto positional = [](const OutputResult& o) { return o.rows_reordered ? o.positional_sqnr_db : o.sqnr_db; };
+  return {positional(was), positional(is),
+          is.rows_reordered ? "position by position: the fixed model holds float's rows in another order"
+                            : "position by position: the fixed model holds float's rows in float's order again"};
+}
+
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s;
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);

@@ -71,8 +71,19 @@ struct Observer {
     seen = true;
   }
 
+  // observe, and whether every value seen was a whole number (a 0/1 mask, class ids): for a
+  // value that is to get a new quant point (Options::calibrate_values), where scale 1 keeps them.
+  bool whole_numbers = true;
+  void observe_with_whole_numbers(const at::Tensor& x) {
+    observe(x);
+    if (!whole_numbers || x.numel() == 0) return;
+    const at::Tensor values = x.detach().to(at::kFloat);
+    whole_numbers = at::equal(values, at::round(values));
+  }
+
   // What observing both observers' values gives: min and max are exact, in any order.
   void merge(const Observer& other) {
+    if (other.seen) whole_numbers = whole_numbers && other.whole_numbers;
     if (!other.seen || (other.min.is_same(min) && other.max.is_same(max))) return;  // nothing new
     min = at::min(other.min, min);
     max = at::max(other.max, max);
@@ -520,7 +531,7 @@ void probe_op(jit::Stack& stack) {
 void observe_op(jit::Stack& stack) {
   std::string value = jit::pop(stack).toStringRef();
   at::Tensor x = jit::pop(stack).toTensor();
-  if (g_session->mode == Mode::Float) g_session->observed[value].observe(x);
+  if (g_session->mode == Mode::Float) g_session->observed[value].observe_with_whole_numbers(x);
   jit::push(stack, x);
 }
 
@@ -1302,6 +1313,7 @@ Report build_report(const std::string& model_path, const Session& session, const
                                         o.max.item<double>(),
                                         {},
                                         ""});
+    report.calibrated_values.back().whole_numbers = o.whole_numbers;
   }
   return report;
 }
@@ -1557,7 +1569,13 @@ Report simulate(const std::string& model_path, const Inputs& inputs, const Optio
 }
 
 Report simulate(jit::Module& model, const std::string& model_path, const Inputs& inputs, const Options& options) {
-  Run run = simulate_loaded(model, model_path, load_batches(model, inputs), options);
+  std::optional<Run> loaded;
+  try {
+    loaded = simulate_loaded(model, model_path, load_batches(model, inputs), options);
+  } catch (const SimError& e) {
+    throw SimError(e.what() + random_inputs_hint(inputs));
+  }
+  Run& run = *loaded;
   run.report.random_inputs = !inputs.random_shapes.empty();
   return std::move(run.report);
 }

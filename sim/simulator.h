@@ -91,6 +91,8 @@ struct QuantPointResult {
   // quantized::conv2d, ...), with the scale and zero point that output carried and the range
   // of its dequantized values. Empty for QuantStubs and FakeQuantizes, which qlint quantizes.
   std::string op;
+  // Report::calibrated_values only: every value observed was a whole number (a 0/1 mask).
+  bool whole_numbers = false;
 };
 
 // One row of the per-layer error (Options::layers): a quant point or a submodule's forward, at

@@ -81,5 +81,34 @@ TEST(NeverWorse, AnOutputAsExactAsTheFormatIsNotHarmed) {
   EXPECT_EQ(harm_done(report(8, 20.5, {}), report(8, 19.8, {}), 20).size(), 1u);
 }
 
+sim::Report reordered_report(double paired_db, double positional_db) {
+  sim::Report r = report(8, paired_db, {});
+  r.outputs[0].rows_reordered = true;
+  r.outputs[0].positional_sqnr_db = positional_db;
+  return r;
+}
+
+// Public forecast-mae (round 16): the fix swapped two of 6 modes sorted by probability (13 %
+// apart). Paired with float's rows the output read 20.6 -> 25.0 dB; position by position, as
+// the original was measured, it fell to 4.9 dB: a ranking the original got right, now harm.
+TEST(NeverWorse, AFixThatReordersFloatsRowsIsMeasuredPositionByPosition) {
+  const sim::Report before = report(8, 20.6, {});
+  const sim::Report after = reordered_report(25.0, 4.9);
+  const auto harm = harm_done(before, after, 20);
+  ASSERT_EQ(harm.size(), 1u);
+  EXPECT_EQ(harm[0],
+            "output 0: SQNR 20.6 dB -> 4.9 dB (position by position: the fixed model holds float's rows in another "
+            "order)");
+  EXPECT_TRUE(gain_made(before, after).empty());
+  // A fix that puts the rows back in float's order is measured the same way, as a gain.
+  const auto gain = gain_made(after, before);
+  ASSERT_EQ(gain.size(), 1u);
+  EXPECT_EQ(gain[0],
+            "output 0: SQNR 4.9 dB -> 20.6 dB (position by position: the fixed model holds float's rows in float's "
+            "order again)");
+  // Both reordered: both paired, as the simulation reports them.
+  EXPECT_TRUE(harm_done(reordered_report(25.0, 4.9), reordered_report(25.5, 3.0), 20).empty());
+}
+
 }  // namespace
 }  // namespace qlint::rewriter

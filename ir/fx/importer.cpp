@@ -88,7 +88,7 @@ std::string function_kind(const std::string& target) {
     auto it = operator_kinds().find(name);
     if (it != operator_kinds().end()) return it->second;
   }
-  if (is_aten_namespace(module)) return "aten::" + name;
+  if (is_aten_namespace(module)) return "aten::" + ir::canonical_aten_name(name);
   return "python::" + target;  // unknown to qlint: values flow through it unchanged
 }
 
@@ -475,7 +475,7 @@ class Importer {
       ir::Value* code = int_constant(ir::scalar_type_code(*dtype).value_or(-1));
       return single("aten::to", {tensor, code}, node.value("name", ""), declared_type(node));
     }
-    return operator_call("aten::" + method, node);
+    return operator_call("aten::" + ir::canonical_aten_name(method), node);
   }
 
   // `x.shape` and `x.dtype` are what FX records as getattr on a value.

@@ -277,7 +277,10 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
                                  "zoo/padding_flag_joined",
                                  "qat/qat_padding_flag_joined",
                                  "zoo/valid_points_through_data_stub",
-                                 "qat/qat_valid_points_through_data_stub"}) {
+                                 "qat/qat_valid_points_through_data_stub",
+                                 "qat/qat_sparse_heads_padding",
+                                 "qat/qat_knn_gated_points",
+                                 "qat/qat_threshold_after_dequant"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);
@@ -291,6 +294,23 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
     collect_python_change(name, fix);
   }
   expect_python_changes_hold(5);
+}
+
+// A float twin made in the same run as a new fake quant on an operand it shares (examples/qat/
+// qat_knn_gated_points.py: `self.quant(points) * valid`, the neighbours' topk rerooted, `valid`
+// given its own fake quant) reads the operand as the float model does. Made after it, the twin
+// read the quantized mask, the next round gave the twin's float points a fake quant of their own
+// (public round 17's pointMLP), and the neighbours flipped as before.
+TEST_F(Fix, AFloatTwinMadeBesideANewFakeQuantStaysFloat) {
+  const std::string name = "qat/qat_knn_gated_points";
+  const std::string fixed = tmp("fixed.pt");
+  json doc = fix_json({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
+  const json& fix = doc["fixes"][0];
+  ASSERT_EQ(fix["applied"].size(), 2u) << fix.dump(2);
+  for (const auto& applied : fix["applied"])
+    EXPECT_EQ(applied["description"].get<std::string>().find("points_fake_quant"), std::string::npos) << fix.dump(2);
+  EXPECT_TRUE(doc["diagnostics"].empty()) << doc["diagnostics"].dump(2);
+  expect_guarantees(name, doc, fixed, {});
 }
 
 // A wrapper that puts an encoder's features and lengths through one stub (examples/qat/
@@ -390,7 +410,8 @@ TEST_F(Fix, WholeNumbersGetAnExactNewFakeQuant) {
   for (const auto& [name, fixes] : std::vector<std::pair<std::string, size_t>>{{"qat/qat_class_ids_joined", 1},
                                                                                {"qat/qat_cell_offsets_one_line", 2},
                                                                                {"qat/qat_single_class_ids", 1},
-                                                                               {"qat/qat_gathered_cells", 2}}) {
+                                                                               {"qat/qat_gathered_cells", 2},
+                                                                               {"qat/qat_sparse_heads_padding", 1}}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);

@@ -122,6 +122,25 @@ class Bags(nn.Module):
         return self.bags(indices, offsets)
 
 
+class Warns(nn.Module):
+    """Resizes the `out=` tensor of `index_select` at each of its 6 unrolled calls: LibTorch warns
+    at every call, in every run qlint makes of the model."""
+
+    def forward(self, x):
+        buf = x.new_zeros(1)
+        sums = []
+        for k in range(6):
+            torch.index_select(x, 0, torch.arange(k + 2), out=buf)
+            sums.append(buf.sum())
+        return torch.stack(sums)
+
+
+def write_warning_model(out):
+    x = torch.randn(16)
+    torch.jit.trace(Warns(), x, check_trace=False).save(os.path.join(out, "warns.pt"))
+    torch.save(x, os.path.join(out, "warns_input.pt"))
+
+
 def write_quantized_embedding_bag(out):
     """An EmbeddingBag with int8 weights (float_qparams_weight_only_qconfig, converted, scripted:
     quantized::embedding_bag_byte): a kernel qlint's simulation has no float form of."""
@@ -148,6 +167,7 @@ def main():
     write_suppressed_sim_divergence(out, repo)
     write_quantized_embedding_bag(out)
     write_state_through_helper_model(out, repo)
+    write_warning_model(out)
 
 
 if __name__ == "__main__":

@@ -201,6 +201,38 @@ TEST_F(Sim, RandomInputsAreSeededAndReproducible) {
   EXPECT_TRUE(json::parse(a.out)["random_inputs"].get<bool>());
 }
 
+// A model with a bool mask input (`~padding`) fails on float random inputs (public
+// forecast-mae: `"bitwise_not_cpu" not implemented for 'Float'`, exit 2): the error says how to
+// give the input its dtype, and `SHAPE:bool` runs.
+TEST_F(Sim, RandomInputsTakeADtype) {
+  const std::string model = example_model("zoo/padding_flag_joined");
+  auto all_float = run_qlint({"sim", model, "--random-input", "3x10x2,3x10"});
+  EXPECT_EQ(all_float.exit_code, 2) << all_float.err;
+  EXPECT_NE(all_float.err.find("bitwise_not"), std::string::npos) << all_float.err;
+  EXPECT_NE(all_float.err.find("give a bool or integer input its dtype, e.g. `4x10:bool`"), std::string::npos)
+      << all_float.err;
+  auto with_mask = run_qlint({"sim", "--format", "json", model, "--random-input", "3x10x2,3x10:bool"});
+  ASSERT_EQ(with_mask.exit_code, 0) << with_mask.err;
+  const json report = json::parse(with_mask.out);
+  EXPECT_TRUE(report["random_inputs"].get<bool>());
+  EXPECT_FALSE(report["outputs"].empty()) << with_mask.out;
+}
+
+// LibTorch warns at every call of an op (a resized `out=` tensor) in every run qlint makes of the
+// model (public round 17's SSD: 1,288 copies on one `check --input`, after glog's "Logging before
+// InitGoogleLogging()"): each warning is said once.
+TEST_F(Sim, LibTorchWarningsAreSaidOnce) {
+  auto r = run_qlint({"sim", test_file("warns.pt"), "--input", test_file("warns_input.pt")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t said = 0;
+  for (size_t at = r.err.find("LibTorch warns (said once):"); at != std::string::npos;
+       at = r.err.find("LibTorch warns (said once):", at + 1))
+    ++said;
+  EXPECT_EQ(said, 1u) << r.err;
+  EXPECT_NE(r.err.find("resized"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("InitGoogleLogging"), std::string::npos) << r.err;
+}
+
 // `qlint sim -j 2` runs input batches at the same time, each on a thread of its own, and must
 // give the figures and outputs of running them one after another (-j 1), byte for byte. Batches
 // stay in order when a run of one could change another's: the model draws random numbers
@@ -453,6 +485,7 @@ TEST_F(Sim, BadInputsGiveOneLineAndExitTwo) {
        "a dict with a single entry, which LibTorch 1.13 cannot read"},
       {{"--random-input", "1x3x8x8"}, "1 shape(s) given but the model's forward takes 2"},
       {{"--random-input", "1xZ"}, "is not a list of shapes"},
+      {{"--random-input", "1x3x8x8,1x4:half"}, "'half' in '1x3x8x8,1x4:half' is no dtype qlint makes"},
       {{}, "no inputs"},
   };
   for (const auto& [extra, reason] : cases) {

@@ -1172,6 +1172,14 @@ Facts Facts::compute(const ir::Model& model, const StubClasses& stubs, const Sim
   facts.model_ = &model;
   facts.binary_comparisons_ = evidence.binary_comparisons;
   facts.simulated_comparisons_ = evidence.simulated_comparisons;
+  if (const ir::Function* forward = model.find_function("forward")) {
+    size_t input = 0;
+    for (const ir::Value* p : forward->body.params) {
+      if (p->type.kind == ir::Type::Kind::Module) continue;
+      if (input < evidence.zero_one_inputs.size() && evidence.zero_one_inputs[input]) facts.zero_one_inputs_.insert(p);
+      ++input;
+    }
+  }
   facts.simulated_run_ = evidence.run;
   // The solver follows calls into their callees by recursion, up to ir::kMaxCallDepth deep
   // (a few frames a level): past what the 8 MiB main thread holds.

@@ -140,6 +140,8 @@ struct SimulationEvidence {
   // The dtypes of forward's inputs as the simulation's first batch had them, for inputs whose
   // type the model leaves open (TorchScript records `Tensor`, not `Tensor(dtype=bool)`).
   std::vector<ir::DType> input_dtypes;
+  // Per forward input: a float tensor that held only 0 and 1 in every batch.
+  std::vector<bool> zero_one_inputs;
 };
 
 // Identifies a comparison across the importer and the simulator: kind and source range.
@@ -169,6 +171,9 @@ class Facts {
   // Whether the value depends on an input of the model's forward (rather than only on
   // constants and module state such as weights).
   bool from_input(const ir::Value* v) const;
+  // Whether `v` is an input of the model's forward that held only 0 and 1 in every batch the
+  // simulation ran (`check --input`, `--fix --input`): a mask given as floats.
+  bool is_zero_one_input(const ir::Value* v) const { return zero_one_inputs_.count(v) > 0; }
 
   // Quant points this value is a pure view of (reshaped, sliced, selected, indexed), and
   // whether the view is a part (some indexing happened) rather than the whole output.
@@ -247,6 +252,7 @@ class Facts {
   std::map<const ir::Node*, size_t> folded_branches_;  // prim::If -> the block that runs
   std::set<std::string> binary_comparisons_;
   std::set<std::string> simulated_comparisons_;
+  std::set<const ir::Value*> zero_one_inputs_;
   std::optional<SimulatedRun> simulated_run_;
   int solver_passes_ = 0;
 };

@@ -17,18 +17,18 @@
 namespace qlint::cli {
 namespace {
 
-// LibTorch's warnings (TORCH_WARN), each said once per run: a model's warning fires at every
-// call in every pass qlint makes (float, simulated, each attribution pass; public round 17's SSD:
-// 1,288 copies of one `out=` resize warning on one `check --input`), where Python shows a place
-// once. Written straight to stderr, which also keeps glog's "Logging before InitGoogleLogging()"
-// away.
+// LibTorch's warnings (TORCH_WARN), each place in LibTorch's code said once per run, as Python
+// shows a warning's place once: a model's warning fires at every call in every pass qlint makes
+// (float, simulated, each attribution pass; public round 17's SSD: 1,288 copies of one `out=`
+// resize warning, each naming other shapes, on one `check --input`). Written straight to
+// stderr, which also keeps glog's "Logging before InitGoogleLogging()" away.
 class OnceWarningHandler final : public c10::WarningHandler {
  public:
   void process(const c10::SourceLocation& where, const std::string& msg, const bool /*verbatim*/) override {
-    const std::string key = std::string(where.file) + ":" + std::to_string(where.line) + ":" + msg;
+    const std::string key = std::string(where.file) + ":" + std::to_string(where.line);
     std::lock_guard<std::mutex> lock(mutex_);
     if (!said_.insert(key).second) return;
-    std::fprintf(stderr, "qlint: LibTorch warns (said once): %s\n", msg.c_str());
+    std::fprintf(stderr, "qlint: LibTorch warns (said once, for the first of its calls): %s\n", msg.c_str());
   }
 
  private:
@@ -36,21 +36,36 @@ class OnceWarningHandler final : public c10::WarningHandler {
   std::set<std::string> said_;
 };
 
+OnceWarningHandler& once_warnings() {
+  static OnceWarningHandler handler;
+  return handler;
+}
+
+// Runs `job` on a large stack (ir/large_stack.h) with LibTorch's warnings said once: LibTorch
+// keeps its warning handler per thread, and each job runs on a thread of its own.
+template <typename Job>
+auto on_large_stack(Job&& job) {
+  return ir::on_large_stack([&] {
+    c10::Warning::WarningHandlerGuard once(&once_warnings());
+    return job();
+  });
+}
+
 class LibTorchBackend final : public TorchBackend {
  public:
   // LibTorch compiles and runs graphs recursively, once per level of what the model holds: on
   // a large stack (ir/large_stack.h), so that the limits qlint predicts are far from it.
   ir::Model import_torchscript(const std::string& path) override {
-    return ir::on_large_stack([&] { return torchscript::import_torchscript(path); });
+    return on_large_stack([&] { return torchscript::import_torchscript(path); });
   }
 
   sim::Report simulate(const std::string& model_path, const sim::Inputs& inputs, const sim::Options& options) override {
-    return ir::on_large_stack([&] { return sim::simulate(model_path, inputs, options); });
+    return on_large_stack([&] { return sim::simulate(model_path, inputs, options); });
   }
 
   std::pair<ir::Model, sim::Report> import_and_simulate(const std::string& path, const sim::Inputs& inputs,
                                                         const sim::Options& options) override {
-    return ir::on_large_stack([&] {
+    return on_large_stack([&] {
       torch::jit::Module module = torchscript::load_torchscript(path);
       ir::Model model = torchscript::import_module(module, path);
       return std::make_pair(std::move(model), sim::simulate(module, path, inputs, options));
@@ -59,7 +74,7 @@ class LibTorchBackend final : public TorchBackend {
 
   rewriter::FixResult fix_model(const std::string& path, const rewriter::FixOptions& options,
                                 const std::function<std::string(const std::string&)>& display) override {
-    return ir::on_large_stack([&] { return rewriter::fix_model(path, options, display); });
+    return on_large_stack([&] { return rewriter::fix_model(path, options, display); });
   }
 
   // RTLD_GLOBAL, as torch.ops.load_library: the library's static initializers register its
@@ -87,8 +102,5 @@ class LibTorchBackend final : public TorchBackend {
 
 extern "C" __attribute__((visibility("default"))) qlint::cli::TorchBackend* qlint_torch_backend() {
   static qlint::cli::LibTorchBackend backend;
-  static qlint::cli::OnceWarningHandler warnings;
-  static const bool installed = (c10::Warning::set_warning_handler(&warnings), true);
-  (void)installed;
   return &backend;
 }

@@ -467,7 +467,9 @@ Fix new_fake_quant_fix(std::string description, const Edit& edit) {
 }
 
 bool is_cast_of_bool(const analysis::Facts& facts, const ir::Value* v) {
-  for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 16; ++depth) {
+  for (int depth = 0; v != nullptr && depth < 16; ++depth) {
+    if (facts.is_zero_one_input(v)) return true;
+    if (v->producer == nullptr) return false;
     const ir::Node& p = *v->producer;
     if ((p.kind == "aten::to" || p.kind == "aten::type_as") && !p.inputs.empty())
       return facts.dtype(p.inputs[0]) == ir::DType::Bool && facts.dtype(v) != ir::DType::Bool;

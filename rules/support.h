@@ -136,7 +136,8 @@ Fix safe_fix(std::string description, std::vector<Edit> edits);
 // changes no value in any mode; unsafe for a calibrated in-graph op, which the model's
 // `disable_fake_quant` does not turn off.
 Fix new_fake_quant_fix(std::string description, const Edit& edit);
-// A float tensor made by casting a bool tensor (a comparison result: 0 and 1 only), seen
+// A float tensor made by casting a bool tensor (a comparison result: 0 and 1 only), or an input
+// of forward the simulation saw hold only 0 and 1 (a padding mask given as floats), seen
 // through views.
 bool is_cast_of_bool(const analysis::Facts& facts, const ir::Value* v);
 // An integer tensor cast to float (`(i % 8).float()`, `class_pred.float()`): whole numbers, also

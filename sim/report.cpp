@@ -222,6 +222,7 @@ analysis::SimulationEvidence evidence_from(const sim::Report& report) {
     if (c.constant && !c.integer_result && c.elements > 0) evidence.simulated_comparisons.insert(key);
   }
   evidence.input_dtypes = report.input_dtypes;
+  evidence.zero_one_inputs = report.zero_one_inputs;
   return evidence;
 }
 

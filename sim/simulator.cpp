@@ -1127,9 +1127,16 @@ std::optional<std::vector<IValue>> run_at_once(const std::string& model_path, ji
     }
   };
   std::vector<std::thread> threads;
+  // LibTorch's warning handler is per thread: each batch thread says warnings as this one does.
+  c10::WarningHandler* warnings = c10::Warning::get_warning_handler();
   try {
     for (size_t t = 1; t < std::min(session.threads, batches.size()); ++t)
-      threads.emplace_back([&] { ir::run_on_large_stack(work); });
+      threads.emplace_back([&] {
+        ir::run_on_large_stack([&] {
+          c10::Warning::WarningHandlerGuard same_warnings(warnings);
+          work();
+        });
+      });
   } catch (const std::system_error&) {  // no more threads: the ones there are do the work
   }
   work();
@@ -1545,6 +1552,19 @@ std::vector<ir::DType> dtypes_of(const Batch& batch) {
   return dtypes;
 }
 
+// Per input: a float tensor holding only 0 and 1 in every batch.
+std::vector<bool> zero_one_inputs(const std::vector<Batch>& batches) {
+  std::vector<bool> zero_one(batches.empty() ? 0 : batches.front().size(), true);
+  for (const Batch& batch : batches)
+    for (size_t i = 0; i < batch.size() && i < zero_one.size(); ++i) {
+      if (!zero_one[i]) continue;
+      const bool tensor = batch[i].isTensor() && batch[i].toTensor().is_floating_point();
+      zero_one[i] = tensor && batch[i].toTensor().numel() > 0 &&
+                    at::logical_or(batch[i].toTensor() == 0, batch[i].toTensor() == 1).all().item<bool>();
+    }
+  return zero_one;
+}
+
 Run simulate_loaded(const jit::Module& model, const std::string& model_path, const std::vector<Batch>& batches,
                     const Options& options) {
   const std::set<std::string> ops = int8_ops(model);
@@ -1560,6 +1580,7 @@ Run simulate_loaded(const jit::Module& model, const std::string& model_path, con
   run->report.no_float_reference = no_reference;
   run->report.bits = effective_bits(run->report, options.bits);
   if (!batches.empty()) run->report.input_dtypes = dtypes_of(batches.front());
+  run->report.zero_one_inputs = zero_one_inputs(batches);
   return std::move(*run);
 }
 

@@ -224,6 +224,9 @@ struct Report {
   // The dtype of each forward input in the first batch (Unknown for non-tensors): what a
   // TorchScript archive does not record, and the rules want (a bool mask input).
   std::vector<ir::DType> input_dtypes;
+  // Per forward input: a float tensor that held only 0 and 1 in every batch (a padding mask
+  // given as floats), which a traced archive cannot tell from data.
+  std::vector<bool> zero_one_inputs;
   // One per Options::calibrate_values (path: the value's name), when the float run reached it:
   // its observed range and the symmetric scale and zero point MinMaxObserver gives it.
   std::vector<QuantPointResult> calibrated_values;

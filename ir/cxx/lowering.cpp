@@ -1858,20 +1858,38 @@ class FunctionCollector : public RecursiveASTVisitor<FunctionCollector> {
   bool shouldVisitTemplateInstantiations() const { return true; }
 
   bool VisitFunctionDecl(FunctionDecl* fd) {
-    if (wanted(*fd)) functions.push_back(fd);
+    if (wanted(*fd)) add(fd);
     return true;
   }
 
   // A lambda's call operator is a function of its own (a generic lambda's is a template: not
   // lowered, as templates are not).
   bool VisitLambdaExpr(LambdaExpr* lambda) {
-    if (const CXXMethodDecl* op = lambda->getCallOperator(); op != nullptr && wanted(*op)) functions.push_back(op);
+    if (const CXXMethodDecl* op = lambda->getCallOperator(); op != nullptr && wanted(*op)) add(op);
+    return true;
+  }
+
+  // A member template defined out of its class (`template <typename T> T Net::forward(...)` in
+  // the .cpp, its class in a header): Clang's visitor reaches the instantiations only from the
+  // template's first declaration, the one in the class, which is not walked when the header is
+  // not the project's own (or not walked here when it is). Each instantiation is reached from the
+  // definition too; `add` keeps each function once.
+  bool VisitFunctionTemplateDecl(FunctionTemplateDecl* tmpl) {
+    if (tmpl == tmpl->getCanonicalDecl() || !tmpl->isThisDeclarationADefinition()) return true;
+    for (FunctionDecl* spec : tmpl->specializations())
+      for (FunctionDecl* redecl : spec->redecls())
+        if (redecl->getTemplateSpecializationKind() != TSK_ExplicitSpecialization) TraverseDecl(redecl);
     return true;
   }
 
   std::vector<const FunctionDecl*> functions;
 
  private:
+  void add(const FunctionDecl* fd) {
+    if (added_.insert(fd).second) functions.push_back(fd);
+  }
+  std::set<const FunctionDecl*> added_;
+
   // The project's own code; a configured quant function is a quant point, and what its body
   // does is the toolchain's business.
   bool wanted(const FunctionDecl& fd) const {

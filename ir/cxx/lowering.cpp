@@ -1234,6 +1234,12 @@ class FunctionLowering {
   // `this->mask_` or `self.weight`: one value per field, updated by assignments.
   ir::Value* field(const MemberExpr& member) {
     const ValueDecl* decl = member.getMemberDecl();
+    // `heat_to_mat(out).rows`, `heat_to_mat(out).clone()` (a third-party class's method, reached
+    // here as the callee of an opaque call): the call is lowered, so a function of the file it
+    // calls is followed into with what it is given.
+    if (const Expr* base = member.isImplicitAccess() ? nullptr : strip(member.getBase());
+        isa_and_nonnull<CallExpr>(base))
+      expr(base);
     // The model the constructor loaded, also into a `std::unique_ptr<torch::jit::Module>`.
     if (vars_.count(decl) == 0)
       if (auto load = unit_.stored_loads_.find(decl); load != unit_.stored_loads_.end())

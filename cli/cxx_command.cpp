@@ -65,7 +65,10 @@ class ArchiveOracle {
       for (const auto& dir : dirs_)
         if (std::filesystem::exists(dir / archive, ec)) path = dir / archive;
     if (!std::filesystem::exists(path, ec))
-      return unread("is not there (looked from the working directory and beside each checked file)");
+      return unread(
+          "is not there (looked from the working directory and beside each checked file; a path written "
+          "in the code, such as its author's, is pointed elsewhere with `--archive '" +
+          ir::printable(archive, 200) + "=PATH'`)");
     try {
       ir::Model model = torch_backend().import_torchscript(path.string());
       auto facts = analysis::Facts::compute(model, stubs_);

@@ -516,7 +516,10 @@ class UnitLowering {
   ModelLoad archive_named_by(const Expr* written) const {
     if (const auto* fallback = dyn_cast<CXXDefaultArgExpr>(written)) written = fallback->getExpr();
     const Expr* path = strip(written);
-    if (const auto* literal = dyn_cast<StringLiteral>(path)) return {literal->getString().str(), "", "", "", ""};
+    if (const auto* literal = dyn_cast<StringLiteral>(path)) {
+      const std::string redirected = archive_names_.literal(literal->getString().str());
+      return {redirected.empty() ? literal->getString().str() : redirected, "", "", "", ""};
+    }
     path = string_of(path);
     // A variable by its name (a static member's or global's qualified), any other expression
     // (`argv[1]`, `cfg.model`) as it is written.

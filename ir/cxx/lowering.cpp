@@ -2051,7 +2051,9 @@ ir::Model UnitLowering::run() {
     lowering.run(*fd);
     std::optional<ReturnedModel> run = lowering.returned_run();
     const auto* method = dyn_cast<CXXMethodDecl>(fd);
-    if (run && (method == nullptr || !method->getParent()->isLambda())) {
+    // Only a function another file can call: a `static` one or one in an unnamed namespace may
+    // share its name with another file's.
+    if (run && fd->isExternallyVisible() && (method == nullptr || !method->getParent()->isLambda())) {
       run->function = function_display(*fd);
       returns_model_[function_key(*fd)] = *run;
     }

@@ -1818,19 +1818,31 @@ class FunctionLowering {
   // no model's outputs, or a mix.
   std::optional<ReturnedModel> returned_run() const {
     if (fn_.body.returns.size() != 1) return std::nullopt;
-    static const std::set<std::string> same_values = {"cxx::toTensor", "cxx::toTuple",     "aten::cpu",
-                                                      "aten::detach",  "aten::contiguous", "aten::clone"};
-    const ir::Value* v = fn_.body.returns[0];
-    for (int depth = 0; v != nullptr && depth < 8; ++depth) {
-      if (auto run = runs_.find(v); run != runs_.end()) return run->second;
-      if (v->producer == nullptr || v->producer->inputs.empty() || !same_values.count(v->producer->kind))
-        return std::nullopt;
-      v = v->producer->inputs[0];
-    }
-    return std::nullopt;
+    return run_of(fn_.body.returns[0], 0);
   }
 
  private:
+  // The model run a value is, through copies and conversions; of a join (a return in each arm
+  // of an `if`, EasyOCR's `return res;` in a `try` and an empty fallback after its `catch`),
+  // the one run its arms hold, when they hold one.
+  std::optional<ReturnedModel> run_of(const ir::Value* v, int depth) const {
+    static const std::set<std::string> same_values = {"cxx::toTensor", "cxx::toTuple",     "aten::cpu",
+                                                      "aten::detach",  "aten::contiguous", "aten::clone"};
+    if (v == nullptr || depth > 8) return std::nullopt;
+    if (auto run = runs_.find(v); run != runs_.end()) return run->second;
+    if (v->producer == nullptr || v->producer->inputs.empty()) return std::nullopt;
+    if (same_values.count(v->producer->kind)) return run_of(v->producer->inputs[0], depth + 1);
+    if (v->producer->kind != "prim::join") return std::nullopt;
+    std::optional<ReturnedModel> found;
+    for (const ir::Value* arm : v->producer->inputs) {
+      std::optional<ReturnedModel> run = run_of(arm, depth + 1);
+      if (!run) continue;
+      if (found && std::tie(found->archive, found->where) != std::tie(run->archive, run->where)) return std::nullopt;
+      found = run;
+    }
+    return found;
+  }
+
   // A call of a function the file declares and another file defines, which returns a model's
   // outputs there (Options::returned_models): the run of that model here, linked to its archive;
   // without one, a note at the call says why (else the code after it would be checked as plain

@@ -65,7 +65,10 @@ class ArchiveOracle {
       for (const auto& dir : dirs_)
         if (std::filesystem::exists(dir / archive, ec)) path = dir / archive;
     if (!std::filesystem::exists(path, ec))
-      return unread("is not there (looked from the working directory and beside each checked file)");
+      return unread(
+          "is not there (looked from the working directory and beside each checked file; a path written "
+          "in the code, such as its author's, is pointed elsewhere with `--archive '" +
+          ir::printable(archive, 200) + "=PATH'`)");
     try {
       ir::Model model = torch_backend().import_torchscript(path.string());
       auto facts = analysis::Facts::compute(model, stubs_);
@@ -327,6 +330,18 @@ std::string ambiguous_archive(const std::string& attr) {
          ir::printable(self, 200) + "=PATH`; qlint counts this model's outputs as unquantized";
 }
 
+// A call of another file's function that returns a model's outputs, whose archive is not known
+// there. `attr` is "FUNCTION\nWHERE\nWHY".
+std::string model_run_elsewhere(const std::string& attr) {
+  std::istringstream parts(attr);
+  std::string function, where, why;
+  std::getline(parts, function);
+  std::getline(parts, where);
+  std::getline(parts, why);
+  return "`" + ir::printable(function, 200) + "` returns the outputs of the TorchScript model it runs in " +
+         ir::printable(where, 200) + ", and " + ir::printable(why, 400) + "; qlint counts these outputs as unquantized";
+}
+
 // A model run whose archive qlint could not read: its outputs counted as unquantized.
 void print_unread_archives(const ir::Model& model) {
   for (const auto& f : model.functions)
@@ -353,6 +368,8 @@ void print_unread_archives(const ir::Model& model) {
                   << "` holds (it follows a `torch::jit::load` into a variable, a field or a smart pointer of this "
                      "file, and the functions of the file that return one); qlint counts this model's outputs as "
                      "unquantized\n";
+      if (const ir::Attr* elsewhere = n.attr("elsewhere_model"); elsewhere && elsewhere->kind == ir::Attr::Kind::Str)
+        std::cerr << ir::display_location(n.loc) << ": note: " << model_run_elsewhere(elsewhere->s) << "\n";
       const ir::Attr* unread = n.attr("unread_archive");
       if (unread == nullptr || unread->kind != ir::Attr::Kind::Str) return;
       const size_t cut = unread->s.find('\n');

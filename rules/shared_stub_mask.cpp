@@ -441,6 +441,11 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     if (!joined && !examined.insert(call.view_key).second) continue;
     std::vector<MaskUse> mask_uses = mask_uses_of_parts(facts, users, call.view_key);
     if (mask_uses.empty() && !joined) mask_uses = whole_call_mask_uses(facts, users, call);
+    // A stated scale at which 0 and 1 are exact (a C++ program's
+    // `at::quantize_per_tensor(torch::cat({data, mask}), 0.01, 0, torch::kQInt8)`): the mask's
+    // values stay 0 and 1 on the shared grid, and the data's step is the stated one with or
+    // without the mask, as eq-nonzero-const finds too.
+    if (joined && mask_exact_at_stated_scale(facts, call.point)) continue;
     if (joined && mask_uses.empty()) {
       out.push_back(joined_mask_diagnostic(facts, call));
       continue;
@@ -494,7 +499,10 @@ const Rule& shared_stub_mask_rule() {
         "`--input`, a comparison with 1 in which the simulation saw values other than 0 and 1 (`ids != pad_idx` "
         "with pad id 1 on token ids) is no mask channel: it counts only as a threshold, where its result is used as a "
         "mask. A threshold on the output of a fixed-scale fake quant (eager QAT's `FixedQParamsFakeQuantize` of "
-        "`nn.Softmax` or `nn.Sigmoid`: scale 1/256 whatever the data) does not count: the data sets no step there.";
+        "`nn.Softmax` or `nn.Sigmoid`: scale 1/256 whatever the data) does not count: the data sets no step there. "
+        "Nor does a quant point that states a scale at which 0 and 1 are exact (a C++ program's "
+        "`at::quantize_per_tensor(torch::cat({data, mask}, 1), 0.01, 0, torch::kQInt8)`): the mask stays 0/1 "
+        "and the data's step is the stated one with or without it.";
     r.doc.why =
         "A stub has one scale, `max(|x|) / 32767.5` for int16, and the data sets it. With "
         "data up to 70000 the scale is 2.136, and round(1 / 2.136) = 0: every 1 in the mask "

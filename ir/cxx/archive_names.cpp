@@ -67,6 +67,15 @@ ArchiveName ArchiveNames::lookup(const DeclRefExpr* ref, const std::string& writ
   return {"", variable, ""};
 }
 
+std::string ArchiveNames::literal(const std::string& text) const {
+  for (const auto& [key, path] : entries_)
+    if (key == text || key == "\"" + text + "\"") {
+      used_.insert(key + "=" + path);
+      return path;
+    }
+  return "";
+}
+
 std::string variable_name(const DeclRefExpr& ref, const std::string& written) {
   if (written.find("::") != std::string::npos) return written;
   const auto* var = dyn_cast<VarDecl>(ref.getDecl());

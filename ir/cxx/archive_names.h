@@ -35,6 +35,11 @@ class ArchiveNames {
   // The archive for a path written as `written`; `ref` when it is a variable.
   ArchiveName lookup(const clang::DeclRefExpr* ref, const std::string& written) const;
 
+  // The path an `--archive` gives a string literal's archive (the author's
+  // `torch::jit::load("/home/someone/model.pt")`, not on this machine): NAME is the literal's
+  // text, bare or in its quotes; "" when no entry names it.
+  std::string literal(const std::string& text) const;
+
   // The `--archive` entries that named something in the file.
   std::vector<std::string> used() const { return {used_.begin(), used_.end()}; }
 

@@ -52,7 +52,10 @@ class LoweringConsumer : public clang::ASTConsumer {
     // others); the caller records the error itself.
     result.partial = context.getDiagnostics().hasErrorOccurred();
     try {
-      result.model = lower_translation_unit(context, options_, &result.archives_named);
+      CrossFileFacts facts;
+      result.model = lower_translation_unit(context, options_, &result.archives_named, &facts);
+      result.returns_model = std::move(facts.returns_model);
+      result.calls_elsewhere = std::move(facts.calls_elsewhere);
       // QLINT_DEBUG=cxx-ir: the IR each file lowers to, for whoever works on the front end.
       if (const char* debug = std::getenv("QLINT_DEBUG"); debug && std::strstr(debug, "cxx-ir") != nullptr)
         std::fprintf(stderr, "%s", ir::print_model(result.model).c_str());
@@ -215,15 +218,15 @@ ImportedFile parse_file(clang::tooling::CompilationDatabase& db, const ImportReq
   return result;
 }
 
-// The `--archive` entries a file named, before its model: each with its length, then a blank.
-std::string encode_archives(const ImportedFile& imported) {
+// Strings, each with its length, then a `;`.
+std::string encode_list(const std::vector<std::string>& entries) {
   std::string out;
-  for (const std::string& entry : imported.archives_named) out += std::to_string(entry.size()) + ":" + entry;
+  for (const std::string& entry : entries) out += std::to_string(entry.size()) + ":" + entry;
   return out + ";";
 }
 
-// Reads what encode_archives wrote at `at`, and moves `at` past it.
-std::vector<std::string> decode_archives(const std::string& message, size_t& at) {
+// Reads what encode_list wrote at `at`, and moves `at` past it.
+std::vector<std::string> decode_list(const std::string& message, size_t& at) {
   std::vector<std::string> out;
   while (at < message.size() && message[at] != ';') {
     const size_t colon = message.find(':', at);
@@ -234,6 +237,26 @@ std::vector<std::string> decode_archives(const std::string& message, size_t& at)
   }
   if (at < message.size()) ++at;
   return out;
+}
+
+// What a file tells the others (ImportedFile), before its model: the `--archive` entries it
+// named, the functions that return a model's outputs (five fields each), the calls elsewhere.
+std::string encode_archives(const ImportedFile& imported) {
+  std::vector<std::string> returns;
+  for (const auto& [key, r] : imported.returns_model)
+    for (const std::string* field : {&key, &r.function, &r.where, &r.archive, &r.why}) returns.push_back(*field);
+  return encode_list(imported.archives_named) + encode_list(returns) +
+         encode_list({imported.calls_elsewhere.begin(), imported.calls_elsewhere.end()});
+}
+
+// Reads what encode_archives wrote at `at` into `result`, and moves `at` past it.
+void decode_archives(const std::string& message, size_t& at, ImportedFile& result) {
+  result.archives_named = decode_list(message, at);
+  const std::vector<std::string> returns = decode_list(message, at);
+  for (size_t i = 0; i + 4 < returns.size(); i += 5)
+    result.returns_model[returns[i]] = {returns[i + 1], returns[i + 2], returns[i + 3], returns[i + 4]};
+  const std::vector<std::string> calls = decode_list(message, at);
+  result.calls_elsewhere.insert(calls.begin(), calls.end());
 }
 
 // What the child process sends back: a tag byte, then the error or the model's text IR, or
@@ -261,7 +284,7 @@ ImportedFile decode(const std::string& file, const std::string& message) {
       result.partial = true;
     }
     try {
-      result.archives_named = decode_archives(message, model_at);
+      decode_archives(message, model_at, result);
       result.model = std::move(ir::parse_model(message.substr(model_at)).model);
     } catch (const ir::ParseError& e) {
       result.error = std::string("its model could not be carried over from the parse: ") + e.what();
@@ -401,6 +424,30 @@ void parse_in_children(const std::vector<size_t>& indices, const std::vector<std
   }
 }
 
+// Files are parsed one by one (each in a child process), so what one learns of a function it
+// defines (it returns a model's outputs) reaches the others only after all are parsed: each file
+// that calls such a function of another file is parsed again, told of it
+// (Options::returned_models). Once: a function that returns what another file's function
+// returns is followed one file deep.
+void reparse_told_of_others(clang::tooling::CompilationDatabase& db, const ImportRequest& request,
+                            const Options& options, const std::vector<std::string>& absolute,
+                            std::vector<ImportedFile>& out) {
+  Options told = options;
+  for (const ImportedFile& file : out)
+    for (const auto& [key, returned] : file.returns_model) told.returned_models.emplace(key, returned);
+  std::vector<size_t> again;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!out[i].error.empty() && !out[i].partial) continue;
+    const bool calls = std::any_of(out[i].calls_elsewhere.begin(), out[i].calls_elsewhere.end(),
+                                   [&](const std::string& key) { return told.returned_models.count(key) > 0; });
+    if (calls) again.push_back(i);
+  }
+  if (again.empty()) return;
+  parse_in_children(
+      again, request.files, request.jobs,
+      [&](size_t i) { return parse_file(db, request, told, request.files[i], absolute[i]); }, out, [](size_t) {});
+}
+
 }  // namespace
 
 std::vector<ImportedFile> import_cxx(const ImportRequest& request, const Options& options) {
@@ -440,6 +487,7 @@ std::vector<ImportedFile> import_cxx(const ImportRequest& request, const Options
   parse_in_children(
       to_parse, request.files, request.jobs,
       [&](size_t i) { return parse_file(*db, request, options, request.files[i], absolute[i]); }, out, report);
+  reparse_told_of_others(*db, request, options, absolute, out);
   return out;
 }
 

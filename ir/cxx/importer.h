@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ struct ImportedFile {
   bool partial = false;
   // The `--archive` entries the file's code names (Options::archives).
   std::vector<std::string> archives_named;
+  // What the file tells the others, and the functions it calls that it does not define
+  // (CrossFileFacts): a call of another file's function that returns a model's outputs is
+  // that model's run (import_cxx parses the caller again, told of it).
+  std::map<std::string, ReturnedModel> returns_model;
+  std::set<std::string> calls_elsewhere;
 };
 
 // Throws ir::ImportError when the compilation database cannot be read.

@@ -25,6 +25,7 @@
 #include "ir/aten_schemas.h"
 #include "ir/cxx/archive_names.h"
 #include "ir/cxx/call_sites.h"
+#include "ir/cxx/function_key.h"
 #include "ir/import_error.h"
 #include "ir/verifier.h"
 
@@ -515,7 +516,10 @@ class UnitLowering {
   ModelLoad archive_named_by(const Expr* written) const {
     if (const auto* fallback = dyn_cast<CXXDefaultArgExpr>(written)) written = fallback->getExpr();
     const Expr* path = strip(written);
-    if (const auto* literal = dyn_cast<StringLiteral>(path)) return {literal->getString().str(), "", "", "", ""};
+    if (const auto* literal = dyn_cast<StringLiteral>(path)) {
+      const std::string redirected = archive_names_.literal(literal->getString().str());
+      return {redirected.empty() ? literal->getString().str() : redirected, "", "", "", ""};
+    }
     path = string_of(path);
     // A variable by its name (a static member's or global's qualified), any other expression
     // (`argv[1]`, `cfg.model`) as it is written.
@@ -768,6 +772,10 @@ class UnitLowering {
 
   std::map<FileID, bool> own_files_;
   std::string project_root_;
+
+  // What the other files are told of this one, and what they may tell it (CrossFileFacts).
+  std::map<std::string, ReturnedModel> returns_model_;
+  std::set<std::string> calls_elsewhere_;
 };
 
 class FunctionLowering {
@@ -1234,6 +1242,12 @@ class FunctionLowering {
   // `this->mask_` or `self.weight`: one value per field, updated by assignments.
   ir::Value* field(const MemberExpr& member) {
     const ValueDecl* decl = member.getMemberDecl();
+    // `heat_to_mat(out).rows`, `heat_to_mat(out).clone()` (a third-party class's method, reached
+    // here as the callee of an opaque call): the call is lowered, so a function of the file it
+    // calls is followed into with what it is given.
+    if (const Expr* base = member.isImplicitAccess() ? nullptr : strip(member.getBase());
+        isa_and_nonnull<CallExpr>(base))
+      expr(base);
     // The model the constructor loaded, also into a `std::unique_ptr<torch::jit::Module>`.
     if (vars_.count(decl) == 0)
       if (auto load = unit_.stored_loads_.find(decl); load != unit_.stored_loads_.end())
@@ -1342,6 +1356,7 @@ class FunctionLowering {
       expr(object);
       return call_function(call, {call.getArgs(), call.getNumArgs()}, *callee, type);
     }
+    if (ir::Value* run = call_elsewhere(call, *method, object, type)) return run;
     // `dets.push_back(boxes)`: the vector holds what it was given, as TorchScript's append.
     if ((name == "push_back" || name == "emplace_back") && call.getNumArgs() == 1)
       if (const ValueDecl* decl = assigned(object))
@@ -1511,6 +1526,7 @@ class FunctionLowering {
     if (const Expr* held = made_holder_of(&call)) return expr(held);  // the module the pointer holds
     if (const std::string* name = unit_.function_name(callee))
       return call_function(call, {call.getArgs(), call.getNumArgs()}, *name, type);
+    if (ir::Value* run = call_elsewhere(call, *callee, nullptr, type)) return run;
     bool aten = qualified.rfind("at::", 0) == 0 || qualified.rfind("torch::", 0) == 0;
     if (!type) {
       for (const Expr* arg : call.arguments()) expr(arg);
@@ -1748,6 +1764,7 @@ class FunctionLowering {
       ir::Value* out = stub_call(call, "the TorchScript model " + archive->s, joined, out_type);
       out->producer->set_attr("model_outputs", ir::Attr::of_bool(true));
       if (!verdict.elements_quantized.empty()) model_elements_[out] = verdict.elements_quantized;
+      runs_[out] = run_seen(call, archive->s, *out->producer);
       return out;
     }
     if (module) inputs.insert(inputs.begin(), module);
@@ -1772,9 +1789,102 @@ class FunctionLowering {
       out->producer->set_attr("container_model", ir::Attr::of_str(kept));
     else if (archive == nullptr && !says_why_unlinked(*out->producer) && unit_.options_.archive_quantized)
       out->producer->set_attr("unlinked_model", ir::Attr::of_str(written_or(object, "this model")));
+    runs_[out] = run_seen(call, archive != nullptr ? archive->s : "", *out->producer);
     return out;
   }
 
+  // A model's run as a caller in another file is told of it: where, its archive, or why it
+  // has none here (the note at the run says it in full).
+  ReturnedModel run_seen(const Expr& call, const std::string& archive, const ir::Node& run) const {
+    ReturnedModel seen;
+    const ir::SourceLoc loc = unit_.location(call.getSourceRange());
+    seen.where = std::filesystem::path(loc.file).filename().string() + ":" + std::to_string(loc.line);
+    seen.archive = archive;
+    if (const ir::Attr* variable = run.attr("unnamed_archive"))
+      seen.why = "its archive is named by `" + variable->s + "` there: give its path with `--archive " + variable->s +
+                 "=PATH`";
+    else if (run.attr("archive_conflict") != nullptr)
+      seen.why = "it is loaded from different archives there (see the note at the run)";
+    else if (run.attr("archive_ambiguous") != nullptr)
+      seen.why = "the `--archive` for it there fits several variables (see the note at the run)";
+    else if (archive.empty())
+      seen.why = "qlint does not see which archive it runs there (see the note at the run)";
+    return seen;
+  }
+
+ public:
+  // The model run whose outputs the function returns (`return model.forward({x}).toTensor();`,
+  // also through a variable or `.cpu()`), for the calls in other files; nullopt when it returns
+  // no model's outputs, or a mix.
+  std::optional<ReturnedModel> returned_run() const {
+    if (fn_.body.returns.size() != 1) return std::nullopt;
+    return run_of(fn_.body.returns[0], 0);
+  }
+
+ private:
+  // The model run a value is, through copies and conversions; of a join (a return in each arm
+  // of an `if`, EasyOCR's `return res;` in a `try` and an empty fallback after its `catch`),
+  // the one run its arms hold, when they hold one.
+  std::optional<ReturnedModel> run_of(const ir::Value* v, int depth) const {
+    static const std::set<std::string> same_values = {"cxx::toTensor", "cxx::toTuple",     "aten::cpu",
+                                                      "aten::detach",  "aten::contiguous", "aten::clone"};
+    if (v == nullptr || depth > 8) return std::nullopt;
+    if (auto run = runs_.find(v); run != runs_.end()) return run->second;
+    if (v->producer == nullptr || v->producer->inputs.empty()) return std::nullopt;
+    if (same_values.count(v->producer->kind)) return run_of(v->producer->inputs[0], depth + 1);
+    if (v->producer->kind != "prim::join") return std::nullopt;
+    std::optional<ReturnedModel> found;
+    for (const ir::Value* arm : v->producer->inputs) {
+      std::optional<ReturnedModel> run = run_of(arm, depth + 1);
+      if (!run) continue;
+      if (found && std::tie(found->archive, found->where) != std::tie(run->archive, run->where)) return std::nullopt;
+      found = run;
+    }
+    return found;
+  }
+
+  // A call of a function the file declares and another file defines, which returns a model's
+  // outputs there (Options::returned_models): the run of that model here, linked to its archive;
+  // without one, a note at the call says why (else the code after it would be checked as plain
+  // float code without a word).
+  ir::Value* call_elsewhere(const CallExpr& call, const FunctionDecl& callee, const Expr* object,
+                            std::optional<ir::Type> type) {
+    if (callee.isDefined() || isa<CXXOperatorCallExpr>(call) || !unit_.options_.archive_quantized) return nullptr;
+    const std::string qualified = callee.getQualifiedNameAsString();
+    for (const char* library : {"at::", "c10::", "torch::", "std::"})  // LibTorch's and the standard library's
+      if (qualified.rfind(library, 0) == 0) return nullptr;
+    const std::string key = function_key(callee);
+    unit_.calls_elsewhere_.insert(key);
+    auto found = unit_.options_.returned_models.find(key);
+    if (found == unit_.options_.returned_models.end()) return nullptr;
+    const ReturnedModel& returned = found->second;
+    std::vector<ir::Value*> inputs;
+    if (object != nullptr)
+      if (ir::Value* self = expr(object)) inputs.push_back(self);
+    for (const Expr* arg : call.arguments())
+      if (ir::Value* v = expr(arg)) inputs.push_back(v);
+    cxx::ArchiveVerdict verdict;
+    if (!returned.archive.empty()) verdict = unit_.options_.archive_quantized(returned.archive);
+    const ir::Type out_type = type.value_or(ir::Type::simple(ir::Type::Kind::Tuple));  // an IValue as a run's
+    ir::Value* out = nullptr;
+    if (verdict.quantized.value_or(false)) {
+      ir::Value* joined = single("prim::ListConstruct", inputs, ir::Type::simple(ir::Type::Kind::List), &call);
+      out = stub_call(call, "the TorchScript model " + returned.archive, joined, out_type);
+      out->producer->set_attr("model_outputs", ir::Attr::of_bool(true));
+      if (!verdict.elements_quantized.empty()) model_elements_[out] = verdict.elements_quantized;
+    } else {
+      out = single("cxx::" + callee.getNameAsString(), inputs, out_type, &call);
+      if (!verdict.unread.empty())
+        out->producer->set_attr("unread_archive", ir::Attr::of_str(returned.archive + "\n" + verdict.unread));
+      else if (returned.archive.empty())
+        out->producer->set_attr("elsewhere_model",
+                                ir::Attr::of_str(returned.function + "\n" + returned.where + "\n" + returned.why));
+    }
+    runs_[out] = returned;  // a function of this file that returns it passes it on
+    return out;
+  }
+
+ public:
   // Whether a run's node already carries a note on why its archive is not taken.
   static bool says_why_unlinked(const ir::Node& run) {
     for (const char* why : {"unnamed_archive", "archive_conflict", "unfollowed_model", "archive_ambiguous"})
@@ -1839,6 +1949,9 @@ class FunctionLowering {
   UnitLowering& unit_;
   ir::Function& fn_;
   const FunctionDecl* fd_ = nullptr;  // the function lowered
+  // The outputs of each model run (and of each call of another file's function that returns
+  // one), as a caller in another file is told of them (returned_run).
+  std::map<const ir::Value*, ReturnedModel> runs_;
   std::map<const ValueDecl*, ir::Value*> vars_;
   // A model's output tuple, and what is taken from it whole (`.toTuple()->elements()`): whether
   // each element carries quantization (ArchiveVerdict::elements_quantized).
@@ -1858,20 +1971,38 @@ class FunctionCollector : public RecursiveASTVisitor<FunctionCollector> {
   bool shouldVisitTemplateInstantiations() const { return true; }
 
   bool VisitFunctionDecl(FunctionDecl* fd) {
-    if (wanted(*fd)) functions.push_back(fd);
+    if (wanted(*fd)) add(fd);
     return true;
   }
 
   // A lambda's call operator is a function of its own (a generic lambda's is a template: not
   // lowered, as templates are not).
   bool VisitLambdaExpr(LambdaExpr* lambda) {
-    if (const CXXMethodDecl* op = lambda->getCallOperator(); op != nullptr && wanted(*op)) functions.push_back(op);
+    if (const CXXMethodDecl* op = lambda->getCallOperator(); op != nullptr && wanted(*op)) add(op);
+    return true;
+  }
+
+  // A member template defined out of its class (`template <typename T> T Net::forward(...)` in
+  // the .cpp, its class in a header): Clang's visitor reaches the instantiations only from the
+  // template's first declaration, the one in the class, which is not walked when the header is
+  // not the project's own (or not walked here when it is). Each instantiation is reached from the
+  // definition too; `add` keeps each function once.
+  bool VisitFunctionTemplateDecl(FunctionTemplateDecl* tmpl) {
+    if (tmpl == tmpl->getCanonicalDecl() || !tmpl->isThisDeclarationADefinition()) return true;
+    for (FunctionDecl* spec : tmpl->specializations())
+      for (FunctionDecl* redecl : spec->redecls())
+        if (redecl->getTemplateSpecializationKind() != TSK_ExplicitSpecialization) TraverseDecl(redecl);
     return true;
   }
 
   std::vector<const FunctionDecl*> functions;
 
  private:
+  void add(const FunctionDecl* fd) {
+    if (added_.insert(fd).second) functions.push_back(fd);
+  }
+  std::set<const FunctionDecl*> added_;
+
   // The project's own code; a configured quant function is a quant point, and what its body
   // does is the toolchain's business.
   bool wanted(const FunctionDecl& fd) const {
@@ -1928,18 +2059,28 @@ ir::Model UnitLowering::run() {
   for (const FunctionDecl* fd : collector.functions) {
     ir::Function& fn = model_.add_function("", function_names_.at(fd->getFirstDecl()));
     fn.entry = true;
-    FunctionLowering(*this, fn).run(*fd);
+    FunctionLowering lowering(*this, fn);
+    lowering.run(*fd);
+    std::optional<ReturnedModel> run = lowering.returned_run();
+    const auto* method = dyn_cast<CXXMethodDecl>(fd);
+    // Only a function another file can call: a `static` one or one in an unnamed namespace may
+    // share its name with another file's.
+    if (run && fd->isExternallyVisible() && (method == nullptr || !method->getParent()->isLambda())) {
+      run->function = function_display(*fd);
+      returns_model_[function_key(*fd)] = *run;
+    }
   }
   return std::move(model_);
 }
 
 }  // namespace
 
-ir::Model lower_translation_unit(ASTContext& context, const Options& options,
-                                 std::vector<std::string>* archives_named) {
+ir::Model lower_translation_unit(ASTContext& context, const Options& options, std::vector<std::string>* archives_named,
+                                 CrossFileFacts* facts) {
   UnitLowering unit(context, options);
   ir::Model model = unit.run();
   if (archives_named != nullptr) *archives_named = unit.archive_names_.used();
+  if (facts != nullptr) *facts = {unit.returns_model_, unit.calls_elsewhere_};
   std::vector<std::string> problems = ir::verify(model);
   if (!problems.empty()) {
     // The input past qlint's bounds, said as the user's code made it; else a bug of qlint's.

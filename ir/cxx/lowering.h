@@ -6,6 +6,11 @@
 
 #include <clang/AST/ASTContext.h>
 
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "ir/cxx/options.h"
 #include "ir/ir.h"
 
@@ -13,7 +18,14 @@ namespace qlint::cxx {
 
 // `archives_named`, when given, gets the `--archive` entries (Options::archives) the unit's code
 // names, so that one that names nothing in any checked file can be said.
+// What a file tells the others (ir/cxx/importer.cpp): the functions it defines that return a
+// model's outputs, and the keys of the functions it calls and does not define.
+struct CrossFileFacts {
+  std::map<std::string, ReturnedModel> returns_model;
+  std::set<std::string> calls_elsewhere;
+};
+
 ir::Model lower_translation_unit(clang::ASTContext& context, const Options& options,
-                                 std::vector<std::string>* archives_named = nullptr);
+                                 std::vector<std::string>* archives_named = nullptr, CrossFileFacts* facts = nullptr);
 
 }  // namespace qlint::cxx

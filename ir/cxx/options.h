@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,16 @@ struct ArchiveVerdict {
   std::vector<bool> elements_quantized;
 };
 
+// A function of another file of the project that returns a model's outputs, as the lowering of
+// its own file saw them (ir/cxx/importer.cpp carries them from file to file): a call of it
+// elsewhere is that model's run.
+struct ReturnedModel {
+  std::string function;  // as the user writes it: "Net::predict"
+  std::string where;     // the model's run in its file: "net.cpp:3"
+  std::string archive;   // the archive it runs there; "" when not known there
+  std::string why;       // with no archive: why not, for the note at the call
+};
+
 struct Options {
   // Functions that quantize their first argument (a toolchain's own quantize call), by
   // qualified name or a `::`-separated suffix of it: "quantize" or "tc::quantize".
@@ -30,6 +41,9 @@ struct Options {
   // Archive paths for `torch::jit::load(path)` calls whose path is not a string literal, by
   // the variable or parameter the path is in ("model_path=models/s1.pt").
   std::vector<std::string> archives;
+  // The functions defined in other files that return a model's outputs, by function_key (their
+  // qualified name and parameter types).
+  std::map<std::string, ReturnedModel> returned_models;
 };
 
 }  // namespace qlint::cxx

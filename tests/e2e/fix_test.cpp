@@ -427,11 +427,10 @@ TEST_F(Fix, WholeNumbersGetAnExactNewFakeQuant) {
       EXPECT_EQ(scale["scale"].get<double>(), 1.0) << scale;
       EXPECT_EQ(scale["zero_point"].get<int64_t>(), 0) << scale;
       // The padding mask the inputs show to be 0 and 1 (qat_sparse_heads_padding) is known as a mask.
-      EXPECT_EQ(scale["source"].get<std::string>().rfind(name == "qat/qat_sparse_heads_padding"
-                                                             ? "exact for a 0/1 mask"
-                                                             : "exact for the whole numbers 0..",
-                                                         0),
-                0u)
+      EXPECT_EQ(
+          scale["source"].get<std::string>().rfind(
+              name == "qat/qat_sparse_heads_padding" ? "exact for a 0/1 mask" : "exact for the whole numbers 0..", 0),
+          0u)
           << scale;
     }
     // What is left is the class argmax itself, which picks another class for a near-tie once the

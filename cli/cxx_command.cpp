@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -317,14 +318,18 @@ std::string conflicting_archives(const std::string& attr) {
   return note + "; " + named + " is not applied here, as it would give all of them one archive";
 }
 
+// The first three lines of a note's attribute ("A\nB\nC"), missing ones empty.
+std::array<std::string, 3> three_lines(const std::string& attr) {
+  std::istringstream parts(attr);
+  std::array<std::string, 3> lines;
+  for (std::string& line : lines) std::getline(parts, line);
+  return lines;
+}
+
 // An `--archive NAME=PATH` whose NAME fits several variables (`kModelPath` of two classes):
 // which ones, and the qualified name of the one this model loads. `attr` is "NAME\nTHIS\nA, B".
 std::string ambiguous_archive(const std::string& attr) {
-  std::istringstream parts(attr);
-  std::string name, self, fits;
-  std::getline(parts, name);
-  std::getline(parts, self);
-  std::getline(parts, fits);
+  const auto [name, self, fits] = three_lines(attr);
   return "`--archive " + ir::printable(name, 200) + "=PATH` fits several variables (" + ir::printable(fits, 600) +
          "), so it is not applied to any of them; name the one this model loads as it is qualified, `--archive " +
          ir::printable(self, 200) + "=PATH`; qlint counts this model's outputs as unquantized";
@@ -333,11 +338,7 @@ std::string ambiguous_archive(const std::string& attr) {
 // A call of another file's function that returns a model's outputs, whose archive is not known
 // there. `attr` is "FUNCTION\nWHERE\nWHY".
 std::string model_run_elsewhere(const std::string& attr) {
-  std::istringstream parts(attr);
-  std::string function, where, why;
-  std::getline(parts, function);
-  std::getline(parts, where);
-  std::getline(parts, why);
+  const auto [function, where, why] = three_lines(attr);
   return "`" + ir::printable(function, 200) + "` returns the outputs of the TorchScript model it runs in " +
          ir::printable(where, 200) + ", and " + ir::printable(why, 400) + "; qlint counts these outputs as unquantized";
 }

@@ -410,11 +410,15 @@ TEST_F(Fix, WholeNumbersGetAnExactNewFakeQuant) {
   // qat_single_class_ids: ids all 0 on the inputs (one class), where a calibrated scale would be
   // the observer's epsilon or its default. qat_gathered_cells: cell coordinates gathered by a
   // second topk and viewed before the offset is added (CenterNet; before: scales 6/255, 7/255).
+  // qat_pillar_point_counts: a float input of point counts, whole numbers only on the inputs
+  // (nothing in the graph says so; calibrated, the rewrite lowered the SQNR 36.3 -> 32.8 dB and
+  // was dropped).
   for (const auto& [name, fixes] : std::vector<std::pair<std::string, size_t>>{{"qat/qat_class_ids_joined", 1},
                                                                                {"qat/qat_cell_offsets_one_line", 2},
                                                                                {"qat/qat_single_class_ids", 1},
                                                                                {"qat/qat_gathered_cells", 2},
-                                                                               {"qat/qat_sparse_heads_padding", 1}}) {
+                                                                               {"qat/qat_sparse_heads_padding", 1},
+                                                                               {"qat/qat_pillar_point_counts", 1}}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);

@@ -22,11 +22,21 @@ struct InPlaceWrite {
   const ir::Node* write = nullptr;
 };
 
+// Whether `n`'s output may be its first operand itself. A cast to another dtype never is:
+// `floor(q).long()` is a new tensor, and `cell[~inside] = 0` into it writes nothing `floor(q)`
+// holds (public round 18's sgan: a cast's fix was refused for a write after the cast).
+bool may_alias_operand(const Facts& facts, const ir::Node& n) {
+  if (!ir::may_alias_first_operand(n)) return false;
+  if (!ir::is_cast(n) || n.inputs.empty() || n.output() == nullptr) return true;
+  const ir::DType from = facts.dtype(n.inputs[0]), to = facts.dtype(n.output());
+  return from == ir::DType::Unknown || to == ir::DType::Unknown || from == to;
+}
+
 // Every write in place through an alias of `v` (a view of it, the tensor it is a view of, a
 // list holding it, a callee's parameter it is passed as) that a float twin of `v` would not see.
 void in_place_writes(const Facts& facts, const ir::Value* v, std::vector<InPlaceWrite>& out, int depth = 0) {
   const ir::Value* root = v;
-  for (int i = 0; i < 256 && root->producer != nullptr && ir::may_alias_first_operand(*root->producer) &&
+  for (int i = 0; i < 256 && root->producer != nullptr && may_alias_operand(facts, *root->producer) &&
                   !root->producer->inputs.empty();
        ++i)
     root = root->producer->inputs[0];
@@ -54,7 +64,7 @@ void in_place_writes(const Facts& facts, const ir::Value* v, std::vector<InPlace
           for (const InPlaceWrite& w : inner) out.push_back({user, w.write});
         }
       }
-      if (ir::may_alias_first_operand(*user))
+      if (may_alias_operand(facts, *user))
         for (const ir::Value* out_value : user->outputs)
           if (seen.size() < 100000 && seen.insert(out_value).second) pending.push_back(out_value);
     }
@@ -136,9 +146,10 @@ class Planner {
     if (!refusal_.empty()) return;
     // A twin copies how a value was computed: a write in place through an alias of it is in the
     // twin only when the node that makes it is copied too (an in-place ReLU on the way is).
-    if (!plan_.writes.empty() && facts_.function_of(consumer) != facts_.function_of(**plan_.writes.begin()))
-      return refuse("a value on the way is written in place column by column (`" + (*plan_.writes.begin())->kind + "`" +
-                    on_line(**plan_.writes.begin()) + ") in another function than the comparison's");
+    for (const ir::Node* write : plan_.writes)
+      if (facts_.function_of(consumer) != facts_.function_of(*write))
+        return refuse("a value on the way is written in place column by column (`" + write->kind + "`" +
+                      on_line(*write) + ") in another function than the comparison's");
     for (const InPlaceWrite& w : writes_)
       if (!plan_.nodes.count(w.top))
         return refuse("a value on the way (or a view of it) is changed in place by `" + w.write->kind + "`" +
@@ -150,7 +161,7 @@ class Planner {
     }
     plan_.stub_call = nearest_;
     const ir::Function* top = facts_.function_of(*plan_.stub_call);
-    std::set<const ir::Function*> up;
+    std::set<const ir::Function*, ir::CreationOrder> up;
     for (; top != nullptr && returning_.count(top); top = facts_.function_of(*returning_[top]))
       if (!up.insert(top).second) return refuse("the value comes back through a recursive call");
     if (up.size() != returning_.size()) {
@@ -169,7 +180,7 @@ class Planner {
         return refuse("the value passes into `" + ir::source_function_name(callee->name) +
                       "` and back out, which qlint does not rewrite");
     // An inlined call is no call any more: its callee's code runs in the caller.
-    std::set<const ir::Function*> on_path;
+    std::set<const ir::Function*, ir::CreationOrder> on_path;
     for (const ir::Function* fn = facts_.function_of(consumer); fn != top;) {
       const bool inlined = inlined_.count(fn) > 0;
       if (fn == nullptr || (!inlined && !call_into_.count(fn)) || !on_path.insert(fn).second)
@@ -401,10 +412,12 @@ class Planner {
   std::set<std::string> points_;  // the quant points the value passed, all the identity in float
   size_t inline_choice_;          // which call of a function called from several places to inline
   FloatShadowPlan plan_;
-  const ir::Node* nearest_ = nullptr;                         // the first quant call on the way back
-  std::map<const ir::Function*, const ir::Node*> call_into_;  // callee -> the call passing a twin in
-  std::map<const ir::Function*, const ir::Node*> returning_;  // callee -> the call getting a twin back
-  std::map<const ir::Function*, const ir::Node*> inlined_;    // callee -> its call inlined (plan_.inline_call)
+  const ir::Node* nearest_ = nullptr;  // the first quant call on the way back
+  // Callees in the order the front end made them: a refusal names the first, the same in every run.
+  using ByCallee = std::map<const ir::Function*, const ir::Node*, ir::CreationOrder>;
+  ByCallee call_into_;  // callee -> the call passing a twin in
+  ByCallee returning_;  // callee -> the call getting a twin back
+  ByCallee inlined_;    // callee -> its call inlined (plan_.inline_call)
   std::set<const ir::Value*> seen_;
   std::map<const ir::Function*, std::vector<const ir::Node*>> sites_;
   bool sites_indexed_ = false;

@@ -36,11 +36,11 @@ struct FloatShadowPlan {
   // (skipped: the identity in float), callee parameters that become extra ones, loop body
   // parameters (loop-carried values) that get a carried twin, and outputs of loops and
   // branches that get a twin output.
-  std::set<const ir::Node*> nodes;
-  std::set<const ir::Node*> identity_calls;
+  std::set<const ir::Node*, ir::CreationOrder> nodes;
+  std::set<const ir::Node*, ir::CreationOrder> identity_calls;
   // Writes in place into a fresh copy on the way (`y = x.clone(); y[:, 0] = ...`), in the
   // consumer's function: each is copied right after itself, into the twin's copy.
-  std::set<const ir::Node*> writes;
+  std::set<const ir::Node*, ir::CreationOrder> writes;
   std::set<const ir::Value*> params;
   std::set<const ir::Value*> block_outputs;
   // Outputs of calls into callees that quantize (the stub is inside): the callee's copy returns

@@ -83,7 +83,10 @@ std::string related_findings(const std::vector<Diagnostic>& diagnostics, const D
 }  // namespace
 
 void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& report) {
-  std::set<const ir::Node*> confirmed;  // comparisons a static finding reports
+  // Comparisons a static finding reports, by line as the simulation counts them: a line's copies
+  // (a helper called on two tensors, one of them fixed) are one comparison (public round 18: one
+  // cast, reported by sim-divergence at its first copy and truncating-cast at the second).
+  std::set<std::string> confirmed;
   for (auto& d : diagnostics) {
     if (is_sim_divergence(d)) continue;
     const ir::Node* node = d.evidence_node ? d.evidence_node : d.node;
@@ -98,7 +101,7 @@ void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& re
                         " results of " + which + " as in float; other inputs may not");
       continue;
     }
-    confirmed.insert(node);
+    confirmed.insert(analysis::comparison_key(node->kind, node->loc));
     d.severity = Severity::Error;
     d.notes.push_back("confirmed by simulation: " + std::to_string(c->differing) + " of " +
                       std::to_string(c->elements) + " results of " + which + " differ (" + what_was_simulated(report) +
@@ -108,7 +111,8 @@ void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& re
   diagnostics.erase(std::remove_if(diagnostics.begin(), diagnostics.end(),
                                    [&](const Diagnostic& d) {
                                      return is_sim_divergence(d) && d.evidence_node != nullptr &&
-                                            confirmed.count(d.evidence_node) > 0;
+                                            confirmed.count(analysis::comparison_key(d.evidence_node->kind,
+                                                                                     d.evidence_node->loc)) > 0;
                                    }),
                     diagnostics.end());
 }

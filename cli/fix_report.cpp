@@ -91,7 +91,10 @@ std::string number(double v) {
 // (exact for a 0/1 mask)"; a value without a name is the operand of the line.
 std::string scale_text(const rewriter::NewScale& s) {
   std::string what = "new fake quant";
-  if (!s.module.empty()) what += " `self." + s.module + "`";
+  // The rewrite's description names it as the code at its line does (`self.emb_output_fake_quant`
+  // in a child's forward); here it is the module's path in the archive (`child.emb_output_fake_quant`).
+  if (!s.module.empty())
+    what += s.module.find('.') == std::string::npos ? " `self." + s.module + "`" : " `" + s.module + "`";
   if (s.module.empty() || s.value != "operand") what += " on `" + s.value + "`";
   return what + ": scale " + number(s.scale) + ", zero point " + std::to_string(s.zero_point) + ", range " +
          std::to_string(s.quant_min) + ".." + std::to_string(s.quant_max) + " (" + s.source + ")";

@@ -1,9 +1,15 @@
 #include "ir/ir.h"
 
 #include <array>
+#include <atomic>
 #include <utility>
 
 namespace qlint::ir {
+
+uint64_t next_serial() {
+  static std::atomic<uint64_t> made{0};
+  return made++;
+}
 
 namespace {
 

@@ -132,6 +132,11 @@ struct Value {
   bool generated_name = false;
 };
 
+// A number that grows with every node and function made: sets and maps whose order shows in
+// messages or in a rewritten archive order them by it (CreationOrder), never by address, which
+// varies from run to run (one archive gave three different "no automatic fix" notes in 8 runs).
+uint64_t next_serial();
+
 struct Node {
   std::string kind;  // e.g. "aten::eq", "prim::CallMethod"
   std::vector<Value*> inputs;
@@ -141,6 +146,7 @@ struct Node {
   SourceLoc loc;
   Block* owner = nullptr;
   const void* origin = nullptr;  // opaque front-end handle, for the rewriter
+  const uint64_t serial = next_serial();
 
   const Attr* attr(std::string_view name) const;  // a view: callers name attributes with literals
   void set_attr(const std::string& name, Attr value);
@@ -164,12 +170,21 @@ struct Function {
   bool entry = false;
   Block body;
   std::vector<std::unique_ptr<Value>> values;
+  const uint64_t serial = next_serial();
 
   Value* new_value(std::string name, Type type);
   Node* append_node(Block& block, std::string kind);
   void add_input(Node& node, Value* value);
   Value* add_output(Node& node, std::string name, Type type);
   Value* add_param(Block& block, std::string name, Type type);
+};
+
+// Orders nodes, or functions, as the front end made them (see next_serial).
+struct CreationOrder {
+  template <class T>
+  bool operator()(const T* a, const T* b) const {
+    return a->serial < b->serial;
+  }
 };
 
 struct ModuleInfo {

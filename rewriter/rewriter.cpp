@@ -366,10 +366,14 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
 // --input` reports (not the predicted ones, which it folds into their static findings).
 int keep_fixable_unexplained_flips(std::vector<Diagnostic>& diagnostics) {
   const std::string rule = rules::sim_divergence_rule().id;
-  std::set<const ir::Node*> predicted;
+  // By line, as the simulation counts a line's copies together (cli/evidence.cpp).
+  std::set<std::string> predicted;
   for (const auto& d : diagnostics)
-    if (d.rule != rule) predicted.insert(d.evidence_node ? d.evidence_node : d.node);
-  auto is_predicted = [&](const Diagnostic& d) { return d.evidence_node && predicted.count(d.evidence_node) > 0; };
+    if (const ir::Node* n = d.evidence_node ? d.evidence_node : d.node; d.rule != rule && n && n->loc.known())
+      predicted.insert(analysis::comparison_key(n->kind, n->loc));
+  auto is_predicted = [&](const Diagnostic& d) {
+    return d.evidence_node && predicted.count(analysis::comparison_key(d.evidence_node->kind, d.evidence_node->loc));
+  };
   int judged = 0;
   diagnostics.erase(std::remove_if(diagnostics.begin(), diagnostics.end(),
                                    [&](const Diagnostic& d) {

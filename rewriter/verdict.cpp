@@ -1,7 +1,10 @@
 #include "rewriter/verdict.h"
 
 #include <algorithm>
+#include <set>
+#include <string>
 
+#include "analysis/facts.h"
 #include "rules/registry.h"
 #include "sim/report.h"
 
@@ -24,8 +27,20 @@ int FixResult::static_remaining() const {
 }
 
 int FixResult::problems_resolved() const {
-  const int remaining_problems = static_remaining() + static_cast<int>(simulation_failures.size());
-  return std::max(0, problems_found() - remaining_problems);
+  // A comparison or cast that still flips and that a remaining finding reports too (a cast left
+  // to truncating-cast, confirmed by the simulation) is one problem, not two (public round 18:
+  // "Applied 2 rewrites for 0 of 2 problems" after one of them was resolved).
+  std::set<std::string> reported;
+  for (const auto& d : remaining)
+    if (!is_sim_divergence(d) && d.node != nullptr && d.node->loc.known())
+      reported.insert(analysis::comparison_key(d.node->kind, d.node->loc));
+  const auto also_reported = [&](const Diagnostic& d) {
+    return d.evidence_node != nullptr &&
+           reported.count(analysis::comparison_key(d.evidence_node->kind, d.evidence_node->loc));
+  };
+  const auto failures = std::count_if(simulation_failures.begin(), simulation_failures.end(),
+                                      [&](const Diagnostic& d) { return !also_reported(d); });
+  return std::max(0, problems_found() - static_remaining() - static_cast<int>(failures));
 }
 
 void judge_final_model(FixResult& result, const FixOptions& options) {

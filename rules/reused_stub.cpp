@@ -7,6 +7,7 @@
 
 #include "analysis/constants.h"
 #include "ir/ops.h"
+#include "ir/source_text.h"
 #include "ir/spelling.h"
 #include "rules/registry.h"
 #include "rules/support.h"
@@ -15,12 +16,29 @@ namespace qlint::rules {
 
 namespace {
 
+// Whether the statement at `loc` calls the quant point's module twice (`self.emb(a) +
+// self.emb(b * 10.0)`, `self.g(self.quant(a), self.quant(b))`): a trace gives both calls the
+// statement's location, as it gives a loop's copies, but the text tells them apart (public round
+// 18: nothing was reported on one line, the same calls on two lines were).
+bool called_twice_in_statement(const analysis::Facts& facts, const analysis::QuantCall& call,
+                               const ir::SourceLoc& loc) {
+  const analysis::QuantPoint* point = facts.quant_point(call.point);
+  const std::string display = point != nullptr ? point->display : call.point;  // "self.child.emb"
+  const std::string call_text = "self." + display.substr(display.rfind('.') + 1) + "(";
+  const std::string text = ir::source_text(facts.model(), loc);
+  const size_t first = text.find(call_text);
+  return first != std::string::npos && text.find(call_text, first + 1) != std::string::npos;
+}
+
 std::string first_use(const analysis::Facts& facts, const analysis::QuantCall& first, const analysis::QuantCall& call) {
   ir::SourceLoc loc = quant_call_location(facts, first);
   if (!loc.known()) return "";
   ir::SourceLoc here = quant_call_location(facts, call);
-  // A loop the trace unrolled (or a line that runs twice) applies it on the same line again.
-  if (here.file == loc.file && here.line == loc.line) return " (again on this line: a loop or a repeated call)";
+  // A loop the trace unrolled (or a line that runs twice) applies it on the same line again,
+  // unless the line itself applies it twice (`self.g(self.quant(a), self.quant(b))`).
+  if (here.file == loc.file && here.line == loc.line)
+    return called_twice_in_statement(facts, call, here) ? " (first applied earlier on this line)"
+                                                        : " (again on this line: a loop or a repeated call)";
   return " (first applied on " + ir::line_seen_from(loc, here) + ")";
 }
 
@@ -116,22 +134,27 @@ void report_loop_reuse(const analysis::Facts& facts, const analysis::QuantCall& 
 // An ordinary module's output fake quant (QAT gives every quantized module one) is shared by all
 // calls of the module. Called again from the same line (a recurrent cell at each time step, one
 // encoder for every agent in a loop, a trace's unrolled copies) its outputs are one kind of
-// value, and one scale for them is the module's design. Called from two lines the user wrote
-// (`self.proj(a)`, then `self.proj(b)`), two different tensors share that one scale.
+// value, and one scale for them is the module's design. Called from two places the user wrote
+// (`self.proj(a)`, then `self.proj(b)`, on two lines or in one statement), two different tensors
+// share that one scale.
 bool another_call_site(const analysis::Facts& facts, const analysis::QuantCall& first,
                        const analysis::QuantCall& call) {
   const ir::SourceLoc a = quant_call_location(facts, first), b = quant_call_location(facts, call);
-  return a.known() && b.known() && (a.file != b.file || a.line != b.line);
+  if (!a.known() || !b.known()) return false;
+  if (a.file != b.file || a.line != b.line) return true;
+  if (a.column > 0 && b.column > 0 && a.column != b.column) return true;  // a scripted model's own columns
+  return called_twice_in_statement(facts, call, b);
 }
 
 Diagnostic module_reuse_diagnostic(const analysis::Facts& facts, const analysis::QuantCall& first,
                                    const analysis::QuantCall& call) {
   const std::string module = facts.output_quant_point_owner(call.point).value_or(call.point);
-  const ir::SourceLoc at = quant_call_location(facts, first);
+  const ir::SourceLoc at = quant_call_location(facts, first), here = quant_call_location(facts, call);
+  const bool same_line = at.file == here.file && at.line == here.line;
   Diagnostic d = quant_call_diagnostic(
       reused_stub_rule(), facts, call,
-      "`self." + module + "` is called on a second tensor (first on " +
-          ir::line_seen_from(at, quant_call_location(facts, call)) +
+      "`self." + module + "` is called on a second tensor (first " +
+          (same_line ? "earlier on this line" : "on " + ir::line_seen_from(at, here)) +
           "); QAT gives a module one output fake quant, shared by all its calls, so both outputs get one scale "
           "calibrated over both ranges and the one with the smaller range loses precision; call a separate "
           "instance for each tensor (sharing its weights if they must stay tied)");
@@ -208,10 +231,12 @@ const Rule& reused_stub_rule() {
         "A QuantStub module (or, in a traced QAT model, its FakeQuantize) called on two "
         "different tensors, or in a `for` loop over a list of tensors (one stub for every level "
         "of a feature pyramid). An ordinary module of a QAT model has one output fake quant too: "
-        "called from two lines of the user's code on different tensors (`self.proj(a)`, then "
-        "`self.proj(b)`) it is reported as well. Called again from one line (a recurrent cell at "
-        "each time step, one encoder for every agent in a loop) it is not: the module is shared "
-        "on purpose there, and so is its scale.";
+        "called from two places in the user's code on different tensors (`self.proj(a)`, then "
+        "`self.proj(b)`, on two lines or in one statement: `self.proj(a) + self.proj(b)`) it is reported "
+        "as well. Called again from one call in the code (a recurrent cell at each time step, one "
+        "encoder for every agent in a loop) it is not: the module is shared on purpose there, and so "
+        "is its scale. A trace records a statement's line, not its columns: two calls are told from a "
+        "loop's copies by the statement's text, which calls the module twice.";
     r.doc.why =
         "A stub holds one scale, calibrated over everything it sees. Two tensors through one "
         "stub share it: the tensor with the smaller range keeps far fewer bits than it would "

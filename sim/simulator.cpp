@@ -151,6 +151,21 @@ struct ProbeState {
   // pick's order, so it is compared as a multiset along the pick's dimension.
   std::optional<size_t> ordered_by;
   std::vector<int64_t> latest_sizes;
+  // The result is written in place further on (`cell[~inside] = 0` after the cast that made
+  // `cell`): each run is judged as the model leaves the tensor, at the end of the batch's
+  // forward, not as the op gave it (public round 18's sgan: 38 of 125 cell indices "differed",
+  // every one in a cell the model then set to 0 in both runs).
+  bool judged_at_end = false;
+};
+
+// A simulated run of a probe judged at the end of the batch (ProbeState::judged_at_end): the
+// tensor itself, which the model's writes in place go on changing.
+struct RunJudgedAtEnd {
+  size_t probe = 0;
+  size_t run = 0;
+  at::Tensor result;
+  IValue operand;
+  std::optional<int64_t> pick_order_dim;
 };
 
 struct Session {
@@ -162,10 +177,11 @@ struct Session {
   std::map<const void*, std::string> module_paths;  // module object -> instance path
   std::map<std::string, PointState> points;
   std::vector<ProbeState> probes;
-  std::map<std::string, Observer> observed;  // Options::calibrate_values, by value position
-  std::vector<ir::SourceLoc> sites;          // by the site id the instrumenter gives each quant point op
-  std::vector<std::string> reach_order;      // quant points, as the float run first reached them
-  bool weights_quantized = false;            // a QAT layer's weight fake quant ran
+  std::vector<RunJudgedAtEnd> judged_at_end;  // this batch's, until its forward returns
+  std::map<std::string, Observer> observed;   // Options::calibrate_values, by value position
+  std::vector<ir::SourceLoc> sites;           // by the site id the instrumenter gives each quant point op
+  std::vector<std::string> reach_order;       // quant points, as the float run first reached them
+  bool weights_quantized = false;             // a QAT layer's weight fake quant ran
   // Set during an attribution pass: only these quant points quantize, the others pass their
   // float values through (sim/attribution.h). Null: all of them.
   const std::set<std::string>* quantized = nullptr;
@@ -192,6 +208,7 @@ ProbeState probe_for_batch(const ProbeState& probe, size_t batch) {
   fork.constant = probe.constant;
   fork.integer_result = probe.integer_result;
   fork.set_dim = probe.set_dim;
+  fork.judged_at_end = probe.judged_at_end;
   if (batch < probe.float_runs.size()) {
     fork.float_runs.resize(batch + 1);
     fork.float_runs[batch] = probe.float_runs[batch];
@@ -507,8 +524,9 @@ void probe_op(jit::Stack& stack) {
     if (probe.float_runs.size() <= batch) probe.float_runs.resize(batch + 1);
     // Bounded memory: a comparison in a very long loop is judged on its first runs.
     if (probe.float_runs[batch].size() < kMaxRunsPerBatch)
-      probe.float_runs[batch].push_back(
-          {x.clone(), probe.integer_result ? operand.toTensor().sizes().vec() : std::vector<int64_t>{}});
+      probe.float_runs[batch].push_back({probe.judged_at_end ? x : x.clone(), probe.integer_result
+                                                                                  ? operand.toTensor().sizes().vec()
+                                                                                  : std::vector<int64_t>{}});
     if (probe.constant && operand.isTensor()) {
       const at::Tensor& v = operand.toTensor();
       bool only = at::logical_or(at::eq(v, 0), at::eq(v, *probe.constant)).all().item<bool>();
@@ -518,7 +536,9 @@ void probe_op(jit::Stack& stack) {
     if (probe.simulated_runs.size() <= batch) probe.simulated_runs.resize(batch + 1);
     const size_t run = probe.simulated_runs[batch]++;
     const std::vector<FloatRun>& expected = probe.float_runs[batch];
-    if (run < expected.size())
+    if (run < expected.size() && probe.judged_at_end)
+      g_session->judged_at_end.push_back({static_cast<size_t>(id), run, x, operand, pick_order(probe, x)});
+    else if (run < expected.size())
       compare_run(probe, expected[run], x, operand, pick_order(probe, x));
     else if (expected.size() < kMaxRunsPerBatch)  // reached more often than in float: see compare_run
       ++probe.runs_not_compared;
@@ -760,6 +780,7 @@ class Instrumenter {
     } else if (const int output = decision_output(*n); output >= 0) {
       ProbeState probe = new_probe(kind, *n);
       probe.integer_result = true;
+      probe.judged_at_end = written_in_place_later(*n->outputs()[static_cast<size_t>(output)]);
       if (analysis::picks_a_set(kind)) probe.set_dim = set_dimension(*n);
       probe.ordered_by = pick_followed(n->input(0));
       jit::Value* id = probe_id(n, probe);
@@ -768,6 +789,7 @@ class Instrumenter {
                                     {n->outputs()[static_cast<size_t>(output)], id, n->input(0)});
     } else if (is_comparison(*n)) {
       ProbeState probe = new_probe(kind, *n);
+      probe.judged_at_end = written_in_place_later(*n->output());
       jit::Value* operand = nullptr;
       for (size_t side = 0; side < 2 && n->inputs().size() >= 2; ++side) {
         auto constant = jit::toIValue(n->input(1 - side));
@@ -782,6 +804,27 @@ class Instrumenter {
       if (operand == nullptr) operand = rewriter_.insert_constant(n, IValue());
       rewriter_.insert_after(n, "qlint::probe", {n->output(), id, operand});
     }
+  }
+
+  // Whether the model writes into `v` in place further on, or into a view of it (`cell[~inside]
+  // = 0`, `grid += 1`): by the ops' schemas, an argument written (`Tensor(a!)`) or a view
+  // returned (`Tensor(a)`) and written.
+  static bool written_in_place_later(const jit::Value& v, int depth = 0) {
+    if (depth > kMaxViewDepth) return false;
+    for (const jit::Use& use : v.uses()) {
+      const c10::FunctionSchema* schema = use.user->maybeSchema();
+      if (schema == nullptr || use.offset >= schema->arguments().size()) continue;
+      const c10::AliasInfo* alias = schema->arguments()[use.offset].alias_info();
+      if (alias == nullptr) continue;
+      if (alias->isWrite()) return true;
+      for (size_t i = 0; i < schema->returns().size() && i < use.user->outputs().size(); ++i) {
+        const c10::AliasInfo* returned = schema->returns()[i].alias_info();
+        if (returned != nullptr && returned->beforeSets() == alias->beforeSets() &&
+            written_in_place_later(*use.user->outputs()[i], depth + 1))
+          return true;
+      }
+    }
+    return false;
   }
 
   // The pick (topk, NMS) in whose order `v` may hold its elements (ProbeState::ordered_by): found
@@ -917,6 +960,7 @@ class Instrumenter {
   std::optional<size_t> reused_probes_;        // set: probes are reused, this is the next id
   std::map<const jit::Node*, size_t> picks_;   // each topk and NMS with its probe id
   static constexpr int kMaxPickDistance = 16;  // ops from a pick to a result that follows its order
+  static constexpr int kMaxViewDepth = 16;     // views of a result to look through for a write into it
   std::string function_;                       // the graph being instrumented, as the IR names it
   std::set<std::string> observe_;
   std::map<const jit::Graph*, std::vector<std::string>> graph_names_;  // each method graph's instances
@@ -1065,15 +1109,28 @@ class ModuleState {
   std::vector<Saved> saved_;
 };
 
+// The batch's probe runs whose results the model went on writing into, as it left them
+// (ProbeState::judged_at_end); the float run's tensors are the ones it left too.
+void judge_runs_at_end(Session& session) {
+  for (const RunJudgedAtEnd& r : session.judged_at_end) {
+    ProbeState& probe = session.probes.at(r.probe);
+    compare_run(probe, probe.float_runs.at(session.batch).at(r.run), r.result, r.operand, r.pick_order_dim);
+  }
+  session.judged_at_end.clear();
+}
+
 // One batch's run in the session active on this thread. `seed`: first seed LibTorch's
 // generator for this batch.
 IValue run_batch(const std::string& model_path, jit::Module& module, const Batch& batch, size_t b, bool seed) {
   g_session->batch = b;
+  g_session->judged_at_end.clear();
   // Every run of a batch draws the same random numbers (farthest-point sampling starts at
   // torch.randint): float, simulated and fixed runs then differ by quantization alone.
   if (seed) at::manual_seed(kRandomSeedOfBatch + b);
   try {
-    return module.forward(fresh_copy(batch));
+    IValue outputs = module.forward(fresh_copy(batch));
+    judge_runs_at_end(*g_session);
+    return outputs;
   } catch (const c10::Error& e) {
     throw SimError(model_failed(model_path, b, e.what_without_backtrace(), g_session->mode));
   } catch (const std::exception& e) {  // torch::jit::JITException: `raise` in the model

@@ -1,0 +1,53 @@
+"""A detector that voxelizes its points twice with one helper, once as given and once after a
+refinement layer, and passes the points' intensity through the points' stub, traced after QAT
+with an int8 FakeQuantize.
+
+`--fix --input` casts the points' float input for the first call of the helper and gives the
+intensity a fake quant of its own; the second call's voxels come from the refinement layer's
+quantized output, so its cast still truncates. The summary counts what it resolved: 1 of 2
+problems, the cast once (public round 18: "for 0 of 2 problems", with the cast reported twice,
+by truncating-cast and by sim-divergence).
+
+Expected findings:
+  line 22 truncating-cast  voxel indices from quantized points
+  line 39 reused-stub      the intensity through the points' stub
+"""
+import torch
+from torch import nn
+from torch.ao.quantization import DeQuantStub, QuantStub
+from qat import INT8_FAKE_QUANT, trace_qat
+
+
+def voxel_of(points):
+    return torch.floor(points * 4.0).long()
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.quant = QuantStub()
+        self.refine = nn.Linear(3, 3)
+        self.mix = nn.Linear(4, 4)
+        self.dequant = DeQuantStub()
+        with torch.no_grad():
+            self.refine.weight.copy_(torch.eye(3))
+            self.refine.bias.fill_(0.5)
+
+    def forward(self, points, intensity):
+        points = self.quant(points)
+        intensity = self.quant(intensity)
+        mixed = self.dequant(self.mix(torch.cat([points, intensity], dim=-1)))
+        return voxel_of(points), voxel_of(self.refine(points)), mixed
+
+
+def example_input():
+    generator = torch.Generator().manual_seed(18)
+    # On the voxel edges (multiples of 0.25), where the rounding moves floor(4 * x) down.
+    points = torch.randint(0, 24, (16, 3), generator=generator).float() * 0.25
+    intensity = torch.rand(16, 1, generator=generator) * 0.01
+    return points, intensity
+
+
+def build():
+    return trace_qat(Model(), example_input(), INT8_FAKE_QUANT)

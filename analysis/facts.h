@@ -146,6 +146,8 @@ struct SimulationEvidence {
 
 // Identifies a comparison across the importer and the simulator: kind and source range.
 std::string comparison_key(const std::string& kind, const ir::SourceLoc& loc);
+// The same for a node: its copies at one line (a helper a trace inlined twice) share it.
+inline std::string comparison_key(const ir::Node& node) { return comparison_key(node.kind, node.loc); }
 
 class Facts {
  public:

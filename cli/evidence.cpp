@@ -41,7 +41,7 @@ const sim::Attribution* attribution_for(const Diagnostic& d, const sim::Report& 
   if (d.evidence_output >= 0) return sim::find_output_attribution(report, static_cast<size_t>(d.evidence_output));
   const ir::Node* node = d.evidence_node ? d.evidence_node : d.node;
   if (node == nullptr || !node->loc.known()) return nullptr;
-  return sim::find_attribution(report, analysis::comparison_key(node->kind, node->loc));
+  return sim::find_attribution(report, analysis::comparison_key(*node));
 }
 
 // Whether the finding is about values of quant point `point`: its node reads or makes them.
@@ -101,7 +101,7 @@ void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& re
                         " results of " + which + " as in float; other inputs may not");
       continue;
     }
-    confirmed.insert(analysis::comparison_key(node->kind, node->loc));
+    confirmed.insert(analysis::comparison_key(*node));
     d.severity = Severity::Error;
     d.notes.push_back("confirmed by simulation: " + std::to_string(c->differing) + " of " +
                       std::to_string(c->elements) + " results of " + which + " differ (" + what_was_simulated(report) +
@@ -111,8 +111,7 @@ void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& re
   diagnostics.erase(std::remove_if(diagnostics.begin(), diagnostics.end(),
                                    [&](const Diagnostic& d) {
                                      return is_sim_divergence(d) && d.evidence_node != nullptr &&
-                                            confirmed.count(analysis::comparison_key(d.evidence_node->kind,
-                                                                                     d.evidence_node->loc)) > 0;
+                                            confirmed.count(analysis::comparison_key(*d.evidence_node)) > 0;
                                    }),
                     diagnostics.end());
 }

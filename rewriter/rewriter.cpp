@@ -370,9 +370,9 @@ int keep_fixable_unexplained_flips(std::vector<Diagnostic>& diagnostics) {
   std::set<std::string> predicted;
   for (const auto& d : diagnostics)
     if (const ir::Node* n = d.evidence_node ? d.evidence_node : d.node; d.rule != rule && n && n->loc.known())
-      predicted.insert(analysis::comparison_key(n->kind, n->loc));
+      predicted.insert(analysis::comparison_key(*n));
   auto is_predicted = [&](const Diagnostic& d) {
-    return d.evidence_node && predicted.count(analysis::comparison_key(d.evidence_node->kind, d.evidence_node->loc));
+    return d.evidence_node && predicted.count(analysis::comparison_key(*d.evidence_node));
   };
   int judged = 0;
   diagnostics.erase(std::remove_if(diagnostics.begin(), diagnostics.end(),

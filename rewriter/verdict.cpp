@@ -33,10 +33,9 @@ int FixResult::problems_resolved() const {
   std::set<std::string> reported;
   for (const auto& d : remaining)
     if (!is_sim_divergence(d) && d.node != nullptr && d.node->loc.known())
-      reported.insert(analysis::comparison_key(d.node->kind, d.node->loc));
+      reported.insert(analysis::comparison_key(*d.node));
   const auto also_reported = [&](const Diagnostic& d) {
-    return d.evidence_node != nullptr &&
-           reported.count(analysis::comparison_key(d.evidence_node->kind, d.evidence_node->loc));
+    return d.evidence_node != nullptr && reported.count(analysis::comparison_key(*d.evidence_node));
   };
   const auto failures = std::count_if(simulation_failures.begin(), simulation_failures.end(),
                                       [&](const Diagnostic& d) { return !also_reported(d); });

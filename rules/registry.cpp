@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <regex>
 #include <set>
 #include <tuple>
@@ -82,6 +83,42 @@ bool join_fix_of_copy(Diagnostic& first, const Diagnostic& copy) {
   return true;
 }
 
+// The copies of a finding's line (a helper a trace inlined for two calls) beside the first: those
+// fixed with it, and those that have no fix, with why not (public round 18: a helper's cast on a
+// layer's output had no fix, the fix read "the same for its 1 copy", and the finding stayed).
+struct CopiesOfALine {
+  int fixed = 0, unfixed = 0;
+  std::string why_not;
+
+  void add(Diagnostic& first, const Diagnostic& copy) {
+    if (join_fix_of_copy(first, copy)) {
+      ++fixed;
+      return;
+    }
+    if (first.fixes.empty() || !copy.fixes.empty()) return;
+    ++unfixed;
+    for (const auto& note : copy.notes)
+      if (why_not.empty() && note.rfind(kNoFix, 0) == 0) why_not = note.substr(std::string(kNoFix).size());
+  }
+
+  void describe(Diagnostic& first) const {
+    if (first.fixes.empty() || (fixed == 0 && unfixed == 0)) return;
+    const int all = 1 + fixed + unfixed;
+    if (unfixed == 0) {
+      first.fixes.front().description +=
+          " (and the same for its " + std::to_string(fixed) + (fixed == 1 ? " copy" : " copies") + " on this line)";
+      return;
+    }
+    first.fixes.front().description +=
+        " (for " + std::to_string(1 + fixed) + " of its " + std::to_string(all) + " copies on this line)";
+    if (!why_not.empty())
+      first.notes.push_back("no fix for " + std::to_string(unfixed) + " of the " + std::to_string(all) +
+                            " copies on this line: " + why_not);
+  }
+
+  static constexpr const char* kNoFix = "no automatic fix: ";
+};
+
 // A finding's message with every quant point it names as one placeholder: a loop the trace
 // unrolled quantizes each copy of a line with a fake quant of its own (one per FPN level, per
 // attention layer), and those copies are one finding to the user. A finding about a quant point
@@ -127,7 +164,7 @@ std::vector<Diagnostic> run_all(const analysis::Facts& facts) {
   // first: its edits join the first's fix, or the next round would see the finding as done.
   std::map<std::tuple<std::string, std::string, int, int, int, int, std::string>, size_t> seen;
   std::vector<Diagnostic> kept;
-  std::map<size_t, int> copies_fixed;
+  std::map<size_t, CopiesOfALine> copies;
   const std::vector<std::string> names = quant_point_names(facts);
   for (auto& d : out) {
     auto key = std::make_tuple(d.rule, d.loc.file, d.loc.line, d.loc.column, d.loc.end_line, d.loc.end_column,
@@ -137,11 +174,9 @@ std::vector<Diagnostic> run_all(const analysis::Facts& facts) {
       kept.push_back(std::move(d));
       continue;
     }
-    if (join_fix_of_copy(kept[it->second], d)) ++copies_fixed[it->second];
+    copies[it->second].add(kept[it->second], d);
   }
-  for (const auto& [index, copies] : copies_fixed)
-    kept[index].fixes.front().description +=
-        " (and the same for its " + std::to_string(copies) + (copies == 1 ? " copy" : " copies") + " on this line)";
+  for (const auto& [index, line] : copies) line.describe(kept[index]);
   out = std::move(kept);
   note_generated_code(out);
   name_new_stubs(facts.model(), out);

@@ -320,14 +320,34 @@ bool mask_exact_at_stated_scale(const analysis::Facts& facts, const std::string&
          analysis::fake_quantize(0.0f, scale, p->zero_point, p->quant_min, p->quant_max) == 0.0f;
 }
 
+// Whether every use tests the mask against 0 (`mask == 0`, `mask != 0`, `mask.to(torch.bool)`):
+// a 1 rounded to 0.99633 is still told from 0; only a step over 2 rounds it to 0.
+bool only_tested_against_zero(const analysis::Facts& facts, const std::vector<MaskUse>& uses) {
+  return std::all_of(uses.begin(), uses.end(), [&](const MaskUse& u) {
+    if (!u.comparison || u.threshold || u.node != u.consumer) return false;
+    if (is_bool_cast(facts, *u.node)) return true;
+    if (!analysis::is_comparison_op(u.node->kind) || u.node->inputs.size() < 2) return false;
+    const auto constant = analysis::scalar_constant(u.node->inputs[static_cast<size_t>(1 - u.operand)]);
+    return constant && *constant == 0;
+  });
+}
+
 // What the shared scale does to the mask: concrete when the model states the scale.
-std::string consequence(const analysis::Facts& facts, const std::string& point) {
+// `zero_tests`: the mask is only tested against 0 (only_tested_against_zero).
+std::string consequence(const analysis::Facts& facts, const std::string& point, bool zero_tests) {
   const analysis::QuantPoint* p = facts.quant_point(point);
   if (p == nullptr || !p->scale)
     return "large data rounds the mask's 1s to 0, and tiny data loses its precision to the 1s";
   float one = analysis::fake_quantize(1.0f, static_cast<float>(*p->scale), p->zero_point, p->quant_min, p->quant_max);
-  return "at its scale " + format_number(*p->scale) + " the mask value 1.0 quantizes to " +
-         format_number_unlike(one, 1.0);
+  const std::string at =
+      "at its scale " + format_number(*p->scale) + " the mask value 1.0 quantizes to " + format_number_unlike(one, 1.0);
+  // Public round 18's transformer: "1.0 quantizes to 0.99633" for a mask only tested with `== 0`,
+  // which that cannot change; what can is data wide enough to round the 1s to 0.
+  if (zero_tests && one != 0.0f)
+    return at +
+           ", still told from 0 by the test against 0; data whose range makes the step 2 or more would round the "
+           "1s to 0";
+  return at;
 }
 
 // PyTorch's fixed-qparams fake quant, which eager QAT gives nn.Softmax, Sigmoid, Tanh and
@@ -348,12 +368,12 @@ std::string threshold_consequence(const analysis::Facts& facts, const std::strin
 }
 
 std::string message(const analysis::Facts& facts, const analysis::QuantCall& call, const std::string& how,
-                    bool threshold) {
+                    bool threshold, bool zero_tests = false) {
   const analysis::QuantPoint* p = facts.quant_point(call.point);
   std::string what = threshold ? " quantizes the source of a mask together with other data ("
                                : " quantizes a 0/1 mask together with other data (";
   return (p ? analysis::describe(*p) : "`" + call.point + "`") + what + how + "), so both share one scale: " +
-         (threshold ? threshold_consequence(facts, call.point) : consequence(facts, call.point)) +
+         (threshold ? threshold_consequence(facts, call.point) : consequence(facts, call.point, zero_tests)) +
          "; compute the mask from the float tensor and give it " + ir::spelling(facts.model()).its_own_stub;
 }
 
@@ -457,7 +477,8 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     const std::string how =
         joined ? "its input concatenates them" : how_it_becomes_a_mask(*mask_use, quant_call_location(facts, call));
     Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call,
-                                         message(facts, call, how, !joined && mask_use->threshold));
+                                         message(facts, call, how, !joined && mask_use->threshold,
+                                                 !joined && only_tested_against_zero(facts, mask_uses)));
     d.evidence_node = mask_use->node;
     std::string refusal;
     if (mask_use->whole_call && !mask_use->comparison)

@@ -154,24 +154,6 @@ std::string comparison_message(const analysis::Facts& facts, const ir::Node& nod
               : "compare with 0 (which quantization keeps exact) if the values are only 0 and the constant");
 }
 
-// Whether the float shadow recomputes the value from float data alone: every operand it reads
-// from outside the shadow carries no quantization. (The nearest stub's float input may itself
-// come from quantized layers before it: then rerooting removes only the last rounding, and the
-// comparison still flips, or flips elsewhere.)
-bool shadow_is_exact(const analysis::Facts& facts, const analysis::FloatShadowPlan& plan) {
-  auto reads_quantized = [&](const ir::Node* n) {
-    for (const ir::Value* v : n->inputs)
-      if (!plan.shadowed(v) && facts.in_quantized_domain(v)) return true;
-    return false;
-  };
-  if (plan.stub_call != nullptr && reads_quantized(plan.stub_call)) return false;
-  for (const ir::Node* n : plan.nodes)
-    if (reads_quantized(n)) return false;
-  for (const ir::Node* n : plan.identity_calls)
-    if (reads_quantized(n)) return false;
-  return true;
-}
-
 // Reads each compared value that carries quantization from its float shadow instead, the same
 // computation from the stub's float input, where the decision is the float model's: float
 // results are unchanged. Offered only where every such side's float input is float data, so the

@@ -197,6 +197,24 @@ std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& co
   return e;
 }
 
+// Whether the float shadow recomputes the value from float data alone: every operand it reads
+// from outside the shadow carries no quantization. (The nearest stub's float input may itself
+// come from quantized layers before it: then rerooting removes only the last rounding, and the
+// comparison still flips, or flips elsewhere.)
+bool shadow_is_exact(const analysis::Facts& facts, const analysis::FloatShadowPlan& plan) {
+  auto reads_quantized = [&](const ir::Node* n) {
+    for (const ir::Value* v : n->inputs)
+      if (!plan.shadowed(v) && facts.in_quantized_domain(v)) return true;
+    return false;
+  };
+  if (plan.stub_call != nullptr && reads_quantized(plan.stub_call)) return false;
+  for (const ir::Node* n : plan.nodes)
+    if (reads_quantized(n)) return false;
+  for (const ir::Node* n : plan.identity_calls)
+    if (reads_quantized(n)) return false;
+  return true;
+}
+
 namespace {
 
 // A name for a new stub on an operand: the variable the user's source reads it from (`mask`

@@ -108,6 +108,9 @@ Diagnostic quant_call_diagnostic(const Rule& rule, const analysis::Facts& facts,
 // `inline_choice`: analysis::plan_float_shadow's.
 std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
                                 std::string* refusal = nullptr, size_t inline_choice = 0);
+// Whether a reroot's float shadow recomputes the value from float data alone: every operand it
+// reads from outside the shadow carries no quantization (not a layer's quantized weights).
+bool shadow_is_exact(const analysis::Facts& facts, const analysis::FloatShadowPlan& plan);
 // FX's prepare inserts `activation_post_process_N` modules itself, and shares one between an op
 // and the ops that must keep its scale (clamp, relu, flatten after it): reuse there is by design,
 // not something the user wrote.

@@ -120,7 +120,16 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     // The float model casts the float value: casting the stub's float input keeps its floor
     // (voxel indices mean floor; rounding would change the float model).
     std::string refusal;
-    if (auto edit = reroot_edit(facts, node, 0, &refusal))
+    auto edit = reroot_edit(facts, node, 0, &refusal);
+    // Read from quantized weights on the way (a helper's copy on a layer's output), the float
+    // input still carries rounding, and its cast still truncates (public round 18: the copy was
+    // "fixed the same", and its finding stayed).
+    if (edit && !shadow_is_exact(facts, edit->shadow)) {
+      refusal = "no automatic fix: the float input of " + describe_stubs(facts, in) +
+                " is itself computed from quantized values, so its cast would still truncate";
+      edit.reset();
+    }
+    if (edit)
       d.fixes.push_back(safe_fix("cast the float input of " + describe_stubs(facts, in) + " instead", {*edit}));
     else if (!refusal.empty())
       d.notes.push_back(refusal);

@@ -2,11 +2,11 @@
 refinement layer, and passes the points' intensity through the points' stub, traced after QAT
 with an int8 FakeQuantize.
 
-`--fix --input` casts the points' float input for the first call of the helper and gives the
-intensity a fake quant of its own; the second call's voxels come from the refinement layer's
-quantized output, so its cast still truncates. The summary counts what it resolved: 1 of 2
-problems, the cast once (public round 18: "for 0 of 2 problems", with the cast reported twice,
-by truncating-cast and by sim-divergence).
+`--fix --input` casts the points' float input for the first call of the helper ("for 1 of its 2
+copies") and gives the intensity a fake quant of its own; the second call's voxels come from the
+quantized weights of the refinement, and no rewrite stops that cast truncating. The summary counts
+1 of 2 problems resolved, the cast left once (public round 18: "for 0 of 2 problems", the cast
+reported by truncating-cast and again by sim-divergence, its copy said to be fixed "the same").
 
 Expected findings:
   line 22 truncating-cast  voxel indices from quantized points

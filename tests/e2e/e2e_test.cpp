@@ -106,6 +106,17 @@ TEST(Examples, TracedQatModelsStateTheCalibratedScale) {
       s4["diagnostics"][0]["message"].get<std::string>().find("at its scale 2.1363 the mask value 1.0 quantizes to 0"),
       std::string::npos)
       << s4.dump(2);
+  // A padding mask through the data's stub, only tested against 0 (`mask != 0`, cast back to
+  // bool): at the stated scale its 1s stay told from 0, and the message says what would break
+  // that instead of presenting 1.0011 as the failure (public round 18's transformer).
+  json cast_back =
+      json::parse(run_qlint({"check", "--format", "json", example_model("qat/qat_padding_mask_cast_back")}).out);
+  std::string messages;
+  for (const auto& d : cast_back["diagnostics"]) messages += d["message"].get<std::string>() + "\n";
+  EXPECT_NE(messages.find("quantizes to 1.0011, still told from 0 by the test against 0; data whose range makes the "
+                          "step 2 or more would round the 1s to 0"),
+            std::string::npos)
+      << messages;
 }
 
 TEST(Examples, TorchvisionSilenceIsNotBlindness) {

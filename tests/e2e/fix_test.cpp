@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -141,9 +142,15 @@ void Fix::expect_guarantees(const std::string& name, const json& doc, const std:
   EXPECT_LE(flipped(after_fix), flipped(before));
 
   // None of the fixed hazards is reported on the result, and no rewrite is both kept and dropped.
+  // A rewrite that says it fixed only some copies of its line ("for 1 of its 2 copies on this
+  // line": a helper's cast on the stub's output, and on a layer's) leaves the others reported.
   std::set<std::string> fixed_hazards;
-  for (const auto& a : fix["applied"])
-    fixed_hazards.insert(a["rule"].get<std::string>() + "@" + location_key(a["location"]));
+  for (const auto& a : fix["applied"]) {
+    const std::string description = a["description"].get<std::string>();
+    const bool some_copies =
+        std::regex_search(description, std::regex(R"(\(for \d+ of its \d+ copies on this line\))"));
+    if (!some_copies) fixed_hazards.insert(a["rule"].get<std::string>() + "@" + location_key(a["location"]));
+  }
   for (const auto& d : fix["dropped"])
     EXPECT_FALSE(fixed_hazards.count(d["rule"].get<std::string>() + "@" + location_key(d["location"])))
         << d.dump() << " is listed as applied and as dropped";

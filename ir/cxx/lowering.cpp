@@ -976,6 +976,10 @@ class FunctionLowering {
   void declare(const VarDecl& var) {
     if (!var.hasInit()) return;
     ir::Value* v = expr(var.getInit());
+    // `std::vector<torch::Tensor> output(n)`: a vector of n tensors, not the count n that strip()
+    // takes a one-argument constructor's argument for; element assignments then fill it.
+    if (v != nullptr && v->type.kind != ir::Type::Kind::Tuple && is_container(var.getType()))
+      if (const auto* construct = dyn_cast<CXXConstructExpr>(var.getInit()->IgnoreImplicit())) v = opaque(*construct);
     if (v == nullptr) return;
     bind(&var, v);
     if (const auto* decomposition = dyn_cast<DecompositionDecl>(&var)) bind_structured(*decomposition);
@@ -996,6 +1000,25 @@ class FunctionLowering {
       }
       if (element != nullptr) bind(binding, element);
     }
+  }
+
+  // `output[xi] = x.index({i})`, `output.at(xi) = t`: the vector holds what it was given, as
+  // after `output.push_back(...)` (the NMS helpers that size their result first, then fill it
+  // element by element). False for any other assignment.
+  bool assign_element(const Expr* target, ir::Value* item, const Expr& at) {
+    const Expr* e = strip(target);
+    const Expr* container = nullptr;
+    if (const auto* op = dyn_cast<CXXOperatorCallExpr>(e); op && op->getOperator() == OO_Subscript)
+      container = op->getArg(0);
+    if (const auto* call = dyn_cast<CXXMemberCallExpr>(e);
+        call && call->getMethodDecl() != nullptr && call->getMethodDecl()->getNameAsString() == "at")
+      container = call->getImplicitObjectArgument();
+    if (container == nullptr || item == nullptr || !is_container(container->getType())) return false;
+    const ValueDecl* decl = assigned(container);
+    ir::Value* list = decl != nullptr ? expr(container) : nullptr;
+    if (list == nullptr || list->type.kind != ir::Type::Kind::Tuple) return false;
+    vars_[decl] = single("aten::append", {list, item}, list->type, &at);
+    return true;
   }
 
   // `std::tie(s, i) = torch::topk(q, 5);`: each variable tied gets its element of the tuple, as
@@ -1275,7 +1298,7 @@ class FunctionLowering {
     unsigned n = op.getNumArgs();
     if (kind == OO_Equal && n == 2) {
       ir::Value* v = expr(op.getArg(1));
-      if (assign_tied(op.getArg(0), v, op)) return v;
+      if (assign_tied(op.getArg(0), v, op) || assign_element(op.getArg(0), v, op)) return v;
       if (const ValueDecl* decl = assigned(op.getArg(0)); decl && v) bind(decl, v);
       return v;
     }

@@ -1021,6 +1021,71 @@ class FunctionLowering {
     return true;
   }
 
+  // A column of a tensor variable that a write in place replaces: `p.select(1, 5)`, or
+  // `p.index({Slice(), 5})` (as also `p.index_put_({Slice(), 5}, v)` names it), with a constant
+  // dimension and a constant index counted from the front.
+  struct Column {
+    const ValueDecl* variable = nullptr;
+    const Expr* tensor = nullptr;
+    int64_t dim = 0, index = 0;
+  };
+
+  std::optional<int64_t> constant_int(const Expr* e) {
+    auto value = number(strip(e));
+    if (!value || value->kind != ir::Attr::Kind::Int) return std::nullopt;
+    return value->i;
+  }
+
+  // `{Slice(), Slice(), 5}`: every item a whole-dimension Slice() but the last, an index.
+  std::optional<Column> column_of_items(const Expr* tensor, const Expr* list) {
+    const std::vector<const Expr*> items = list_items(list);
+    if (items.empty()) return std::nullopt;
+    for (size_t i = 0; i + 1 < items.size(); ++i) {
+      const auto* slice = dyn_cast<CXXConstructExpr>(strip(items[i]));
+      if (record_name(strip(items[i])->getType()) != "at::indexing::Slice" || slice == nullptr) return std::nullopt;
+      for (const Expr* bound : slice->arguments())
+        if (!isa<CXXDefaultArgExpr>(bound)) return std::nullopt;
+    }
+    auto index = constant_int(items.back());
+    const ValueDecl* variable = assigned(tensor);
+    if (!index || *index < 0 || variable == nullptr) return std::nullopt;
+    return Column{variable, tensor, static_cast<int64_t>(items.size()) - 1, *index};
+  }
+
+  std::optional<Column> column_of(const Expr* view) {
+    const auto* call = dyn_cast<CXXMemberCallExpr>(strip(view));
+    const CXXMethodDecl* method = call != nullptr ? call->getMethodDecl() : nullptr;
+    if (method == nullptr || !is_tensor_type(call->getImplicitObjectArgument()->getType())) return std::nullopt;
+    const Expr* tensor = call->getImplicitObjectArgument();
+    if (method->getNameAsString() == "index" && call->getNumArgs() == 1)
+      return column_of_items(tensor, call->getArg(0));
+    if (method->getNameAsString() != "select" || call->getNumArgs() != 2) return std::nullopt;
+    auto dim = constant_int(call->getArg(0)), index = constant_int(call->getArg(1));
+    const ValueDecl* variable = assigned(tensor);
+    if (!dim || !index || *dim < 0 || *index < 0 || variable == nullptr) return std::nullopt;
+    return Column{variable, tensor, *dim, *index};
+  }
+
+  // `dets.select(1, 5) = ids` (also `.copy_(ids)`, `index_put_`): from here on the variable is
+  // its columns before, the written one, and those after, joined as `torch::cat` would join
+  // them. A later pick of that column then reads `ids` alone (class ids are whole numbers, not
+  // the model's rounded outputs), as a pick of a cat's part does (analysis/cat_items.h).
+  bool write_column(const Column& column, ir::Value* written, const Expr& at) {
+    ir::Value* base = written != nullptr && written->type.is_tensor() ? expr(column.tensor) : nullptr;
+    if (base == nullptr || !base->type.is_tensor()) return false;
+    ir::Value* dim = int_constant(column.dim);
+    ir::Value* before = single("aten::slice", {base, dim, int_constant(0), int_constant(column.index), int_constant(1)},
+                               ir::Type::tensor(), &at);
+    ir::Value* put = single("aten::unsqueeze", {written, dim}, ir::Type::tensor(), &at);
+    ir::Value* after = single("aten::slice", {base, dim, int_constant(column.index + 1), none(), int_constant(1)},
+                              ir::Type::tensor(), &at);
+    ir::Value* parts = single("prim::ListConstruct", {before, put, after}, ir::Type::simple(ir::Type::Kind::List), &at);
+    ir::Value* joined = single("aten::cat", {parts, dim}, base->type, &at);
+    joined->producer->set_attr("column_write", ir::Attr::of_bool(true));  // no join as written
+    vars_[column.variable] = joined;
+    return true;
+  }
+
   // `std::tie(s, i) = torch::topk(q, 5);`: each variable tied gets its element of the tuple, as
   // `s = std::get<0>(...)` would (FairMOT's decoder reads its peaks so). False for any other
   // assignment.
@@ -1299,6 +1364,7 @@ class FunctionLowering {
     if (kind == OO_Equal && n == 2) {
       ir::Value* v = expr(op.getArg(1));
       if (assign_tied(op.getArg(0), v, op) || assign_element(op.getArg(0), v, op)) return v;
+      if (auto column = column_of(op.getArg(0)); column && write_column(*column, v, op)) return v;
       if (const ValueDecl* decl = assigned(op.getArg(0)); decl && v) bind(decl, v);
       return v;
     }
@@ -1405,10 +1471,28 @@ class FunctionLowering {
     return out;
   }
 
+  // `p.select(1, 5).copy_(ids)`, `p.index_put_({Slice(), 5}, ids)`: a column written in place
+  // (write_column); the written values, or nullptr for any other call.
+  ir::Value* column_written(const CXXMemberCallExpr& call, const std::string& name) {
+    std::optional<Column> column;
+    const Expr* value = nullptr;
+    if (name == "copy_" && call.getNumArgs() >= 1) {
+      column = column_of(call.getImplicitObjectArgument());
+      value = call.getArg(0);
+    } else if (name == "index_put_" && call.getNumArgs() >= 2) {
+      column = column_of_items(call.getImplicitObjectArgument(), call.getArg(0));
+      value = call.getArg(1);
+    }
+    if (!column) return nullptr;
+    ir::Value* written = expr(value);
+    return write_column(*column, written, call) ? written : nullptr;
+  }
+
   ir::Value* tensor_method(const CXXMemberCallExpr& call, const std::string& name, std::optional<ir::Type> type) {
     ir::Value* self = expr(call.getImplicitObjectArgument());
     if (self == nullptr) return nullptr;
     if (name == "index" && call.getNumArgs() == 1) return tensor_index(call, self);
+    if (ir::Value* written = column_written(call, name)) return written;
     if (is_accessor_method(name)) return self;  // the same elements, read by subscripts
     if (!type) {
       for (const Expr* arg : call.arguments()) expr(arg);

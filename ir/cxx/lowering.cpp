@@ -535,7 +535,7 @@ class UnitLowering {
   }
 
   // The `--archive` entries, and which of them the file's code named.
-  ArchiveNames archive_names_{options_.archives};
+  ArchiveNames archive_names_{options_.archives, options_.ambiguous_names};
 
   // `torch::jit::Module module_;` set from a load, in a constructor's initializer
   // (`Detector() : module_(torch::jit::load("yolo.pt"))`) or by an assignment in any method: the
@@ -2187,7 +2187,7 @@ ir::Model lower_translation_unit(ASTContext& context, const Options& options, st
   UnitLowering unit(context, options);
   ir::Model model = unit.run();
   if (archives_named != nullptr) *archives_named = unit.archive_names_.used();
-  if (facts != nullptr) *facts = {unit.returns_model_, unit.calls_elsewhere_};
+  if (facts != nullptr) *facts = {unit.returns_model_, unit.calls_elsewhere_, unit.archive_names_.parameters()};
   std::vector<std::string> problems = ir::verify(model);
   if (!problems.empty()) {
     // The input past qlint's bounds, said as the user's code made it; else a bug of qlint's.

@@ -613,9 +613,26 @@ class UnitLowering {
     return param >= 0 ? Loader{std::nullopt, param} : Loader{load, -1};
   }
 
+  // `Stored(const std::string& p) : path_(p) { module_ = torch::jit::load(path_); }`: in the
+  // constructor, the field is the parameter it was initialised from, so each object's archive is
+  // what its construction passes (two objects built from two literals are two archives, which
+  // no one `--archive path_=PATH` could give). Any other path as it is.
+  static const Expr* constructor_parameter_kept(const FunctionDecl& fd, const Expr* path) {
+    const auto* member = dyn_cast<MemberExpr>(path);
+    const auto* constructor = dyn_cast<CXXConstructorDecl>(&fd);
+    if (member == nullptr || constructor == nullptr || !isa<CXXThisExpr>(member->getBase()->IgnoreImpCasts()))
+      return path;
+    for (const CXXCtorInitializer* init : constructor->inits())
+      if (init->getMember() == member->getMemberDecl() && init->getInit() != nullptr)
+        if (const auto* ref = dyn_cast<DeclRefExpr>(strip(init->getInit())); ref && isa<ParmVarDecl>(ref->getDecl()))
+          return ref;
+    return path;
+  }
+
   // The index of the parameter of `fd` a load's path is (`path`, `path.c_str()`), or -1.
   static int parameter_named(const FunctionDecl& fd, const Expr* path) {
     path = string_of(strip(path));
+    path = constructor_parameter_kept(fd, path);
     const auto* ref = dyn_cast<DeclRefExpr>(path);
     const auto* param = ref != nullptr ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
     if (param == nullptr) return -1;

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string>
 
+#include "ir/archive_flag.h"
 #include "ir/display.h"
 #include "ir/input_file.h"
 
@@ -65,8 +66,8 @@ void notes_of(const ir::Node& n, std::vector<ToolNote>& out) {
   };
   if (const ir::Attr* variable = str("unnamed_archive"))
     add("the TorchScript archive this model runs is named by `" + ir::printable(variable->s, 200) +
-        "`: give its path with `--archive " + ir::printable(variable->s, 200) +
-        "=PATH`; qlint counts this model's outputs as unquantized");
+        "`: give its path with " + ir::archive_flag(ir::printable(variable->s, 200)) +
+        "; qlint counts this model's outputs as unquantized");
   if (const ir::Attr* conflict = str("archive_conflict")) add(conflicting_archives(conflict->s));
   if (const ir::Attr* kept = str("container_model"))
     add("this model is `" + ir::printable(kept->s, 200) +

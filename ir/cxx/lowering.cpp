@@ -22,6 +22,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "ir/archive_flag.h"
 #include "ir/aten_schemas.h"
 #include "ir/cxx/archive_names.h"
 #include "ir/cxx/call_sites.h"
@@ -1912,7 +1913,7 @@ class FunctionLowering {
     if (std::string kept = container_of(object); !loaded && !kept.empty() && unit_.options_.archive_quantized)
       out->producer->set_attr("container_model", ir::Attr::of_str(kept));
     else if (archive == nullptr && !says_why_unlinked(*out->producer) && unit_.options_.archive_quantized)
-      out->producer->set_attr("unlinked_model", ir::Attr::of_str(written_or(object, "this model")));
+      out->producer->set_attr("unlinked_model", ir::Attr::of_str(written_or(arrow_base(object), "this model")));
     runs_[out] = run_seen(call, archive != nullptr ? archive->s : "", *out->producer);
     return out;
   }
@@ -1925,8 +1926,8 @@ class FunctionLowering {
     seen.where = std::filesystem::path(loc.file).filename().string() + ":" + std::to_string(loc.line);
     seen.archive = archive;
     if (const ir::Attr* variable = run.attr("unnamed_archive"))
-      seen.why = "its archive is named by `" + variable->s + "` there: give its path with `--archive " + variable->s +
-                 "=PATH`";
+      seen.why =
+          "its archive is named by `" + variable->s + "` there: give its path with " + ir::archive_flag(variable->s);
     else if (run.attr("archive_conflict") != nullptr)
       seen.why = "it is loaded from different archives there (see the note at the run)";
     else if (run.attr("archive_ambiguous") != nullptr)
@@ -2014,6 +2015,12 @@ class FunctionLowering {
     for (const char* why : {"unnamed_archive", "archive_conflict", "unfollowed_model", "archive_ambiguous"})
       if (run.attr(why) != nullptr) return true;
     return false;
+  }
+
+  // `m` of `m->forward(x)`: the note names the pointer, not `m->`.
+  static const Expr* arrow_base(const Expr* object) {
+    const auto* arrow = dyn_cast_or_null<CXXOperatorCallExpr>(strip(object));
+    return arrow != nullptr && arrow->getOperator() == OO_Arrow && arrow->getNumArgs() == 1 ? arrow->getArg(0) : object;
   }
 
   std::string written_or(const Expr* e, const std::string& otherwise) const {

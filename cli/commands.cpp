@@ -348,13 +348,16 @@ std::string describe_facts(const analysis::Facts& facts, const ir::Node& node) {
 }  // namespace
 
 void print_reports(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
-                   const CheckOptions& options, const std::string& fix_summary) {
+                   const CheckOptions& options, const std::string& fix_summary, const std::vector<ToolNote>* notes) {
   ir::PhaseTimer printing(ir::Phase::Output);
   const std::string& f = options.format;
   if (f == "json") {
-    std::cout << render_json(reports, errors).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << render_json(reports, errors, notes).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
   } else if (f == "sarif") {
-    std::cout << render_sarif(reports, errors).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << render_sarif(reports, errors, notes ? *notes : std::vector<ToolNote>{})
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
   } else if (f == "github") {
     std::cout << render_github(reports, errors);
   } else if (f == "gitlab") {

@@ -56,8 +56,10 @@ struct CheckOutcome {
 CheckOutcome check_model(const std::string& file, const CheckOptions& command_line);
 
 // The reports in the chosen format on stdout (text and concise end with a summary).
+// `notes` (`qlint cxx`'s, else none) go into JSON and SARIF; text shows them on stderr already.
 void print_reports(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
-                   const CheckOptions& options, const std::string& fix_summary);
+                   const CheckOptions& options, const std::string& fix_summary,
+                   const std::vector<ToolNote>* notes = nullptr);
 
 // The options for one model: the command line over its configuration file. Throws
 // ConfigError.

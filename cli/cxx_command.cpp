@@ -24,6 +24,7 @@
 #include "analysis/facts.h"
 #include "cli/config.h"
 #include "cli/cxx_backend.h"
+#include "cli/cxx_notes.h"
 #include "cli/formats.h"
 #include "cli/torch_backend.h"
 #include "ir/display.h"
@@ -299,87 +300,6 @@ std::string canonical_path(const std::string& file) {
   return std::filesystem::weakly_canonical(std::filesystem::absolute(file, ec), ec).string();
 }
 
-// A model loaded from different archives (a loader's calls pass different paths, a field is set
-// from two): which they are, that none is taken, and that an `--archive` for the loader's
-// parameter is no way out, since it would give every object and call the same archive.
-// `attr` is "SOURCES\nPARAMETER,PARAMETER".
-std::string conflicting_archives(const std::string& attr) {
-  const size_t cut = attr.find('\n');
-  std::string note = "this model is loaded from different archives, " + ir::printable(attr.substr(0, cut), 600) +
-                     "; qlint reads this code once for all of its objects and calls, so it cannot tell which one "
-                     "runs here: it takes none of them and counts this model's outputs as unquantized";
-  std::vector<std::string> flags;
-  std::istringstream parameters(cut == std::string::npos ? "" : attr.substr(cut + 1));
-  for (std::string p; std::getline(parameters, p, ',');)
-    if (!p.empty()) flags.push_back("`--archive " + ir::printable(p, 200) + "=PATH`");
-  if (flags.empty()) return note;
-  std::string named = flags[0];
-  for (size_t i = 1; i < flags.size(); ++i) named += (i + 1 == flags.size() ? " or " : ", ") + flags[i];
-  return note + "; " + named + " is not applied here, as it would give all of them one archive";
-}
-
-// The first three lines of a note's attribute ("A\nB\nC"), missing ones empty.
-std::array<std::string, 3> three_lines(const std::string& attr) {
-  std::istringstream parts(attr);
-  std::array<std::string, 3> lines;
-  for (std::string& line : lines) std::getline(parts, line);
-  return lines;
-}
-
-// An `--archive NAME=PATH` whose NAME fits several variables (`kModelPath` of two classes):
-// which ones, and the qualified name of the one this model loads. `attr` is "NAME\nTHIS\nA, B".
-std::string ambiguous_archive(const std::string& attr) {
-  const auto [name, self, fits] = three_lines(attr);
-  return "`--archive " + ir::printable(name, 200) + "=PATH` fits several variables (" + ir::printable(fits, 600) +
-         "), so it is not applied to any of them; name the one this model loads as it is qualified, `--archive " +
-         ir::printable(self, 200) + "=PATH`; qlint counts this model's outputs as unquantized";
-}
-
-// A call of another file's function that returns a model's outputs, whose archive is not known
-// there. `attr` is "FUNCTION\nWHERE\nWHY".
-std::string model_run_elsewhere(const std::string& attr) {
-  const auto [function, where, why] = three_lines(attr);
-  return "`" + ir::printable(function, 200) + "` returns the outputs of the TorchScript model it runs in " +
-         ir::printable(where, 200) + ", and " + ir::printable(why, 400) + "; qlint counts these outputs as unquantized";
-}
-
-// A model run whose archive qlint could not read: its outputs counted as unquantized.
-void print_unread_archives(const ir::Model& model) {
-  for (const auto& f : model.functions)
-    ir::for_each_node(f->body, [&](const ir::Node& n) {
-      if (const ir::Attr* variable = n.attr("unnamed_archive"); variable && variable->kind == ir::Attr::Kind::Str)
-        std::cerr << ir::display_location(n.loc) << ": note: the TorchScript archive this model runs is named by `"
-                  << ir::printable(variable->s, 200) << "`: give its path with `--archive "
-                  << ir::printable(variable->s, 200) << "=PATH`; qlint counts this model's outputs as unquantized\n";
-      if (const ir::Attr* conflict = n.attr("archive_conflict"); conflict && conflict->kind == ir::Attr::Kind::Str)
-        std::cerr << ir::display_location(n.loc) << ": note: " << conflicting_archives(conflict->s) << "\n";
-      if (const ir::Attr* kept = n.attr("container_model"); kept && kept->kind == ir::Attr::Kind::Str)
-        std::cerr << ir::display_location(n.loc) << ": note: this model is `" << ir::printable(kept->s, 200)
-                  << "`, an element of a container (a std::vector or std::map), which qlint does not follow to the "
-                     "archive it loads; qlint counts this model's outputs as unquantized\n";
-      if (const ir::Attr* from = n.attr("unfollowed_model"); from && from->kind == ir::Attr::Kind::Str)
-        std::cerr << ir::display_location(n.loc) << ": note: this model is what `" << ir::printable(from->s, 200)
-                  << "` returns, which loads no one archive qlint can name (none, or one of several); qlint counts "
-                     "this model's outputs as unquantized\n";
-      if (const ir::Attr* ambiguous = n.attr("archive_ambiguous"); ambiguous && ambiguous->kind == ir::Attr::Kind::Str)
-        std::cerr << ir::display_location(n.loc) << ": note: " << ambiguous_archive(ambiguous->s) << "\n";
-      if (const ir::Attr* object = n.attr("unlinked_model"); object && object->kind == ir::Attr::Kind::Str)
-        std::cerr << ir::display_location(n.loc) << ": note: qlint does not see which TorchScript archive `"
-                  << ir::printable(object->s, 200)
-                  << "` holds (it follows a `torch::jit::load` into a variable, a field or a smart pointer of this "
-                     "file, and the functions of the file that return one); qlint counts this model's outputs as "
-                     "unquantized\n";
-      if (const ir::Attr* elsewhere = n.attr("elsewhere_model"); elsewhere && elsewhere->kind == ir::Attr::Kind::Str)
-        std::cerr << ir::display_location(n.loc) << ": note: " << model_run_elsewhere(elsewhere->s) << "\n";
-      const ir::Attr* unread = n.attr("unread_archive");
-      if (unread == nullptr || unread->kind != ir::Attr::Kind::Str) return;
-      const size_t cut = unread->s.find('\n');
-      std::cerr << ir::display_location(n.loc) << ": note: the TorchScript archive `"
-                << ir::printable(unread->s.substr(0, cut), 200) << "` " << ir::printable(unread->s.substr(cut + 1), 400)
-                << "; qlint counts this model's outputs as unquantized\n";
-    });
-}
-
 void print_error(const CheckOptions& options, const InputError& error) {
   if (!reports_input_errors(options.format)) std::cerr << "qlint: error: " << error.message << "\n";
 }
@@ -620,7 +540,12 @@ int run_cxx(const CxxOptions& requested) {
     std::cerr << "qlint: error: " << e.what() << "\n";
     return kExitError;
   }
-  for (const auto& r : reports) print_unread_archives(*r.model);
+  std::vector<ToolNote> notes;
+  for (const auto& r : reports) {
+    std::vector<ToolNote> own = model_notes(*r.model);
+    notes.insert(notes.end(), own.begin(), own.end());
+  }
+  for (const ToolNote& n : notes) std::cerr << ir::display_location(n.loc) << ": note: " << n.message << "\n";
   // A warning, not an error: the checked files may be a part of what a build script names.
   if (!reports.empty())
     for (const std::string& entry : linter.archives_naming_nothing())
@@ -630,7 +555,7 @@ int run_cxx(const CxxOptions& requested) {
   for (const InputError& error : errors) print_error(options.check, error);
   CheckOptions shown = options.check;
   shown.fix = options.fix;
-  print_reports(reports, errors, shown, fix_summary);
+  print_reports(reports, errors, shown, fix_summary, &notes);
   if (!errors.empty()) return kExitError;
   if (options.check.exit_zero) return kExitClean;
   for (const auto& r : reports)

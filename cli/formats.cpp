@@ -244,12 +244,22 @@ nlohmann::json sarif_result(const ModelReport& report, const Diagnostic& d, int 
 
 // The run's one invocation: successful unless a model could not be read; each such model is an
 // error notification located at the model file.
-nlohmann::json invocation(const std::vector<InputError>& errors, const std::string& cwd) {
+nlohmann::json invocation(const std::vector<InputError>& errors, const std::vector<ToolNote>& notes,
+                          const std::string& cwd) {
   nlohmann::json notifications = nlohmann::json::array();
   for (const auto& e : errors) {
     nlohmann::json notification = {{"level", "error"}, {"message", {{"text", e.message}}}};
     if (auto artifact = sarif_artifact_location(e.file, cwd))
       notification["locations"] = {{{"physicalLocation", {{"artifactLocation", *artifact}}}}};
+    notifications.push_back(notification);
+  }
+  // A model left unanalysed is a warning: its silence in `results` is not a clean result.
+  for (const auto& n : notes) {
+    nlohmann::json notification = {{"level", "warning"}, {"message", {{"text", n.message}}}};
+    if (auto artifact = n.loc.known() ? sarif_artifact_location(n.loc.file, cwd) : std::nullopt)
+      notification["locations"] = {{{"physicalLocation",
+                                     {{"artifactLocation", *artifact},
+                                      {"region", {{"startLine", n.loc.line}, {"startColumn", n.loc.column}}}}}}};
     notifications.push_back(notification);
   }
   return {{"executionSuccessful", errors.empty()}, {"toolExecutionNotifications", notifications}};
@@ -346,14 +356,15 @@ bool reports_input_errors(const std::string& format) {
   return format == "json" || format == "github" || format == "gitlab";
 }
 
-nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors) {
+nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
+                            const std::vector<ToolNote>& notes) {
   std::error_code ec;
   std::string cwd = std::filesystem::current_path(ec).string();
-  return render_sarif(reports, errors, ec ? std::string() : cwd);
+  return render_sarif(reports, errors, ec ? std::string() : cwd, notes);
 }
 
 nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
-                            const std::string& cwd) {
+                            const std::string& cwd, const std::vector<ToolNote>& notes) {
   nlohmann::json rules = nlohmann::json::array();
   std::map<std::string, int> index;
   // A C++ run lists the rules that can fire on C++ code, in C++ words.
@@ -378,7 +389,7 @@ nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::
       {"tool",
        {{"driver",
          {{"name", "qlint"}, {"version", QLINT_VERSION}, {"semanticVersion", QLINT_VERSION}, {"rules", rules}}}}},
-      {"invocations", {invocation(errors, cwd)}},
+      {"invocations", {invocation(errors, notes, cwd)}},
       {"columnKind", "utf16CodeUnits"},
       {"results", results}};
   // Relative URIs are relative to %SRCROOT%, the working directory qlint ran in (SARIF

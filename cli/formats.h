@@ -18,9 +18,12 @@ std::string render_github(const std::vector<ModelReport>& reports, const std::ve
 // Models that could not be read become error notifications of the run's invocation, which then
 // reports executionSuccessful: false. Paths are written as sarif_artifact_location says, relative
 // to the current working directory (or `cwd`, an absolute POSIX path; empty when unknown).
-nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors);
+// `notes` (`qlint cxx`'s notes on models it did not analyse) become warning notifications of the
+// invocation, located where the model is run; they leave executionSuccessful true.
 nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
-                            const std::string& cwd);
+                            const std::vector<ToolNote>& notes = {});
+nlohmann::json render_sarif(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
+                            const std::string& cwd, const std::vector<ToolNote>& notes = {});
 
 // GitLab's Code Quality report (a JSON array of Code Climate issues): paths relative to `cwd`
 // (the repository's root, as GitLab wants them), a model that could not be read as a `blocker`

@@ -153,7 +153,8 @@ std::string render_text(const std::vector<ModelReport>& reports, bool color) {
   return out.str();
 }
 
-nlohmann::json render_json(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors) {
+nlohmann::json render_json(const std::vector<ModelReport>& reports, const std::vector<InputError>& errors,
+                           const std::vector<ToolNote>* notes) {
   nlohmann::json diagnostics = nlohmann::json::array();
   nlohmann::json models = nlohmann::json::array();
   for (const auto& report : reports) {
@@ -172,6 +173,14 @@ nlohmann::json render_json(const std::vector<ModelReport>& reports, const std::v
                         {"diagnostics", diagnostics},
                         {"errors", error_list}};
   if (!fixes.empty()) doc["fixes"] = fixes;
+  if (notes != nullptr) {
+    doc["notes"] = nlohmann::json::array();
+    for (const ToolNote& n : *notes)
+      doc["notes"].push_back({{"file", n.loc.known() ? nlohmann::json(ir::display_path(n.loc.file)) : nlohmann::json()},
+                              {"line", n.loc.known() ? nlohmann::json(n.loc.line) : nlohmann::json()},
+                              {"column", n.loc.known() ? nlohmann::json(n.loc.column) : nlohmann::json()},
+                              {"message", n.message}});
+  }
   return doc;
 }
 

@@ -138,6 +138,9 @@ std::string joined_stubs(const analysis::Facts& facts, const ir::Node& list) {
 void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>& out) {
   for_each_model_node(facts, [&](const ir::Function& fn, const ir::Node& node) {
     if ((node.kind != "aten::cat" && node.kind != "aten::stack") || node.inputs.empty()) return;
+    // The C++ front end's spelling of a column written in place (`dets.select(1, 5) = ids`): a
+    // store into a float tensor, not a join that a conversion would quantize with one scale.
+    if (node.attr("column_write") != nullptr) return;
     const ir::Node* list = node.inputs[0]->producer;
     if (list == nullptr || list->kind != "prim::ListConstruct") return;
     int quantized_parts = 0;

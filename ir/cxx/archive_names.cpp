@@ -18,9 +18,20 @@ std::string qualified_name(const VarDecl& var) {
   return name.find('(') == std::string::npos ? name : var.getNameAsString();  // `(anonymous namespace)::x`
 }
 
+// A parameter's or local's name qualified by its function's (`Det::Det::model_path`), which
+// tells two classes' `model_path` apart; "" in a lambda or an anonymous namespace, whose
+// qualified names (`main()::(anonymous class)::operator()`) no one would type.
+std::string function_qualified_name(const VarDecl& var) {
+  const auto* function = dyn_cast_or_null<FunctionDecl>(var.getDeclContext());
+  if (function == nullptr) return "";
+  const std::string name = function->getQualifiedNameAsString() + "::" + var.getNameAsString();
+  return name.find('(') == std::string::npos ? name : "";
+}
+
 }  // namespace
 
-ArchiveNames::ArchiveNames(const std::vector<std::string>& entries) {
+ArchiveNames::ArchiveNames(const std::vector<std::string>& entries, std::map<std::string, std::string> ambiguous)
+    : ambiguous_(std::move(ambiguous)) {
   for (const std::string& entry : entries)
     if (auto eq = entry.find('='); eq != std::string::npos)
       entries_.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
@@ -53,11 +64,18 @@ ArchiveName ArchiveNames::lookup(const DeclRefExpr* ref, const std::string& writ
   const auto* var = ref != nullptr ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
   const bool global = var != nullptr && qualifiable(*var);
   const std::string variable = ref != nullptr ? variable_name(*ref, written) : written;
+  const std::string in_function = var != nullptr && !global ? function_qualified_name(*var) : "";
   for (const auto& [key, path] : entries_) {
-    const bool named = key == written || key == variable || (global && fits(key, qualified_name(*var))) ||
-                       (ref != nullptr && !global && key == ref->getDecl()->getNameAsString());
+    const bool bare = ref != nullptr && !global && key == ref->getDecl()->getNameAsString();
+    const bool named = key == written || key == variable || (global && fits(key, qualified_name(*var))) || bare ||
+                       (!in_function.empty() && key.find("::") != std::string::npos && fits(key, in_function));
     if (!named) continue;
     used_.insert(key + "=" + path);
+    if (bare && !in_function.empty()) {
+      parameters_.insert(key + "\n" + in_function);
+      if (auto several = ambiguous_.find(key); several != ambiguous_.end())
+        return {"", variable, key + "\n" + in_function + "\n" + several->second};
+    }
     auto others = candidates_.find(key);
     if (!global || others == candidates_.end() || others->second.size() < 2) return {path, "", ""};
     std::string names;

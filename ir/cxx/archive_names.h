@@ -3,7 +3,9 @@
 // variable's qualified name or a `::` suffix of it, or a local's or parameter's name. A name that
 // fits several different namespace-scope or static member variables of the file
 // (`DetConfig::kModelPath` and `ReidConfig::kModelPath` for `kModelPath`) gives none of them its
-// archive: one path for two models would give one of them a false finding.
+// archive: one path for two models would give one of them a false finding. The same for a
+// parameter's or local's name used in several functions (two classes' `model_path`, in one file
+// or two), which are told apart by their function's qualified name: `Det::Det::model_path`.
 #pragma once
 
 #include <clang/AST/ASTContext.h>
@@ -26,7 +28,8 @@ struct ArchiveName {
 
 class ArchiveNames {
  public:
-  explicit ArchiveNames(const std::vector<std::string>& entries);
+  // `ambiguous`: Options::ambiguous_names.
+  ArchiveNames(const std::vector<std::string>& entries, std::map<std::string, std::string> ambiguous = {});
 
   // The namespace-scope and static member variables the project's own declarations refer to
   // whose names an `--archive` may fit.
@@ -43,11 +46,17 @@ class ArchiveNames {
   // The `--archive` entries that named something in the file.
   std::vector<std::string> used() const { return {used_.begin(), used_.end()}; }
 
+  // "NAME\nQUALIFIED" for each bare NAME applied to a function's parameter or local
+  // (CrossFileFacts::archive_parameters).
+  std::set<std::string> parameters() const { return parameters_; }
+
  private:
   static bool fits(const std::string& key, const std::string& qualified);
   std::vector<std::pair<std::string, std::string>> entries_;           // NAME, PATH
   std::map<std::string, std::set<const clang::VarDecl*>> candidates_;  // by the entry's NAME
   mutable std::set<std::string> used_;
+  std::map<std::string, std::string> ambiguous_;  // bare NAME -> the qualified names it fits
+  mutable std::set<std::string> parameters_;
 };
 
 // How a note names a variable that holds a load's path: as written when qualified, else by its

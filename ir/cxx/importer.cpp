@@ -56,6 +56,7 @@ class LoweringConsumer : public clang::ASTConsumer {
       result.model = lower_translation_unit(context, options_, &result.archives_named, &facts);
       result.returns_model = std::move(facts.returns_model);
       result.calls_elsewhere = std::move(facts.calls_elsewhere);
+      result.archive_parameters = std::move(facts.archive_parameters);
       // QLINT_DEBUG=cxx-ir: the IR each file lowers to, for whoever works on the front end.
       if (const char* debug = std::getenv("QLINT_DEBUG"); debug && std::strstr(debug, "cxx-ir") != nullptr)
         std::fprintf(stderr, "%s", ir::print_model(result.model).c_str());
@@ -246,7 +247,8 @@ std::string encode_archives(const ImportedFile& imported) {
   for (const auto& [key, r] : imported.returns_model)
     for (const std::string* field : {&key, &r.function, &r.where, &r.archive, &r.why}) returns.push_back(*field);
   return encode_list(imported.archives_named) + encode_list(returns) +
-         encode_list({imported.calls_elsewhere.begin(), imported.calls_elsewhere.end()});
+         encode_list({imported.calls_elsewhere.begin(), imported.calls_elsewhere.end()}) +
+         encode_list({imported.archive_parameters.begin(), imported.archive_parameters.end()});
 }
 
 // Reads what encode_archives wrote at `at` into `result`, and moves `at` past it.
@@ -257,6 +259,8 @@ void decode_archives(const std::string& message, size_t& at, ImportedFile& resul
     result.returns_model[returns[i]] = {returns[i + 1], returns[i + 2], returns[i + 3], returns[i + 4]};
   const std::vector<std::string> calls = decode_list(message, at);
   result.calls_elsewhere.insert(calls.begin(), calls.end());
+  const std::vector<std::string> parameters = decode_list(message, at);
+  result.archive_parameters.insert(parameters.begin(), parameters.end());
 }
 
 // What the child process sends back: a tag byte, then the error or the model's text IR, or
@@ -429,18 +433,51 @@ void parse_in_children(const std::vector<size_t>& indices, const std::vector<std
 // that calls such a function of another file is parsed again, told of it
 // (Options::returned_models). Once: a function that returns what another file's function
 // returns is followed one file deep.
+// A bare `--archive NAME` applied to the parameters (or locals) of functions of different files
+// (two classes' `model_path` in det.cpp and reid.cpp, as a ROS node keeps them): NAME -> their
+// qualified names. One path for both would give one model a false finding, and the note in one
+// file does not show the other, so it is applied to none (Options::ambiguous_names). Functions
+// that one file holds all of (a test's helpers, each loading `model_path`) take the name as
+// before: that file's reader sees them together.
+std::map<std::string, std::string> ambiguous_archive_names(const std::vector<ImportedFile>& out) {
+  std::map<std::string, std::map<std::string, std::set<size_t>>> applied;  // NAME -> function -> files
+  for (size_t i = 0; i < out.size(); ++i)
+    for (const std::string& use : out[i].archive_parameters)
+      if (size_t cut = use.find('\n'); cut != std::string::npos)
+        applied[use.substr(0, cut)][use.substr(cut + 1)].insert(i);
+  std::map<std::string, std::string> ambiguous;
+  for (const auto& [name, functions] : applied) {
+    if (functions.size() < 2) continue;
+    bool one_file_holds_all = false;
+    for (size_t file : functions.begin()->second)
+      one_file_holds_all = one_file_holds_all || std::all_of(functions.begin(), functions.end(),
+                                                             [&](const auto& f) { return f.second.count(file) > 0; });
+    if (one_file_holds_all) continue;
+    std::string listed;
+    for (const auto& [function, files] : functions) listed += (listed.empty() ? "" : ", ") + function;
+    ambiguous[name] = listed;
+  }
+  return ambiguous;
+}
+
+bool uses_any(const ImportedFile& file, const std::map<std::string, std::string>& ambiguous) {
+  return std::any_of(file.archive_parameters.begin(), file.archive_parameters.end(),
+                     [&](const std::string& use) { return ambiguous.count(use.substr(0, use.find('\n'))) > 0; });
+}
+
 void reparse_told_of_others(clang::tooling::CompilationDatabase& db, const ImportRequest& request,
                             const Options& options, const std::vector<std::string>& absolute,
                             std::vector<ImportedFile>& out) {
   Options told = options;
   for (const ImportedFile& file : out)
     for (const auto& [key, returned] : file.returns_model) told.returned_models.emplace(key, returned);
+  told.ambiguous_names = ambiguous_archive_names(out);
   std::vector<size_t> again;
   for (size_t i = 0; i < out.size(); ++i) {
     if (!out[i].error.empty() && !out[i].partial) continue;
     const bool calls = std::any_of(out[i].calls_elsewhere.begin(), out[i].calls_elsewhere.end(),
                                    [&](const std::string& key) { return told.returned_models.count(key) > 0; });
-    if (calls) again.push_back(i);
+    if (calls || uses_any(out[i], told.ambiguous_names)) again.push_back(i);
   }
   if (again.empty()) return;
   parse_in_children(

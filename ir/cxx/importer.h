@@ -44,6 +44,7 @@ struct ImportedFile {
   // that model's run (import_cxx parses the caller again, told of it).
   std::map<std::string, ReturnedModel> returns_model;
   std::set<std::string> calls_elsewhere;
+  std::set<std::string> archive_parameters;  // CrossFileFacts::archive_parameters
 };
 
 // Throws ir::ImportError when the compilation database cannot be read.

@@ -22,6 +22,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "ir/archive_flag.h"
 #include "ir/aten_schemas.h"
 #include "ir/cxx/archive_names.h"
 #include "ir/cxx/call_sites.h"
@@ -535,7 +536,7 @@ class UnitLowering {
   }
 
   // The `--archive` entries, and which of them the file's code named.
-  ArchiveNames archive_names_{options_.archives};
+  ArchiveNames archive_names_{options_.archives, options_.ambiguous_names};
 
   // `torch::jit::Module module_;` set from a load, in a constructor's initializer
   // (`Detector() : module_(torch::jit::load("yolo.pt"))`) or by an assignment in any method: the
@@ -613,9 +614,26 @@ class UnitLowering {
     return param >= 0 ? Loader{std::nullopt, param} : Loader{load, -1};
   }
 
+  // `Stored(const std::string& p) : path_(p) { module_ = torch::jit::load(path_); }`: in the
+  // constructor, the field is the parameter it was initialised from, so each object's archive is
+  // what its construction passes (two objects built from two literals are two archives, which
+  // no one `--archive path_=PATH` could give). Any other path as it is.
+  static const Expr* constructor_parameter_kept(const FunctionDecl& fd, const Expr* path) {
+    const auto* member = dyn_cast<MemberExpr>(path);
+    const auto* constructor = dyn_cast<CXXConstructorDecl>(&fd);
+    if (member == nullptr || constructor == nullptr || !isa<CXXThisExpr>(member->getBase()->IgnoreImpCasts()))
+      return path;
+    for (const CXXCtorInitializer* init : constructor->inits())
+      if (init->getMember() == member->getMemberDecl() && init->getInit() != nullptr)
+        if (const auto* ref = dyn_cast<DeclRefExpr>(strip(init->getInit())); ref && isa<ParmVarDecl>(ref->getDecl()))
+          return ref;
+    return path;
+  }
+
   // The index of the parameter of `fd` a load's path is (`path`, `path.c_str()`), or -1.
   static int parameter_named(const FunctionDecl& fd, const Expr* path) {
     path = string_of(strip(path));
+    path = constructor_parameter_kept(fd, path);
     const auto* ref = dyn_cast<DeclRefExpr>(path);
     const auto* param = ref != nullptr ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
     if (param == nullptr) return -1;
@@ -976,6 +994,10 @@ class FunctionLowering {
   void declare(const VarDecl& var) {
     if (!var.hasInit()) return;
     ir::Value* v = expr(var.getInit());
+    // `std::vector<torch::Tensor> output(n)`: a vector of n tensors, not the count n that strip()
+    // takes a one-argument constructor's argument for; element assignments then fill it.
+    if (v != nullptr && v->type.kind != ir::Type::Kind::Tuple && is_container(var.getType()))
+      if (const auto* construct = dyn_cast<CXXConstructExpr>(var.getInit()->IgnoreImplicit())) v = opaque(*construct);
     if (v == nullptr) return;
     bind(&var, v);
     if (const auto* decomposition = dyn_cast<DecompositionDecl>(&var)) bind_structured(*decomposition);
@@ -996,6 +1018,90 @@ class FunctionLowering {
       }
       if (element != nullptr) bind(binding, element);
     }
+  }
+
+  // `output[xi] = x.index({i})`, `output.at(xi) = t`: the vector holds what it was given, as
+  // after `output.push_back(...)` (the NMS helpers that size their result first, then fill it
+  // element by element). False for any other assignment.
+  bool assign_element(const Expr* target, ir::Value* item, const Expr& at) {
+    const Expr* e = strip(target);
+    const Expr* container = nullptr;
+    if (const auto* op = dyn_cast<CXXOperatorCallExpr>(e); op && op->getOperator() == OO_Subscript)
+      container = op->getArg(0);
+    if (const auto* call = dyn_cast<CXXMemberCallExpr>(e);
+        call && call->getMethodDecl() != nullptr && call->getMethodDecl()->getNameAsString() == "at")
+      container = call->getImplicitObjectArgument();
+    if (container == nullptr || item == nullptr || !is_container(container->getType())) return false;
+    const ValueDecl* decl = assigned(container);
+    ir::Value* list = decl != nullptr ? expr(container) : nullptr;
+    if (list == nullptr || list->type.kind != ir::Type::Kind::Tuple) return false;
+    vars_[decl] = single("aten::append", {list, item}, list->type, &at);
+    return true;
+  }
+
+  // A column of a tensor variable that a write in place replaces: `p.select(1, 5)`, or
+  // `p.index({Slice(), 5})` (as also `p.index_put_({Slice(), 5}, v)` names it), with a constant
+  // dimension and a constant index counted from the front.
+  struct Column {
+    const ValueDecl* variable = nullptr;
+    const Expr* tensor = nullptr;
+    int64_t dim = 0, index = 0;
+  };
+
+  std::optional<int64_t> constant_int(const Expr* e) {
+    auto value = number(strip(e));
+    if (!value || value->kind != ir::Attr::Kind::Int) return std::nullopt;
+    return value->i;
+  }
+
+  // `{Slice(), Slice(), 5}`: every item a whole-dimension Slice() but the last, an index.
+  std::optional<Column> column_of_items(const Expr* tensor, const Expr* list) {
+    const std::vector<const Expr*> items = list_items(list);
+    if (items.empty()) return std::nullopt;
+    for (size_t i = 0; i + 1 < items.size(); ++i) {
+      const auto* slice = dyn_cast<CXXConstructExpr>(strip(items[i]));
+      if (record_name(strip(items[i])->getType()) != "at::indexing::Slice" || slice == nullptr) return std::nullopt;
+      for (const Expr* bound : slice->arguments())
+        if (!isa<CXXDefaultArgExpr>(bound)) return std::nullopt;
+    }
+    auto index = constant_int(items.back());
+    const ValueDecl* variable = assigned(tensor);
+    if (!index || *index < 0 || variable == nullptr) return std::nullopt;
+    return Column{variable, tensor, static_cast<int64_t>(items.size()) - 1, *index};
+  }
+
+  std::optional<Column> column_of(const Expr* view) {
+    const auto* call = dyn_cast<CXXMemberCallExpr>(strip(view));
+    const CXXMethodDecl* method = call != nullptr ? call->getMethodDecl() : nullptr;
+    if (method == nullptr || !is_tensor_type(call->getImplicitObjectArgument()->getType())) return std::nullopt;
+    const Expr* tensor = call->getImplicitObjectArgument();
+    if (method->getNameAsString() == "index" && call->getNumArgs() == 1)
+      return column_of_items(tensor, call->getArg(0));
+    if (method->getNameAsString() != "select" || call->getNumArgs() != 2) return std::nullopt;
+    auto dim = constant_int(call->getArg(0)), index = constant_int(call->getArg(1));
+    const ValueDecl* variable = assigned(tensor);
+    if (!dim || !index || *dim < 0 || *index < 0 || variable == nullptr) return std::nullopt;
+    return Column{variable, tensor, *dim, *index};
+  }
+
+  // `dets.select(1, 5) = ids` (also `.copy_(ids)`, `index_put_`): from here on the variable is
+  // its columns before, the written one, and those after, joined as `torch::cat` would join
+  // them. A later pick of that column then reads `ids` alone (class ids are whole numbers, not
+  // the model's rounded outputs), as a pick of a cat's part does (analysis/cat_items.h).
+  bool write_column(const Column& column, ir::Value* written, const Expr& at) {
+    ir::Value* base = written != nullptr && written->type.is_tensor() ? expr(column.tensor) : nullptr;
+    if (base == nullptr || !base->type.is_tensor()) return false;
+    ir::Value* dim = int_constant(column.dim);
+    ir::Value* before = single("aten::slice", {base, dim, int_constant(0), int_constant(column.index), int_constant(1)},
+                               ir::Type::tensor(), &at);
+    ir::Value* put = single("aten::unsqueeze", {written, dim}, ir::Type::tensor(), &at);
+    ir::Value* after = single("aten::slice", {base, dim, int_constant(column.index + 1), none(), int_constant(1)},
+                              ir::Type::tensor(), &at);
+    ir::Value* parts = single("prim::ListConstruct", {before, put, after}, ir::Type::simple(ir::Type::Kind::List), &at);
+    ir::Value* joined = single("aten::cat", {parts, dim}, base->type, &at);
+    joined->producer->set_attr("column_write", ir::Attr::of_bool(true));  // no join as written
+    vars_[column.variable] = joined;
+    return true;
   }
 
   // `std::tie(s, i) = torch::topk(q, 5);`: each variable tied gets its element of the tuple, as
@@ -1275,7 +1381,8 @@ class FunctionLowering {
     unsigned n = op.getNumArgs();
     if (kind == OO_Equal && n == 2) {
       ir::Value* v = expr(op.getArg(1));
-      if (assign_tied(op.getArg(0), v, op)) return v;
+      if (assign_tied(op.getArg(0), v, op) || assign_element(op.getArg(0), v, op)) return v;
+      if (auto column = column_of(op.getArg(0)); column && write_column(*column, v, op)) return v;
       if (const ValueDecl* decl = assigned(op.getArg(0)); decl && v) bind(decl, v);
       return v;
     }
@@ -1382,10 +1489,28 @@ class FunctionLowering {
     return out;
   }
 
+  // `p.select(1, 5).copy_(ids)`, `p.index_put_({Slice(), 5}, ids)`: a column written in place
+  // (write_column); the written values, or nullptr for any other call.
+  ir::Value* column_written(const CXXMemberCallExpr& call, const std::string& name) {
+    std::optional<Column> column;
+    const Expr* value = nullptr;
+    if (name == "copy_" && call.getNumArgs() >= 1) {
+      column = column_of(call.getImplicitObjectArgument());
+      value = call.getArg(0);
+    } else if (name == "index_put_" && call.getNumArgs() >= 2) {
+      column = column_of_items(call.getImplicitObjectArgument(), call.getArg(0));
+      value = call.getArg(1);
+    }
+    if (!column) return nullptr;
+    ir::Value* written = expr(value);
+    return write_column(*column, written, call) ? written : nullptr;
+  }
+
   ir::Value* tensor_method(const CXXMemberCallExpr& call, const std::string& name, std::optional<ir::Type> type) {
     ir::Value* self = expr(call.getImplicitObjectArgument());
     if (self == nullptr) return nullptr;
     if (name == "index" && call.getNumArgs() == 1) return tensor_index(call, self);
+    if (ir::Value* written = column_written(call, name)) return written;
     if (is_accessor_method(name)) return self;  // the same elements, read by subscripts
     if (!type) {
       for (const Expr* arg : call.arguments()) expr(arg);
@@ -1788,7 +1913,7 @@ class FunctionLowering {
     if (std::string kept = container_of(object); !loaded && !kept.empty() && unit_.options_.archive_quantized)
       out->producer->set_attr("container_model", ir::Attr::of_str(kept));
     else if (archive == nullptr && !says_why_unlinked(*out->producer) && unit_.options_.archive_quantized)
-      out->producer->set_attr("unlinked_model", ir::Attr::of_str(written_or(object, "this model")));
+      out->producer->set_attr("unlinked_model", ir::Attr::of_str(written_or(arrow_base(object), "this model")));
     runs_[out] = run_seen(call, archive != nullptr ? archive->s : "", *out->producer);
     return out;
   }
@@ -1801,8 +1926,8 @@ class FunctionLowering {
     seen.where = std::filesystem::path(loc.file).filename().string() + ":" + std::to_string(loc.line);
     seen.archive = archive;
     if (const ir::Attr* variable = run.attr("unnamed_archive"))
-      seen.why = "its archive is named by `" + variable->s + "` there: give its path with `--archive " + variable->s +
-                 "=PATH`";
+      seen.why =
+          "its archive is named by `" + variable->s + "` there: give its path with " + ir::archive_flag(variable->s);
     else if (run.attr("archive_conflict") != nullptr)
       seen.why = "it is loaded from different archives there (see the note at the run)";
     else if (run.attr("archive_ambiguous") != nullptr)
@@ -1890,6 +2015,12 @@ class FunctionLowering {
     for (const char* why : {"unnamed_archive", "archive_conflict", "unfollowed_model", "archive_ambiguous"})
       if (run.attr(why) != nullptr) return true;
     return false;
+  }
+
+  // `m` of `m->forward(x)`: the note names the pointer, not `m->`.
+  static const Expr* arrow_base(const Expr* object) {
+    const auto* arrow = dyn_cast_or_null<CXXOperatorCallExpr>(strip(object));
+    return arrow != nullptr && arrow->getOperator() == OO_Arrow && arrow->getNumArgs() == 1 ? arrow->getArg(0) : object;
   }
 
   std::string written_or(const Expr* e, const std::string& otherwise) const {
@@ -2080,7 +2211,7 @@ ir::Model lower_translation_unit(ASTContext& context, const Options& options, st
   UnitLowering unit(context, options);
   ir::Model model = unit.run();
   if (archives_named != nullptr) *archives_named = unit.archive_names_.used();
-  if (facts != nullptr) *facts = {unit.returns_model_, unit.calls_elsewhere_};
+  if (facts != nullptr) *facts = {unit.returns_model_, unit.calls_elsewhere_, unit.archive_names_.parameters()};
   std::vector<std::string> problems = ir::verify(model);
   if (!problems.empty()) {
     // The input past qlint's bounds, said as the user's code made it; else a bug of qlint's.

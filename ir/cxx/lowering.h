@@ -23,6 +23,9 @@ namespace qlint::cxx {
 struct CrossFileFacts {
   std::map<std::string, ReturnedModel> returns_model;
   std::set<std::string> calls_elsewhere;
+  // "NAME\nQUALIFIED" for each bare `--archive NAME` applied to a function's parameter or local,
+  // so that one applied in several functions is found ambiguous (Options::ambiguous_names).
+  std::set<std::string> archive_parameters;
 };
 
 ir::Model lower_translation_unit(clang::ASTContext& context, const Options& options,

@@ -41,6 +41,10 @@ struct Options {
   // Archive paths for `torch::jit::load(path)` calls whose path is not a string literal, by
   // the variable or parameter the path is in ("model_path=models/s1.pt").
   std::vector<std::string> archives;
+  // A bare `--archive NAME` that names a parameter or local of several functions (in one checked
+  // file or across them: two classes' `model_path`): NAME -> their qualified names ("Det::Det::
+  // model_path, Reid::Reid::model_path"). Applied to none; the qualified name is applied.
+  std::map<std::string, std::string> ambiguous_names;
   // The functions defined in other files that return a model's outputs, by function_key (their
   // qualified name and parameter types).
   std::map<std::string, ReturnedModel> returned_models;

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "ir/source_text.h"
+#include "rewriter/edits/cxx_operand.h"
 #include "rewriter/edits/edit_kind.h"
 #include "rewriter/source_suggestions.h"
 
@@ -93,7 +94,8 @@ class QuantizeOperand final : public EditKind {
   }
 
   // C++ has no stub modules to clone: the operand goes through a call of the same one-argument
-  // quantize function the model uses (`seed::quantize_int16(mask.to(torch::kFloat))`).
+  // quantize function the model uses (`seed::quantize_int16(mask.to(torch::kFloat))`); an
+  // operand such as `q > 0.5` is parenthesised before its cast (`(q > 0.5).to(torch::kFloat)`).
   void render_cxx(const ir::Model& model, const Edit& edit, SourceSuggestions& cxx) const override {
     const std::string here = "no C++ fix for the new quantize call at " + note_place(edit.node->loc);
     const ir::Attr* quantize = nullptr;
@@ -107,7 +109,8 @@ class QuantizeOperand final : public EditKind {
     if (quantize == nullptr || !loc)
       return cxx.note(here + ": the model's quantize call takes more than the tensor (give it its own by hand)");
     std::string text = ir::source_text(model, *loc);
-    cxx.replace(loc->file, *loc, quantize->s + "(" + (edit.cast_to_float ? text + ".to(torch::kFloat)" : text) + ")");
+    cxx.replace(loc->file, *loc,
+                quantize->s + "(" + (edit.cast_to_float ? with_method_call(text, ".to(torch::kFloat)") : text) + ")");
   }
 };
 

@@ -612,6 +612,12 @@ class Reroot final : public EditKind {
   // when that variable keeps its value through the function.
   void render_cxx(const ir::Model& model, const Edit& edit, SourceSuggestions& cxx) const override {
     const std::string here = "no C++ fix for the rewrite at " + note_place(edit.node->loc);
+    // A TorchScript model's outputs: no quantize call in the C++ to read around; the float
+    // value exists only inside the model.
+    if (edit.stub_call->attr("model_outputs") != nullptr)
+      return cxx.note(here +
+                      ": the value is a TorchScript model's output, quantized inside the model; the fix "
+                      "belongs in the model (compare or cast before its quantization, and return that)");
     const ir::Attr* input = edit.stub_call->attr("input_name");
     if (edit.shadow.crosses_calls() || !edit.shadow.identity_calls.empty() ||
         model.function_of(*edit.stub_call) != model.function_of(*edit.node) || input == nullptr ||

@@ -7,7 +7,9 @@ expects a diagnostic on the line above (or [[@LINE]], [[@LINE+N]]) at that colum
 "message [rule]" contains the text; `{{...}}` is a regular expression. `note:` instead of
 `warning:` expects a located note on standard error (`file:line:column: note: text`). Every
 diagnostic and located note must be expected, and every expectation met; a fixture without
-expectations asserts silence.
+expectations asserts silence. Each located note must also be in the JSON document's `notes` and,
+as a warning, in SARIF's toolExecutionNotifications: a model qlint did not analyse is no clean
+result to a CI job that reads those.
 
 A line `// QLINT-ARGS: ARGS` adds command-line arguments; @BUILD@ in them is the build directory.
 
@@ -128,6 +130,28 @@ def located_notes(stderr, fixture):
     return notes
 
 
+def machine_readable_notes(qlint, fixture, extra, flags, report, stderr_notes):
+    """The notes on stderr, as JSON `notes` and SARIF notifications give them."""
+    failures = []
+    name = os.path.basename(fixture)
+    in_json = sorted((n["line"], n["column"], n["message"]) for n in report.get("notes", [])
+                     if n["file"] and os.path.basename(n["file"]) == name)
+    if in_json != sorted(stderr_notes):
+        failures.append(f"{fixture}: JSON notes {in_json} differ from the notes on stderr {sorted(stderr_notes)}")
+    if not stderr_notes:
+        return failures
+    run = subprocess.run([qlint, "cxx", "--isolated", "--format", "sarif"] + extra + [fixture, "--"] + flags,
+                         capture_output=True, text=True)
+    notifications = json.loads(run.stdout)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    in_sarif = sorted((n["locations"][0]["physicalLocation"]["region"]["startLine"],
+                       n["locations"][0]["physicalLocation"]["region"]["startColumn"], n["message"]["text"])
+                      for n in notifications if n["level"] == "warning" and n.get("locations") and
+                      n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("/" + name))
+    if in_sarif != sorted(stderr_notes):
+        failures.append(f"{fixture}: SARIF notifications {in_sarif} differ from the notes on stderr")
+    return failures
+
+
 def main():
     qlint, build, fixture = sys.argv[1], sys.argv[2], sys.argv[3]
     flags = sys.argv[sys.argv.index("--") + 1:]
@@ -153,6 +177,7 @@ def main():
         return 1
     found = {False: [(d["line"], d["column"], f'{d["message"]} [{d["rule"]}]') for d in report["diagnostics"]],
              True: located_notes(run.stderr, fixture)}
+    failures += machine_readable_notes(qlint, fixture, extra, flags, report, found[True])
     unmatched = {kind: list(items) for kind, items in found.items()}
     for line, column, text, written, note in expectations(fixture):
         regex = pattern(text)

@@ -1,0 +1,101 @@
+#include "cli/cxx_notes.h"
+
+#include <array>
+#include <sstream>
+#include <string>
+
+#include "ir/archive_flag.h"
+#include "ir/display.h"
+#include "ir/input_file.h"
+
+namespace qlint::cli {
+
+namespace {
+
+// A model loaded from different archives (a loader's calls pass different paths, a field is set
+// from two): which they are, that none is taken, and that an `--archive` for the loader's
+// parameter is no way out, since it would give every object and call the same archive.
+// `attr` is "SOURCES\nPARAMETER,PARAMETER".
+std::string conflicting_archives(const std::string& attr) {
+  const size_t cut = attr.find('\n');
+  std::string note = "this model is loaded from different archives, " + ir::printable(attr.substr(0, cut), 600) +
+                     "; qlint reads this code once for all of its objects and calls, so it cannot tell which one "
+                     "runs here: it takes none of them and counts this model's outputs as unquantized";
+  std::vector<std::string> flags;
+  std::istringstream parameters(cut == std::string::npos ? "" : attr.substr(cut + 1));
+  for (std::string p; std::getline(parameters, p, ',');)
+    if (!p.empty()) flags.push_back("`--archive " + ir::printable(p, 200) + "=PATH`");
+  if (flags.empty()) return note;
+  std::string named = flags[0];
+  for (size_t i = 1; i < flags.size(); ++i) named += (i + 1 == flags.size() ? " or " : ", ") + flags[i];
+  return note + "; " + named + " is not applied here, as it would give all of them one archive";
+}
+
+// The first three lines of a note's attribute ("A\nB\nC"), missing ones empty.
+std::array<std::string, 3> three_lines(const std::string& attr) {
+  std::istringstream parts(attr);
+  std::array<std::string, 3> lines;
+  for (std::string& line : lines) std::getline(parts, line);
+  return lines;
+}
+
+// An `--archive NAME=PATH` whose NAME fits several variables (`kModelPath` of two classes):
+// which ones, and the qualified name of the one this model loads. `attr` is "NAME\nTHIS\nA, B".
+std::string ambiguous_archive(const std::string& attr) {
+  const auto [name, self, fits] = three_lines(attr);
+  return "`--archive " + ir::printable(name, 200) + "=PATH` fits several variables (" + ir::printable(fits, 600) +
+         "), so it is not applied to any of them; name the one this model loads as it is qualified, `--archive " +
+         ir::printable(self, 200) + "=PATH`; qlint counts this model's outputs as unquantized";
+}
+
+// A call of another file's function that returns a model's outputs, whose archive is not known
+// there. `attr` is "FUNCTION\nWHERE\nWHY".
+std::string model_run_elsewhere(const std::string& attr) {
+  const auto [function, where, why] = three_lines(attr);
+  return "`" + ir::printable(function, 200) + "` returns the outputs of the TorchScript model it runs in " +
+         ir::printable(where, 200) + ", and " + ir::printable(why, 400) + "; qlint counts these outputs as unquantized";
+}
+
+// A model run whose archive qlint could not read, or could not name: its outputs counted as
+// unquantized.
+void notes_of(const ir::Node& n, std::vector<ToolNote>& out) {
+  auto add = [&](std::string message) { out.push_back({n.loc, std::move(message)}); };
+  auto str = [&](const char* name) -> const ir::Attr* {
+    const ir::Attr* a = n.attr(name);
+    return a != nullptr && a->kind == ir::Attr::Kind::Str ? a : nullptr;
+  };
+  if (const ir::Attr* variable = str("unnamed_archive"))
+    add("the TorchScript archive this model runs is named by `" + ir::printable(variable->s, 200) +
+        "`: give its path with " + ir::archive_flag(ir::printable(variable->s, 200)) +
+        "; qlint counts this model's outputs as unquantized");
+  if (const ir::Attr* conflict = str("archive_conflict")) add(conflicting_archives(conflict->s));
+  if (const ir::Attr* kept = str("container_model"))
+    add("this model is `" + ir::printable(kept->s, 200) +
+        "`, an element of a container (a std::vector or std::map), which qlint does not follow to the archive it "
+        "loads; qlint counts this model's outputs as unquantized");
+  if (const ir::Attr* from = str("unfollowed_model"))
+    add("this model is what `" + ir::printable(from->s, 200) +
+        "` returns, which loads no one archive qlint can name (none, or one of several); qlint counts this "
+        "model's outputs as unquantized");
+  if (const ir::Attr* ambiguous = str("archive_ambiguous")) add(ambiguous_archive(ambiguous->s));
+  if (const ir::Attr* object = str("unlinked_model"))
+    add("qlint does not see which TorchScript archive `" + ir::printable(object->s, 200) +
+        "` holds (it follows a `torch::jit::load` into a variable, a field or a smart pointer of this file, and "
+        "the functions of the file that return one); qlint counts this model's outputs as unquantized");
+  if (const ir::Attr* elsewhere = str("elsewhere_model")) add(model_run_elsewhere(elsewhere->s));
+  if (const ir::Attr* unread = str("unread_archive")) {
+    const size_t cut = unread->s.find('\n');
+    add("the TorchScript archive `" + ir::printable(unread->s.substr(0, cut), 200) + "` " +
+        ir::printable(unread->s.substr(cut + 1), 400) + "; qlint counts this model's outputs as unquantized");
+  }
+}
+
+}  // namespace
+
+std::vector<ToolNote> model_notes(const ir::Model& model) {
+  std::vector<ToolNote> out;
+  for (const auto& f : model.functions) ir::for_each_node(f->body, [&](const ir::Node& n) { notes_of(n, out); });
+  return out;
+}
+
+}  // namespace qlint::cli

@@ -1,0 +1,17 @@
+// `qlint cxx`'s notes on the models it did not analyse: an archive that is not there or cannot
+// be read, a model in a container, one loaded from different archives, a path to name with
+// `--archive`. Each says the model's outputs were counted as unquantized, so that no output
+// format (text on stderr, JSON `notes`, SARIF notifications) passes a skipped model as clean.
+#pragma once
+
+#include <vector>
+
+#include "cli/render.h"
+#include "ir/ir.h"
+
+namespace qlint::cli {
+
+// The notes the C++ front end left on `model`'s nodes, in node order.
+std::vector<ToolNote> model_notes(const ir::Model& model);
+
+}  // namespace qlint::cli

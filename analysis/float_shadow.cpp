@@ -28,7 +28,11 @@ struct InPlaceWrite {
 bool may_alias_operand(const Facts& facts, const ir::Node& n) {
   if (!ir::may_alias_first_operand(n)) return false;
   if (!ir::is_cast(n) || n.inputs.empty() || n.output() == nullptr) return true;
-  const ir::DType from = facts.dtype(n.inputs[0]), to = facts.dtype(n.output());
+  const ir::DType to = facts.dtype(n.output());
+  // A value a quant point rounded is float whatever its recorded dtype (a trace without inputs).
+  const ir::DType from = facts.quantized(n.inputs[0]) && facts.dtype(n.inputs[0]) == ir::DType::Unknown
+                             ? ir::DType::Float32
+                             : facts.dtype(n.inputs[0]);
   return from == ir::DType::Unknown || to == ir::DType::Unknown || from == to;
 }
 

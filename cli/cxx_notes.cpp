@@ -24,7 +24,7 @@ std::string conflicting_archives(const std::string& attr) {
   std::vector<std::string> flags;
   std::istringstream parameters(cut == std::string::npos ? "" : attr.substr(cut + 1));
   for (std::string p; std::getline(parameters, p, ',');)
-    if (!p.empty()) flags.push_back("`--archive " + ir::printable(p, 200) + "=PATH`");
+    if (!p.empty()) flags.push_back(ir::archive_flag(ir::printable(p, 200)));
   if (flags.empty()) return note;
   std::string named = flags[0];
   for (size_t i = 1; i < flags.size(); ++i) named += (i + 1 == flags.size() ? " or " : ", ") + flags[i];
@@ -43,9 +43,9 @@ std::array<std::string, 3> three_lines(const std::string& attr) {
 // which ones, and the qualified name of the one this model loads. `attr` is "NAME\nTHIS\nA, B".
 std::string ambiguous_archive(const std::string& attr) {
   const auto [name, self, fits] = three_lines(attr);
-  return "`--archive " + ir::printable(name, 200) + "=PATH` fits several variables (" + ir::printable(fits, 600) +
-         "), so it is not applied to any of them; name the one this model loads as it is qualified, `--archive " +
-         ir::printable(self, 200) + "=PATH`; qlint counts this model's outputs as unquantized";
+  return ir::archive_flag(ir::printable(name, 200)) + " fits several variables (" + ir::printable(fits, 600) +
+         "), so it is not applied to any of them; name the one this model loads as it is qualified, " +
+         ir::archive_flag(ir::printable(self, 200)) + "; qlint counts this model's outputs as unquantized";
 }
 
 // A call of another file's function that returns a model's outputs, whose archive is not known

@@ -87,8 +87,8 @@ bool join_fix_of_copy(Diagnostic& first, const Diagnostic& copy) {
 // fixed with it, and those that have no fix, with why not (public round 18: a helper's cast on a
 // layer's output had no fix, the fix read "the same for its 1 copy", and the finding stayed).
 struct CopiesOfALine {
-  int fixed = 0, unfixed = 0;
-  std::string why_not;
+  size_t fixed = 0, unfixed = 0;
+  std::string refusal;  // the first unfixed copy's "no automatic fix: ..."
 
   void add(Diagnostic& first, const Diagnostic& copy) {
     if (join_fix_of_copy(first, copy)) {
@@ -98,25 +98,20 @@ struct CopiesOfALine {
     if (first.fixes.empty() || !copy.fixes.empty()) return;
     ++unfixed;
     for (const auto& note : copy.notes)
-      if (why_not.empty() && note.rfind(kNoFix, 0) == 0) why_not = note.substr(std::string(kNoFix).size());
+      if (refusal.empty() && note.rfind("no automatic fix: ", 0) == 0) refusal = note;
   }
 
   void describe(Diagnostic& first) const {
     if (first.fixes.empty() || (fixed == 0 && unfixed == 0)) return;
-    const int all = 1 + fixed + unfixed;
+    const size_t all = 1 + fixed + unfixed;
     if (unfixed == 0) {
       first.fixes.front().description +=
           " (and the same for its " + std::to_string(fixed) + (fixed == 1 ? " copy" : " copies") + " on this line)";
       return;
     }
-    first.fixes.front().description +=
-        " (for " + std::to_string(1 + fixed) + " of its " + std::to_string(all) + " copies on this line)";
-    if (!why_not.empty())
-      first.notes.push_back("no fix for " + std::to_string(unfixed) + " of the " + std::to_string(all) +
-                            " copies on this line: " + why_not);
+    first.fixes.front().description += fixed_copies(1 + fixed, all);
+    if (!refusal.empty()) first.notes.push_back(unfixed_copies_note(unfixed, all, refusal));
   }
-
-  static constexpr const char* kNoFix = "no automatic fix: ";
 };
 
 // A finding's message with every quant point it names as one placeholder: a loop the trace

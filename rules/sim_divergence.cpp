@@ -227,15 +227,9 @@ std::optional<Fix> reroot_fix(const analysis::Facts& facts, const std::vector<co
   }
   refusal = first_refusal;
   if (edits.empty()) return std::nullopt;
-  if (refused_copies > 0 && !refusal.empty()) {
-    const size_t reason = refusal.find(": ");  // after "no automatic fix"
-    refusal = "no fix for " + std::to_string(refused_copies) + " of the " + std::to_string(copies.size()) +
-              " copies on this line: " + (reason == std::string::npos ? refusal : refusal.substr(reason + 2));
-  }
+  if (refused_copies > 0 && !refusal.empty()) refusal = unfixed_copies_note(refused_copies, copies.size(), refusal);
   const std::string inputs = listed(stubs);
-  std::string partly = refused_copies == 0 ? ""
-                                           : " (for " + std::to_string(rerooted_copies) + " of its " +
-                                                 std::to_string(copies.size()) + " copies on this line)";
+  const std::string partly = refused_copies == 0 ? "" : fixed_copies(rerooted_copies, copies.size());
   return safe_fix((integer_result ? "compute `" + ir::operator_spelling(copies.front()->kind) +
                                         "`'s operand from the float input of " + inputs +
                                         " instead, where its result is the float model's"

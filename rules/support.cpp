@@ -215,6 +215,16 @@ bool shadow_is_exact(const analysis::Facts& facts, const analysis::FloatShadowPl
   return true;
 }
 
+std::string fixed_copies(size_t fixed, size_t all) {
+  return " (for " + std::to_string(fixed) + " of its " + std::to_string(all) + " copies on this line)";
+}
+
+std::string unfixed_copies_note(size_t unfixed, size_t all, const std::string& refusal) {
+  const size_t reason = refusal.find(": ");  // after "no automatic fix"
+  return "no fix for " + std::to_string(unfixed) + " of the " + std::to_string(all) +
+         " copies on this line: " + (reason == std::string::npos ? refusal : refusal.substr(reason + 2));
+}
+
 namespace {
 
 // A name for a new stub on an operand: the variable the user's source reads it from (`mask`

@@ -111,6 +111,12 @@ std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& co
 // Whether a reroot's float shadow recomputes the value from float data alone: every operand it
 // reads from outside the shadow carries no quantization (not a layer's quantized weights).
 bool shadow_is_exact(const analysis::Facts& facts, const analysis::FloatShadowPlan& plan);
+
+// How a fix of a line's copies (a helper a trace inlined for several calls) words what it covers:
+// " (for 1 of its 2 copies on this line)", and the note for the rest, "no fix for 1 of the 2
+// copies on this line: <why>", where `refusal` is a copy's "no automatic fix: <why>".
+std::string fixed_copies(size_t fixed, size_t all);
+std::string unfixed_copies_note(size_t unfixed, size_t all, const std::string& refusal);
 // FX's prepare inserts `activation_post_process_N` modules itself, and shares one between an op
 // and the ops that must keep its scale (clamp, relu, flatten after it): reuse there is by design,
 // not something the user wrote.

@@ -128,8 +128,10 @@ void attach_attribution(std::vector<Diagnostic>& diagnostics, const sim::Report&
   for (size_t i = 0; i < diagnostics.size(); ++i) {
     // Caused by the weights alone: no rewrite of the activations helps, whatever kept the rule's
     // own fix away (a note that the value reaches the comparison through calls, on a model whose
-    // flip the weights make, sent users looking for a cure there).
-    if (const sim::Attribution* a = attribution_for(diagnostics[i], report); a != nullptr && a->weights_alone) {
+    // flip the weights make, sent users looking for a cure there). When the activations alone
+    // diverge too, why their fix is missing still matters.
+    if (const sim::Attribution* a = attribution_for(diagnostics[i], report);
+        a != nullptr && a->weights_alone && !a->activations_alone) {
       auto& own = diagnostics[i].notes;
       own.erase(std::remove_if(own.begin(), own.end(),
                                [](const std::string& note) { return note.rfind("no automatic fix:", 0) == 0; }),

@@ -48,19 +48,19 @@ class Search {
   Search(const AttributionSetup& setup, const PassRunner& run) : setup_(setup), run_(run) {}
 
   // Every subset is simulated once, whichever divergence asks for it.
-  const PassOutcome& pass(const std::vector<std::string>& quantized) {
-    std::set<std::string> key(quantized.begin(), quantized.end());
+  const PassOutcome& pass(const std::vector<std::string>& quantized, bool weights = true) {
+    Key key{std::set<std::string>(quantized.begin(), quantized.end()), weights};
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
     ++passes_;
-    return cache_.emplace(key, run_(key)).first->second;
+    return cache_.emplace(key, run_(key.first, weights)).first->second;
   }
 
   int passes() const { return passes_; }
 
   // A pass already run: the report's own, with every point quantized.
   void know(const std::vector<std::string>& quantized, const PassOutcome& outcome) {
-    cache_.emplace(std::set<std::string>(quantized.begin(), quantized.end()), outcome);
+    cache_.emplace(Key{std::set<std::string>(quantized.begin(), quantized.end()), true}, outcome);
   }
 
   Attribution attribute(const Divergence& d, const PassOutcome& full) {
@@ -77,6 +77,11 @@ class Search {
       const double weights = measure(pass({}), d);
       if (weights_dominate(d, weights, a.measure)) {
         a.weights_alone = true;
+        a.weights_measure = weights;
+        // A decision such as NMS may flip on either rounding: then the activations' quant points
+        // alone diverge too, which the weights' note alone would hide (public round 18's yolov7).
+        if (const PassOutcome& activations = pass(setup_.points, false); diverges(activations, d, setup_.min_sqnr_db))
+          a.activations_alone = measure(activations, d);
         a.passes = passes_ - before;
         return a;
       }
@@ -121,7 +126,8 @@ class Search {
 
   const AttributionSetup& setup_;
   const PassRunner& run_;
-  std::map<std::set<std::string>, PassOutcome> cache_;
+  using Key = std::pair<std::set<std::string>, bool>;  // quantized points, weights quantized
+  std::map<Key, PassOutcome> cache_;
   int passes_ = 0;
 };
 
@@ -195,8 +201,8 @@ std::vector<Sensitivity> sensitivity(const AttributionSetup& setup, const PassRu
     std::vector<std::string> others;
     for (const auto& p : setup.points)
       if (p != point) others.push_back(p);
-    PassOutcome alone = run({point});
-    PassOutcome without = run({others.begin(), others.end()});
+    PassOutcome alone = run({point}, true);
+    PassOutcome without = run({others.begin(), others.end()}, true);
     outputs = std::max({outputs, alone.outputs.size(), without.outputs.size()});
     out.push_back({point, sqnrs(alone, outputs), sqnrs(without, outputs), total_flips(alone), total_flips(without)});
   }

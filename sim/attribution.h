@@ -28,8 +28,9 @@ struct PassOutcome {
   std::string failure;
 };
 
-// Runs the model with only the named quant points quantized (weights as always).
-using PassRunner = std::function<PassOutcome(const std::set<std::string>& quantized)>;
+// Runs the model with only the named quant points quantized, and the weights quantized as always
+// or (`weights` false) kept in float.
+using PassRunner = std::function<PassOutcome(const std::set<std::string>& quantized, bool weights)>;
 
 struct AttributionSetup {
   std::vector<std::string> points;  // every quant point the float run reached, in that order

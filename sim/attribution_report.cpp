@@ -110,9 +110,19 @@ std::string describe_cause(const Attribution& a, const Cause& c) {
 std::vector<std::string> attribution_notes(const Report& report, const Attribution& a) {
   std::vector<std::string> notes;
   if (a.weights_alone) {
-    notes.push_back(
-        "caused by the weights' fake quantization: it diverges with every activation quant point kept in float, so "
-        "no change to the activations' quant points cures it");
+    const std::string what = is_comparison(a) ? "makes " : output_name(a.divergence.output) + " keeps ";
+    const std::string weights =
+        "with every activation quant point kept in float, " + what + measured(a, a.weights_measure);
+    if (a.activations_alone) {
+      notes.push_back(
+          "caused by the weights' fake quantization and by the activations' quant points, each alone: " + weights +
+          "; with the weights in float and every activation quant point quantized, " + what +
+          measured(a, *a.activations_alone) +
+          ". Either rounding is enough, so a change to the activations' quant points alone does not cure it");
+      return notes;
+    }
+    notes.push_back("caused by the weights' fake quantization: " + weights +
+                    ", so no change to the activations' quant points cures it");
     return notes;
   }
   bool cured = false;
@@ -176,12 +186,14 @@ void add_attribution_json(const Report& report, nlohmann::json& out) {
                         {"also_in_float", c.also_in_float},
                         {"reproduces", c.reproduces},
                         {"cures", c.cures}});
-    nlohmann::json d = {{"kind", is_comparison(a) ? "comparison" : "output"},
-                        {"measure", json_number(a.measure)},
-                        {"weights_alone", a.weights_alone},
-                        {"weights_part", a.weights_part ? json_number(*a.weights_part) : nlohmann::json()},
-                        {"passes", a.passes},
-                        {"causes", causes}};
+    nlohmann::json d = {
+        {"kind", is_comparison(a) ? "comparison" : "output"},
+        {"measure", json_number(a.measure)},
+        {"weights_alone", a.weights_alone},
+        {"activations_alone", a.activations_alone ? json_number(*a.activations_alone) : nlohmann::json()},
+        {"weights_part", a.weights_part ? json_number(*a.weights_part) : nlohmann::json()},
+        {"passes", a.passes},
+        {"causes", causes}};
     if (is_comparison(a)) {
       const ir::SourceLoc& loc = a.divergence.loc;
       d["node"] = a.divergence.op;

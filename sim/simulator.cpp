@@ -185,6 +185,7 @@ struct Session {
   // Set during an attribution pass: only these quant points quantize, the others pass their
   // float values through (sim/attribution.h). Null: all of them.
   const std::set<std::string>* quantized = nullptr;
+  bool weights_in_float = false;  // during an attribution pass that keeps the weights in float
   // Options::layers, during the float run and the simulated run (not attribution's passes).
   LayerRecorder* layers = nullptr;
   // Where each submodule is called (module path -> the calls' lines): the user's lines of a
@@ -381,7 +382,7 @@ void stored_quant_point_op(jit::Stack& stack) {
     // model's stored parameters in the simulated run; a weight, not a quant point to report.
     if (g_session->mode == Mode::Simulate) g_session->weights_quantized = true;
     jit::push(stack,
-              g_session->mode == Mode::Float
+              g_session->mode == Mode::Float || g_session->weights_in_float
                   ? x
                   : at::fake_quantize_per_tensor_affine(x, scalar_of(scale), int_of(zero_point), quant_min, quant_max));
     return;
@@ -1485,8 +1486,9 @@ struct PassContext {
 
 // One simulated pass with only `quantized` quantized, from the model's initial state.
 PassOutcome simulated_pass(const PassContext& c, const std::vector<IValue>& float_outputs,
-                           const std::set<std::string>& quantized, const std::string& phase) {
+                           const std::set<std::string>& quantized, bool weights, const std::string& phase) {
   c.session.quantized = &quantized;
+  c.session.weights_in_float = !weights;
   for (auto& probe : c.session.probes) {
     probe.simulated_runs.clear();
     probe.elements = 0;
@@ -1502,6 +1504,7 @@ PassOutcome simulated_pass(const PassContext& c, const std::vector<IValue>& floa
     outcome.failure = e.what();
   }
   c.session.quantized = nullptr;
+  c.session.weights_in_float = false;
   for (const auto& probe : c.session.probes) {
     if (probe.elements == 0) continue;
     std::string key = analysis::comparison_key(probe.kind, probe.loc);
@@ -1514,9 +1517,9 @@ PassOutcome simulated_pass(const PassContext& c, const std::vector<IValue>& floa
 // Options::attribute and Options::sensitivity, after the run in `run`.
 void explain(Run& run, const PassContext& context, const Options& options) {
   int pass = 0;
-  PassRunner runner = [&](const std::set<std::string>& quantized) {
+  PassRunner runner = [&](const std::set<std::string>& quantized, bool weights) {
     ++pass;
-    return simulated_pass(context, run.float_outputs, quantized,
+    return simulated_pass(context, run.float_outputs, quantized, weights,
                           (options.attribute ? "attributing: pass " : "sensitivity: pass ") + std::to_string(pass));
   };
   AttributionSetup setup{context.session.reach_order, context.session.weights_quantized,

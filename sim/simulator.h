@@ -184,6 +184,10 @@ struct Attribution {
   // Most responsible first. Empty when the weights' fake quantization alone diverges.
   std::vector<Cause> causes;
   bool weights_alone = false;
+  double weights_measure = 0;  // weights_alone: the measure with every activation quant point in float
+  // weights_alone: the measure with the weights in float and every activation quant point
+  // quantized, when that diverges too (each alone is enough).
+  std::optional<double> activations_alone;
   // The weights' fake quantization diverges too, but causes only a small part (1 of 62 flips in
   // public round 11's FCOS): its measure with every activation quant point in float. The
   // causes are then what diverges beyond it.

@@ -89,15 +89,17 @@ struct MaskUse {
   bool whole_call = false;  // the whole tensor of one call of a stub called on several
 };
 
-// Ops a mask passes through and stays a mask: views of it, casts (a bool mask as 0/1
-// floats), and logic combining or inverting it.
-bool carries_mask(const ir::Node& n, const ir::Value* mask) {
-  static const std::set<std::string> casts = {"to", "type_as", "float"};
-  static const std::set<std::string> logic = {"logical_not", "logical_and", "logical_or", "bitwise_not", "bitwise_and",
-                                              "bitwise_or",  "__and__",     "__or__",     "__invert__"};
-  const std::string op = ir::base_op(n.kind);
-  if (ir::is_view_op(n) || casts.count(op)) return !n.inputs.empty() && n.inputs[0] == mask;
-  return logic.count(op) > 0;
+// Ops a mask passes through and stays a mask: views and casts of it (a bool mask as 0/1
+// floats), and any op that makes bools of it: logic combining or inverting it, or a test of it
+// (`mask == 0` for `masked_fill`, as attention code writes it). By the result's dtype, so every
+// spelling counts (`logical_xor`, `^`); by the op where a graph leaves the dtype unknown.
+bool carries_mask(const analysis::Facts& facts, const ir::Node& n, const ir::Value* mask) {
+  static const std::set<std::string> logic = {"logical_not", "logical_and", "logical_or", "logical_xor",
+                                              "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+                                              "__and__",     "__or__",      "__xor__",    "__invert__"};
+  if (ir::is_view_op(n) || ir::is_cast(n)) return !n.inputs.empty() && n.inputs[0] == mask;
+  if (n.output() != nullptr && facts.dtype(n.output()) == ir::DType::Bool) return true;
+  return logic.count(ir::base_op(n.kind)) > 0 || analysis::is_comparison_op(n.kind);
 }
 
 // Where a mask does its work: gating data by multiplication, choosing with `torch.where`,
@@ -117,9 +119,9 @@ bool gates_with(const ir::Node& n, const ir::Value* mask) {
 // layer's `key_padding_mask`), out of a backbone's returned tuple, through a class object. A
 // threshold whose result is only counted, printed or returned is no mask of the data.
 bool used_as_mask(const analysis::Facts& facts, const ir::Value* result) {
-  return analysis::find_use(facts, result, [](const ir::Node& user, const ir::Value* mask) {
+  return analysis::find_use(facts, result, [&facts](const ir::Node& user, const ir::Value* mask) {
     if (gates_with(user, mask)) return analysis::Use::Found;
-    return carries_mask(user, mask) ? analysis::Use::Follow : analysis::Use::Ignore;
+    return carries_mask(facts, user, mask) ? analysis::Use::Follow : analysis::Use::Ignore;
   });
 }
 
@@ -289,6 +291,12 @@ std::vector<MaskUse> whole_call_mask_uses(const analysis::Facts& facts, const Po
   return found;
 }
 
+// `x[mask]`, `x.masked_select(mask)`: the selection a mask gates.
+bool selects_by_mask(const ir::Node& n) {
+  const std::string op = ir::base_op(n.kind);
+  return (op == "index" || op == "masked_select") && n.inputs.size() >= 2;
+}
+
 // Whether some other use takes the quant point's output (or a view of it) as data.
 bool used_as_data(const analysis::Facts& facts, const PointUsers& users, const std::string& point,
                   const std::vector<MaskUse>& mask_uses) {
@@ -297,6 +305,8 @@ bool used_as_data(const analysis::Facts& facts, const PointUsers& users, const s
     if (use.comparison) making_masks.insert({use.node, use.consumer});
   for (const ir::Node* user : users.of(point)) {
     const ir::Node& n = *user;
+    // `data[mask]`: a copying view, but the values it picks out are the data the mask gates.
+    if (selects_by_mask(n) && is_view_of(facts, n.inputs[0], point, false)) return true;
     if (!computes_with_operands(facts, n) || making_masks.count(&n)) continue;
     for (const ir::Value* in : n.inputs) {
       if (is_view_of(facts, in, point, false)) return true;

@@ -65,6 +65,18 @@ bool makes_integer_result(const ir::Node& node) {
           std::find(node.owner->returns.begin(), node.owner->returns.end(), result) != node.owner->returns.end());
 }
 
+// Whether `writer` runs after `reader` in the same block, so the values it writes cannot be those
+// the reader read (public round 19: `oij < 0` on one line "followed" `range_mask` made on the next,
+// which only decided what a later `oij[~range_mask] = 0` wrote, and the notes pointed at each other).
+bool writes_after(const ir::Node& writer, const ir::Node& reader) {
+  if (writer.owner == nullptr || writer.owner != reader.owner) return false;
+  for (const auto& n : writer.owner->nodes) {
+    if (n.get() == &reader) return true;
+    if (n.get() == &writer) return false;
+  }
+  return false;
+}
+
 // A decision the simulation saw change on the way to `comparison`'s operands (a flipped
 // comparison, a topk whose indices changed): through their producers and the writes in place
 // into them (`idx[d > 0.25] = n` writes `idx`, then sorted and compared with `n`). Null when there
@@ -91,7 +103,9 @@ const ir::Node* changed_decision_before(const analysis::Facts& facts, const ir::
     if (!seen.insert(v).second) continue;
     add_values_across_calls(facts.model(), *v, pending);
     if (v->producer != nullptr) visit(*v->producer, v);
-    for_each_write_into(*v, [&](const ir::Node& writer) { visit(writer, nullptr); });
+    for_each_write_into(*v, [&](const ir::Node& writer) {
+      if (!writes_after(writer, comparison)) visit(writer, nullptr);
+    });
   }
   return found;
 }

@@ -104,21 +104,31 @@ ir::SourceLoc best_location(const ir::Node& node) {
 
 namespace {
 
-// The location of the quantize op in the method a call runs: a traced module called twice has
-// a method per call (forward, forward1), each op with the stack of its own call.
-std::optional<ir::SourceLoc> callee_quantize_location(const analysis::Facts& facts, const ir::Node& call) {
+// The location of the first op `pick` accepts in the method a call runs: a traced module called
+// twice has a method per call (forward, forward1), each op with the stack of its own call.
+std::optional<ir::SourceLoc> callee_op_location(const analysis::Facts& facts, const ir::Node& call,
+                                                const std::function<bool(const ir::Node&)>& pick) {
   const ir::Attr* callee = call.attr("callee");
   const ir::Function* fn =
       callee && callee->kind == ir::Attr::Kind::Str ? facts.model().find_function(callee->s) : nullptr;
   if (fn == nullptr) return std::nullopt;
   std::optional<ir::SourceLoc> loc;
   ir::for_each_node(fn->body, [&](const ir::Node& n) {
-    if (!loc && n.loc.known() && analysis::quant_op_operands(n.kind)) loc = n.loc;
+    if (!loc && n.loc.known() && pick(n)) loc = n.loc;
   });
   return loc;
 }
 
+std::optional<ir::SourceLoc> callee_quantize_location(const analysis::Facts& facts, const ir::Node& call) {
+  return callee_op_location(facts, call, [](const ir::Node& n) { return analysis::quant_op_operands(n.kind); });
+}
+
 }  // namespace
+
+ir::SourceLoc module_call_location(const analysis::Facts& facts, const ir::Node& call) {
+  if (call.loc.known()) return call.loc;
+  return callee_op_location(facts, call, [](const ir::Node&) { return true; }).value_or(call.loc);
+}
 
 ir::SourceLoc quant_call_location(const analysis::Facts& facts, const analysis::QuantCall& call) {
   if (call.call->loc.known()) return call.call->loc;
@@ -352,10 +362,12 @@ std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir
 
 namespace {
 
-// An in-graph fake quant (a traced FakeQuantize): a new one of its kind can stand beside it.
+// An in-graph fake quant (a traced FakeQuantize) of activations: a new one of its kind can stand
+// beside it. A layer's weight fake quant rounds the weights (per channel, often) and is no
+// template for an activation's (public round 19: a clone of `backbone.4.weight_fake_quant`).
 const analysis::QuantPoint* in_graph_fake_quant(const analysis::Facts& facts, const std::string& id) {
   const analysis::QuantPoint* p = facts.quant_point(id);
-  return p != nullptr && p->node != nullptr && p->identity_in_float ? p : nullptr;
+  return p != nullptr && p->node != nullptr && p->identity_in_float && !analysis::is_weight_quantizer(id) ? p : nullptr;
 }
 
 // The module a FakeQuantize clone can hang from: the module whose method `node` is in.
@@ -424,6 +436,13 @@ std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, con
     if (i != static_cast<size_t>(operand))
       for (const auto& source : facts.quant_sources(consumer.inputs[i]))
         if ((like = in_graph_fake_quant(facts, source))) break;
+  // Else the fake quant that quantizes the consumer's result: a QAT layer's output fake quant
+  // (called after the layer by its forward hook), for the layer's unquantized input.
+  for (const ir::Value* out : consumer.outputs)
+    for (const ir::Node* user : out->users)
+      for (const ir::Value* quantized : user->outputs)
+        for (const auto& source : facts.quant_sources(quantized))
+          if (like == nullptr) like = in_graph_fake_quant(facts, source);
   if (like == nullptr) return std::nullopt;
   Edit e = new_fake_quant(facts, *like, consumer, operand);
   e.cast_to_float = mask;

@@ -87,6 +87,9 @@ std::string format_number_unlike(double v, double other);
 // The node's own source location, or, for nodes without one (calls in traced graphs), the
 // location of the first user that has one.
 ir::SourceLoc best_location(const ir::Node& node);
+// Where a module call is in the user's code: its own location, or a traced call's (which has
+// none) from the first op of the method it runs, whose stack ends in the calling line.
+ir::SourceLoc module_call_location(const analysis::Facts& facts, const ir::Node& call);
 
 // `loc` (of `node`), or when it lies in PyTorch's own Python (a stub called by nn.Sequential),
 // the line of the user's code that called into it.

@@ -172,9 +172,92 @@ void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>&
   });
 }
 
+// `torch.einsum("bhqd,bhkd->bhqk", q, k)`: a matrix product spelled with an equation (transformer
+// code writes attention this way as often as with `@`). TorchScript passes the operands as one
+// list; FX records them as the call's arguments after the equation.
+void check_einsum_operands(const analysis::Facts& facts, std::vector<Diagnostic>& out) {
+  for_each_model_node(facts, [&](const ir::Function& fn, const ir::Node& node) {
+    if (node.kind != "aten::einsum" || node.inputs.size() < 2) return;
+    const ir::Node* list = node.inputs[1]->producer;
+    const bool listed = list != nullptr && list->kind == "prim::ListConstruct";
+    const ir::Node& holder = listed ? *list : node;
+    const ir::Value* quantized = nullptr;
+    int plain = -1;
+    for (size_t i = listed ? 0 : 1; i < holder.inputs.size(); ++i) {
+      const ir::Value* part = holder.inputs[i];
+      if (quantized == nullptr && facts.in_quantized_domain(part)) quantized = part;
+      if (plain < 0 && is_unquantized_input_tensor(facts, part)) plain = static_cast<int>(i);
+    }
+    if (quantized == nullptr || plain < 0) return;
+    const std::string name = ir::written_name(facts.model(), holder.inputs[static_cast<size_t>(plain)]);
+    Diagnostic d =
+        make_diagnostic(unquantized_operand_rule(), fn, node,
+                        "`" + ir::op_spelling(facts.model(), node.kind) + "` multiplies a tensor quantized by " +
+                            describe_stubs(facts, quantized, &holder) + " with " +
+                            (name.empty() ? "a float tensor" : "`" + name + "`") + ", which never passed a " +
+                            ir::spelling(facts.model()).stub +
+                            "; the toolchain has no scale for it and must guess one or run the op on the "
+                            "CPU; pass it through " +
+                            ir::spelling(facts.model()).own_stub);
+    add_own_quant_point_fix(facts, holder, plain, d);
+    out.push_back(std::move(d));
+  });
+}
+
+// A QAT layer: a module whose weights a fake quant rounds (`lin.weight_fake_quant`) and whose
+// output one quantizes (`lin.activation_post_process`). Converted, it is a quantized kernel,
+// which takes a quantized tensor. Weight-only QAT (an Identity there) keeps activations float.
+bool is_quantized_layer(const ir::Model& model, const std::string& path) {
+  const std::string prefix = path.empty() ? "" : path + ".";
+  const ir::ModuleInfo* output = model.find_module(prefix + "activation_post_process");
+  return model.find_module(prefix + "weight_fake_quant") != nullptr && output != nullptr &&
+         output->class_name.find("FakeQuantize") != std::string::npos;
+}
+
+// "Linear" of "__torch__.torch.ao.nn.qat.modules.linear.___torch_mangle_202.Linear".
+std::string short_class_name(const std::string& name) {
+  const size_t dot = name.rfind('.');
+  return dot == std::string::npos ? name : name.substr(dot + 1);
+}
+
+// `self.grid_enc(grid)`, with `grid` computed from the inputs and never quantized, while the
+// layer's weights are (public round 19's trajectory pooling: an occupancy grid into a QAT
+// Linear). Nothing gives the layer's input a scale: `convert()` then hands the quantized kernel
+// a float tensor (`quantized::linear` fails), and a toolchain must guess one.
+void check_layer_inputs(const analysis::Facts& facts, std::vector<Diagnostic>& out) {
+  for_each_model_node(facts, [&](const ir::Function& fn, const ir::Node& node) {
+    if (node.kind != "prim::CallMethod") return;
+    const ir::Function* callee = ir::callee_of(facts.model(), node);
+    if (callee == nullptr || callee->method != "forward" || !is_quantized_layer(facts.model(), callee->module_path))
+      return;
+    for (size_t i = 1; i < node.inputs.size(); ++i) {
+      const ir::Value* in = node.inputs[i];
+      if (!in->type.is_tensor() || !facts.from_input(in) || facts.in_quantized_domain(in)) continue;
+      if (const ir::DType d = facts.dtype(in); d != ir::DType::Unknown && !ir::is_floating(d)) continue;
+      const ir::ModuleInfo* layer = facts.model().find_module(callee->module_path);
+      const std::string name = ir::written_name(facts.model(), in);
+      Diagnostic d = make_diagnostic(
+          unquantized_operand_rule(), fn, node,
+          "`self." + callee->module_path + "` is a quantized layer (QAT `" +
+              (layer ? short_class_name(layer->class_name) : std::string("module")) +
+              "`, its weights fake-quantized), and " + (name.empty() ? "its input" : "its input `" + name + "`") +
+              " never passed a " + ir::spelling(facts.model()).stub +
+              ": converted, the layer's quantized kernel gets a float tensor, and a toolchain has no scale for it; "
+              "pass it through " +
+              ir::spelling(facts.model()).own_stub);
+      d.loc = module_call_location(facts, node);
+      add_own_quant_point_fix(facts, node, static_cast<int>(i), d);
+      out.push_back(std::move(d));
+      return;
+    }
+  });
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
+  check_layer_inputs(facts, out);
   check_joined_tensors(facts, out);
+  check_einsum_operands(facts, out);
   auto combines = [](const std::string& kind) { return is_binary_arithmetic(kind) || is_matrix_product(kind); };
   for_each_operand_side(facts, combines, [&](const ir::Function& fn, const ir::Node& node, int side) {
     // A fused form adds its first operand to the product of the next two: that operand meets
@@ -208,13 +291,16 @@ const Rule& unquantized_operand_rule() {
     r.severity = Severity::Warning;
     r.check = check;
     r.doc.what =
-        "Arithmetic (`*`, `+`, `-`, `/`, matrix products `@`/`torch.matmul`/`bmm`/`mm`, and the first "
+        "Arithmetic (`*`, `+`, `-`, `/`, matrix products `@`/`torch.matmul`/`bmm`/`mm`/`torch.einsum`, and the first "
         "operand of `torch.baddbmm`/`addmm`/`addcmul`, which is added) between a tensor in the quantized domain and a "
         "float "
         "tensor computed from a model input that never passed a QuantStub. Constants, Python "
         "scalars, weights and buffers are fine: the toolchain quantizes those itself, and so are the "
         "values picked from one by indices the data chose (`self.priors[keep]`). Values "
-        "after a DeQuantStub are back in float and fine too.";
+        "after a DeQuantStub are back in float and fine too. In a QAT model, a quantized layer (a module whose "
+        "weights and output are fake-quantized) called on a float tensor computed from the inputs that never passed "
+        "a stub (an occupancy grid built from positions) is reported at the call: converted, its quantized kernel "
+        "gets a float tensor, and `--fix` gives that input a clone of the layer's output fake quant.";
     r.doc.why =
         "Every tensor entering the accelerator needs a scale, and only quant points give one. "
         "Without it the toolchain either derives a scale on the fly (from whatever data it "

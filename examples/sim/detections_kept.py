@@ -4,11 +4,11 @@ threshold are kept, and the quantized scores pass it for more boxes than the flo
 Each row holds 4 box coordinates and a score. The stub's int16 step is set by the coordinates
 (up to 600 px: 600 / 32767.5 = 0.0183), so a score of 0.502 quantizes to 27 steps, 0.4944: a
 box the float model keeps is dropped (0.51 becomes 0.5127 and stays). The model returns the
-kept boxes, so the simulated output has another shape than the float one (3 boxes instead of
-4). That is no error of the model: `qlint check --input` reports the flipped threshold and
-the output whose shape changed (sim-divergence); it used to stop with "The size of tensor a (4)
-must match the size of tensor b (3)". `--fix --input` takes the threshold on the float scores
-(the float shadow), and the shapes agree again.
+kept boxes, so the simulated output has another shape (3 boxes instead of 4). `qlint check`
+says the score channel shares the coordinates' stub (shared-stub-mask); `--input` measures the
+flip and the output whose shape changed (sim-divergence; it used to stop with "The size of
+tensor a (4) must match the size of tensor b (3)"). `--fix --input` takes the threshold on the
+float scores (the float shadow), and the shapes agree again.
 """
 import torch
 from torch import nn

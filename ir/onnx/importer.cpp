@@ -366,6 +366,7 @@ class Importer {
     if (op == "Constant") return constant_node(node, block);
     if (op == "Cast") return cast(node, block);
     if (op == "Concat") return concat(node, block);
+    if (op == "Einsum") return einsum(node, block);
     if (op == "Gather") return gather(node, block);
     if (op == "Unsqueeze" || op == "Squeeze") return squeeze(node, block);
     if (op == "Slice") return slice(node, block);
@@ -505,6 +506,18 @@ class Importer {
     ir::Value* items = fn_->add_output(*list, fresh_name(), ir::Type::simple(ir::Type::Kind::List));
     items->generated_name = true;
     aten(node, block, "aten::cat", {items, int_constant(block, *axis)}, "");
+  }
+
+  // Einsum is `torch.einsum(equation, [a, b])`, as TorchScript has it.
+  void einsum(const pb::NodeProto& node, ir::Block& block) {
+    const pb::AttributeProto* equation = attribute(node, "equation");
+    if (equation == nullptr || equation->type() != pb::AttributeProto::STRING)
+      return opaque(node, block, "onnx::Einsum");
+    ir::Node* list = emit(block, "prim::ListConstruct", inputs_of(node));
+    ir::Value* operands = fn_->add_output(*list, fresh_name(), ir::Type::simple(ir::Type::Kind::List));
+    operands->generated_name = true;
+    aten(node, block, "aten::einsum", {constant(block, ir::Attr::of_str(equation->s()), ir::Type::Kind::Str), operands},
+         "");
   }
 
   // A Gather of one constant index is `x.select(dim, i)` (`x[:, :, :, -1]`); of a list of indices

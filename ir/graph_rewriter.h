@@ -124,9 +124,11 @@ class GraphRewriter {
     int64_t quant_min = 0;
     int64_t quant_max = 255;
     bool mask = false;
-    // Whole numbers 0..whole_up_to (indices, counts, class ids cast to float): the clone starts
-    // at scale 1, which keeps them exact, when its scheme allows; else at `scale`. 0: none.
+    // Whole numbers whole_from..whole_up_to (indices, counts, class ids cast to float; a sign's
+    // -1..1): the clone starts at scale 1, which keeps them exact, when its scheme allows; else
+    // at `scale`. whole_up_to 0: none.
     int64_t whole_up_to = 0;
+    int64_t whole_from = 0;
   };
   virtual FakeQuantStart add_fake_quant_clone(const std::string& owner_path, const std::string& name,
                                               const std::string& template_path, const FakeQuantStart& start) = 0;

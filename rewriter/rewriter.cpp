@@ -263,7 +263,9 @@ std::optional<NewScale> new_scale(const Edit& e, const torchscript::GraphRewrite
     scale.module = ir::qualified_function_name(e.new_stub_owner, e.new_stub);
     scale.scale = start->scale;
     scale.zero_point = start->zero_point;
-    if (start->whole_up_to > 0) scale.source = "exact for the whole numbers 0.." + std::to_string(start->whole_up_to);
+    if (start->whole_up_to > 0)
+      scale.source = "exact for the whole numbers " + std::to_string(start->whole_from) + ".." +
+                     std::to_string(start->whole_up_to);
   }
   return scale;
 }
@@ -339,11 +341,19 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
     // that were all 0 on the inputs (a one-class detector) get it too, for 0 and 1: calibrated,
     // their scale would be the observer's epsilon (1.2e-7), and class 1 would come out as 1.5e-5.
     // So do values the inputs showed to be whole numbers only (a float 0/1 mask given as an input
-    // of a traced model: calibrated on [0, 1] by a symmetric int8 observer, 1 became 0.99608).
+    // of a traced model: calibrated on [0, 1] by a symmetric int8 observer, 1 became 0.99608), or
+    // a sign's -1, 0 and 1 (public round 19: 1 became 0.9961).
     const double top = std::max(it->second.max, 1.0);
-    if ((e.fake_quant.whole_numbers || it->second.whole_numbers) && it->second.min >= 0 && top == std::floor(top) &&
-        top <= static_cast<double>(e.fake_quant.quant_max - std::max<int64_t>(e.fake_quant.quant_min, 0)))
+    const double bottom = std::min(it->second.min, 0.0);
+    const auto width = static_cast<double>(e.fake_quant.quant_max - e.fake_quant.quant_min);
+    const bool fits =
+        bottom < 0 ? top - bottom <= width
+                   : top <= static_cast<double>(e.fake_quant.quant_max - std::max<int64_t>(e.fake_quant.quant_min, 0));
+    if ((e.fake_quant.whole_numbers || it->second.whole_numbers) && top == std::floor(top) &&
+        bottom == std::floor(bottom) && fits) {
       e.fake_quant.whole_up_to = static_cast<int64_t>(top);
+      e.fake_quant.whole_from = static_cast<int64_t>(bottom);
+    }
     return "";
   };
   std::vector<Planned> kept;

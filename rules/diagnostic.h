@@ -83,6 +83,7 @@ struct Edit {
     // their range fits the integer range; the rewriter measures the range.
     bool whole_numbers = false;
     int64_t whole_up_to = 0;  // the largest whole number measured, when scale 1 keeps them all
+    int64_t whole_from = 0;   // the smallest (0, or below for a sign's -1)
     std::optional<double> scale;
     int64_t zero_point = 0;
     // The range the scale was computed from (a mask's is [0, 1]): a cloned FakeQuantize's

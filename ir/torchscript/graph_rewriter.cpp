@@ -361,23 +361,29 @@ ir::GraphRewriter::FakeQuantStart GraphRewriter::add_fake_quant_clone(const std:
   // (affine) or half as wide (symmetric); one that keeps its scale is given scale 1. So do whole
   // numbers, which fall back to the calibrated start where no such clone keeps them exact.
   struct Attempt {
-    double scale, max;
+    double scale, min, max;
     int64_t zero_point;
     bool exact;  // must keep `kept` exact
   };
   std::vector<Attempt> attempts;
   if (start.mask || start.whole_up_to > 0) {
     const auto width = static_cast<double>(start.quant_max - start.quant_min);
-    attempts = {{1.0, width, 0, true}, {1.0, width / 2, 0, true}};
+    // Below 0 too (a sign's -1): affine from the lowest whole number, symmetric around 0.
+    const auto from = static_cast<double>(start.mask ? 0 : start.whole_from);
+    if (from < 0)
+      attempts = {{1.0, from, from + width, 0, true}, {1.0, -width / 2, width / 2, 0, true}};
+    else
+      attempts = {{1.0, 0, width, 0, true}, {1.0, 0, width / 2, 0, true}};
   }
-  if (!start.mask) attempts.push_back({start.scale, start.max, start.zero_point, false});
-  const at::Tensor kept = at::arange(0, start.mask ? 2 : start.whole_up_to + 1, at::kFloat);
+  if (!start.mask) attempts.push_back({start.scale, start.min, start.max, start.zero_point, false});
+  const at::Tensor kept =
+      at::arange(start.mask ? 0 : start.whole_from, start.mask ? 2 : start.whole_up_to + 1, at::kFloat);
   for (const Attempt& attempt : attempts) {
     jit::Module fake_quant = module_at(template_path).clone();
     return_only_the_quantized_tensor(fake_quant);
     FakeQuantStart in_effect = start;
+    in_effect.min = attempt.min;
     in_effect.max = attempt.max;
-    if (attempt.exact) in_effect.min = 0;
     if (!set_fake_quant_state(fake_quant, attempt.scale, attempt.zero_point, in_effect.min, in_effect.max))
       throw ir::RewriteRefused("`" + template_path + "` keeps no scale buffer to start a clone from");
     // One call: a fused fake quant computes its scale and zero point from the range, as the
@@ -390,7 +396,7 @@ ir::GraphRewriter::FakeQuantStart GraphRewriter::add_fake_quant_clone(const std:
     // since with observation on a call moves the running range.
     jit::Module probe = fake_quant.deepcopy();
     if (attempt.exact && !at::equal(run_forward(probe, kept), kept)) continue;
-    if (!attempt.exact) in_effect.whole_up_to = 0;
+    if (!attempt.exact) in_effect.whole_up_to = in_effect.whole_from = 0;
     register_clone(owner_path, name, fake_quant);
     clone_starts_[owner_path + "." + name] = in_effect;
     return in_effect;

@@ -50,9 +50,9 @@ class NewFakeQuant final : public EditKind {
       throw ir::RewriteRefused("the operation is not in a method of the module that would hold the new fake quant");
     const Edit::FakeQuant& q = edit.fake_quant;
     if (!graph.added_clone(edit.new_stub_owner, edit.new_stub))  // else another read of the tensor made it
-      graph.add_fake_quant_clone(
-          edit.new_stub_owner, edit.new_stub, edit.template_stub,
-          {*q.scale, q.zero_point, q.observed_min, q.observed_max, q.quant_min, q.quant_max, q.mask, q.whole_up_to});
+      graph.add_fake_quant_clone(edit.new_stub_owner, edit.new_stub, edit.template_stub,
+                                 {*q.scale, q.zero_point, q.observed_min, q.observed_max, q.quant_min, q.quant_max,
+                                  q.mask, q.whole_up_to, q.whole_from});
     ir::GraphValue module = graph.insert_get_attr(node, graph.value_of(*fn->body.params[0]), edit.new_stub);
     return graph.insert_forward_call(node, module, value);
   }

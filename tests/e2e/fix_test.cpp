@@ -461,6 +461,26 @@ TEST_F(Fix, WholeNumbersGetAnExactNewFakeQuant) {
   }
 }
 
+// Whole numbers below 0: the sign of quantized features (examples/qat/qat_signed_sqrt.py,
+// `sign(x) * sqrt(|x|)`) holds -1, 0 and 1, which the new fake quant of PyTorch's default
+// (quint8, affine) qconfig keeps exact at scale 1 with zero point 1. Calibrated, its scale was
+// 2/255 and 1 became 0.9961 (public round 19's `F.lp_pool2d(x, 1, k)`).
+TEST_F(Fix, ASignGetsAnExactNewFakeQuant) {
+  const std::string name = "qat/qat_signed_sqrt";
+  const std::string fixed = tmp("fixed.pt");
+  json doc = fix_json({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
+  const json& fix = doc["fixes"][0];
+  ASSERT_EQ(fix["applied"].size(), 1u) << fix.dump(2);
+  ASSERT_EQ(fix["applied"][0]["scales"].size(), 1u) << fix.dump(2);
+  const json& scale = fix["applied"][0]["scales"][0];
+  EXPECT_EQ(scale["scale"].get<double>(), 1.0) << scale;
+  EXPECT_EQ(scale["zero_point"].get<int64_t>(), 1) << scale;
+  EXPECT_EQ(scale["source"], "exact for the whole numbers -1..1") << scale;
+  EXPECT_TRUE(doc["diagnostics"].empty()) << doc["diagnostics"].dump(2);
+  EXPECT_GE(sqnr(fix["verification"]["after"]), sqnr(fix["verification"]["before"])) << fix.dump(2);
+  expect_guarantees(name, doc, fixed, {});
+}
+
 // A box decoder reads the anchors' widths on two lines (examples/zoo/anchor_box_decode.py):
 // both reads get the one new stub (scripted) or fake quant (traced QAT), as a user quantizes
 // one tensor once, not a module per read with the same scale twice.

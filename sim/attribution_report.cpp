@@ -27,6 +27,16 @@ std::string measured(const Attribution& a, double m) {
   return std::to_string(n) + " of " + std::to_string(a.elements) + " results differ";
 }
 
+// A pass's measure as a clause: "4 of 8 results differ", "output 1 keeps 3.5 dB". An output
+// measured -inf came out with another shape than float's (rows a decision let through), or the
+// pass failed: no SQNR to state (public round 19: "output 1 keeps -inf dB").
+std::string stated(const Attribution& a, double m) {
+  if (is_comparison(a)) return measured(a, m);
+  const std::string output = output_name(a.divergence.output);
+  if (std::isinf(m) && m < 0) return output + " has another shape than float's (or none)";
+  return output + " keeps " + format_db(m);
+}
+
 // "model.py:14:12: aten::eq (4 of 8 results differ)", "output 0 (1.3 dB SQNR)".
 std::string divergence_title(const Attribution& a) {
   if (is_comparison(a))
@@ -94,13 +104,12 @@ std::string describe_point(const Report& report, const std::string& path) {
 }
 
 std::string describe_cause(const Attribution& a, const Cause& c) {
-  std::string what = is_comparison(a) ? "" : output_name(a.divergence.output) + " keeps ";
   std::string in_float = "it";
   for (size_t i = 0; i < c.also_in_float.size(); ++i)
     in_float += std::string(i + 1 == c.also_in_float.size() ? " and " : ", ") + "`" +
                 analysis::module_quant_point_display(c.also_in_float[i]) + "`";
-  std::string text = "with only it quantized, " + what + measured(a, c.alone) + "; with " + in_float +
-                     " in float and the other quant points quantized, " + what + measured(a, c.without);
+  std::string text = "with only it quantized, " + stated(a, c.alone) + "; with " + in_float +
+                     " in float and the other quant points quantized, " + stated(a, c.without);
   // Needed but not enough: keeping it in float cures the divergence, quantizing it alone does
   // not make it (two "none differ" read as a contradiction without this).
   if (c.cures && !c.reproduces) text += ": it takes part only together with the rounding of other quant points";
@@ -113,14 +122,12 @@ std::vector<std::string> attribution_notes(const Report& report, const Attributi
     // Measures only: rounding errors also cancel, so a rewrite of some activation quant points
     // can still cure it (public round 19: 1 flip with the weights alone, 2 with everything, 0
     // once `--fix` took one comparison's operand from float).
-    const std::string what = is_comparison(a) ? "" : output_name(a.divergence.output) + " keeps ";
     std::string note =
-        "caused mostly by the weights' fake quantization: with every activation quant point kept in "
-        "float, " +
-        what + measured(a, a.weights_measure) + " (with all quantized, " + measured(a, a.measure) + ")";
+        "caused mostly by the weights' fake quantization: with every activation quant point kept in float, " +
+        stated(a, a.weights_measure) + " (with all quantized, " + stated(a, a.measure) + ")";
     if (a.activations_alone)
-      note += "; the activations' quant points alone diverge too: with the weights in float, " + what +
-              measured(a, *a.activations_alone);
+      note += "; the activations' quant points alone diverge too: with the weights in float, " +
+              stated(a, *a.activations_alone);
     notes.push_back(note);
     return notes;
   }
@@ -133,9 +140,8 @@ std::vector<std::string> attribution_notes(const Report& report, const Attributi
   if (!a.causes.empty() && !cured)
     notes.push_back("no single quant point explains it: the rounding of several quant points adds up");
   if (a.weights_part)
-    notes.push_back("the weights' fake quantization alone, with every activation quant point in float, " +
-                    std::string(is_comparison(a) ? "makes " : "leaves ") + measured(a, *a.weights_part) +
-                    ": that part comes from the weights' rounding");
+    notes.push_back("the weights' fake quantization alone, with every activation quant point in float: " +
+                    stated(a, *a.weights_part) + "; that part comes from the weights' rounding");
   return notes;
 }
 

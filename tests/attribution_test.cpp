@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include "sim/attribution_report.h"
 
@@ -110,7 +111,7 @@ TEST(Attribution, TheWeightsAloneNeedNoQuantPoint) {
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0],
             "caused mostly by the weights' fake quantization: with every activation quant point kept in float, "
-            "output 0 keeps 5.0 dB (with all quantized, 5.0 dB)");
+            "output 0 keeps 5.0 dB (with all quantized, output 0 keeps 5.0 dB)");
 }
 
 // A decision such as NMS flips on either rounding (public round 18's yolov7 head: 4.1 dB with
@@ -128,8 +129,26 @@ TEST(Attribution, WeightsAndActivationsThatEachDivergeAloneAreBothNamed) {
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0],
             "caused mostly by the weights' fake quantization: with every activation quant point kept in float, "
-            "output 0 keeps 4.1 dB (with all quantized, 3.0 dB); the activations' quant points alone "
+            "output 0 keeps 4.1 dB (with all quantized, output 0 keeps 3.0 dB); the activations' quant points alone "
             "diverge too: with the weights in float, output 0 keeps 3.5 dB");
+}
+
+// An output whose rows a decision let through comes out with another shape than float's: its
+// measure is -inf, which the notes state as such, not as an SQNR (public round 19: "output 1
+// keeps -inf dB").
+TEST(Attribution, AnOutputOfAnotherShapeIsSaidSo) {
+  const double lost = -std::numeric_limits<double>::infinity();
+  FakeModel model{[&](const std::set<std::string>& q) { return q.empty() ? lost : 3.5; },
+                  [](const std::set<std::string>&) { return 80.0; }};
+  AttributionSetup setup{points(2), true, 40};
+  int passes = 0;
+  auto found = attribute_all(model, setup, passes);
+  ASSERT_TRUE(found[0].weights_alone);
+  auto notes = attribution_notes(Report{}, found[0]);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "caused mostly by the weights' fake quantization: with every activation quant point kept in float, "
+            "output 0 has another shape than float's (or none) (with all quantized, output 0 keeps 3.5 dB)");
 }
 
 // The weights alone diverge a little (15 dB, under the 40 dB threshold), one stub a lot (2 dB):

@@ -1750,10 +1750,15 @@ class FunctionLowering {
       // 0, -128, 127)`) computes in the program: reading its input instead changes results.
       out->producer->set_attr("runs_in_the_program", ir::Attr::of_str(display));
     }
-    if (c != nullptr && c->getNumArgs() >= 1 && !isa<CXXMemberCallExpr>(c))
+    if (c != nullptr && c->getNumArgs() >= 1 && !isa<CXXMemberCallExpr>(c)) {
       if (const auto* ref = dyn_cast<DeclRefExpr>(strip(c->getArg(0)));
           ref && isa<VarDecl>(ref->getDecl()) && !assigned_.count(ref->getDecl()))
         out->producer->set_attr("input_name", ir::Attr::of_str(ref->getDecl()->getNameAsString()));
+      // An input with no name (`npu::quantize(torch::cat({feat, mask}, 1))`): a fix's note
+      // quotes it, so that the user can name it and let --fix read from the name.
+      else if (std::string text = unit_.text(c->getArg(0)->getSourceRange()); !text.empty())
+        out->producer->set_attr("input_text", ir::Attr::of_str(text));
+    }
     return out;
   }
 

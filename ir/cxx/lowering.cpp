@@ -464,6 +464,82 @@ class UnitLowering {
     return passed_[key] = std::move(out);
   }
 
+  // The model a module parameter of `fd` holds (`torch::Tensor infer(torch::jit::Module& model,
+  // ...)`, mmseg-libtorch's `inference(module, x)`): what the calls of `fd` in the file pass, each
+  // a variable loaded in its function (`torch::jit::Module m = torch::jit::load(p);`, or assigned
+  // so), a field or global the unit knows the load of, or a module parameter of the caller,
+  // followed to its calls. Without calls in the file, or when a call passes anything else, the
+  // parameter's own name, which `--archive model=PATH` names (a helper in another file than main).
+  ModelLoad module_passed(const FunctionDecl& fd, const ParmVarDecl& param, const Expr& written) const {
+    Sources sources;
+    if (modules_passed_to(fd, param, sources, 0) && !sources.loads.empty()) return one_of(sources);
+    return archive_named_by(&written);
+  }
+
+  bool modules_passed_to(const FunctionDecl& fd, const ParmVarDecl& param, Sources& out, int depth) const {
+    const int index = parameter_index(fd, param);
+    const std::vector<CallSite>& calls = call_sites_.of(&fd);
+    if (index < 0 || calls.empty() || depth > 4) return false;
+    for (const CallSite& call : calls) {
+      if (static_cast<size_t>(index) >= call.args.size()) return false;
+      if (!module_given(strip(call.args[static_cast<size_t>(index)]), call, out, depth)) return false;
+    }
+    return true;
+  }
+
+  // The loads one call's argument for a module parameter may hold; false when it is none qlint reads.
+  bool module_given(const Expr* arg, const CallSite& call, Sources& out, int depth) const {
+    const auto* ref = dyn_cast<DeclRefExpr>(arg);
+    const ValueDecl* decl = ref != nullptr ? ref->getDecl() : nullptr;
+    if (const auto* member = dyn_cast<MemberExpr>(arg)) decl = member->getMemberDecl();
+    if (decl == nullptr) return false;
+    if (auto stored = stored_loads_.find(decl); stored != stored_loads_.end()) {
+      out.loads.emplace(stored->second, call.at);
+      return true;
+    }
+    if (const auto* outer = dyn_cast<ParmVarDecl>(decl))
+      return call.caller != nullptr && modules_passed_to(*call.caller, *outer, out, depth + 1);
+    const auto* var = dyn_cast<VarDecl>(decl);
+    if (var == nullptr || call.caller == nullptr || !call.caller->hasBody()) return false;
+    std::vector<const Expr*> values;
+    if (var->hasInit()) values.push_back(var->getInit());
+    assigned_values(call.caller->getBody(), var, values);
+    bool any = false;
+    for (const Expr* value : values) {
+      auto load = model_source(value, call.caller);
+      if (!load) continue;
+      out.loads.emplace(*load, value->getBeginLoc());
+      any = true;
+    }
+    return any;
+  }
+
+  // The values `var = value;` gives a variable in a function body.
+  static void assigned_values(const Stmt* body, const VarDecl* var, std::vector<const Expr*>& out) {
+    std::vector<const Stmt*> pending = {body};
+    for (size_t i = 0; i < pending.size(); ++i) {
+      const Stmt* s = pending[i];
+      const Expr* target = nullptr;
+      const Expr* value = nullptr;
+      if (const auto* bin = dyn_cast<BinaryOperator>(s); bin && bin->getOpcode() == BO_Assign)
+        std::tie(target, value) = std::pair(bin->getLHS(), bin->getRHS());
+      if (const auto* op = dyn_cast<CXXOperatorCallExpr>(s);
+          op && op->getOperator() == OO_Equal && op->getNumArgs() == 2)
+        std::tie(target, value) = std::pair(op->getArg(0), op->getArg(1));
+      if (const auto* ref = target != nullptr ? dyn_cast<DeclRefExpr>(strip(target)) : nullptr;
+          ref != nullptr && ref->getDecl() == var)
+        out.push_back(value);
+      for (const Stmt* child : s->children())
+        if (child != nullptr) pending.push_back(child);
+    }
+  }
+
+  static int parameter_index(const FunctionDecl& fd, const ParmVarDecl& param) {
+    for (unsigned i = 0; i < fd.getNumParams(); ++i)
+      if (fd.getParamDecl(i) == &param) return static_cast<int>(i);
+    return -1;
+  }
+
   // One archive when the sources agree; else no archive, and the sources for the note.
   ModelLoad one_of(const Sources& sources) const {
     if (sources.loads.size() == 1) return sources.loads.begin()->first;
@@ -1932,6 +2008,8 @@ class FunctionLowering {
   template <typename Args>
   ir::Value* model_forward(const Expr& call, const Expr* object, const Args& args, std::optional<ir::Type> type) {
     ir::Value* module = expr(object);
+    if (const ParmVarDecl* param = module_parameter(object))
+      module = model_value(unit_.module_passed(*fd_, *param, *strip(arrow_base(object))), call);
     std::vector<ir::Value*> inputs;
     for (const Expr* arg : args)
       if (ir::Value* v = expr(arg)) inputs.push_back(v);
@@ -2074,6 +2152,15 @@ class FunctionLowering {
     for (const char* why : {"unnamed_archive", "archive_conflict", "unfollowed_model", "archive_ambiguous"})
       if (run.attr(why) != nullptr) return true;
     return false;
+  }
+
+  // The parameter of the function lowered that a run's object is (`model` of `model.forward(x)`,
+  // a `torch::jit::Module&` or a pointer to one); else null.
+  const ParmVarDecl* module_parameter(const Expr* object) const {
+    const auto* ref = object != nullptr ? dyn_cast<DeclRefExpr>(strip(arrow_base(object))) : nullptr;
+    const auto* param = ref != nullptr ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
+    if (param == nullptr || fd_ == nullptr || !holds_module(param->getType())) return nullptr;
+    return UnitLowering::parameter_index(*fd_, *param) >= 0 ? param : nullptr;
   }
 
   // `m` of `m->forward(x)`: the note names the pointer, not `m->`.

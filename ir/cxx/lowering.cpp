@@ -868,6 +868,30 @@ class UnitLowering {
   std::map<FileID, bool> own_files_;
   std::string project_root_;
 
+  // A tensor field set from a model's quantized outputs in one method (`last_ = det_({x}).toTensor();`
+  // in `infer`) and read in another (`decode`): there it is a value from outside, which carries
+  // nothing, and a note at the read says so (public round 19: a tracker's shape, silent). The
+  // reads are marked once every function is lowered, as a setter may come after its readers.
+  struct FieldSet {
+    std::set<const FunctionDecl*> in;  // the methods that set it so (a read there is followed)
+    std::string where;                 // the first of them, for the note
+  };
+  struct FieldRead {
+    ir::Node* read = nullptr;
+    const ValueDecl* field = nullptr;
+    const FunctionDecl* in = nullptr;
+  };
+  std::map<const ValueDecl*, FieldSet> model_output_fields_;
+  std::vector<FieldRead> field_reads_;
+
+  void mark_unfollowed_field_reads() {
+    for (const FieldRead& r : field_reads_) {
+      auto set = model_output_fields_.find(r.field);
+      if (set == model_output_fields_.end() || set->second.in.count(r.in) != 0) continue;
+      r.read->set_attr("unfollowed_field", ir::Attr::of_str(r.field->getNameAsString() + "\n" + set->second.where));
+    }
+  }
+
   // What the other files are told of this one, and what they may tell it (CrossFileFacts).
   std::map<std::string, ReturnedModel> returns_model_;
   std::set<std::string> calls_elsewhere_;
@@ -1218,6 +1242,11 @@ class FunctionLowering {
   // A variable now holds `v`: the value takes the variable's name, as in TorchScript.
   void bind(const ValueDecl* decl, ir::Value* v) {
     vars_[decl] = v;
+    if (isa<FieldDecl>(decl) && v->type.is_tensor() && from_model_run(v)) {
+      UnitLowering::FieldSet& set = unit_.model_output_fields_[decl];
+      if (set.in.empty()) set.where = where_set(v);
+      set.in.insert(fd_);
+    }
     std::string name = decl->getNameAsString();
     if (!name.empty() && (v->name.empty() || std::isdigit(static_cast<unsigned char>(v->name[0]))) &&
         v->producer != nullptr && v->producer->kind != "prim::Constant")
@@ -1459,6 +1488,7 @@ class FunctionLowering {
     ir::Value* v = single("prim::GetAttr", {}, *type, &member);
     v->producer->set_attr("name", ir::Attr::of_str(decl->getNameAsString()));
     vars_[decl] = v;
+    if (isa<FieldDecl>(decl) && type->is_tensor()) unit_.field_reads_.push_back({v->producer, decl, fd_});
     return v;
   }
 
@@ -2163,6 +2193,15 @@ class FunctionLowering {
     return UnitLowering::parameter_index(*fd_, *param) >= 0 ? param : nullptr;
   }
 
+  // "`Pipeline::infer` (line 11)": where a field was set from a model's outputs, for the note at
+  // its reads in other methods.
+  std::string where_set(const ir::Value* v) const {
+    std::string where = "`" + (fd_ != nullptr ? fd_->getQualifiedNameAsString() : std::string("?")) + "`";
+    return v->producer != nullptr && v->producer->loc.known()
+               ? where + " (line " + std::to_string(v->producer->loc.line) + ")"
+               : where;
+  }
+
   // `m` of `m->forward(x)`: the note names the pointer, not `m->`.
   static const Expr* arrow_base(const Expr* object) {
     const auto* arrow = dyn_cast_or_null<CXXOperatorCallExpr>(strip(object));
@@ -2350,6 +2389,7 @@ ir::Model UnitLowering::run() {
       returns_model_[function_key(*fd)] = *run;
     }
   }
+  mark_unfollowed_field_reads();
   return std::move(model_);
 }
 

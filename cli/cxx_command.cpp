@@ -80,18 +80,33 @@ class ArchiveOracle {
       verdict.quantized = false;
       for (const ir::Value* out : forward->body.returns)
         if (facts.quantized(out)) verdict.quantized = true;
-      if (forward->body.returns.size() == 1 && forward->body.returns[0]->producer != nullptr &&
-          forward->body.returns[0]->producer->kind == "prim::TupleConstruct")
-        for (const ir::Value* element : forward->body.returns[0]->producer->inputs) {
-          const ir::DType dtype = facts.dtype(element);
-          verdict.elements_quantized.push_back(facts.quantized(element) && !ir::is_integral(dtype) &&
-                                               dtype != ir::DType::Bool);
-        }
+      auto carries = [&](const ir::Value* element) {
+        const ir::DType dtype = facts.dtype(element);
+        return facts.quantized(element) && !ir::is_integral(dtype) && dtype != ir::DType::Bool;
+      };
+      const ir::Node* made = forward->body.returns.size() == 1 ? forward->body.returns[0]->producer : nullptr;
+      if (made != nullptr && made->kind == "prim::TupleConstruct")
+        for (const ir::Value* element : made->inputs) verdict.elements_quantized.push_back(carries(element));
+      if (made != nullptr && made->kind == "prim::DictConstruct") verdict.keys_quantized = dict_keys(*made, carries);
       return verdict;
     } catch (const std::exception& e) {
       std::string why = e.what();
       return unread("cannot be read: " + why.substr(0, why.find('\n')));
     }
+  }
+
+  // Each constant key of a returned dict, and whether its value carries quantization; empty when
+  // a key is not a constant string (then no key can be told apart).
+  template <typename Carries>
+  static std::map<std::string, bool> dict_keys(const ir::Node& dict, const Carries& carries) {
+    std::map<std::string, bool> keys;
+    for (size_t i = 0; i + 1 < dict.inputs.size(); i += 2) {
+      const ir::Node* key = dict.inputs[i]->producer;
+      const ir::Attr* name = key != nullptr && key->kind == "prim::Constant" ? key->attr("value") : nullptr;
+      if (name == nullptr || name->kind != ir::Attr::Kind::Str) return {};
+      keys[name->s] = carries(dict.inputs[i + 1]);
+    }
+    return keys;
   }
 
   analysis::StubClasses stubs_;

@@ -83,6 +83,17 @@ void notes_of(const ir::Node& n, std::vector<ToolNote>& out) {
         "` holds (it follows a `torch::jit::load` into a variable, a field or a smart pointer of this file, and "
         "the functions of the file that return one); qlint counts this model's outputs as unquantized");
   if (const ir::Attr* elsewhere = str("elsewhere_model")) add(model_run_elsewhere(elsewhere->s));
+  if (const ir::Attr* field = str("unfollowed_field")) {
+    const size_t cut = field->s.find('\n');
+    add("`" + ir::printable(field->s.substr(0, cut), 200) +
+        "` holds the outputs of a quantized TorchScript model set in " + ir::printable(field->s.substr(cut + 1), 300) +
+        ", and qlint does not follow a field from one method into another; qlint counts it as unquantized here");
+  }
+  if (const ir::Attr* dict = str("unfollowed_dict"))
+    add("this value of the model's output dict" +
+        (dict->s.empty() ? std::string() : " `" + ir::printable(dict->s, 200) + "`") +
+        " is not followed: the archive does not say what each key holds (its forward returns no dict with constant "
+        "keys at the top), and a key's value may be exact (int64 class ids); qlint counts this value as unquantized");
   if (const ir::Attr* unread = str("unread_archive")) {
     const size_t cut = unread->s.find('\n');
     add("the TorchScript archive `" + ir::printable(unread->s.substr(0, cut), 200) + "` " +

@@ -65,9 +65,9 @@ bool strictly_inside(const SourceLoc& inner, const SourceLoc& outer) {
 // ` = ` and `, ` bind loosest of all, an operand never spans them. 0: not an operator.
 int binding(const std::string& text, size_t at, size_t* length) {
   static const std::vector<std::pair<std::string, int>> operators = {
-      {" = ", 1},  {", ", 1},   {" or ", 2}, {" and ", 3}, {" == ", 4}, {" != ", 4}, {" <= ", 4},
-      {" >= ", 4}, {" < ", 4},  {" > ", 4},  {" | ", 5},   {" ^ ", 6},  {" & ", 7},  {" + ", 8},
-      {" - ", 8},  {" // ", 9}, {" * ", 9},  {" / ", 9},   {" % ", 9},  {" @ ", 9}};
+      {" = ", 1},  {" *= ", 1}, {" += ", 1}, {" -= ", 1}, {" /= ", 1}, {", ", 1},  {" or ", 2}, {" and ", 3},
+      {" == ", 4}, {" != ", 4}, {" <= ", 4}, {" >= ", 4}, {" < ", 4},  {" > ", 4}, {" | ", 5},  {" ^ ", 6},
+      {" & ", 7},  {" + ", 8},  {" - ", 8},  {" // ", 9}, {" * ", 9},  {" / ", 9}, {" % ", 9},  {" @ ", 9}};
   for (const auto& [spelling, strength] : operators)
     if (text.compare(at, spelling.size(), spelling) == 0) {
       *length = spelling.size();
@@ -151,6 +151,15 @@ SourceLoc over_call_arguments(const Model& model, SourceLoc loc) {
 
 }  // namespace
 
+std::string written_operator(const Model& model, const Node& node) {
+  const std::string plain = operator_spelling(node.kind);
+  const bool in_place = node.kind.size() > 1 && node.kind.back() == '_';
+  if (!in_place || plain == base_op(node.kind)) return plain;
+  // `q *= keep` (aten::mul_) as written, not `q.mul_(keep)`, whose text holds no operator.
+  const std::string compound = plain + "=";
+  return split_binary(source_text(model, node.loc), compound) ? compound : plain;
+}
+
 std::optional<SourceLoc> operand_location(const Model& model, const Node& consumer, size_t index) {
   const Value* v = consumer.inputs.at(index);
   // TorchScript ranges `int(x[i])` by its callee, `int`: the call's arguments are inside it too.
@@ -163,7 +172,7 @@ std::optional<SourceLoc> operand_location(const Model& model, const Node& consum
       plausible_operand(source_text(model, consumer.loc)))
     return consumer.loc;
   std::string text = source_text(model, consumer.loc);
-  auto split = split_binary(text, operator_spelling(consumer.kind));
+  auto split = split_binary(text, written_operator(model, consumer));
   if (!split || index > 1) return std::nullopt;
   SourceLoc loc = consumer.loc;
   const size_t begin = index == 0 ? split->left_begin : split->right_begin;

@@ -17,6 +17,9 @@ std::string source_text(const Model& model, const SourceLoc& loc);
 // lies inside the consumer's (`x[:, :, :, -1]` in `x[:, :, :, -1] == 1`), else its side of the
 // consumer's `a op b` text, else its name, else "" for an unnamed temporary.
 std::string operand_text(const Model& model, const Node& consumer, size_t index);
+// The operator as the source writes `node`: `*=` for an in-place `aten::mul_` written
+// `q *= keep`, else ir::operator_spelling (`*` for aten::mul, `mul_` for `q.mul_(keep)`).
+std::string written_operator(const Model& model, const Node& node);
 // The same, as a source range (nullopt when only the name is known).
 std::optional<SourceLoc> operand_location(const Model& model, const Node& consumer, size_t index);
 

@@ -16,7 +16,7 @@ bool is_bool_tensor(const analysis::Facts& facts, const ir::Value* v) {
 std::string message(const analysis::Facts& facts, const ir::Node& node, int side) {
   std::string text = ir::operand_text(facts.model(), node, side);
   std::string subject = text.empty() ? "a bool tensor" : "the bool tensor " + text;
-  return "`" + ir::operator_spelling(node.kind) + "` mixes a quantized tensor with " + subject +
+  return "`" + ir::written_operator(facts.model(), node) + "` mixes a quantized tensor with " + subject +
          "; accelerator toolchains insert a bool-to-float cast for it that runs on the CPU and "
          "splits the graph; cast it with " +
          ir::spelling(facts.model()).float_cast + " and give it " + ir::spelling(facts.model()).its_own_stub;

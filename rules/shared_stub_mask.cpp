@@ -480,7 +480,9 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
       out.push_back(joined_mask_diagnostic(facts, call));
       continue;
     }
-    if (mask_uses.empty() || !used_as_data(facts, users, call.point, mask_uses)) continue;
+    // A joined call quantizes data by construction (the cat's other parts): its mask column read
+    // back and compared (`q.index({Slice(), -1}) != 1`, public round 19) needs no other use as data.
+    if (mask_uses.empty() || (!joined && !used_as_data(facts, users, call.point, mask_uses))) continue;
     const MaskUse* mask_use = &mask_uses.front();
     if (!joined && !mask_use->threshold && mask_exact_at_stated_scale(facts, call.point)) continue;
     if (!joined && mask_use->threshold && has_fixed_scale(facts, call.point)) continue;

@@ -107,6 +107,11 @@ class CallSiteVisitor : public RecursiveASTVisitor<CallSiteVisitor> {
  private:
   void add(const FunctionDecl* callee, std::vector<const Expr*> args, SourceLocation at) {
     if (callee == nullptr) return;
+    // `struct Det : Net { using Net::Net; }; Det det("det.pt");` runs Net's constructor with the
+    // same arguments: the call is one of Net's, as an explicit forwarding constructor makes it
+    // (public round 19: LibtorchInfer's subclasses).
+    if (const auto* ctor = dyn_cast<CXXConstructorDecl>(callee); ctor && ctor->isInheritingConstructor())
+      if (const CXXConstructorDecl* base = ctor->getInheritedConstructor().getConstructor()) callee = base;
     sites_.sites_[callee->getCanonicalDecl()].push_back({std::move(args), caller_, at});
   }
 

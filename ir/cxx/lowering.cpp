@@ -150,10 +150,11 @@ std::optional<ir::Type> ir_type(QualType qt) {
   if (type->isRealFloatingType()) return ir::Type::simple(K::Float);
   std::string name = record_name(type);
   if (name == "c10::Scalar") return ir::Type::other("Scalar");
-  // What a TorchScript model returns: an IValue, a tuple of them; its elements are unknown.
+  // What a TorchScript model returns: an IValue, a tuple of them; its elements are unknown. A dict
+  // of them (`toGenericDict()`) is read as such a container: `d.at("scores")` may be any value.
   if (name == "c10::IValue" || name == "c10::intrusive_ptr" || name == "c10::ivalue::Tuple" ||
       name == "c10::ivalue::TupleElements" || name == "std::vector" || name == "c10::List" || name == "c10::ArrayRef" ||
-      name == "std::tuple")
+      name == "std::tuple" || name == "c10::Dict")
     return ir::Type::simple(K::Tuple);
   if (name == "torch::jit::Module" || name == "torch::jit::script::Module") return ir::Type::other("ScriptModule");
   return std::nullopt;
@@ -461,6 +462,82 @@ class UnitLowering {
     if (!out.loads.empty()) out.parameters.insert(fd.getParamDecl(static_cast<unsigned>(param))->getNameAsString());
     passing_.erase(key);
     return passed_[key] = std::move(out);
+  }
+
+  // The model a module parameter of `fd` holds (`torch::Tensor infer(torch::jit::Module& model,
+  // ...)`, mmseg-libtorch's `inference(module, x)`): what the calls of `fd` in the file pass, each
+  // a variable loaded in its function (`torch::jit::Module m = torch::jit::load(p);`, or assigned
+  // so), a field or global the unit knows the load of, or a module parameter of the caller,
+  // followed to its calls. Without calls in the file, or when a call passes anything else, the
+  // parameter's own name, which `--archive model=PATH` names (a helper in another file than main).
+  ModelLoad module_passed(const FunctionDecl& fd, const ParmVarDecl& param, const Expr& written) const {
+    Sources sources;
+    if (modules_passed_to(fd, param, sources, 0) && !sources.loads.empty()) return one_of(sources);
+    return archive_named_by(&written);
+  }
+
+  bool modules_passed_to(const FunctionDecl& fd, const ParmVarDecl& param, Sources& out, int depth) const {
+    const int index = parameter_index(fd, param);
+    const std::vector<CallSite>& calls = call_sites_.of(&fd);
+    if (index < 0 || calls.empty() || depth > 4) return false;
+    for (const CallSite& call : calls) {
+      if (static_cast<size_t>(index) >= call.args.size()) return false;
+      if (!module_given(strip(call.args[static_cast<size_t>(index)]), call, out, depth)) return false;
+    }
+    return true;
+  }
+
+  // The loads one call's argument for a module parameter may hold; false when it is none qlint reads.
+  bool module_given(const Expr* arg, const CallSite& call, Sources& out, int depth) const {
+    const auto* ref = dyn_cast<DeclRefExpr>(arg);
+    const ValueDecl* decl = ref != nullptr ? ref->getDecl() : nullptr;
+    if (const auto* member = dyn_cast<MemberExpr>(arg)) decl = member->getMemberDecl();
+    if (decl == nullptr) return false;
+    if (auto stored = stored_loads_.find(decl); stored != stored_loads_.end()) {
+      out.loads.emplace(stored->second, call.at);
+      return true;
+    }
+    if (const auto* outer = dyn_cast<ParmVarDecl>(decl))
+      return call.caller != nullptr && modules_passed_to(*call.caller, *outer, out, depth + 1);
+    const auto* var = dyn_cast<VarDecl>(decl);
+    if (var == nullptr || call.caller == nullptr || !call.caller->hasBody()) return false;
+    std::vector<const Expr*> values;
+    if (var->hasInit()) values.push_back(var->getInit());
+    assigned_values(call.caller->getBody(), var, values);
+    bool any = false;
+    for (const Expr* value : values) {
+      auto load = model_source(value, call.caller);
+      if (!load) continue;
+      out.loads.emplace(*load, value->getBeginLoc());
+      any = true;
+    }
+    return any;
+  }
+
+  // The values `var = value;` gives a variable in a function body.
+  static void assigned_values(const Stmt* body, const VarDecl* var, std::vector<const Expr*>& out) {
+    std::vector<const Stmt*> pending = {body};
+    for (size_t i = 0; i < pending.size(); ++i) {
+      const Stmt* s = pending[i];
+      const Expr* target = nullptr;
+      const Expr* value = nullptr;
+      if (const auto* bin = dyn_cast<BinaryOperator>(s); bin && bin->getOpcode() == BO_Assign)
+        std::tie(target, value) = std::pair(bin->getLHS(), bin->getRHS());
+      if (const auto* op = dyn_cast<CXXOperatorCallExpr>(s);
+          op && op->getOperator() == OO_Equal && op->getNumArgs() == 2)
+        std::tie(target, value) = std::pair(op->getArg(0), op->getArg(1));
+      if (const auto* ref = target != nullptr ? dyn_cast<DeclRefExpr>(strip(target)) : nullptr;
+          ref != nullptr && ref->getDecl() == var)
+        out.push_back(value);
+      for (const Stmt* child : s->children())
+        if (child != nullptr) pending.push_back(child);
+    }
+  }
+
+  static int parameter_index(const FunctionDecl& fd, const ParmVarDecl& param) {
+    for (unsigned i = 0; i < fd.getNumParams(); ++i)
+      if (fd.getParamDecl(i) == &param) return static_cast<int>(i);
+    return -1;
   }
 
   // One archive when the sources agree; else no archive, and the sources for the note.
@@ -791,6 +868,30 @@ class UnitLowering {
   std::map<FileID, bool> own_files_;
   std::string project_root_;
 
+  // A tensor field set from a model's quantized outputs in one method (`last_ = det_({x}).toTensor();`
+  // in `infer`) and read in another (`decode`): there it is a value from outside, which carries
+  // nothing, and a note at the read says so (public round 19: a tracker's shape, silent). The
+  // reads are marked once every function is lowered, as a setter may come after its readers.
+  struct FieldSet {
+    std::set<const FunctionDecl*> in;  // the methods that set it so (a read there is followed)
+    std::string where;                 // the first of them, for the note
+  };
+  struct FieldRead {
+    ir::Node* read = nullptr;
+    const ValueDecl* field = nullptr;
+    const FunctionDecl* in = nullptr;
+  };
+  std::map<const ValueDecl*, FieldSet> model_output_fields_;
+  std::vector<FieldRead> field_reads_;
+
+  void mark_unfollowed_field_reads() {
+    for (const FieldRead& r : field_reads_) {
+      auto set = model_output_fields_.find(r.field);
+      if (set == model_output_fields_.end() || set->second.in.count(r.in) != 0) continue;
+      r.read->set_attr("unfollowed_field", ir::Attr::of_str(r.field->getNameAsString() + "\n" + set->second.where));
+    }
+  }
+
   // What the other files are told of this one, and what they may tell it (CrossFileFacts).
   std::map<std::string, ReturnedModel> returns_model_;
   std::set<std::string> calls_elsewhere_;
@@ -848,8 +949,7 @@ class FunctionLowering {
       loop_body(loop->getBody(), s);
       if (loop->getInc()) expr(loop->getInc());
     } else if (const auto* range = dyn_cast<CXXForRangeStmt>(s)) {
-      if (range->getLoopVariable()) declare(*range->getLoopVariable());
-      loop_body(range->getBody(), s);
+      range_for(*range);
     } else if (const auto* w = dyn_cast<WhileStmt>(s)) {
       if (w->getCond()) expr(w->getCond());
       loop_body(w->getBody(), s);
@@ -887,6 +987,24 @@ class FunctionLowering {
       for (const Stmt* child : s->children())
         if (child != nullptr) pending.push_back(child);
     }
+  }
+
+  // `for (const auto& e : out.toTuple()->elements())`: the loop variable is each element in
+  // turn, an element at an index not known, which may be any of the tuple's (public round 19:
+  // SFD and LibtorchInfer gather a model's outputs so). Clang declares it `= *__begin`, which
+  // names nothing of the range, so the range is read here.
+  void range_for(const CXXForRangeStmt& loop) {
+    const VarDecl* var = loop.getLoopVariable();
+    const Expr* range = loop.getRangeInit();
+    ir::Value* elements = range != nullptr ? expr(range) : nullptr;
+    auto type = var != nullptr ? ir_type(var->getType()) : std::nullopt;
+    if (elements != nullptr && type && elements->type.kind == ir::Type::Kind::Tuple && !isa<DecompositionDecl>(var)) {
+      ir::Value* index = single("cxx::range_for_index", {}, ir::Type::simple(ir::Type::Kind::Int), range);
+      bind(var, element_of_tuple(elements, index, *type, *range));
+    } else if (var != nullptr) {
+      declare(*var);
+    }
+    loop_body(loop.getBody(), &loop);
   }
 
   void loop_body(const Stmt* body, const Stmt* loop) {
@@ -1124,6 +1242,11 @@ class FunctionLowering {
   // A variable now holds `v`: the value takes the variable's name, as in TorchScript.
   void bind(const ValueDecl* decl, ir::Value* v) {
     vars_[decl] = v;
+    if (isa<FieldDecl>(decl) && v->type.is_tensor() && from_model_run(v)) {
+      UnitLowering::FieldSet& set = unit_.model_output_fields_[decl];
+      if (set.in.empty()) set.where = where_set(v);
+      set.in.insert(fd_);
+    }
     std::string name = decl->getNameAsString();
     if (!name.empty() && (v->name.empty() || std::isdigit(static_cast<unsigned char>(v->name[0]))) &&
         v->producer != nullptr && v->producer->kind != "prim::Constant")
@@ -1365,6 +1488,7 @@ class FunctionLowering {
     ir::Value* v = single("prim::GetAttr", {}, *type, &member);
     v->producer->set_attr("name", ir::Attr::of_str(decl->getNameAsString()));
     vars_[decl] = v;
+    if (isa<FieldDecl>(decl) && type->is_tensor()) unit_.field_reads_.push_back({v->producer, decl, fd_});
     return v;
   }
 
@@ -1481,12 +1605,46 @@ class FunctionLowering {
     if (ir::Value* self = expr(object)) inputs.push_back(self);
     for (const Expr* arg : call.arguments())
       if (ir::Value* v = expr(arg)) inputs.push_back(v);
+    if (name == "at" && record_name(strip(object)->getType()) == "c10::Dict" && !inputs.empty())
+      if (ir::Value* value = dict_value(call, inputs.front(), *type)) return value;
     ir::Value* out = single("cxx::" + name, inputs, *type, &call);
     // model.forward(x).toTuple()->elements(): still the model's outputs, element by element.
-    if (!inputs.empty())
+    if (!inputs.empty()) {
       if (auto elements = model_elements_.find(inputs.front()); elements != model_elements_.end())
         model_elements_[out] = elements->second;
+      if (auto keys = model_keys_.find(inputs.front()); keys != model_keys_.end()) model_keys_[out] = keys->second;
+    }
     return out;
+  }
+
+  // `d.at("labels")` of a model's outputs read with `toGenericDict()`: the value of that key,
+  // which carries quantization when the archive's forward returns it quantized (int64 class ids
+  // do not). Where the archive does not say what each key holds (a dict inside a list), the
+  // value is not followed, and a note says so (public round 19: yolort's outputs were skipped
+  // without a word). Null for a dict that is no model's: read as any container.
+  ir::Value* dict_value(const CXXMemberCallExpr& call, ir::Value* dict, const ir::Type& type) {
+    const auto* key = call.getNumArgs() == 1 ? dyn_cast<StringLiteral>(strip(call.getArg(0))) : nullptr;
+    if (auto keys = model_keys_.find(dict); keys != model_keys_.end()) {
+      auto it = key != nullptr ? keys->second.find(key->getString().str()) : keys->second.end();
+      if (it != keys->second.end() && it->second) return nullptr;
+      if (it != keys->second.end() || key != nullptr) return single("cxx::unquantized_model_output", {}, type, &call);
+    }
+    if (!from_model_run(dict)) return nullptr;
+    ir::Value* out = single("cxx::unquantized_model_output", {}, type, &call);
+    out->producer->set_attr("unfollowed_dict", ir::Attr::of_str(written_or(call.getImplicitObjectArgument(), "")));
+    return out;
+  }
+
+  // Whether `v` is a model's quantized outputs or what is taken from them (`.toTuple()`,
+  // `.elements().at(1)`, `.toList().get(0)`, `.toGenericDict()`).
+  static bool from_model_run(const ir::Value* v) {
+    for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 16; ++depth) {
+      if (v->producer->attr("model_outputs") != nullptr) return true;
+      if (v->producer->kind.rfind("cxx::", 0) != 0 && v->producer->kind != "prim::TupleIndex") return false;
+      if (v->producer->inputs.empty()) return false;
+      v = v->producer->inputs[0];
+    }
+    return false;
   }
 
   // `p.select(1, 5).copy_(ids)`, `p.index_put_({Slice(), 5}, ids)`: a column written in place
@@ -1750,10 +1908,15 @@ class FunctionLowering {
       // 0, -128, 127)`) computes in the program: reading its input instead changes results.
       out->producer->set_attr("runs_in_the_program", ir::Attr::of_str(display));
     }
-    if (c != nullptr && c->getNumArgs() >= 1 && !isa<CXXMemberCallExpr>(c))
+    if (c != nullptr && c->getNumArgs() >= 1 && !isa<CXXMemberCallExpr>(c)) {
       if (const auto* ref = dyn_cast<DeclRefExpr>(strip(c->getArg(0)));
           ref && isa<VarDecl>(ref->getDecl()) && !assigned_.count(ref->getDecl()))
         out->producer->set_attr("input_name", ir::Attr::of_str(ref->getDecl()->getNameAsString()));
+      // An input with no name (`npu::quantize(torch::cat({feat, mask}, 1))`): a fix's note
+      // quotes it, so that the user can name it and let --fix read from the name.
+      else if (std::string text = unit_.text(c->getArg(0)->getSourceRange()); !text.empty())
+        out->producer->set_attr("input_text", ir::Attr::of_str(text));
+    }
     return out;
   }
 
@@ -1875,6 +2038,8 @@ class FunctionLowering {
   template <typename Args>
   ir::Value* model_forward(const Expr& call, const Expr* object, const Args& args, std::optional<ir::Type> type) {
     ir::Value* module = expr(object);
+    if (const ParmVarDecl* param = module_parameter(object))
+      module = model_value(unit_.module_passed(*fd_, *param, *strip(arrow_base(object))), call);
     std::vector<ir::Value*> inputs;
     for (const Expr* arg : args)
       if (ir::Value* v = expr(arg)) inputs.push_back(v);
@@ -1889,6 +2054,7 @@ class FunctionLowering {
       ir::Value* out = stub_call(call, "the TorchScript model " + archive->s, joined, out_type);
       out->producer->set_attr("model_outputs", ir::Attr::of_bool(true));
       if (!verdict.elements_quantized.empty()) model_elements_[out] = verdict.elements_quantized;
+      if (!verdict.keys_quantized.empty()) model_keys_[out] = verdict.keys_quantized;
       runs_[out] = run_seen(call, archive->s, *out->producer);
       return out;
     }
@@ -1997,6 +2163,7 @@ class FunctionLowering {
       out = stub_call(call, "the TorchScript model " + returned.archive, joined, out_type);
       out->producer->set_attr("model_outputs", ir::Attr::of_bool(true));
       if (!verdict.elements_quantized.empty()) model_elements_[out] = verdict.elements_quantized;
+      if (!verdict.keys_quantized.empty()) model_keys_[out] = verdict.keys_quantized;
     } else {
       out = single("cxx::" + callee.getNameAsString(), inputs, out_type, &call);
       if (!verdict.unread.empty())
@@ -2015,6 +2182,24 @@ class FunctionLowering {
     for (const char* why : {"unnamed_archive", "archive_conflict", "unfollowed_model", "archive_ambiguous"})
       if (run.attr(why) != nullptr) return true;
     return false;
+  }
+
+  // The parameter of the function lowered that a run's object is (`model` of `model.forward(x)`,
+  // a `torch::jit::Module&` or a pointer to one); else null.
+  const ParmVarDecl* module_parameter(const Expr* object) const {
+    const auto* ref = object != nullptr ? dyn_cast<DeclRefExpr>(strip(arrow_base(object))) : nullptr;
+    const auto* param = ref != nullptr ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
+    if (param == nullptr || fd_ == nullptr || !holds_module(param->getType())) return nullptr;
+    return UnitLowering::parameter_index(*fd_, *param) >= 0 ? param : nullptr;
+  }
+
+  // "`Pipeline::infer` (line 11)": where a field was set from a model's outputs, for the note at
+  // its reads in other methods.
+  std::string where_set(const ir::Value* v) const {
+    std::string where = "`" + (fd_ != nullptr ? fd_->getQualifiedNameAsString() : std::string("?")) + "`";
+    return v->producer != nullptr && v->producer->loc.known()
+               ? where + " (line " + std::to_string(v->producer->loc.line) + ")"
+               : where;
   }
 
   // `m` of `m->forward(x)`: the note names the pointer, not `m->`.
@@ -2087,6 +2272,9 @@ class FunctionLowering {
   // A model's output tuple, and what is taken from it whole (`.toTuple()->elements()`): whether
   // each element carries quantization (ArchiveVerdict::elements_quantized).
   std::map<const ir::Value*, std::vector<bool>> model_elements_;
+  // A model's output dict, and what is taken from it whole: whether each key's value carries
+  // quantization (ArchiveVerdict::keys_quantized).
+  std::map<const ir::Value*, std::map<std::string, bool>> model_keys_;
   std::unordered_map<const Expr*, bool> may_be_constant_;
   std::map<std::string, int> name_counts_;
   std::set<const ValueDecl*> assigned_;
@@ -2201,6 +2389,7 @@ ir::Model UnitLowering::run() {
       returns_model_[function_key(*fd)] = *run;
     }
   }
+  mark_unfollowed_field_reads();
   return std::move(model_);
 }
 

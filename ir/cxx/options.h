@@ -19,6 +19,10 @@ struct ArchiveVerdict {
   // When forward returns a tuple: whether each element carries quantization. A bool or integer
   // element (a mask `scores > t`, class ids) does not, whatever the model quantizes.
   std::vector<bool> elements_quantized;
+  // When forward returns a dict with constant keys (`{"scores": s, "labels": l}`): whether each
+  // key's value carries quantization, so that `toGenericDict().at("labels")` of int64 class ids
+  // is exact. Empty when the outputs are no such dict.
+  std::map<std::string, bool> keys_quantized;
 };
 
 // A function of another file of the project that returns a model's outputs, as the lowering of

@@ -106,8 +106,10 @@ class QuantizeOperand final : public EditKind {
           quantize = n.attr("quantize_call");
       });
     auto loc = ir::operand_location(model, *edit.node, static_cast<size_t>(edit.operand));
-    if (quantize == nullptr || !loc)
-      return cxx.note(here + ": the model's quantize call takes more than the tensor (give it its own by hand)");
+    if (quantize == nullptr)
+      return cxx.note(here + ": the quantize call takes more than the tensor (give it its own by hand)");
+    // Public round 19 had the reason above for `q *= keep`, whose operand qlint could not place.
+    if (!loc) return cxx.note(here + ": qlint cannot place the operand in the source (quantize it by hand)");
     std::string text = ir::source_text(model, *loc);
     cxx.replace(loc->file, *loc,
                 quantize->s + "(" + (edit.cast_to_float ? with_method_call(text, ".to(torch::kFloat)") : text) + ")");

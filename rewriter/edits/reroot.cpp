@@ -607,6 +607,21 @@ class Reroot final : public EditKind {
     if (edit.quantize_after_reroot) quantize_operand_kind().render_python(model, quantize_part(edit), python);
   }
 
+  // Why the fix cannot read the quantize call's input, and what the user can do: an input with no
+  // name (`npu::quantize(torch::cat({feat, mask}, 1))`, public round 19) named by a variable of its
+  // own, which --fix then reads from (`packed.index({Slice(), -1}) != 1`).
+  static std::string unnamed_input(const ir::Node& stub_call) {
+    const ir::Attr* text = stub_call.attr("input_text");
+    if (text == nullptr || text->kind != ir::Attr::Kind::Str)
+      return ": the quantize call's input is not a variable this code can name";
+    const ir::Attr* call = stub_call.attr("quantize_call");
+    const std::string quantized =
+        call != nullptr && call->kind == ir::Attr::Kind::Str ? call->s + "(packed)" : "packed";
+    return ": the quantize call's input, `" + text->s + "`, has no name to read its float values by; name it " +
+           "before the call (`torch::Tensor packed = " + text->s + ";`, then `" + quantized +
+           "`), and --fix then reads the float `packed` here";
+  }
+
   // C++: the operand names the quantized variable (`x.index(...) == 1`); it reads the variable
   // the quantize call took instead (`input.index(...) == 1`), which the C++ front end recorded
   // when that variable keeps its value through the function.
@@ -620,9 +635,9 @@ class Reroot final : public EditKind {
                       "belongs in the model (compare or cast before its quantization, and return that)");
     const ir::Attr* input = edit.stub_call->attr("input_name");
     if (edit.shadow.crosses_calls() || !edit.shadow.identity_calls.empty() ||
-        model.function_of(*edit.stub_call) != model.function_of(*edit.node) || input == nullptr ||
-        edit.stub_call->outputs.empty())
+        model.function_of(*edit.stub_call) != model.function_of(*edit.node) || edit.stub_call->outputs.empty())
       return cxx.note(here + ": the quantize call's input is not a variable this code can name");
+    if (input == nullptr) return cxx.note(here + unnamed_input(*edit.stub_call));
     // `y = quantize(x, ...).dequantize(); y == 1`: y's float counterpart is x itself, so the
     // comparison reads x, and y keeps its quantized value for its other uses.
     if (only_dequantized(edit))

@@ -85,6 +85,12 @@ std::optional<double> masks_with(const ir::Model& model, const ir::Value* v) {
   return found;
 }
 
+// The end of a message on an operand without a quant point, for every spelling of the product.
+std::string no_scale_advice(const analysis::Facts& facts) {
+  return "; the toolchain has no scale for it and must guess one or run the op on the CPU; pass it through " +
+         ir::spelling(facts.model()).own_stub;
+}
+
 // `masking`: what the plain operand masks with, if it does (masks_with).
 std::string message(const analysis::Facts& facts, const ir::Node& node, int plain_side, std::optional<double> masking) {
   const ir::Value* quantized = node.inputs[1 - plain_side];
@@ -103,9 +109,7 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, int plai
     return combines + " and holds " + format_number(*masking) +
            " where it masks (a stand-in for -inf), which no scale quantizes together with the values it is added to" +
            keep_out;
-  return combines +
-         "; the toolchain has no scale for it and must guess one or run the op on the CPU; pass it through " +
-         ir::spelling(facts.model()).own_stub;
+  return combines + no_scale_advice(facts);
 }
 
 // The operand gets a quant point of its own: a new QuantStub, or in a traced QAT model a clone
@@ -195,10 +199,7 @@ void check_einsum_operands(const analysis::Facts& facts, std::vector<Diagnostic>
                         "`" + ir::op_spelling(facts.model(), node.kind) + "` multiplies a tensor quantized by " +
                             describe_stubs(facts, quantized, &holder) + " with " +
                             (name.empty() ? "a float tensor" : "`" + name + "`") + ", which never passed a " +
-                            ir::spelling(facts.model()).stub +
-                            "; the toolchain has no scale for it and must guess one or run the op on the "
-                            "CPU; pass it through " +
-                            ir::spelling(facts.model()).own_stub);
+                            ir::spelling(facts.model()).stub + no_scale_advice(facts));
     add_own_quant_point_fix(facts, holder, plain, d);
     out.push_back(std::move(d));
   });

@@ -40,11 +40,16 @@ namespace {
 
 // Whether a TorchScript archive's outputs carry quantization, as qlint's TorchScript analysis
 // sees it; nullopt when the archive cannot be read. A relative path is tried from the working
-// directory and from each checked file's directory.
+// directory qlint was started in and from each checked file's directory, both taken when the
+// oracle is made: Clang's tool runs each file in its compile command's directory (public round 18
+// C++: `--archive 'argv[1]=models/m.pt'` was looked up from the database entry's directory).
 class ArchiveOracle {
  public:
   ArchiveOracle(const std::vector<std::string>& files, analysis::StubClasses stubs) : stubs_(std::move(stubs)) {
-    for (const auto& f : files) dirs_.push_back(std::filesystem::path(f).parent_path());
+    std::error_code ec;
+    const std::filesystem::path started_in = std::filesystem::current_path(ec);
+    if (!ec) dirs_.push_back(started_in);
+    for (const auto& f : files) dirs_.push_back(started_in / std::filesystem::path(f).parent_path());
   }
 
   cxx::ArchiveVerdict operator()(const std::string& archive) {
@@ -63,9 +68,13 @@ class ArchiveOracle {
   cxx::ArchiveVerdict evaluate(const std::string& archive) {
     std::error_code ec;
     std::filesystem::path path = archive;
-    if (!std::filesystem::exists(path, ec))
+    if (path.is_relative())
       for (const auto& dir : dirs_)
-        if (std::filesystem::exists(dir / archive, ec)) path = dir / archive;
+        if (std::filesystem::exists(dir / archive, ec)) {
+          path = dir / archive;
+          break;
+        }
+    // Else as the process sees it now (the compile command's directory, where Clang runs the file).
     if (!std::filesystem::exists(path, ec))
       return unread(
           "is not there (looked from the working directory and beside each checked file; a path written "

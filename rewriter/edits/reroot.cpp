@@ -610,16 +610,35 @@ class Reroot final : public EditKind {
   // Why the fix cannot read the quantize call's input, and what the user can do: an input with no
   // name (`npu::quantize(torch::cat({feat, mask}, 1))`, public round 19) named by a variable of its
   // own, which --fix then reads from (`packed.index({Slice(), -1}) != 1`).
-  static std::string unnamed_input(const ir::Node& stub_call) {
+  static std::string unnamed_input(const ir::Model& model, const ir::Node& stub_call) {
     const ir::Attr* text = stub_call.attr("input_text");
     if (text == nullptr || text->kind != ir::Attr::Kind::Str)
       return ": the quantize call's input is not a variable this code can name";
+    const std::string name = unused_name(model, stub_call);
     const ir::Attr* call = stub_call.attr("quantize_call");
     const std::string quantized =
-        call != nullptr && call->kind == ir::Attr::Kind::Str ? call->s + "(packed)" : "packed";
+        call != nullptr && call->kind == ir::Attr::Kind::Str ? call->s + "(" + name + ")" : name;
     return ": the quantize call's input, `" + text->s + "`, has no name to read its float values by; name it " +
-           "before the call (`torch::Tensor packed = " + text->s + ";`, then `" + quantized +
-           "`), and --fix then reads the float `packed` here";
+           "before the call (`torch::Tensor " + name + " = " + text->s + ";`, then `" + quantized +
+           "`), and --fix then reads the float `" + name + "` here";
+  }
+
+  // A name for the quantize call's input that the function does not use yet (public round 18
+  // C++: `auto packed = at::quantize_per_tensor(torch::cat(...))` was told to declare `packed`).
+  static std::string unused_name(const ir::Model& model, const ir::Node& stub_call) {
+    const ir::Function* fn = model.function_of(stub_call);
+    const std::string* line =
+        stub_call.loc.known() ? model.source_line(stub_call.loc.file, stub_call.loc.line) : nullptr;
+    auto taken = [&](const std::string& name) {
+      if (line != nullptr && line->find(name) != std::string::npos) return true;
+      if (fn == nullptr) return false;
+      return std::any_of(fn->values.begin(), fn->values.end(), [&](const std::unique_ptr<ir::Value>& v) {
+        return v->name == name || v->name.rfind(name + ".", 0) == 0;
+      });
+    };
+    for (const char* name : {"packed", "packed_float", "joined_float"})
+      if (!taken(name)) return name;
+    return "float_input";
   }
 
   // C++: the operand names the quantized variable (`x.index(...) == 1`); it reads the variable
@@ -637,7 +656,7 @@ class Reroot final : public EditKind {
     if (edit.shadow.crosses_calls() || !edit.shadow.identity_calls.empty() ||
         model.function_of(*edit.stub_call) != model.function_of(*edit.node) || edit.stub_call->outputs.empty())
       return cxx.note(here + ": the quantize call's input is not a variable this code can name");
-    if (input == nullptr) return cxx.note(here + unnamed_input(*edit.stub_call));
+    if (input == nullptr) return cxx.note(here + unnamed_input(model, *edit.stub_call));
     // `y = quantize(x, ...).dequantize(); y == 1`: y's float counterpart is x itself, so the
     // comparison reads x, and y keeps its quantized value for its other uses.
     if (only_dequantized(edit))

@@ -14,6 +14,7 @@ library and a program using it) configured by real CMake (compile_commands.json)
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -145,6 +146,7 @@ def main():
         if "[1/1]" in piped.stderr:
             failures.append(f"a progress line into a pipe: {piped.stderr!r}")
     failures += parameter_in_two_files(qlint, flags)
+    failures += relative_archive_from_where_qlint_runs(qlint, flags)
     for failure in failures:
         print("FAILED:", failure)
     return 1 if failures else 0
@@ -192,6 +194,31 @@ def parameter_in_two_files(qlint, flags):
             failures.append(f"--archive Det::Det::model_path: {findings(report)}, notes {report['notes']}, "
                             f"{run.stderr}")
     return failures
+
+
+def relative_archive_from_where_qlint_runs(qlint, flags):
+    """A relative `--archive` path is read from the directory qlint runs in, as a user types it,
+    though Clang compiles each file in its compile command's directory (public round 18 C++:
+    `models/m.pt` was looked up from `build/deep`, and the model counted as unquantized)."""
+    archive = os.path.join(os.path.dirname(os.path.abspath(qlint)), "examples", "seed", "s1_eq_one.pt")
+    with tempfile.TemporaryDirectory() as tmp:
+        write(os.path.join(tmp, "src", "det.cpp"), DET)
+        os.makedirs(os.path.join(tmp, "models"))
+        shutil.copyfile(archive, os.path.join(tmp, "models", "s1.pt"))
+        os.makedirs(os.path.join(tmp, "build", "deep"))
+        entry = {"directory": os.path.join(tmp, "build", "deep"), "file": os.path.join(tmp, "src", "det.cpp"),
+                 "arguments": ["c++", *flags, "-c", os.path.join(tmp, "src", "det.cpp")]}
+        write(os.path.join(tmp, "build", "compile_commands.json"), json.dumps([entry]))
+        run = subprocess.run([qlint, "cxx", "--isolated", "--format", "json", "-p", "build", "-j", "1", "--archive",
+                              "Det::Det::model_path=models/s1.pt", "src/det.cpp"],
+                             capture_output=True, text=True, cwd=tmp)
+        try:
+            report = json.loads(run.stdout)
+        except json.JSONDecodeError:
+            return [f"a relative --archive: exit {run.returncode}: {run.stdout} {run.stderr}"]
+        if findings(report) != [("src/det.cpp", 5, "eq-nonzero-const")] or report["notes"]:
+            return [f"a relative --archive: exit {run.returncode}, {findings(report)}, notes {report['notes']}"]
+    return []
 
 
 if __name__ == "__main__":

@@ -48,8 +48,8 @@ bool class_name_matches(const std::string& configured, const std::string& normal
 }
 
 std::string describe(const SimulatedRun& run) {
-  return "int" + std::to_string(run.bits) + " simulation on " + std::to_string(run.batches) +
-         (run.random_inputs ? " random" : "") + (run.batches == 1 ? " input batch" : " input batches");
+  return run.width + " simulation on " + std::to_string(run.batches) + (run.random_inputs ? " random" : "") +
+         (run.batches == 1 ? " input batch" : " input batches");
 }
 
 std::string describe(const QuantPoint& point, const ir::SourceLoc& here) {

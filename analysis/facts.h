@@ -117,6 +117,7 @@ struct SimulatedOutput {
 // comparisons (by comparison_key) and outputs, and the SQNR an output must keep.
 struct SimulatedRun {
   int bits = 16;
+  std::string width = "int16";  // sim::width_name: "uint8" for PyTorch's default QAT qconfig
   int batches = 0;
   bool random_inputs = false;  // --random-input rather than the user's files
   double min_sqnr_db = 40;

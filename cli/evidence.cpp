@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 
+#include "analysis/constants.h"
 #include "ir/ops.h"
 #include "rules/registry.h"
 #include "sim/attribution_report.h"
@@ -14,12 +15,18 @@ namespace {
 
 // The simulation's results at the node's place: a helper a trace inlined for two calls (a pad
 // mask for the source and the target) makes two probes at one line, counted together as the
-// sim-divergence rule and the attribution count them.
+// sim-divergence rule and the attribution count them. Comparisons with another constant on that
+// line are others (public round 20: `adj == 0` and `adj == 1` in one statement, the note on `== 1`
+// counted both: "40 of 320" where 40 of its 160 results differ).
 std::optional<sim::ComparisonResult> find_comparison(const sim::Report& report, const ir::Node& node) {
   if (!node.loc.known()) return std::nullopt;
+  std::optional<double> constant;
+  for (size_t side = 0; side < 2 && side < node.inputs.size() && !constant; ++side)
+    constant = analysis::scalar_constant(node.inputs[1 - side]);
   std::optional<sim::ComparisonResult> found;
   for (const auto& c : report.comparisons) {
     if (c.kind != node.kind || !(c.loc == node.loc)) continue;
+    if (constant && c.constant && *c.constant != *constant) continue;
     if (!found) {
       found = c;
       continue;
@@ -96,6 +103,16 @@ void attach_evidence(std::vector<Diagnostic>& diagnostics, const sim::Report& re
     std::string which = node != d.node      ? "the mask comparison on " + ir::line_seen_from(node->loc, d.loc)
                         : c->integer_result ? "this `" + ir::operator_spelling(node->kind) + "`"
                                             : "this comparison";
+    if (c->differing == 0 && c->runs_not_compared > 0) {
+      // Another shape than float's there: nothing was compared, so nothing is said to agree
+      // (public round 20: "leaves all 0 results ... as in float" where coordinates were halved).
+      d.notes.push_back("the " + what_was_simulated(report) + " compared " +
+                        (c->elements == 0 ? "no result" : "only " + std::to_string(c->elements) + " results") + " of " +
+                        which + ": in " + std::to_string(c->runs_not_compared) +
+                        (c->runs_not_compared == 1 ? " run" : " runs") +
+                        " it had another shape than in float (a decision before it changed what reaches it)");
+      continue;
+    }
     if (c->differing == 0) {
       d.notes.push_back("the " + what_was_simulated(report) + " leaves all " + std::to_string(c->elements) +
                         " results of " + which + " as in float; other inputs may not");

@@ -45,7 +45,7 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
   const sim::Report& before = v.before;
   out << "Verified on " << before.batches << (before.random_inputs ? " seeded random" : "")
       << (before.batches == 1 ? " input batch" : " input batches") << ": float outputs bit-identical, parameters and "
-      << "buffers unchanged. int" << before.bits << " simulation, before -> after:\n";
+      << "buffers unchanged. " << sim::width_name(before) << " simulation, before -> after:\n";
   // An output whose shape the quantized run changed has no SQNR: it says so instead. A mask or
   // indices are judged by how many of their values differ, not by an SQNR.
   auto judged = [](const sim::OutputResult& o, bool with_sqnr_word) {
@@ -151,7 +151,7 @@ void verdict_text(std::ostream& out, const std::string& model, const rewriter::F
   if (outputs)
     what.push_back("keeps " + count(outputs, "output", "outputs") + " under " + rules::format_number(r.min_sqnr_db) +
                    " dB SQNR");
-  out << "Not resolved: the int" << simulated.bits << " simulation of the "
+  out << "Not resolved: the " << sim::width_name(simulated) << " simulation of the "
       << (r.applied.empty() ? "model" : "fixed model") << " still ";
   for (size_t i = 0; i < what.size(); ++i) out << (i == 0 ? "" : i + 1 == what.size() ? " and " : ", ") << what[i];
   out << ":\n";

@@ -142,21 +142,6 @@ std::string without_trace_number(const Attr& a) { return without_trailing_digits
 // nothing about what it computes.
 bool provenance(const std::string& attribute) { return attribute == "onnx_node" || attribute == "module"; }
 
-bool same_attributes(const Node& a, const Node& b) {
-  if (a.attrs.size() != b.attrs.size()) return false;
-  const bool call = a.kind == "prim::CallMethod";
-  for (size_t i = 0; i < a.attrs.size(); ++i) {
-    const auto& [name, value] = a.attrs[i];
-    if (name != b.attrs[i].first) return false;
-    if (provenance(name)) continue;
-    if (call && (name == "name" || name == "callee")
-            ? without_trace_number(value) != without_trace_number(b.attrs[i].second)
-            : !(value == b.attrs[i].second))
-      return false;
-  }
-  return true;
-}
-
 // A call of a module or function counts as its arguments: an exported model runs in eval mode,
 // where the same module on the same tensor computes the same values.
 bool pure(const Node& n) { return n.blocks.empty() && !writes_anything_in_place(n) && !draws_random_numbers(n); }
@@ -179,6 +164,21 @@ bool computes_the_same(const Value* a, const Value* b, int depth) {
 bool computes_the_same(const Value* a, const Value* b) {
   constexpr int kMaxDepth = 12;  // ops back from each value: a few views and casts, not a network
   return computes_the_same(a, b, kMaxDepth);
+}
+
+bool same_attributes(const Node& a, const Node& b) {
+  if (a.attrs.size() != b.attrs.size()) return false;
+  const bool call = a.kind == "prim::CallMethod";
+  for (size_t i = 0; i < a.attrs.size(); ++i) {
+    const auto& [name, value] = a.attrs[i];
+    if (name != b.attrs[i].first) return false;
+    if (provenance(name)) continue;
+    if (call && (name == "name" || name == "callee")
+            ? without_trace_number(value) != without_trace_number(b.attrs[i].second)
+            : !(value == b.attrs[i].second))
+      return false;
+  }
+  return true;
 }
 
 bool is_cast(const Node& node) {

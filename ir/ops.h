@@ -50,6 +50,9 @@ bool is_sampling_op(const std::string& kind);
 // `self.norm(x)` called twice on one `x`): no in-place write, no random draw, no nested block
 // on the way.
 bool computes_the_same(const Value* a, const Value* b);
+// Whether two nodes carry the same attributes (a constant's value, a call's callee without the
+// number a trace appends), provenance aside.
+bool same_attributes(const Node& a, const Node& b);
 
 // A tensor cast: `x.to(...)` in any overload, `x.type_as(y)`.
 bool is_cast(const Node& node);

@@ -222,6 +222,13 @@ std::string where(const Diagnostic& d, const std::function<std::string(const std
 // ---- Calibrating new fake quants --------------------------------------------------------------
 
 // The value a new fake quant quantizes, as the IR (and the simulator) name it.
+// One line per refusal: each round plans the same finding again, and a finding with two copies on
+// one line is refused once per copy (public round 19: the same "Not fixed" line twice).
+void note_skipped(FixResult& result, std::string line) {
+  if (std::find(result.skipped.begin(), result.skipped.end(), line) == result.skipped.end())
+    result.skipped.push_back(std::move(line));
+}
+
 const ir::Value* quantized_value(const Edit& e) { return e.node->inputs.at(static_cast<size_t>(e.operand)); }
 
 // Names values by position in their graph (torchscript::value_positions): the simulator
@@ -364,7 +371,7 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
     if (refused.empty())
       kept.push_back(std::move(p));
     else
-      result.skipped.push_back(where(*p.diagnostic, display) + ": " + refused);
+      note_skipped(result, where(*p.diagnostic, display) + ": " + refused);
   }
   planned = std::move(kept);
 }
@@ -467,7 +474,7 @@ void apply(const ir::Model& model, const std::vector<Planned>& planned, jit::Mod
   }
   for (size_t i = 0; i < planned.size(); ++i) {
     if (applied[i]) result.applied.push_back(std::move(*applied[i]));
-    if (!skipped[i].empty()) result.skipped.push_back(std::move(skipped[i]));
+    if (!skipped[i].empty()) note_skipped(result, std::move(skipped[i]));
   }
   graph.finish();
 }

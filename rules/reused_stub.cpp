@@ -7,6 +7,7 @@
 
 #include "analysis/constants.h"
 #include "ir/ops.h"
+#include "ir/schema.h"
 #include "ir/source_text.h"
 #include "ir/spelling.h"
 #include "rules/registry.h"
@@ -173,6 +174,101 @@ bool seen_before(const std::vector<const analysis::QuantCall*>& earlier, const a
   });
 }
 
+// Whether `v` is read only as the indices of a lookup (`aten::embedding`'s `indices`,
+// `index_select`'s `index`, by the schema's argument names): rows of one table come out, whatever
+// the indices are.
+bool read_only_as_indices(const ir::Value* v) {
+  if (v == nullptr || v->users.empty()) return false;
+  for (const ir::Node* user : v->users) {
+    const ir::Schema* schema = ir::schema_of(*user);
+    if (schema == nullptr) return false;
+    for (size_t i = 0; i < user->inputs.size(); ++i) {
+      if (user->inputs[i] != v) continue;
+      if (i >= schema->arguments.size()) return false;
+      const std::string& name = schema->arguments[i].name;
+      if (name != "indices" && name != "index") return false;
+    }
+  }
+  return true;
+}
+
+bool one_kind(const ir::Model& model, const ir::Value* a, const ir::Value* b, int depth);
+
+// The same layer (one module instance, one method) called again on values of one kind, or on
+// indices only: `self.emb(idx)` at every step of a decode loop gives rows of one table.
+bool same_layer_call(const ir::Model& model, const ir::Node& x, const ir::Node& y, int depth) {
+  const ir::Function* f = ir::callee_of(model, x);
+  const ir::Function* g = ir::callee_of(model, y);
+  if (f == nullptr || g == nullptr || f->module_path != g->module_path ||
+      ir::without_trailing_digits(f->method) != ir::without_trailing_digits(g->method))
+    return false;
+  const std::vector<ir::Value*> xs = ir::call_arguments(x), ys = ir::call_arguments(y);
+  if (xs.size() != ys.size() || xs.size() != f->body.params.size() || ys.size() != g->body.params.size()) return false;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (xs[i]->type.kind != ir::Type::Kind::Tensor) continue;
+    const bool indices = read_only_as_indices(f->body.params[i]) && read_only_as_indices(g->body.params[i]);
+    if (!indices && !one_kind(model, xs[i], ys[i], depth - 1)) return false;
+  }
+  return true;
+}
+
+// Whether `a` and `b` are values of one kind, made by the same code on the same line: the same
+// layer's output (indices may differ), other parts of one tensor (`x[:, t]` at each time step),
+// the same ops on such values. A decode loop the trace unrolled applies one stub to one kind of
+// value at every step, as a deployed step model does (public round 19: minGPT's `generate`).
+bool one_kind(const ir::Model& model, const ir::Value* a, const ir::Value* b, int depth) {
+  if (ir::computes_the_same(a, b)) return true;
+  if (depth <= 0 || a == nullptr || b == nullptr || a->producer == nullptr || b->producer == nullptr) return false;
+  const ir::Node& x = *a->producer;
+  const ir::Node& y = *b->producer;
+  if (x.inputs.size() != y.inputs.size() || x.loc.file != y.loc.file || x.loc.line != y.loc.line) return false;
+  if (x.kind == "prim::CallMethod" && y.kind == "prim::CallMethod") return same_layer_call(model, x, y, depth);
+  // `x[:, t]` at each time step: rows of one tensor. Other views are compared as ops are
+  // (`tokens[:, :6]` and `tokens[:, 6:]` are two kinds of rows).
+  if (x.kind == "aten::select" && y.kind == "aten::select" && x.inputs.size() == 3 &&
+      ir::computes_the_same(x.inputs[1], y.inputs[1]))
+    return one_kind(model, x.inputs[0], y.inputs[0], depth - 1);
+  if (x.kind != y.kind || x.inputs.empty() || !ir::same_attributes(x, y) || ir::draws_random_numbers(x) ||
+      ir::writes_anything_in_place(x))
+    return false;
+  // The items of a list (`levels[i]`) are different tensors, the levels of a feature pyramid.
+  if (x.inputs[0]->type.kind == ir::Type::Kind::List) return false;
+  const auto output_index = [](const ir::Value* v) {
+    return std::find(v->producer->outputs.begin(), v->producer->outputs.end(), v) - v->producer->outputs.begin();
+  };
+  if (output_index(a) != output_index(b)) return false;
+  const ir::Schema* schema = ir::schema_of(x);
+  for (size_t i = 0; i < x.inputs.size(); ++i) {
+    const bool indices = schema != nullptr && i < schema->arguments.size() &&
+                         (schema->arguments[i].name == "indices" || schema->arguments[i].name == "index");
+    if (!indices && !one_kind(model, x.inputs[i], y.inputs[i], depth - 1)) return false;
+  }
+  return true;
+}
+
+// A stub applied again on the same line (a loop the trace unrolled) to a value of the kind it
+// quantized first: its one scale is the design, not a hazard.
+bool applied_again_to_one_kind(const analysis::Facts& facts, const analysis::QuantCall& first,
+                               const analysis::QuantCall& call) {
+  constexpr int kMaxDepth = 8;  // ops back from the stub: an embedding sum, a few views
+  return !another_call_site(facts, first, call) && first.input != nullptr && call.input != nullptr &&
+         one_kind(facts.model(), first.input, call.input, kMaxDepth);
+}
+
+// What one scale for two tensors does. PyTorch's default QAT qconfig observes with a moving
+// average, which settles between the ranges of tensors applied in turn: the larger one is clipped
+// as well (public round 20's YOLOv4: an image size of 64 through an image's stub stored a range
+// up to 32.6, and every pixel coordinate was halved).
+std::string shared_scale_consequence(const ir::Model& model, const std::string& point) {
+  for (const std::string& path : {point, point + ".activation_post_process"})
+    if (const ir::ModuleInfo* m = model.find_module(path);
+        m != nullptr && (m->class_name.find("MovingAvg") != std::string::npos ||
+                         m->class_name.find("MovingAverage") != std::string::npos))
+      return "; both share one scale, which its moving-average observer settles between their ranges, so the "
+             "larger one is clipped and the smaller one loses precision";
+  return "; both share one scale calibrated over both ranges, so the one with the smaller range loses precision";
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   std::map<std::string, const analysis::QuantCall*> first;
@@ -194,12 +290,11 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
       continue;
     }
     auto [it, is_first] = first.emplace(call.point, &call);
-    if (is_first || again) continue;
+    if (is_first || again || applied_again_to_one_kind(facts, *it->second, call)) continue;
     const analysis::QuantPoint* point = facts.quant_point(call.point);
     std::string name = point ? analysis::describe(*point) : "`" + call.point + "`";
     std::string message = name + " is applied to a second tensor" + first_use(facts, *it->second, call) +
-                          "; both share one scale calibrated over both ranges, so the one with the "
-                          "smaller range loses precision; give each tensor " +
+                          shared_scale_consequence(facts.model(), call.point) + "; give each tensor " +
                           ir::spelling(facts.model()).its_own_stub;
     Diagnostic d = quant_call_diagnostic(reused_stub_rule(), facts, call, message);
     Edit clone;
@@ -236,7 +331,11 @@ const Rule& reused_stub_rule() {
         "as well. Called again from one call in the code (a recurrent cell at each time step, one "
         "encoder for every agent in a loop) it is not: the module is shared on purpose there, and so "
         "is its scale. A trace records a statement's line, not its columns: two calls are told from a "
-        "loop's copies by the statement's text, which calls the module twice.";
+        "loop's copies by the statement's text, which calls the module twice. A stub applied again on "
+        "one line (a loop the trace unrolled) is reported unless each application quantizes the same "
+        "kind of value: the output of the same layer on indices (`self.emb(ids)` at each step of a "
+        "decode loop), other parts of one tensor (`x[:, t]` at each time step), the same ops on such "
+        "values; the deployed step model has one quant point there too.";
     r.doc.why =
         "A stub holds one scale, calibrated over everything it sees. Two tensors through one "
         "stub share it: the tensor with the smaller range keeps far fewer bits than it would "

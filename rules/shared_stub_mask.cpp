@@ -2,6 +2,7 @@
 // data. The data's range sets the one scale: large data rounds the mask's 1s to 0 (SPEC S4),
 // tiny data loses most of its bits to the mask's 1s (S5).
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -166,6 +167,28 @@ std::optional<MaskUse> comparison_mask_use(const analysis::Facts& facts, const i
   return MaskUse{&n, disguised->reader, disguised->operand, true, !mask_channel};
 }
 
+// Whether a tensor the value is read from was written in place on its way from the quant point,
+// by anything but `product` itself (`x[..., 4:] = x[..., 4:].sigmoid()` in a YOLO decode): its
+// values are then no longer the point's output alone, and a product of its parts is no evidence of
+// a 0/1 channel (public round 19: objectness times class scores was called a mask).
+bool written_since_quantized(const ir::Model& model, const ir::Value* v, const ir::Node& product) {
+  constexpr size_t kMaxValues = 64;  // views and calls back to the quant point, not a network
+  std::deque<const ir::Value*> pending{v};
+  std::set<const ir::Value*> seen;
+  bool written = false;
+  while (!pending.empty() && !written && seen.size() < kMaxValues) {
+    const ir::Value* value = pending.front();
+    pending.pop_front();
+    if (value == nullptr || !seen.insert(value).second) continue;
+    for_each_write_into(*value, [&](const ir::Node& writer) { written = written || &writer != &product; });
+    if (value->producer != nullptr && ir::is_view_op(*value->producer))
+      pending.push_back(value->producer->inputs[0]);
+    else
+      add_values_across_calls(model, *value, pending);
+  }
+  return written;
+}
+
 // A mul of two parts of the same output: the mask is the part that picked a single channel,
 // gating the other part's channels. Two coordinates multiplied (a point's `p[..., 0] * p[..., 1]`,
 // a box's width * height) are a product, not a gate; `x[..., 0] * x[..., -1]` is data and its
@@ -179,6 +202,7 @@ std::optional<MaskUse> product_mask_use(const analysis::Facts& facts, const ir::
     return std::nullopt;
   if (picks_a_coordinate(a) && picks_a_coordinate(b)) return std::nullopt;
   int operand = picks_one_channel(b) || !picks_one_channel(a) ? 1 : 0;
+  if (written_since_quantized(facts.model(), n.inputs[operand], n)) return std::nullopt;
   return MaskUse{&n, &n, operand, false, false};
 }
 
@@ -377,6 +401,17 @@ std::string threshold_consequence(const analysis::Facts& facts, const std::strin
   return "the data's range sets " + step + ", and values within half a step of the threshold land on its other side";
 }
 
+// A layer's output fake quant has no float tensor before it that the user's code could read: the
+// mask's channels need a layer of their own (a detection head's objectness split from its boxes;
+// public round 19's YOLOv3 was told to "compute the mask from the float tensor").
+std::string advice(const analysis::Facts& facts, const std::string& point) {
+  if (facts.is_module_output_quant_point(point))
+    if (auto layer = facts.output_quant_point_owner(point))
+      return "; give the channels used as a mask a layer of their own (split `self." + *layer +
+             "` in two), so that their output gets a scale of its own";
+  return "; compute the mask from the float tensor and give it " + ir::spelling(facts.model()).its_own_stub;
+}
+
 std::string message(const analysis::Facts& facts, const analysis::QuantCall& call, const std::string& how,
                     bool threshold, bool zero_tests = false) {
   const analysis::QuantPoint* p = facts.quant_point(call.point);
@@ -384,7 +419,7 @@ std::string message(const analysis::Facts& facts, const analysis::QuantCall& cal
                                : " quantizes a 0/1 mask together with other data (";
   return (p ? analysis::describe(*p) : "`" + call.point + "`") + what + how + "), so both share one scale: " +
          (threshold ? threshold_consequence(facts, call.point) : consequence(facts, call.point, zero_tests)) +
-         "; compute the mask from the float tensor and give it " + ir::spelling(facts.model()).its_own_stub;
+         advice(facts, call.point);
 }
 
 // Where the message says the mask is made: "is used as a mask on line 17", or for a threshold

@@ -10,6 +10,7 @@
 #include "analysis/comparisons.h"
 #include "analysis/constants.h"
 #include "ir/ops.h"
+#include "ir/schema.h"
 #include "ir/spelling.h"
 #include "rules/registry.h"
 #include "rules/support.h"
@@ -48,13 +49,23 @@ bool is_fill(const ir::Node& n) {
   return fills.count(ir::base_op(n.kind)) > 0;
 }
 
-// The value with which a node masks, when it fills with an infinite constant
-// (`masked_fill(pad, -inf)`, `torch.full(..., -inf)`, in place `mask[d > c] = float("-inf")`) or
-// scales a shifted 0/1 mask to a bias beyond any score (`(1.0 - m) * torch.finfo(dtype).min`).
+// The value with which a node masks, when it fills with an infinite constant or a stand-in beyond
+// any score (`masked_fill(pad, -inf)`, `masked_fill(adj == 0, -1e20)`, `torch.full(..., -inf)`, in
+// place `mask[d > c] = float("-inf")`) or scales a shifted 0/1 mask to such a bias
+// (`(1.0 - m) * torch.finfo(dtype).min`). Public round 20's trajectory transformer filled with
+// -1e20, and was told to give that a stub of its own: a scale of 3.9e17.
 std::optional<double> masking_value(const ir::Node& n) {
-  if (is_fill(n))
+  constexpr double kStandInForInfinity = 1000;  // as analysis::masking_bias: beyond any attention score
+  if (is_fill(n)) {
     for (const ir::Value* in : n.inputs)
       if (auto c = analysis::scalar_constant(in); c && std::isinf(*c)) return c;
+    // A finite stand-in only as the value filled in, not as a size (`torch.full((2048, 2048), 0.0)`).
+    for (const char* name : {"value", "fill_value", "values"}) {
+      const ir::Value* filled = ir::named_operand(n, name);
+      if (auto c = filled ? analysis::scalar_constant(filled) : std::nullopt; c && std::fabs(*c) >= kStandInForInfinity)
+        return c;
+    }
+  }
   if (auto bias = analysis::masking_bias(n)) return bias->factor;
   return std::nullopt;
 }
@@ -242,7 +253,8 @@ void check_layer_inputs(const analysis::Facts& facts, std::vector<Diagnostic>& o
           "`self." + callee->module_path + "` is a quantized layer (QAT `" +
               (layer ? short_class_name(layer->class_name) : std::string("module")) +
               "`, its weights fake-quantized), and " + (name.empty() ? "its input" : "its input `" + name + "`") +
-              " never passed a " + ir::spelling(facts.model()).stub +
+              (facts.quantized(in) ? " was dequantized back to float"
+                                   : " never passed a " + ir::spelling(facts.model()).stub) +
               ": converted, the layer's quantized kernel gets a float tensor, and a toolchain has no scale for it; "
               "pass it through " +
               ir::spelling(facts.model()).own_stub);
@@ -321,7 +333,9 @@ const Rule& unquantized_operand_rule() {
         "fake quant of PyTorch's default qconfig computes it from the observed range in the model's "
         "own scheme, as the model's do. An operand filled with -inf (an additive attention mask, "
         "`zeros.masked_fill(pad, float(\"-inf\"))`, or `mask[d > r] = float(\"-inf\")` in place, also in the "
-        "method that builds it and passes it on) gets none: no scale holds infinity, so the finding "
+        "method that builds it and passes it on) or with a stand-in of magnitude 1000 or more "
+        "(`adj.masked_fill(adj == 0, -1e20)`, `(1.0 - m) * -10000.0`) gets none: no scale holds infinity, and "
+        "one spanning the stand-in rounds the data it is added to away, so the finding "
         "says to keep it out of the quantized domain and apply the bool mask with `masked_fill` after "
         "the quantized op; one that holds infinity (or a stand-in reaching 10000) only on the inputs is "
         "refused when `--fix` measures it.";

@@ -84,7 +84,7 @@ std::string not_compared_text(int64_t runs) {
 
 std::string render_text(const Report& r) {
   std::ostringstream out;
-  out << "Simulated " << ir::display_path(r.model) << " at int" << r.bits << " over " << r.batches
+  out << "Simulated " << ir::display_path(r.model) << " at " << width_name(r) << " over " << r.batches
       << (r.batches == 1 ? " input batch" : " input batches") << (r.random_inputs ? " (seeded random inputs)" : "");
   if (r.batches_at_once > 1) out << ", " << r.batches_at_once << " at a time";
   if (!r.batches_in_order.empty()) out << ", one after another: " << r.batches_in_order;
@@ -229,6 +229,7 @@ analysis::SimulationEvidence evidence_from(const sim::Report& report) {
 analysis::SimulatedRun simulated_run(const Report& report, double min_sqnr_db) {
   analysis::SimulatedRun run;
   run.bits = report.bits;
+  run.width = width_name(report);
   run.batches = report.batches;
   run.random_inputs = report.random_inputs;
   run.min_sqnr_db = min_sqnr_db;
@@ -241,6 +242,20 @@ analysis::SimulatedRun simulated_run(const Report& report, double min_sqnr_db) {
   for (const auto& o : report.outputs)
     run.outputs.push_back({o.name, o.sqnr_db, o.shape_difference, o.integer, o.differing_elements});
   return run;
+}
+
+std::string width_name(const Report& r) {
+  bool unsigned_activations = r.bits == 8 && r.int8_ops.empty();
+  bool any = false;
+  const std::string weights = "weight_fake_quant";
+  for (const auto& p : r.points) {
+    const bool weight =
+        p.path.size() >= weights.size() && p.path.compare(p.path.size() - weights.size(), weights.size(), weights) == 0;
+    if (weight || !p.reached) continue;
+    any = true;
+    unsigned_activations = unsigned_activations && p.quant_min >= 0;
+  }
+  return unsigned_activations && any ? "uint8" : "int" + std::to_string(r.bits);
 }
 
 double default_min_sqnr_db(int bits) { return bits <= 8 ? 20 : 40; }

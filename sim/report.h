@@ -48,6 +48,11 @@ analysis::SimulationEvidence evidence_from(const Report& report);
 // output, and the SQNR an output must keep.
 analysis::SimulatedRun simulated_run(const Report& report, double min_sqnr_db);
 
+// The width the simulation ran at, as users name it: "uint8" when every activation quant point
+// held 0..255 (PyTorch's default QAT qconfig, quint8), else "int8" or "int16" (public round 19:
+// default-qconfig models were said to run an "int8 simulation").
+std::string width_name(const Report& r);
+
 // The default of `--min-sqnr`: 40 dB for int16, 20 dB for int8 (docs/rules/sim-divergence.md).
 double default_min_sqnr_db(int bits);
 

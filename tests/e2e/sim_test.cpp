@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -547,6 +548,51 @@ TEST_F(Sim, CheckWithInputAttachesEvidence) {
   // Without inputs nothing is simulated and the findings stay warnings.
   json plain = json::parse(run_qlint({"check", "--format", "json", example_model("seed/s4_shared_scale")}).out);
   EXPECT_EQ(plain["diagnostics"][0]["severity"], "warning");
+}
+
+// Two comparisons with different constants in one statement (examples/qat/qat_two_tests_one_line.py:
+// `adj == 0` and `adj == 1` on a 6 x 6 adjacency) are counted each on its own: the note on `== 1`
+// counts its 36 results (public round 20: both lines' 72 were counted as this comparison's). The
+// flips PyTorch gives: the stored scale 0.034069 with zero point 122 makes 1.0 into 0.988, so every
+// 1 of the adjacency (17 of 36 in this input) flips. And a default-qconfig model's simulation is
+// named uint8 (its activations are quint8).
+TEST_F(Sim, ComparisonsOfOneLineAreCountedEachOnItsOwn) {
+  const std::string name = "qat/qat_two_tests_one_line";
+  auto r = run_qlint({"check", "--format", "json", example_model(name), "--input", example_input(name)});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const json doc = json::parse(r.out);
+  bool seen = false;
+  for (const auto& d : doc["diagnostics"]) {
+    if (d["rule"] != "eq-nonzero-const") continue;
+    seen = true;
+    ASSERT_FALSE(d["notes"].empty()) << d;
+    EXPECT_EQ(
+        d["notes"][0],
+        "confirmed by simulation: 17 of 36 results of this comparison differ (uint8 simulation on 1 input batch)");
+  }
+  EXPECT_TRUE(seen) << r.out;
+}
+
+// A cast whose operand had another shape once quantized (examples/qat/qat_cast_after_threshold.py:
+// three scores just under a 0.5 threshold round over it, so 138 boxes reach the cast instead of
+// 135) was compared nowhere: its note says so (public round 20: "leaves all 0 results of this `to`
+// as in float").
+TEST_F(Sim, ANoteSaysWhenNothingWasCompared) {
+  const std::string name = "qat/qat_cast_after_threshold";
+  auto r = run_qlint({"check", "--format", "json", example_model(name), "--input", example_input(name)});
+  const json doc = json::parse(r.out);
+  bool seen = false;
+  for (const auto& d : doc["diagnostics"]) {
+    if (d["rule"] != "truncating-cast") continue;
+    seen = true;
+    EXPECT_EQ(d["severity"], "warning") << d;
+    EXPECT_NE(std::find(d["notes"].begin(), d["notes"].end(),
+                        "the uint8 simulation on 1 input batch compared no result of this `to`: in 1 run it had "
+                        "another shape than in float (a decision before it changed what reaches it)"),
+              d["notes"].end())
+        << d;
+  }
+  EXPECT_TRUE(seen) << r.out;
 }
 
 // ---- Attribution: which quant point causes a divergence ------------------------------------

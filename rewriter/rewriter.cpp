@@ -221,7 +221,6 @@ std::string where(const Diagnostic& d, const std::function<std::string(const std
 
 // ---- Calibrating new fake quants --------------------------------------------------------------
 
-// The value a new fake quant quantizes, as the IR (and the simulator) name it.
 // One line per refusal: each round plans the same finding again, and a finding with two copies on
 // one line is refused once per copy (public round 19: the same "Not fixed" line twice).
 void note_skipped(FixResult& result, std::string line) {
@@ -229,6 +228,7 @@ void note_skipped(FixResult& result, std::string line) {
     result.skipped.push_back(std::move(line));
 }
 
+// The value a new fake quant quantizes, as the IR (and the simulator) name it.
 const ir::Value* quantized_value(const Edit& e) { return e.node->inputs.at(static_cast<size_t>(e.operand)); }
 
 // Names values by position in their graph (torchscript::value_positions): the simulator

@@ -436,6 +436,8 @@ class UnitLowering {
     const Expr* written = path;
     if (const auto* fallback = dyn_cast<CXXDefaultArgExpr>(written)) written = fallback->getExpr();
     if (in != nullptr) written = literal_kept_in_constructor(*in, written);
+    if (in != nullptr)
+      if (std::optional<Sources> carried = field_of_parameter(written, *in)) return *carried;
     const ModelLoad own = archive_named_by(written);
     const int param = in != nullptr ? parameter_named(*in, written) : -1;
     if (param < 0) return {{{own, at}}, {}};
@@ -445,6 +447,98 @@ class UnitLowering {
                              passed.loads.begin()->first.conflict.empty();
     if (passed.loads.empty() || (one_unnamed && !own.archive.empty())) return {{{own, at}}, {}};
     return passed;
+  }
+
+  // `c.model_path` of a parameter `c` (or of a field a constructor initialises from one:
+  // `param_(std::move(param))`, then `param_.model_path`), read from what each call passes: an
+  // aggregate (`Cfg{"det.pt"}`) or a builder method that sets the field from its parameter
+  // (`Param().set_net("det.pt")`). Public round 18 C++ (VisualFusion_libtorch's
+  // `ImageAlign::Param::set_net`): two objects built with two archives got the one `--archive
+  // param_.model_path=PATH` named, silently. nullopt when a call passes what this does not read.
+  std::optional<Sources> field_of_parameter(const Expr* written, const FunctionDecl& in) const {
+    const auto* member = dyn_cast<MemberExpr>(string_of(strip(written)));
+    const auto* field = member != nullptr ? dyn_cast<FieldDecl>(member->getMemberDecl()) : nullptr;
+    if (field == nullptr) return std::nullopt;
+    const int param = parameter_named(in, constructor_parameter_kept(in, unmoved(strip(member->getBase()))));
+    if (param < 0) return std::nullopt;
+    const auto key = std::make_pair(in.getCanonicalDecl(), -2 - param);
+    const std::vector<CallSite>& calls = call_sites_.of(&in);
+    if (calls.empty() || passing_.count(key)) return std::nullopt;
+    passing_.insert(key);
+    Sources out;
+    bool read = true;
+    for (const CallSite& call : calls) {
+      const Expr* value = static_cast<size_t>(param) < call.args.size()
+                              ? field_value(call.args[static_cast<size_t>(param)], *field, 0)
+                              : nullptr;
+      if (value == nullptr) {
+        read = false;
+        break;
+      }
+      Sources given = sources_of(value, call.caller, call.at);
+      for (const auto& [load, where] : given.loads) out.loads.emplace(load, where);
+      out.parameters.insert(given.parameters.begin(), given.parameters.end());
+    }
+    passing_.erase(key);
+    if (!read || out.loads.empty()) return std::nullopt;
+    // The path as written (`param_.model_path`) is what an `--archive` would name.
+    out.parameters.insert(
+        Lexer::getSourceText(CharSourceRange::getTokenRange(member->getSourceRange()), sm_, ctx_.getLangOpts()).str());
+    return out;
+  }
+
+  // `std::move(param)`: the variable moved.
+  static const Expr* unmoved(const Expr* e) {
+    const auto* call = dyn_cast_or_null<CallExpr>(e);
+    const FunctionDecl* callee = call != nullptr ? call->getDirectCallee() : nullptr;
+    if (callee == nullptr || call->getNumArgs() != 1 || !callee->isInStdNamespace()) return e;
+    const std::string name = callee->getNameAsString();
+    return name == "move" || name == "forward" ? strip(call->getArg(0)) : e;
+  }
+
+  // What `field` holds in the object an argument builds: the aggregate's initializer for it, or
+  // the argument a builder method called on the object assigns to it (the last such call).
+  static const Expr* field_value(const Expr* object, const FieldDecl& field, int depth) {
+    object = strip(object);
+    if (object == nullptr || depth > 8) return nullptr;
+    if (const auto* cast = dyn_cast<CXXFunctionalCastExpr>(object)) object = strip(cast->getSubExpr());
+    if (const auto* list = dyn_cast<InitListExpr>(object)) {
+      const unsigned index = field.getFieldIndex();
+      return index < list->getNumInits() ? list->getInit(index) : nullptr;
+    }
+    const auto* call = dyn_cast<CXXMemberCallExpr>(object);
+    const CXXMethodDecl* method = call != nullptr ? call->getMethodDecl() : nullptr;
+    if (method == nullptr || method->getParent() != field.getParent()) return nullptr;
+    if (const int assigned = parameter_assigned_to(*method, field); assigned >= 0)
+      return static_cast<unsigned>(assigned) < call->getNumArgs() ? call->getArg(static_cast<unsigned>(assigned))
+                                                                  : nullptr;
+    return field_value(call->getImplicitObjectArgument(), field, depth + 1);  // `set_mode(...)` before it
+  }
+
+  // The parameter a method assigns to `field` (`model_path = p;` in `set_net(const std::string& p)`),
+  // or -1.
+  static int parameter_assigned_to(const CXXMethodDecl& method, const FieldDecl& field) {
+    const FunctionDecl* definition = method.getDefinition();
+    if (definition == nullptr || definition->getBody() == nullptr) return -1;
+    struct Assignments : RecursiveASTVisitor<Assignments> {
+      const FieldDecl* field = nullptr;
+      const Expr* value = nullptr;
+      void found(const Expr* target, const Expr* assigned) {
+        const auto* m = dyn_cast<MemberExpr>(strip(target));
+        if (m != nullptr && m->getMemberDecl() == field) value = assigned;
+      }
+      bool VisitBinaryOperator(BinaryOperator* b) {
+        if (b->getOpcode() == BO_Assign) found(b->getLHS(), b->getRHS());
+        return true;
+      }
+      bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr* op) {
+        if (op->getOperator() == OO_Equal && op->getNumArgs() == 2) found(op->getArg(0), op->getArg(1));
+        return true;
+      }
+    } assignments;
+    assignments.field = &field;
+    assignments.TraverseStmt(const_cast<Stmt*>(definition->getBody()));
+    return assignments.value != nullptr ? parameter_named(*definition, unmoved(strip(assignments.value))) : -1;
   }
 
   // What the calls of `fd` pass as its parameter `param` (memoised; a call the function makes of
@@ -703,7 +797,8 @@ class UnitLowering {
       return path;
     for (const CXXCtorInitializer* init : constructor->inits())
       if (init->getMember() == member->getMemberDecl() && init->getInit() != nullptr)
-        if (const auto* ref = dyn_cast<DeclRefExpr>(strip(init->getInit())); ref && isa<ParmVarDecl>(ref->getDecl()))
+        if (const auto* ref = dyn_cast<DeclRefExpr>(unmoved(strip(init->getInit())));
+            ref && isa<ParmVarDecl>(ref->getDecl()))
           return ref;
     return path;
   }

@@ -262,6 +262,21 @@ const Expr* strip(const Expr* e) {
 class FunctionLowering;
 
 // State of one translation unit: the model, the functions by declaration.
+// The assignments in a body, `a = b` on builtin types and through `operator=`, each handed to the
+// derived visitor's `found(target, value)`.
+template <typename Derived>
+struct AssignmentVisitor : RecursiveASTVisitor<Derived> {
+  bool VisitBinaryOperator(BinaryOperator* b) {
+    if (b->getOpcode() == BO_Assign) static_cast<Derived*>(this)->found(b->getLHS(), b->getRHS());
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr* op) {
+    if (op->getOperator() == OO_Equal && op->getNumArgs() == 2)
+      static_cast<Derived*>(this)->found(op->getArg(0), op->getArg(1));
+    return true;
+  }
+};
+
 class UnitLowering {
  public:
   UnitLowering(ASTContext& context, const Options& options)
@@ -520,20 +535,12 @@ class UnitLowering {
   static int parameter_assigned_to(const CXXMethodDecl& method, const FieldDecl& field) {
     const FunctionDecl* definition = method.getDefinition();
     if (definition == nullptr || definition->getBody() == nullptr) return -1;
-    struct Assignments : RecursiveASTVisitor<Assignments> {
+    struct Assignments : AssignmentVisitor<Assignments> {
       const FieldDecl* field = nullptr;
       const Expr* value = nullptr;
       void found(const Expr* target, const Expr* assigned) {
         const auto* m = dyn_cast<MemberExpr>(strip(target));
         if (m != nullptr && m->getMemberDecl() == field) value = assigned;
-      }
-      bool VisitBinaryOperator(BinaryOperator* b) {
-        if (b->getOpcode() == BO_Assign) found(b->getLHS(), b->getRHS());
-        return true;
-      }
-      bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr* op) {
-        if (op->getOperator() == OO_Equal && op->getNumArgs() == 2) found(op->getArg(0), op->getArg(1));
-        return true;
       }
     } assignments;
     assignments.field = &field;
@@ -855,16 +862,8 @@ class UnitLowering {
         if (const auto* var = dyn_cast<VarDecl>(ref->getDecl()); var != nullptr && var->hasGlobalStorage())
           note(var, value);
     };
-    struct Assignments : RecursiveASTVisitor<Assignments> {
+    struct Assignments : AssignmentVisitor<Assignments> {
       std::function<void(const Expr*, const Expr*)> found;
-      bool VisitBinaryOperator(BinaryOperator* b) {
-        if (b->getOpcode() == BO_Assign) found(b->getLHS(), b->getRHS());
-        return true;
-      }
-      bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr* op) {
-        if (op->getOperator() == OO_Equal && op->getNumArgs() == 2) found(op->getArg(0), op->getArg(1));
-        return true;
-      }
       // `module.reset(new torch::jit::Module(torch::jit::load(path)))`: the pointer now holds it.
       bool VisitCXXMemberCallExpr(CXXMemberCallExpr* call) {
         const CXXMethodDecl* method = call->getMethodDecl();

@@ -134,9 +134,19 @@ void Fix::expect_guarantees(const std::string& name, const json& doc, const std:
       if (is >= 6.02 * (bits - 1) + 1.76) continue;  // within a bit of an ideal quantizer of the format
       EXPECT_GE(is, before["outputs"][i]["sqnr_db"].get<double>() - 1.0) << before["outputs"][i]["name"];
     }
-  auto flipped = [](const json& report) {
+  // A comparison no run of the original compared (another shape there in every run) has no count
+  // to be worse than (README, "Never worse"): examples/qat/qat_cast_after_threshold.py's cast is
+  // compared only once its threshold is fixed, and then shows the truncations it always had.
+  auto compared_before = [&](const json& c) {
+    for (const auto& b : before["comparisons"])
+      if (b["node"] == c["node"] && b["file"] == c["file"] && b["line"] == c["line"] && b["column"] == c["column"])
+        return b["elements"].get<int64_t>() > 0;
+    return true;
+  };
+  auto flipped = [&](const json& report) {
     int64_t n = 0;
-    for (const auto& c : report["comparisons"]) n += c["differing"].get<int64_t>();
+    for (const auto& c : report["comparisons"])
+      if (compared_before(c)) n += c["differing"].get<int64_t>();
     return n;
   };
   EXPECT_LE(flipped(after_fix), flipped(before));

@@ -261,7 +261,6 @@ const Expr* strip(const Expr* e) {
 
 class FunctionLowering;
 
-// State of one translation unit: the model, the functions by declaration.
 // The assignments in a body, `a = b` on builtin types and through `operator=`, each handed to the
 // derived visitor's `found(target, value)`.
 template <typename Derived>
@@ -277,6 +276,7 @@ struct AssignmentVisitor : RecursiveASTVisitor<Derived> {
   }
 };
 
+// State of one translation unit: the model, the functions by declaration.
 class UnitLowering {
  public:
   UnitLowering(ASTContext& context, const Options& options)

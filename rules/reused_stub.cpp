@@ -174,6 +174,13 @@ bool seen_before(const std::vector<const analysis::QuantCall*>& earlier, const a
   });
 }
 
+// Whether operand `i` of a node with this schema is the indices of a lookup (`aten::embedding`'s
+// `indices`, `index_select`'s `index`).
+bool is_index_argument(const ir::Schema* schema, size_t i) {
+  return schema != nullptr && i < schema->arguments.size() &&
+         (schema->arguments[i].name == "indices" || schema->arguments[i].name == "index");
+}
+
 // Whether `v` is read only as the indices of a lookup (`aten::embedding`'s `indices`,
 // `index_select`'s `index`, by the schema's argument names): rows of one table come out, whatever
 // the indices are.
@@ -181,13 +188,8 @@ bool read_only_as_indices(const ir::Value* v) {
   if (v == nullptr || v->users.empty()) return false;
   for (const ir::Node* user : v->users) {
     const ir::Schema* schema = ir::schema_of(*user);
-    if (schema == nullptr) return false;
-    for (size_t i = 0; i < user->inputs.size(); ++i) {
-      if (user->inputs[i] != v) continue;
-      if (i >= schema->arguments.size()) return false;
-      const std::string& name = schema->arguments[i].name;
-      if (name != "indices" && name != "index") return false;
-    }
+    for (size_t i = 0; i < user->inputs.size(); ++i)
+      if (user->inputs[i] == v && !is_index_argument(schema, i)) return false;
   }
   return true;
 }
@@ -239,9 +241,7 @@ bool one_kind(const ir::Model& model, const ir::Value* a, const ir::Value* b, in
   if (output_index(a) != output_index(b)) return false;
   const ir::Schema* schema = ir::schema_of(x);
   for (size_t i = 0; i < x.inputs.size(); ++i) {
-    const bool indices = schema != nullptr && i < schema->arguments.size() &&
-                         (schema->arguments[i].name == "indices" || schema->arguments[i].name == "index");
-    if (!indices && !one_kind(model, x.inputs[i], y.inputs[i], depth - 1)) return false;
+    if (!is_index_argument(schema, i) && !one_kind(model, x.inputs[i], y.inputs[i], depth - 1)) return false;
   }
   return true;
 }

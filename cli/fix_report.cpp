@@ -26,6 +26,9 @@ std::pair<int64_t, int64_t> flips(const sim::Report& r, bool integer_results = f
   return {differing, elements};
 }
 
+// Whether two magnitudes agree to float32's precision.
+bool same_magnitude(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(std::abs(a), std::abs(b)); }
+
 void verification_text(std::ostream& out, const rewriter::FixResult& r) {
   const rewriter::Verification& v = r.verification;
   if (r.text_only) {
@@ -48,8 +51,13 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
       << "buffers unchanged. " << sim::width_name(before) << " simulation, before -> after:\n";
   // An output whose shape the quantized run changed has no SQNR: it says so instead. A mask or
   // indices are judged by how many of their values differ, not by an SQNR.
-  auto judged = [](const sim::OutputResult& o, bool with_sqnr_word) {
-    if (!o.shape_difference.empty()) return "shape differs (" + o.shape_difference + ")";
+  auto judged = [](const sim::OutputResult& o, bool with_sqnr_word, bool with_magnitude = false) {
+    if (!o.shape_difference.empty())
+      return "shape differs (" + o.shape_difference +
+             (with_magnitude ? "; values up to " + rules::format_number(o.simulated_magnitude) + ", float's up to " +
+                                   rules::format_number(o.float_magnitude)
+                             : "") +
+             ")";
     if (o.integer) return std::to_string(o.differing_elements) + " differ";
     return (with_sqnr_word ? "SQNR " : "") + sim::format_db(o.sqnr_db);
   };
@@ -58,7 +66,11 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
     const bool reshaped = !was.shape_difference.empty() || !is.shape_difference.empty();
     out << "  " << was.name << (was.integer ? " (bool or integer values)" : "") << ": ";
     if (reshaped || was.integer) {
-      out << judged(was, reshaped) << " -> " << judged(is, reshaped) << "\n";
+      // Both reshaped: the largest values still show what a fix changed (box corners no longer
+      // clipped), which the shapes cannot.
+      const bool magnitude = !was.shape_difference.empty() && !is.shape_difference.empty() &&
+                             !same_magnitude(was.simulated_magnitude, is.simulated_magnitude);
+      out << judged(was, reshaped, magnitude) << " -> " << judged(is, reshaped, magnitude) << "\n";
       continue;
     }
     const sim::SqnrChange sqnr = sim::sqnr_change(was, is);

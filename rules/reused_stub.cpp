@@ -269,10 +269,38 @@ std::string shared_scale_consequence(const ir::Model& model, const std::string& 
   return "; both share one scale calibrated over both ranges, so the one with the smaller range loses precision";
 }
 
+// A call whose result the model never uses: a trace keeps the call but drops its body (a plain
+// FakeQuantize, whose ops have no side effect) and with it the call's line. The tensor still went
+// into the stub's scale while the model was calibrated in Python (public round 20: STAR's
+// `shift_value`, read only at test time, was reported at the first call's line as "again on this
+// line").
+bool result_dropped_by_trace(const analysis::QuantCall& call) {
+  return call.output == nullptr || call.output->type.kind == ir::Type::Kind::None;
+}
+
+Diagnostic dropped_call_diagnostic(const analysis::Facts& facts, const analysis::QuantCall& first,
+                                   const analysis::QuantCall& call) {
+  const analysis::QuantPoint* point = facts.quant_point(call.point);
+  const std::string name = point ? analysis::describe(*point) : "`" + call.point + "`";
+  Diagnostic d = quant_call_diagnostic(
+      reused_stub_rule(), facts, call,
+      name +
+          " is also applied to a tensor whose result the model never uses (the trace kept no line for that "
+          "call); while the model was calibrated, that tensor's range went into the scale it shares with "
+          "the others; remove the call, or give that tensor " +
+          ir::spelling(facts.model()).its_own_stub);
+  d.loc = quant_call_location(facts, first);
+  d.notes.push_back(
+      "no automatic fix: the call quantizes nothing in the saved model; calibrating it again "
+      "leaves that tensor out of the scale");
+  return d;
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   std::map<std::string, const analysis::QuantCall*> first;
   std::map<std::string, std::vector<const analysis::QuantCall*>> calls_of;
+  std::vector<const analysis::QuantCall*> dropped;  // reported once the point's first kept call is known
   for (const auto& call : facts.quant_calls()) {
     if (inserted_by_fx(call.point)) continue;
     std::vector<const analysis::QuantCall*>& earlier = calls_of[call.point];
@@ -287,6 +315,10 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     if (const ir::Node* loop = loop_applying_to_new_tensors(call); loop != nullptr && !first.count(call.point)) {
       report_loop_reuse(facts, call, *loop, out);
       first.emplace(call.point, &call);
+      continue;
+    }
+    if (result_dropped_by_trace(call)) {
+      dropped.push_back(&call);
       continue;
     }
     auto [it, is_first] = first.emplace(call.point, &call);
@@ -310,6 +342,9 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
       d.fixes.push_back(new_fake_quant_fix("give this tensor a new fake quant of its own", *fake));
     out.push_back(d);
   }
+  for (const analysis::QuantCall* call : dropped)
+    if (auto it = first.find(call->point); it != first.end())
+      out.push_back(dropped_call_diagnostic(facts, *it->second, *call));
   return out;
 }
 
@@ -335,7 +370,9 @@ const Rule& reused_stub_rule() {
         "one line (a loop the trace unrolled) is reported unless each application quantizes the same "
         "kind of value: the output of the same layer on indices (`self.emb(ids)` at each step of a "
         "decode loop), other parts of one tensor (`x[:, t]` at each time step), the same ops on such "
-        "values; the deployed step model has one quant point there too.";
+        "values; the deployed step model has one quant point there too. A stub applied to a tensor whose "
+        "result the model never uses still took its range into the scale during calibration; a trace "
+        "keeps that call without its line, so it is reported at the stub's first line, without a fix.";
     r.doc.why =
         "A stub holds one scale, calibrated over everything it sees. Two tensors through one "
         "stub share it: the tensor with the smaller range keeps far fewer bits than it would "

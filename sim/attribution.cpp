@@ -177,6 +177,7 @@ std::vector<Divergence> divergences_of(const Report& report, const PassOutcome& 
     Divergence d;
     d.kind = Divergence::Kind::Output;
     d.output = i;
+    d.integer_values = full.outputs[i].integer;
     if (diverges(full, d, min_sqnr_db)) out.push_back(d);
   }
   return out;

@@ -34,6 +34,10 @@ std::string stated(const Attribution& a, double m) {
   if (is_comparison(a)) return measured(a, m);
   const std::string output = output_name(a.divergence.output);
   if (std::isinf(m) && m < 0) return output + " has another shape than float's (or none)";
+  // A bool or integer output is judged by its values, as README states: no SQNR of indices or
+  // box corners (public round 20: "output 2 keeps 7.8 dB" for pixel coordinates cast to int).
+  if (a.divergence.integer_values)
+    return output + (std::isinf(m) ? " is as in float" : " has float's shape, with values that differ");
   return output + " keeps " + format_db(m);
 }
 
@@ -41,6 +45,7 @@ std::string stated(const Attribution& a, double m) {
 std::string divergence_title(const Attribution& a) {
   if (is_comparison(a))
     return ir::display_location(a.divergence.loc) + ": " + a.divergence.op + " (" + measured(a, a.measure) + ")";
+  if (std::isinf(a.measure) && a.measure < 0) return output_name(a.divergence.output) + " (another shape than float's)";
   return output_name(a.divergence.output) + " (" + format_db(a.measure) + " SQNR)";
 }
 

@@ -1307,11 +1307,19 @@ bool add_batch(ErrorStats& positional, ErrorStats& paired, const at::Tensor& f, 
   return false;
 }
 
+// The largest finite |value| of `t`, 0 for an empty tensor.
+double largest_magnitude(const at::Tensor& t) {
+  if (t.numel() == 0 || t.is_complex()) return 0;
+  const at::Tensor values = t.is_quantized() ? t.dequantize() : t;
+  return values.detach().to(at::kDouble).nan_to_num(0, 0, 0).abs().max().item<double>();
+}
+
 std::vector<OutputResult> compare_outputs(const std::vector<IValue>& float_outputs,
                                           const std::vector<IValue>& sim_outputs) {
   std::vector<ErrorStats> stats, paired;
   std::vector<bool> integer, reordered;
   std::vector<int64_t> differing;
+  std::vector<double> float_magnitude, simulated_magnitude;
   for (size_t b = 0; b < float_outputs.size() && b < sim_outputs.size(); ++b) {
     std::vector<at::Tensor> f, s;
     flatten_tensors(float_outputs[b], f);
@@ -1321,7 +1329,11 @@ std::vector<OutputResult> compare_outputs(const std::vector<IValue>& float_outpu
     integer.resize(stats.size(), true);
     reordered.resize(stats.size(), false);
     differing.resize(stats.size(), 0);
+    float_magnitude.resize(stats.size(), 0);
+    simulated_magnitude.resize(stats.size(), 0);
     for (size_t i = 0; i < f.size() && i < s.size(); ++i) {
+      float_magnitude[i] = std::max(float_magnitude[i], largest_magnitude(f[i]));
+      simulated_magnitude[i] = std::max(simulated_magnitude[i], largest_magnitude(s[i]));
       integer[i] = integer[i] && !f[i].is_floating_point() && !f[i].is_complex();
       if (integer[i] && f[i].sizes() == s[i].sizes()) differing[i] += at::ne(f[i], s[i]).sum().item<int64_t>();
       if (add_batch(stats[i], paired[i], f[i], s[i])) reordered[i] = true;
@@ -1334,6 +1346,8 @@ std::vector<OutputResult> compare_outputs(const std::vector<IValue>& float_outpu
     results.back().differing_elements = integer[i] ? differing[i] : 0;
     results.back().rows_reordered = reordered[i];
     results.back().positional_sqnr_db = stats[i].sqnr_db();
+    results.back().float_magnitude = float_magnitude[i];
+    results.back().simulated_magnitude = simulated_magnitude[i];
   }
   return results;
 }

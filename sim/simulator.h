@@ -123,6 +123,10 @@ struct OutputResult {
   // "34x4 in float, 36x4 once quantized" when the simulated output of a batch has another shape
   // than the float one (a data-dependent size): SQNR -inf, cosine 0.
   std::string shape_difference;
+  // The largest finite magnitude of the float and of the simulated output, over the batches: what
+  // still tells two runs apart once a shape differs (public round 20: a fix that doubled every box
+  // corner back to float's showed as "shape differs -> shape differs").
+  double float_magnitude = 0, simulated_magnitude = 0;
   // A bool or integer tensor (a mask, indices): its values are decided by a comparison, argmax,
   // topk or cast, whose changed results the report counts (ComparisonResult); no SQNR threshold
   // applies to it. Its elements that differ from float's, over the batches of the same shape.
@@ -162,6 +166,8 @@ struct Divergence {
   std::string op;     // comparisons: aten::eq, ...
   ir::SourceLoc loc;  // comparisons: the comparison's line
   size_t output = 0;  // outputs: the index, as OutputResult::name counts it
+  // outputs: a bool or integer tensor (OutputResult::integer), whose SQNR no message quotes
+  bool integer_values = false;
 };
 
 // A quant point that causes a divergence, with the divergence's measure (an output's SQNR in

@@ -849,6 +849,21 @@ TEST_F(Fix, OffersNoQuantPointForABiasStandingInForInfinity) {
   }
 }
 
+// An output whose shape a threshold changes before and after the fix
+// (examples/qat/qat_boxes_scaled_by_size.py): the largest values show what the fix did. In
+// PyTorch on this archive and input (fake quants on, then every fake_quant_enabled zeroed):
+// 584x4 rows up to 1.3658 once quantized, 585x4 up to 53.919 in float; the fixed archive's
+// quantized rows reach 53.642. Before: "shape differs -> shape differs" and nothing more.
+TEST_F(Fix, ShowsTheLargestValuesOfAnOutputWhoseShapeStaysChanged) {
+  const std::string name = "qat/qat_boxes_scaled_by_size";
+  auto r = run_qlint({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)});
+  EXPECT_NE(r.out.find("output 0: shape differs (585x4 in float, 584x4 once quantized; values up to 1.3658, float's "
+                       "up to 53.919) -> shape differs (585x4 in float, 584x4 once quantized; values up to 53.642, "
+                       "float's up to 53.919)"),
+            std::string::npos)
+      << r.out;
+}
+
 // A bias the model is given as an input (examples/zoo/given_padding_bias.py): the finding cannot
 // see what it holds and offers a quant point; --fix --input measures it, refuses the quant point,
 // says why, and writes nothing (before any refusal: "Resolved" with a fake quant of scale 39).

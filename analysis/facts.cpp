@@ -499,6 +499,37 @@ class FactsSolver {
       // A C++ quantize call is a stub of its own, on the call's line: the call says in which file.
       if (QuantPoint& p = it->second; p.file.empty() && p.line > 0 && p.line == n.loc.line) p.file = n.loc.file;
     });
+    in_execution_order(facts_.quant_calls_);
+  }
+
+  // The order in which a run from `forward` first reaches each node: a callee's nodes where it is
+  // called. Functions are listed callers first, so a stub that a child calls (`self.body(x)` on
+  // line 15, whose nn.Sequential holds the stub) would otherwise come after the parent's own call
+  // of it on line 16 (public round 21: "first applied on line 16" for the call on line 15).
+  void number_in_execution_order(const ir::Block& block, std::unordered_map<const ir::Node*, size_t>& order,
+                                 std::set<const ir::Function*>& entered, int depth) const {
+    constexpr int kMaxDepth = 64;  // nested calls followed; deeper ones keep the functions' order
+    for (const auto& node : block.nodes) {
+      order.emplace(node.get(), order.size());
+      for (const auto& inner : node->blocks) number_in_execution_order(*inner, order, entered, depth);
+      if (const ir::Function* callee = ir::callee_of(*facts_.model_, *node);
+          callee != nullptr && depth < kMaxDepth && entered.insert(callee).second)
+        number_in_execution_order(callee->body, order, entered, depth + 1);
+    }
+  }
+
+  void in_execution_order(std::vector<QuantCall>& calls) const {
+    const ir::Function* forward = facts_.model_->find_function("forward");
+    if (forward == nullptr) return;
+    std::unordered_map<const ir::Node*, size_t> order;
+    std::set<const ir::Function*> entered{forward};
+    number_in_execution_order(forward->body, order, entered, 0);
+    auto position = [&](const QuantCall& c) {
+      auto it = order.find(c.call);
+      return it == order.end() ? order.size() : it->second;  // not reached from forward: after, as listed
+    };
+    std::stable_sort(calls.begin(), calls.end(),
+                     [&](const QuantCall& a, const QuantCall& b) { return position(a) < position(b); });
   }
 
   // A value not reached yet knows only what its declared type says. A container holds what

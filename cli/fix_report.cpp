@@ -156,10 +156,23 @@ void verdict_text(std::ostream& out, const std::string& model, const rewriter::F
                                   [](const sim::OutputResult& o) { return !o.shape_difference.empty(); });
   size_t outputs =
       r.simulation_failures.size() - decisions - std::min(reshaped, r.simulation_failures.size() - decisions);
+  // A mask or indices fails by its values, not an SQNR; it is a failure of its own only where the
+  // simulation saw no decision change (rules/sim_divergence.cpp).
+  const size_t integer_outputs =
+      decisions > 0
+          ? 0
+          : std::min(outputs, static_cast<size_t>(std::count_if(
+                                  simulated.outputs.begin(), simulated.outputs.end(), [](const sim::OutputResult& o) {
+                                    return o.integer && o.shape_difference.empty() && o.differing_elements > 0;
+                                  })));
+  outputs -= integer_outputs;
   std::vector<std::string> what;
   if (comparisons) what.push_back("flips " + count(comparisons, "comparison", "comparisons"));
   if (integer_results) what.push_back("changes the integer results of " + count(integer_results, "op", "ops"));
   if (reshaped) what.push_back("changes the shape of " + count(reshaped, "output", "outputs"));
+  if (integer_outputs)
+    what.push_back("changes the values of " +
+                   count(integer_outputs, "bool or integer output", "bool or integer outputs"));
   if (outputs)
     what.push_back("keeps " + count(outputs, "output", "outputs") + " under " + rules::format_number(r.min_sqnr_db) +
                    " dB SQNR");

@@ -360,6 +360,16 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
         bottom == std::floor(bottom) && fits) {
       e.fake_quant.whole_up_to = static_cast<int64_t>(top);
       e.fake_quant.whole_from = static_cast<int64_t>(bottom);
+      // A graph op (a free function's value, which no module holds a clone for) takes scale 1 as
+      // it is, with a zero point that keeps the range on the grid (public round 21: torchvision's
+      // batched_nms class ids at a calibrated 0.0235, class 1 as 0.988).
+      if (!e.creates_stub()) {
+        e.fake_quant.scale = 1.0;
+        e.fake_quant.zero_point = std::clamp<int64_t>(0, e.fake_quant.quant_min - e.fake_quant.whole_from,
+                                                      e.fake_quant.quant_max - e.fake_quant.whole_up_to);
+        e.fake_quant.scale_source = "exact for the whole numbers " + std::to_string(e.fake_quant.whole_from) + ".." +
+                                    std::to_string(e.fake_quant.whole_up_to);
+      }
     }
     return "";
   };

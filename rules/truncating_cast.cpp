@@ -1,6 +1,8 @@
 // truncating-cast: a quantized float value cast to an integer (`.long()`, `int(x.item())`).
 // The cast truncates toward zero, so a whole number that quantization moved just below itself
 // (2.0 as 1.9997) loses one: class ids, counts and indices carried in a tensor come out wrong.
+#include <cctype>
+
 #include "ir/source_text.h"
 #include "ir/spelling.h"
 #include "rules/registry.h"
@@ -74,11 +76,21 @@ std::string converted_text(const ir::Model& model, const ir::Node& cast) {
   return text.empty() || text.size() > 120 ? "" : "`" + text + "`";
 }
 
-// The advice's spelling of rounding: a C++ float number (not a tensor) rounds with std::lround.
-std::string round_then_cast(const ir::Model& model, const ir::Node& cast) {
+// The advice's spelling of rounding: a C++ float number (not a tensor) rounds with std::lround; a
+// tensor cast to another integer type than int64 keeps its type (public round 18: a depth map
+// cast to `torch::kUInt8` was advised `torch::round(x).to(torch::kLong)`).
+std::string round_then_cast(const analysis::Facts& facts, const ir::Node& cast) {
+  const ir::Model& model = facts.model();
   if (model.language == ir::Language::Cxx && cast.inputs[0]->type.kind == ir::Type::Kind::Float)
     return "`std::lround(x)`";
-  return ir::spelling(model).round_then_cast;
+  const ir::DType to = facts.dtype(cast.output());
+  if (cast.kind != "aten::to" || to == ir::DType::Int64 || !ir::is_integral(to) || to == ir::DType::Bool)
+    return ir::spelling(model).round_then_cast;
+  std::string name = ir::dtype_name(to);  // "uint8"
+  if (model.language != ir::Language::Cxx) return "`torch.round(x).to(torch." + name + ")`";
+  name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));  // "Uint8"
+  if (name[0] == 'U') name = "UInt" + name.substr(4);                              // "UInt8"
+  return "`torch::round(x).to(torch::k" + name + ")`";
 }
 
 std::string message(const analysis::Facts& facts, const ir::Node& node) {
@@ -103,7 +115,7 @@ std::string message(const analysis::Facts& facts, const ir::Node& node) {
   return value + ", quantized by " + stubs +
          ", is cast to integers, which truncates toward zero: a whole number that quantization moves just below "
          "itself (2.0 as 1.9997) loses one; if the value is meant to be whole, round before the cast (" +
-         round_then_cast(facts.model(), node) +
+         round_then_cast(facts, node) +
          "); if the cast is meant to floor (a cell index from a coordinate), cast the float value " + from_float;
 }
 

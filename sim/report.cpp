@@ -123,6 +123,19 @@ std::string render_text(const Report& r) {
       out << "  " << o.name << ": its shape differs (" << o.shape_difference << "): a size the data decides changed\n";
       continue;
     }
+    // A mask or indices: how many values differ, as check and --fix judge them; no SQNR of class
+    // ids (public round 21: "SQNR 10.0 dB" for an argmax).
+    if (o.integer) {
+      const std::string m = std::to_string(o.elements);
+      out << "  " << o.name << " [" << shape_text(o.shape) << "] (bool or integer values): "
+          << (o.differing_elements > 0
+                  ? std::to_string(o.differing_elements) + " of " + m + " differ from float" +
+                        (o.rows_reordered ? "; other batches hold float's values in another order" : "")
+              : o.rows_reordered ? "the same " + m + " values as float, in another order (near-ties changed places)"
+                                 : "all " + m + " as in float")
+          << "\n";
+      continue;
+    }
     out << "  " << o.name << " [" << shape_text(o.shape) << "]: max abs error " << general(o.max_abs_error) << ", SQNR "
         << format_db(o.sqnr_db) << ", cosine " << fixed(o.cosine, 6) << "\n";
     if (o.rows_reordered)
@@ -174,6 +187,7 @@ nlohmann::json render_json(const Report& r) {
          {"shape_difference", o.shape_difference.empty() ? nlohmann::json() : nlohmann::json(o.shape_difference)},
          {"integer", o.integer},
          {"differing_elements", o.differing_elements},
+         {"elements", o.elements},
          {"rows_reordered", o.rows_reordered},
          {"positional_sqnr_db", json_number(o.positional_sqnr_db)}});
   for (const auto& c : r.comparisons) {

@@ -132,6 +132,7 @@ struct OutputResult {
   // applies to it. Its elements that differ from float's, over the batches of the same shape.
   bool integer = false;
   int64_t differing_elements = 0;
+  int64_t elements = 0;  // compared, over the batches of float's shape
   // The simulated output holds the float output's rows in another order (an NMS or a sort
   // whose near-ties changed places; sim/row_order.h): its error, SQNR and cosine are measured
   // with its rows paired with float's, and `positional_sqnr_db` is the SQNR position by position.

@@ -248,6 +248,12 @@ class Importer {
 
   void import_block(jit::Block& from, ir::Block& to) {
     for (jit::Value* in : from.inputs()) {
+      // A module handed in as an argument (a trace passes `self.quant` to a child whose
+      // nn.Sequential holds it too, or a lambda's module to a sublayer): the type's one instance,
+      // so that its calls are that instance's in every analysis (public round 21: a stub reached
+      // so was no quant point, and stayed quantized in the float run).
+      if (!module_paths_.count(in))
+        if (auto path = only_module_of_type(in->type())) module_paths_[in] = *path;
       values_[in] = fn_->add_param(to, in->debugName(), type_of(in));
       values_[in]->origin = in;
     }

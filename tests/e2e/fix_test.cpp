@@ -491,6 +491,31 @@ TEST_F(Fix, ASignGetsAnExactNewFakeQuant) {
   expect_guarantees(name, doc, fixed, {});
 }
 
+// Class ids cast to float in a scripted helper (examples/qat/qat_top_boxes_by_class.py, batched
+// NMS's coordinate trick): no module holds a clone there, so the new fake quant is a graph op,
+// given scale 1 (public round 21: a calibrated 0.0235 made class 1 into 0.988). The classes of the
+// top boxes come out in another order once quantized (near-ties among the scores), as the same
+// values: no divergence (public round 21: "14 of which differ").
+TEST_F(Fix, ClassIdsInAHelperGetScaleOneAndReorderedIdsAreNoDivergence) {
+  const std::string name = "qat/qat_top_boxes_by_class";
+  const std::string fixed = tmp("fixed.pt");
+  json doc = fix_json({"--fix", "--unsafe-fixes", "-o", fixed, "--input", example_input(name), example_model(name)});
+  const json& fix = doc["fixes"][0];
+  ASSERT_EQ(fix["applied"].size(), 1u) << fix.dump(2);
+  ASSERT_EQ(fix["applied"][0]["scales"].size(), 1u) << fix.dump(2);
+  const json& scale = fix["applied"][0]["scales"][0];
+  EXPECT_EQ(scale["scale"].get<double>(), 1.0) << scale;
+  EXPECT_EQ(scale["source"], "exact for the whole numbers 0..3") << scale;
+  EXPECT_TRUE(doc["diagnostics"].empty()) << doc["diagnostics"].dump(2);
+  auto r = run_qlint({"sim", "--format", "json", example_model(name), "--input", example_input(name)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json sim = json::parse(r.out);
+  const json& classes = sim["outputs"][1];
+  EXPECT_TRUE(classes["integer"].get<bool>()) << classes;
+  EXPECT_TRUE(classes["rows_reordered"].get<bool>()) << classes;
+  EXPECT_EQ(classes["differing_elements"].get<int64_t>(), 0) << classes;
+}
+
 // A box decoder reads the anchors' widths on two lines (examples/zoo/anchor_box_decode.py):
 // both reads get the one new stub (scripted) or fake quant (traced QAT), as a user quantizes
 // one tensor once, not a module per read with the same scale twice.

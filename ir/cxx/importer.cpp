@@ -241,11 +241,13 @@ std::vector<std::string> decode_list(const std::string& message, size_t& at) {
 }
 
 // What a file tells the others (ImportedFile), before its model: the `--archive` entries it
-// named, the functions that return a model's outputs (five fields each), the calls elsewhere.
+// named, the functions that return a model's outputs (six fields each), the calls elsewhere.
 std::string encode_archives(const ImportedFile& imported) {
   std::vector<std::string> returns;
-  for (const auto& [key, r] : imported.returns_model)
+  for (const auto& [key, r] : imported.returns_model) {
     for (const std::string* field : {&key, &r.function, &r.where, &r.archive, &r.why}) returns.push_back(*field);
+    returns.push_back(std::to_string(r.element));
+  }
   return encode_list(imported.archives_named) + encode_list(returns) +
          encode_list({imported.calls_elsewhere.begin(), imported.calls_elsewhere.end()}) +
          encode_list({imported.archive_parameters.begin(), imported.archive_parameters.end()});
@@ -255,8 +257,9 @@ std::string encode_archives(const ImportedFile& imported) {
 void decode_archives(const std::string& message, size_t& at, ImportedFile& result) {
   result.archives_named = decode_list(message, at);
   const std::vector<std::string> returns = decode_list(message, at);
-  for (size_t i = 0; i + 4 < returns.size(); i += 5)
-    result.returns_model[returns[i]] = {returns[i + 1], returns[i + 2], returns[i + 3], returns[i + 4]};
+  for (size_t i = 0; i + 5 < returns.size(); i += 6)
+    result.returns_model[returns[i]] = {returns[i + 1], returns[i + 2], returns[i + 3], returns[i + 4],
+                                        std::strtoll(returns[i + 5].c_str(), nullptr, 10)};
   const std::vector<std::string> calls = decode_list(message, at);
   result.calls_elsewhere.insert(calls.begin(), calls.end());
   const std::vector<std::string> parameters = decode_list(message, at);

@@ -455,6 +455,8 @@ class UnitLowering {
       if (std::optional<Sources> carried = field_of_parameter(written, *in)) return *carried;
     const ModelLoad own = archive_named_by(written);
     const int param = in != nullptr ? parameter_named(*in, written) : -1;
+    if (param < 0 && in != nullptr)
+      if (std::optional<Sources> differing = different_paths_joined(written, *in)) return *differing;
     if (param < 0) return {{{own, at}}, {}};
     if (passing_.count({in->getCanonicalDecl(), param})) return {};  // passes on what the other calls give
     const Sources& passed = passed_to(*in, param);
@@ -462,6 +464,33 @@ class UnitLowering {
                              passed.loads.begin()->first.conflict.empty();
     if (passed.loads.empty() || (one_unnamed && !own.archive.empty())) return {{{own, at}}, {}};
     return passed;
+  }
+
+  // A path joined from a parameter and more (`modelPath + suffix`): what the calls pass is not the
+  // archive, but calls that pass different paths load different archives, which one `--archive`
+  // for the expression as written would make one (public round 19 C++: a face detector's three
+  // subclasses, each passing its own archive to the base's `load(modelPath + suffix)`). nullopt
+  // when the calls pass one path, or the path joins no parameter.
+  std::optional<Sources> different_paths_joined(const Expr* written, const FunctionDecl& in) const {
+    const int param = parameter_joined(in, strip(written), 0);
+    if (param < 0 || passing_.count({in.getCanonicalDecl(), param})) return std::nullopt;
+    Sources passed = passed_to(in, param);
+    if (passed.loads.size() < 2) return std::nullopt;
+    passed.parameters.insert(
+        Lexer::getSourceText(CharSourceRange::getTokenRange(written->getSourceRange()), sm_, ctx_.getLangOpts()).str());
+    return passed;
+  }
+
+  // The parameter of `in` that a string sum (`a + b`, `a + "/" + b`) reads, -1 if none.
+  static int parameter_joined(const FunctionDecl& in, const Expr* e, int depth) {
+    constexpr int kMaxTerms = 8;
+    const auto* sum = dyn_cast_or_null<CXXOperatorCallExpr>(e);
+    if (sum == nullptr || sum->getOperator() != OO_Plus || sum->getNumArgs() != 2 || depth > kMaxTerms) return -1;
+    for (const Expr* term : {strip(sum->getArg(0)), strip(sum->getArg(1))}) {
+      if (const int param = parameter_named(in, term); param >= 0) return param;
+      if (const int param = parameter_joined(in, term, depth + 1); param >= 0) return param;
+    }
+    return -1;
   }
 
   // `c.model_path` of a parameter `c` (or of a field a constructor initialises from one:
@@ -2246,12 +2275,23 @@ class FunctionLowering {
   // of an `if`, EasyOCR's `return res;` in a `try` and an empty fallback after its `catch`),
   // the one run its arms hold, when they hold one.
   std::optional<ReturnedModel> run_of(const ir::Value* v, int depth) const {
-    static const std::set<std::string> same_values = {"cxx::toTensor", "cxx::toTuple",     "aten::cpu",
+    static const std::set<std::string> same_values = {"cxx::toTensor", "cxx::toTuple",     "cxx::elements", "aten::cpu",
                                                       "aten::detach",  "aten::contiguous", "aten::clone"};
     if (v == nullptr || depth > 8) return std::nullopt;
     if (auto run = runs_.find(v); run != runs_.end()) return run->second;
     if (v->producer == nullptr || v->producer->inputs.empty()) return std::nullopt;
     if (same_values.count(v->producer->kind)) return run_of(v->producer->inputs[0], depth + 1);
+    // An element of the outputs (`.toTuple()->elements()[2]`, public round 19 C++: dropped across
+    // files without a note), which the caller's file reads as that element of the archive's.
+    if (v->producer->kind == "prim::TupleIndex" && v->producer->inputs.size() == 2) {
+      std::optional<ReturnedModel> run = run_of(v->producer->inputs[0], depth + 1);
+      const ir::Node* index = v->producer->inputs[1]->producer;
+      const ir::Attr* value = index != nullptr && index->kind == "prim::Constant" ? index->attr("value") : nullptr;
+      if (!run || run->element >= 0 || value == nullptr || value->kind != ir::Attr::Kind::Int || value->i < 0)
+        return std::nullopt;
+      run->element = value->i;
+      return run;
+    }
     if (v->producer->kind != "prim::join") return std::nullopt;
     std::optional<ReturnedModel> found;
     for (const ir::Value* arm : v->producer->inputs) {
@@ -2287,12 +2327,21 @@ class FunctionLowering {
     if (!returned.archive.empty()) verdict = unit_.options_.archive_quantized(returned.archive);
     const ir::Type out_type = type.value_or(ir::Type::simple(ir::Type::Kind::Tuple));  // an IValue as a run's
     ir::Value* out = nullptr;
+    // One element of the outputs: quantized when the archive's is (class ids are not).
+    if (returned.element >= 0 && verdict.quantized.value_or(false) && !verdict.elements_quantized.empty() &&
+        (static_cast<size_t>(returned.element) >= verdict.elements_quantized.size() ||
+         !verdict.elements_quantized[static_cast<size_t>(returned.element)])) {
+      out = single("cxx::unquantized_model_output", {}, out_type, &call);
+      runs_[out] = returned;
+      return out;
+    }
     if (verdict.quantized.value_or(false)) {
       ir::Value* joined = single("prim::ListConstruct", inputs, ir::Type::simple(ir::Type::Kind::List), &call);
       out = stub_call(call, "the TorchScript model " + returned.archive, joined, out_type);
       out->producer->set_attr("model_outputs", ir::Attr::of_bool(true));
-      if (!verdict.elements_quantized.empty()) model_elements_[out] = verdict.elements_quantized;
-      if (!verdict.keys_quantized.empty()) model_keys_[out] = verdict.keys_quantized;
+      if (!verdict.elements_quantized.empty() && returned.element < 0)
+        model_elements_[out] = verdict.elements_quantized;
+      if (!verdict.keys_quantized.empty() && returned.element < 0) model_keys_[out] = verdict.keys_quantized;
     } else {
       out = single("cxx::" + callee.getNameAsString(), inputs, out_type, &call);
       if (!verdict.unread.empty())

@@ -33,6 +33,9 @@ struct ReturnedModel {
   std::string where;     // the model's run in its file: "net.cpp:3"
   std::string archive;   // the archive it runs there; "" when not known there
   std::string why;       // with no archive: why not, for the note at the call
+  // The element of the model's output tuple the function returns (`.toTuple()->elements()[2]`),
+  // -1 when it returns the outputs as they are.
+  int64_t element = -1;
 };
 
 struct Options {

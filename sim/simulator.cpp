@@ -1464,9 +1464,11 @@ void retarget_module_arguments(jit::Module& clone) {
   std::vector<jit::Node*> calls;
   for (const auto& g : graphs) collect_call_methods(*g->block(), calls);
   // A module passed on again (into a callee's callee) is reached once its first callee's
-  // parameter has the class: again until nothing changes.
+  // parameter has the class: again until nothing changes. A parameter whose calls pass modules of
+  // different classes keeps its own: no one class is right for all of them.
   for (bool changed = true; changed;) {
     changed = false;
+    std::map<jit::Value*, std::set<c10::ClassTypePtr>> passed_to;
     for (jit::Node* call : calls) {
       auto callee_class = call->input(0)->type()->cast<c10::ClassType>();
       if (!callee_class || !classes.count(callee_class.get())) continue;  // the original model's: left alone
@@ -1476,13 +1478,15 @@ void retarget_module_arguments(jit::Module& clone) {
       for (size_t i = 1; i < call->inputs().size() && i < graph->inputs().size(); ++i) {
         auto passed = call->input(i)->type()->cast<c10::ClassType>();
         auto declared = graph->inputs()[i]->type()->cast<c10::ClassType>();
-        if (passed && declared && passed != declared && declared->is_module() && classes.count(passed.get()) &&
-            !classes.count(declared.get())) {
-          graph->inputs()[i]->setType(passed);
-          changed = true;
-        }
+        if (passed && declared && passed != declared && declared->is_module() && !classes.count(declared.get()))
+          passed_to[graph->inputs()[i]].insert(passed);
       }
     }
+    for (const auto& [parameter, passed] : passed_to)
+      if (passed.size() == 1 && classes.count(passed.begin()->get())) {
+        parameter->setType(*passed.begin());
+        changed = true;
+      }
   }
 }
 

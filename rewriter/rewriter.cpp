@@ -259,6 +259,11 @@ bool needs_calibration(const Edit& e) { return e.kind == Edit::Kind::NewFakeQuan
 // inputs only to refuse what no scale quantizes, as for a new fake quant.
 bool is_new_stub_on_a_value(const Edit& e) { return e.kind == Edit::Kind::QuantizeOperand; }
 
+// How a scale of 1 for whole numbers is named in the summary: "exact for the whole numbers 0..3".
+std::string whole_numbers_source(int64_t from, int64_t up_to) {
+  return "exact for the whole numbers " + std::to_string(from) + ".." + std::to_string(up_to);
+}
+
 // The scale a new fake quant has: the edit's, or the one a cloned fused FakeQuantize computed
 // for itself from the range it was given.
 std::optional<NewScale> new_scale(const Edit& e, const torchscript::GraphRewriter& graph) {
@@ -270,9 +275,7 @@ std::optional<NewScale> new_scale(const Edit& e, const torchscript::GraphRewrite
     scale.module = ir::qualified_function_name(e.new_stub_owner, e.new_stub);
     scale.scale = start->scale;
     scale.zero_point = start->zero_point;
-    if (start->whole_up_to > 0)
-      scale.source = "exact for the whole numbers " + std::to_string(start->whole_from) + ".." +
-                     std::to_string(start->whole_up_to);
+    if (start->whole_up_to > 0) scale.source = whole_numbers_source(start->whole_from, start->whole_up_to);
   }
   return scale;
 }
@@ -367,8 +370,7 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
         e.fake_quant.scale = 1.0;
         e.fake_quant.zero_point = std::clamp<int64_t>(0, e.fake_quant.quant_min - e.fake_quant.whole_from,
                                                       e.fake_quant.quant_max - e.fake_quant.whole_up_to);
-        e.fake_quant.scale_source = "exact for the whole numbers " + std::to_string(e.fake_quant.whole_from) + ".." +
-                                    std::to_string(e.fake_quant.whole_up_to);
+        e.fake_quant.scale_source = whole_numbers_source(e.fake_quant.whole_from, e.fake_quant.whole_up_to);
       }
     }
     return "";

@@ -18,6 +18,12 @@ namespace qlint::rules {
 
 namespace {
 
+// The quant point a call applies, as messages name it (`self.quant`).
+std::string point_name(const analysis::Facts& facts, const analysis::QuantCall& call) {
+  const analysis::QuantPoint* point = facts.quant_point(call.point);
+  return point ? analysis::describe(*point) : "`" + call.point + "`";
+}
+
 // Whether the statement at `loc` calls the quant point's module twice (`self.emb(a) +
 // self.emb(b * 10.0)`, `self.g(self.quant(a), self.quant(b))`): a trace gives both calls the
 // statement's location, as it gives a loop's copies, but the text tells them apart (public round
@@ -111,8 +117,7 @@ Edit unroll_edit(const ir::Node& loop, int64_t trips) {
 
 void report_loop_reuse(const analysis::Facts& facts, const analysis::QuantCall& call, const ir::Node& loop,
                        std::vector<Diagnostic>& out) {
-  const analysis::QuantPoint* point = facts.quant_point(call.point);
-  std::string name = point ? analysis::describe(*point) : "`" + call.point + "`";
+  const std::string name = point_name(facts, call);
   Diagnostic d = quant_call_diagnostic(
       reused_stub_rule(), facts, call,
       name +
@@ -296,8 +301,7 @@ bool result_dropped_by_trace(const analysis::QuantCall& call) {
 
 Diagnostic dropped_call_diagnostic(const analysis::Facts& facts, const analysis::QuantCall& first,
                                    const analysis::QuantCall& call) {
-  const analysis::QuantPoint* point = facts.quant_point(call.point);
-  const std::string name = point ? analysis::describe(*point) : "`" + call.point + "`";
+  const std::string name = point_name(facts, call);
   Diagnostic d = quant_call_diagnostic(
       reused_stub_rule(), facts, call,
       name +
@@ -339,11 +343,9 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     }
     auto [it, is_first] = first.emplace(call.point, &call);
     if (is_first || again || applied_again_to_one_kind(facts, *it->second, call)) continue;
-    const analysis::QuantPoint* point = facts.quant_point(call.point);
-    std::string name = point ? analysis::describe(*point) : "`" + call.point + "`";
-    std::string message = name + " is applied to a second tensor" + first_use(facts, *it->second, call) +
-                          shared_scale_consequence(facts.model(), call.point) + "; give each tensor " +
-                          ir::spelling(facts.model()).its_own_stub;
+    std::string message = point_name(facts, call) + " is applied to a second tensor" +
+                          first_use(facts, *it->second, call) + shared_scale_consequence(facts.model(), call.point) +
+                          "; give each tensor " + ir::spelling(facts.model()).its_own_stub;
     Diagnostic d = quant_call_diagnostic(reused_stub_rule(), facts, call, message);
     Edit clone;
     clone.kind = Edit::Kind::CloneStub;

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -632,6 +633,14 @@ bool is_comparison(const jit::Node& n) {
   return ops.count(n.kind().toQualString()) && n.outputs().size() == 1 && n.output()->type()->cast<c10::TensorType>();
 }
 
+// Every node of `block` and of the blocks nested in it, in order.
+void collect_nodes(jit::Block* block, std::vector<jit::Node*>& out) {
+  for (jit::Node* n : block->nodes()) {
+    out.push_back(n);
+    for (jit::Block* inner : n->blocks()) collect_nodes(inner, out);
+  }
+}
+
 // Instruments a copy of the model through the graph rewriter: an observer/fake-quantize op after
 // every quant point, a probe after every comparison.
 class Instrumenter {
@@ -672,7 +681,7 @@ class Instrumenter {
   void note_call_sites(const std::string& owner, jit::Graph& g) {
     if (g.inputs().empty()) return;
     std::vector<jit::Node*> nodes;
-    collect(g.block(), nodes);
+    collect_nodes(g.block(), nodes);
     for (jit::Node* n : nodes) {
       if (n->kind() != c10::prim::CallMethod || n->inputs().empty()) continue;
       std::optional<std::string> callee = attribute_path(n->input(0), g.inputs()[0]);
@@ -705,7 +714,7 @@ class Instrumenter {
   void graph(const std::shared_ptr<jit::Graph>& g, const std::string& function) {
     if (!visited_.insert(g.get()).second) return;
     std::vector<jit::Node*> nodes;
-    collect(g->block(), nodes);
+    collect_nodes(g->block(), nodes);
     function_ = function;
     int8_outputs_ = std::count_if(nodes.begin(), nodes.end(), [](jit::Node* n) { return is_int8_output(*n); });
     // Before the nodes are instrumented, which replaces some of them (and their values' names).
@@ -747,13 +756,6 @@ class Instrumenter {
     at::Tensor wrapped = value.clone();  // the clone's own: the caller's model stays as it was
     wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
     constant.t_(jit::attr::value, wrapped);
-  }
-
-  void collect(jit::Block* block, std::vector<jit::Node*>& out) {
-    for (jit::Node* n : block->nodes()) {
-      out.push_back(n);
-      for (jit::Block* inner : n->blocks()) collect(inner, out);
-    }
   }
 
   void instrument(jit::Graph& g, jit::Node* n) {
@@ -1441,13 +1443,6 @@ struct Prepared {
   torchscript::SourceLines lines;  // filled by the instrumenter's source locations; unused after
 };
 
-void collect_call_methods(jit::Block& block, std::vector<jit::Node*>& out) {
-  for (jit::Node* n : block.nodes()) {
-    if (n->kind() == c10::prim::CallMethod) out.push_back(n);
-    for (jit::Block* inner : n->blocks()) collect_call_methods(*inner, out);
-  }
-}
-
 // A module handed to a method as an argument (a trace passes `self.quant` to a child whose
 // nn.Sequential holds it too, or a lambda's module to a sublayer) has, as the callee's parameter,
 // a class of its own that the trace made, which no module of the model has: the interpreter calls
@@ -1461,8 +1456,10 @@ void retarget_module_arguments(jit::Module& clone) {
     classes.insert(m.value.type().get());
     for (const auto& method : m.value.get_methods()) graphs.push_back(method.graph());
   }
-  std::vector<jit::Node*> calls;
-  for (const auto& g : graphs) collect_call_methods(*g->block(), calls);
+  std::vector<jit::Node*> nodes, calls;
+  for (const auto& g : graphs) collect_nodes(g->block(), nodes);
+  std::copy_if(nodes.begin(), nodes.end(), std::back_inserter(calls),
+               [](const jit::Node* n) { return n->kind() == c10::prim::CallMethod; });
   // A module passed on again (into a callee's callee) is reached once its first callee's
   // parameter has the class: again until nothing changes. A parameter whose calls pass modules of
   // different classes keeps its own: no one class is right for all of them.

@@ -1499,17 +1499,22 @@ class FunctionLowering {
     return element_of_tuple(tuple, int_constant(index), *type, call);
   }
 
+  // The integer a constant holds (a tuple's index), nullopt for any other value.
+  static std::optional<int64_t> int_constant_of(const ir::Value* v) {
+    const ir::Node* n = v != nullptr ? v->producer : nullptr;
+    const ir::Attr* value = n != nullptr && n->kind == "prim::Constant" ? n->attr("value") : nullptr;
+    if (value == nullptr || value->kind != ir::Attr::Kind::Int) return std::nullopt;
+    return value->i;
+  }
+
   // Element `index` of a tuple, as TorchScript's prim::TupleIndex. An element of a model's output
   // tuple that carries no quantization (a bool mask, class ids: ArchiveVerdict::elements_quantized),
   // or that the model does not return, is a value of its own, not the model's quantized output.
   ir::Value* element_of_tuple(ir::Value* tuple, ir::Value* index, ir::Type type, const Expr& at) {
     if (auto elements = model_elements_.find(tuple); elements != model_elements_.end()) {
-      const ir::Attr* i = index->producer != nullptr && index->producer->kind == "prim::Constant"
-                              ? index->producer->attr("value")
-                              : nullptr;
-      if (i != nullptr && i->kind == ir::Attr::Kind::Int &&
-          (i->i < 0 || static_cast<size_t>(i->i) >= elements->second.size() ||
-           !elements->second[static_cast<size_t>(i->i)]))
+      const std::optional<int64_t> i = int_constant_of(index);
+      if (i &&
+          (*i < 0 || static_cast<size_t>(*i) >= elements->second.size() || !elements->second[static_cast<size_t>(*i)]))
         return single("cxx::unquantized_model_output", {}, std::move(type), &at);
     }
     return single("prim::TupleIndex", {tuple, index}, std::move(type), &at);
@@ -2285,11 +2290,9 @@ class FunctionLowering {
     // files without a note), which the caller's file reads as that element of the archive's.
     if (v->producer->kind == "prim::TupleIndex" && v->producer->inputs.size() == 2) {
       std::optional<ReturnedModel> run = run_of(v->producer->inputs[0], depth + 1);
-      const ir::Node* index = v->producer->inputs[1]->producer;
-      const ir::Attr* value = index != nullptr && index->kind == "prim::Constant" ? index->attr("value") : nullptr;
-      if (!run || run->element >= 0 || value == nullptr || value->kind != ir::Attr::Kind::Int || value->i < 0)
-        return std::nullopt;
-      run->element = value->i;
+      const std::optional<int64_t> index = int_constant_of(v->producer->inputs[1]);
+      if (!run || run->element >= 0 || !index || *index < 0) return std::nullopt;
+      run->element = *index;
       return run;
     }
     if (v->producer->kind != "prim::join") return std::nullopt;

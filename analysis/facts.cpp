@@ -486,6 +486,25 @@ class FactsSolver {
     return unpack.kind == "prim::TupleUnpack" && !unpack.outputs.empty() ? unpack.outputs.back() : out;
   }
 
+  // The tensor a quant call quantizes: its first argument, or the one its method hands to the
+  // quantize op. A trace that reaches one FakeQuantize from two modules (a stub called directly
+  // and also held by an nn.Sequential) passes the first module's buffers as arguments before the
+  // tensor, `forward(observer_enabled, fake_quant_enabled, scale, zero_point, mask)` (public
+  // round 22's Annotated Transformer: its fix read `observer_enabled` as the mask's float values,
+  // and failed verification).
+  const ir::Value* quantized_argument(const ir::Node& call, const QuantPoint& point) const {
+    const ir::Function* callee = ir::callee_of(*facts_.model_, call);
+    if (callee != nullptr && point.node != nullptr)
+      for (const auto& node : callee->body.nodes) {
+        if (node->kind != point.node->kind || node->inputs.empty()) continue;
+        const auto& params = callee->body.params;
+        const auto at = std::find(params.begin(), params.end(), node->inputs[0]);
+        if (at != params.end() && static_cast<size_t>(at - params.begin()) < call.inputs.size())
+          return call.inputs[static_cast<size_t>(at - params.begin())];
+      }
+    return call.inputs[1];
+  }
+
   // Every call that quantizes: stub calls, and calls of modules whose method holds an
   // in-graph quantize op (a traced QAT model's FakeQuantize).
   void collect_quant_calls() {
@@ -494,8 +513,8 @@ class FactsSolver {
       if (it == facts_.quant_points_.end() || is_weight_quantizer(path)) return;  // weights are no tensor
       if (it->second.node == nullptr && facts_.stub_call(n) != StubKind::Quant) return;
       auto key = call_view_keys_.find(&n);
-      facts_.quant_calls_.push_back(
-          {path, &n, n.inputs[1], quantized_tensor_of(n), key == call_view_keys_.end() ? path : key->second});
+      facts_.quant_calls_.push_back({path, &n, quantized_argument(n, it->second), quantized_tensor_of(n),
+                                     key == call_view_keys_.end() ? path : key->second});
       // A C++ quantize call is a stub of its own, on the call's line: the call says in which file.
       if (QuantPoint& p = it->second; p.file.empty() && p.line > 0 && p.line == n.loc.line) p.file = n.loc.file;
     });
@@ -886,6 +905,9 @@ class FactsSolver {
       merged.views[id] = false;
     } else if (is_dequantize_op(n.kind)) {
       merged.domain.clear();
+      // The quant point's values, in float: a column read after it is still the point's (a
+      // joined mask read back through `q.dequantize().select(1, 4)`, public C++ round 18).
+      for (const auto& [point, was_part] : get(n.inputs[0]).views) merged.views[point] = was_part;
     } else if (gives_a_sign(n.kind)) {
       // Exact, as a comparison's result: the decision may flip, no value is off the grid.
       merged.sources.clear();

@@ -255,6 +255,7 @@ class Planner {
     if (nearest_ == nullptr) nearest_ = call.call;
     if (call.call != nearest_) plan_.identity_calls.insert(call.call);  // the identity in float
     plan_.quant_outputs[call.output] = call.call;
+    plan_.call_inputs[call.call] = call.input;
     visit(call.input);
   }
 

@@ -28,6 +28,13 @@ struct FloatShadowPlan {
   // unpacks from a FakeQuantize call that hands its observer's state on), each with its call,
   // whose tensor argument is the twin: the stub call's, and every other one on the way.
   std::map<const ir::Value*, const ir::Node*> quant_outputs;
+  // The tensor each quant or DeQuantStub call on the way passes through (QuantCall::input: not
+  // always its first argument), which stands in for its output in float.
+  std::map<const ir::Node*, const ir::Value*> call_inputs;
+  const ir::Value* passed_through(const ir::Node& call) const {
+    auto it = call_inputs.find(&call);
+    return it != call_inputs.end() ? it->second : call.inputs.at(1);
+  }
   // The calls from the function the value comes back to (the stub call's, or a caller of the
   // callees in `returned`) down to the consumer's, outermost first: each callee gets a copy
   // that takes the float values it needs as extra parameters.

@@ -56,6 +56,13 @@ std::string model_run_elsewhere(const std::string& attr) {
          ir::printable(where, 200) + ", and " + ir::printable(why, 400) + "; qlint counts these outputs as unquantized";
 }
 
+// "`Net::module_` is loaded in net.cpp:12, and its archive is named by `path` there: ...".
+std::string model_field_loaded_elsewhere(const std::string& attr) {
+  const auto [field, where, why] = three_lines(attr);
+  return "`" + ir::printable(field, 200) + "` is loaded in " + ir::printable(where, 200) + ", and " +
+         ir::printable(why, 400) + "; qlint counts this model's outputs as unquantized";
+}
+
 // A model run whose archive qlint could not read, or could not name: its outputs counted as
 // unquantized.
 void notes_of(const ir::Node& n, std::vector<ToolNote>& out) {
@@ -83,6 +90,7 @@ void notes_of(const ir::Node& n, std::vector<ToolNote>& out) {
         "` holds (it follows a `torch::jit::load` into a variable, a field or a smart pointer of this file, and "
         "the functions of the file that return one); qlint counts this model's outputs as unquantized");
   if (const ir::Attr* elsewhere = str("elsewhere_model")) add(model_run_elsewhere(elsewhere->s));
+  if (const ir::Attr* field = str("elsewhere_field")) add(model_field_loaded_elsewhere(field->s));
   if (const ir::Attr* field = str("unfollowed_field")) {
     const size_t cut = field->s.find('\n');
     add("`" + ir::printable(field->s.substr(0, cut), 200) +

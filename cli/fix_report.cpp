@@ -7,6 +7,7 @@
 
 #include "analysis/comparisons.h"
 #include "cli/render.h"
+#include "rewriter/never_worse.h"
 #include "rules/support.h"
 #include "sim/report.h"
 
@@ -74,8 +75,10 @@ void verification_text(std::ostream& out, const rewriter::FixResult& r) {
       continue;
     }
     const sim::SqnrChange sqnr = sim::sqnr_change(was, is);
+    const std::string kept = rewriter::why_a_lower_sqnr_is_kept(sqnr, before.bits);
     out << "SQNR " << sim::format_db(sqnr.was_db) << " -> " << sim::format_db(sqnr.is_db)
-        << (sqnr.footing.empty() ? "" : " (" + sqnr.footing + ")") << "\n";
+        << (sqnr.footing.empty() ? "" : " (" + sqnr.footing + ")")
+        << (kept.empty() ? "" : " (lower, kept: " + kept + ")") << "\n";
   }
   auto [b_diff, b_all] = flips(before);
   auto [a_diff, a_all] = flips(v.after);

@@ -83,7 +83,21 @@ std::string sqnr_text(const sim::SqnrChange& sqnr) {
          (sqnr.footing.empty() ? "" : " (" + sqnr.footing + ")");
 }
 
+// Lower, but not by more than the slack, or to where nothing an accelerator could keep is lost.
+bool loss_allowed(const sim::SqnrChange& sqnr, int bits) {
+  return !(sqnr.is_db < sqnr.was_db - kSqnrSlackDb) || as_exact_as_the_format(sqnr.is_db, bits);
+}
+
 }  // namespace
+
+std::string why_a_lower_sqnr_is_kept(const sim::SqnrChange& sqnr, int bits) {
+  if (!(sqnr.is_db < sqnr.was_db) || !loss_allowed(sqnr, bits)) return "";
+  if (!(sqnr.is_db < sqnr.was_db - kSqnrSlackDb))
+    return "within the " + sim::format_db(kSqnrSlackDb) +
+           " a new quant point may cost a value the original simulation left in float";
+  return sim::format_db(ideal_sqnr_db(bits - 1)) + " or more, within one bit of the int" + std::to_string(bits) +
+         " ideal: nothing an accelerator could keep is lost";
+}
 
 std::vector<std::string> harm_done(const sim::Report& before, const sim::Report& after, double min_sqnr_db) {
   std::vector<std::string> harm;
@@ -98,7 +112,7 @@ std::vector<std::string> harm_done(const sim::Report& before, const sim::Report&
     else if (std::isnan(is.sqnr_db) && !std::isnan(was.sqnr_db))
       harm.push_back(is.name + change +
                      " (not a number: the quantized output holds NaN or infinity where the float one does not)");
-    else if (sqnr.is_db < sqnr.was_db - kSqnrSlackDb && !as_exact_as_the_format(sqnr.is_db, before.bits))
+    else if (!loss_allowed(sqnr, before.bits))
       harm.push_back(is.name + change);
     else if (sqnr.is_db < min_sqnr_db && sqnr.was_db >= min_sqnr_db)
       harm.push_back(is.name + change + ", under the threshold " + sim::format_db(min_sqnr_db));

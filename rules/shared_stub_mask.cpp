@@ -484,12 +484,21 @@ std::optional<Fix> mask_path_fix(const analysis::Facts& facts, const std::vector
 // Form (a) where the joined tensor is only used whole (a layer reads the mask as a feature
 // channel): that layer has one input scale, so separate stubs before the `cat` would be joined
 // onto one grid again; the mask must be passed beside the data.
-Diagnostic joined_mask_diagnostic(const analysis::Facts& facts, const analysis::QuantCall& call) {
+// Where its columns are read back instead (`d.select(1, 0) * d.select(1, 1)` after a dequantize,
+// public C++ round 18), qlint does not tell which of them is the mask, and says that.
+Diagnostic joined_mask_diagnostic(const analysis::Facts& facts, const PointUsers& users,
+                                  const analysis::QuantCall& call) {
   Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call,
                                        message(facts, call, "its input concatenates them", false));
-  d.notes.push_back(
-      "no automatic fix: the joined tensor is used whole, as one input with one scale; pass the mask beside the data, "
-      "with its own stub, and gate the data with it");
+  const bool read_back = std::any_of(users.of(call.view_key).begin(), users.of(call.view_key).end(), [&](auto* n) {
+    return std::any_of(n->inputs.begin(), n->inputs.end(),
+                       [&](const ir::Value* in) { return is_view_of(facts, in, call.view_key, true); });
+  });
+  d.notes.push_back(read_back
+                        ? "no automatic fix: its columns are read back, and qlint does not tell which of them "
+                          "the mask is; pass the mask beside the data, with its own stub, and gate the data with it"
+                        : "no automatic fix: the joined tensor is used whole, as one input with one scale; pass "
+                          "the mask beside the data, with its own stub, and gate the data with it");
   return d;
 }
 
@@ -512,7 +521,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     // without the mask, as eq-nonzero-const finds too.
     if (joined && mask_exact_at_stated_scale(facts, call.point)) continue;
     if (joined && mask_uses.empty()) {
-      out.push_back(joined_mask_diagnostic(facts, call));
+      out.push_back(joined_mask_diagnostic(facts, users, call));
       continue;
     }
     // A joined call quantizes data by construction (the cat's other parts): its mask column read

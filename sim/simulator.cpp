@@ -611,6 +611,19 @@ void int8_point_op(jit::Stack& stack) {
   p.observer.observe(x.dequantize());
 }
 
+// qlint::weight_fake_quant(Tensor quantized, Tensor x) -> Tensor: after a per-channel fake quant
+// (the default QAT qconfig's weights): its float input in the float run, as PyTorch's float model
+// (`disable_fake_quant`) computes, and its own result in the simulated one. Before, it ran in both,
+// so the float reference kept rounded weights with the default qconfig and not with a plain one
+// (public round 22: NanoDet "4 boxes in float" where PyTorch's float model keeps 3).
+void weight_fake_quant_op(jit::Stack& stack) {
+  at::Tensor x = jit::pop(stack).toTensor();
+  at::Tensor quantized = jit::pop(stack).toTensor();
+  const bool in_float = g_session->mode == Mode::Float || g_session->weights_in_float;
+  if (g_session->mode == Mode::Simulate) g_session->weights_quantized = true;
+  jit::push(stack, in_float ? x : quantized);
+}
+
 jit::RegisterOperators g_ops({
     jit::Operator("qlint::quant_point(Tensor x, Any stub, int site) -> Tensor", quant_point_op,
                   c10::AliasAnalysisKind::CONSERVATIVE),
@@ -620,6 +633,8 @@ jit::RegisterOperators g_ops({
     jit::Operator("qlint::probe(Tensor x, int id, Any operand) -> Tensor", probe_op,
                   c10::AliasAnalysisKind::CONSERVATIVE),
     jit::Operator("qlint::observe(Tensor x, str value) -> Tensor", observe_op, c10::AliasAnalysisKind::CONSERVATIVE),
+    jit::Operator("qlint::weight_fake_quant(Tensor quantized, Tensor x) -> Tensor", weight_fake_quant_op,
+                  c10::AliasAnalysisKind::CONSERVATIVE),
     jit::Operator("qlint::layer(Tensor x, Any module, int site) -> Tensor", layer_op,
                   c10::AliasAnalysisKind::CONSERVATIVE),
     jit::Operator("qlint::int8_point(Tensor x, Any module, str value, str op, int site) -> Tensor", int8_point_op,
@@ -781,6 +796,8 @@ class Instrumenter {
       note_int8_point(g, n);
     } else if (const analysis::QuantOpOperands* operands = per_tensor_fake_quantize(*n)) {
       replace_fake_quantize(g, n, *operands);
+    } else if (per_channel_fake_quantize(*n)) {
+      rewriter_.insert_after(n, "qlint::weight_fake_quant", {n->output(), n->input(0)});
     } else if (const int output = decision_output(*n); output >= 0) {
       ProbeState probe = new_probe(kind, *n);
       probe.integer_result = true;
@@ -931,6 +948,13 @@ class Instrumenter {
       if (auto value = jit::toIValue(n.input(static_cast<size_t>(operands->channel_axis))); value && value->isInt())
         axis = value->toInt();
     return operands->per_tensor(axis) ? operands : nullptr;
+  }
+
+  // A per-channel fake quant (weights; the float run keeps its input, weight_fake_quant_op).
+  static bool per_channel_fake_quantize(const jit::Node& n) {
+    const analysis::QuantOpOperands* operands = analysis::quant_op_operands(n.kind().toQualString());
+    return operands != nullptr && operands->fake && n.outputs().size() == 1 && n.inputs().size() > 0 &&
+           per_tensor_fake_quantize(n) == nullptr;
   }
 
   // The FakeQuantize's module (its method's `self`) names the quant point; a fake quant with a

@@ -97,6 +97,17 @@ TEST(NeverWorse, AnOutputAsExactAsTheFormatIsNotHarmed) {
   EXPECT_EQ(harm_done(report(8, 20.5, {}), report(8, 19.8, {}), 20).size(), 1u);
 }
 
+// What the summary says of a kept loss (public round 21's Social-STGCNN: 13.8 -> 13.4 dB under
+// "Resolved", with no word about it): why it was allowed, and nothing for a gain or for harm.
+TEST(NeverWorse, AKeptLossSaysWhyItWasAllowed) {
+  EXPECT_EQ(why_a_lower_sqnr_is_kept({13.8, 13.4, ""}, 8),
+            "within the 1.0 dB a new quant point may cost a value the original simulation left in float");
+  EXPECT_EQ(why_a_lower_sqnr_is_kept({137.0, 96.6, ""}, 16),
+            "92.1 dB or more, within one bit of the int16 ideal: nothing an accelerator could keep is lost");
+  EXPECT_EQ(why_a_lower_sqnr_is_kept({13.4, 13.8, ""}, 8), "") << "a gain";
+  EXPECT_EQ(why_a_lower_sqnr_is_kept({20.5, 19.0, ""}, 8), "") << "harm: dropped, never kept";
+}
+
 sim::Report reordered_report(double paired_db, double positional_db) {
   sim::Report r = report(8, paired_db, {});
   r.outputs[0].rows_reordered = true;

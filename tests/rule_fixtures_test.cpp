@@ -1,7 +1,7 @@
 // Runs every rule over each text-IR fixture in tests/fixtures/rules and compares the
 // diagnostics with the expectations written inline on the line of the node that must trigger:
 // `# expect: rule-id[, rule-id]`, each id optionally followed by `{{text}}`, text the
-// diagnostic's message must contain (`# expect: eq-nonzero-const {{compares}}`). Any
+// diagnostic's message (or one of its notes) must contain (`# expect: eq-nonzero-const {{compares}}`). Any
 // diagnostic without an expectation fails the test, so a fixture without expectations asserts
 // silence.
 #include <gtest/gtest.h>
@@ -69,7 +69,11 @@ TEST_P(RuleFixture, DiagnosticsMatchInlineExpectations) {
   ASSERT_TRUE(ir::verify(parsed.model).empty());
   auto facts = analysis::Facts::compute(parsed.model);
   std::multimap<Finding, std::string> actual;  // -> the diagnostic's message
-  for (const auto& d : rules::run_all(facts)) actual.insert({{parsed.node_lines.at(d.node), d.rule}, d.message});
+  for (const auto& d : rules::run_all(facts)) {
+    std::string text = d.message;  // and its notes, which `{{...}}` may match too
+    for (const auto& note : d.notes) text += "\n  note: " + note;
+    actual.insert({{parsed.node_lines.at(d.node), d.rule}, text});
+  }
   std::vector<std::string> errors;
   std::vector<Expectation> expected = expected_findings(text, errors);
   for (const auto& error : errors) ADD_FAILURE() << GetParam() << ":" << error;

@@ -23,4 +23,6 @@ std::string function_key(const clang::FunctionDecl& fd) {
   return key;
 }
 
+std::string model_field_key(const clang::FieldDecl& field) { return "field " + field.getQualifiedNameAsString(); }
+
 }  // namespace qlint::cxx

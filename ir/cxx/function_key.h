@@ -17,4 +17,8 @@ std::string function_key(const clang::FunctionDecl& fd);
 // The function as a user writes it in a message: "Net::predict", "Net::forward<at::Tensor>".
 std::string function_display(const clang::FunctionDecl& fd);
 
+// A model field under the same map as the functions: "field Net::module_" (a field's qualified
+// name cannot start with "field "), for the file whose method runs a model another file loads.
+std::string model_field_key(const clang::FieldDecl& field);
+
 }  // namespace qlint::cxx

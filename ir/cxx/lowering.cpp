@@ -922,7 +922,36 @@ class UnitLowering {
       for (const FieldDecl* f : record->fields())
         if (f->hasInClassInitializer()) note(f, f->getInClassInitializer());
     // A field or global set from different archives is none of them: a note at its runs lists them.
-    for (const auto& [stored, sources] : seen) stored_loads_[stored] = one_of(sources);
+    for (const auto& [stored, sources] : seen) {
+      stored_loads_[stored] = one_of(sources);
+      if (const auto* field = dyn_cast<FieldDecl>(stored))
+        tell_of_model_field(*field, stored_loads_[stored], sources.loads.begin()->second);
+    }
+  }
+
+  // Why a model run (or a field's load) has no archive here, for the note in another file that
+  // uses it, when the run's own note says more than that qlint does not see it; else "".
+  static std::string why_unlinked(const std::string& variable, bool conflict, bool ambiguous) {
+    if (!variable.empty())
+      return "its archive is named by `" + variable + "` there: give its path with " + ir::archive_flag(variable);
+    if (conflict) return "it is loaded from different archives there (see the note at the run)";
+    if (ambiguous) return "the `--archive` for it there fits several variables (see the note at the run)";
+    return "";
+  }
+
+  // A model field this file loads, told to the files whose methods run it: a base class's
+  // constructor in its own file loads `module_`, a derived class's method in another runs it
+  // (public C++ round 19's pytorch_enet_ros: its outputs counted as unquantized, and
+  // `--archive filename=PATH` for the loader's parameter had no effect there).
+  void tell_of_model_field(const FieldDecl& field, const ModelLoad& load, SourceLocation at) {
+    ReturnedModel told;
+    told.function = field.getQualifiedNameAsString();
+    const ir::SourceLoc loc = location(SourceRange(at, at));
+    told.where = std::filesystem::path(loc.file).filename().string() + ":" + std::to_string(loc.line);
+    told.archive = load.archive;
+    told.why = why_unlinked(load.variable, !load.conflict.empty(), !load.ambiguous.empty());
+    if (told.why.empty() && told.archive.empty()) told.why = "qlint does not see which archive it loads there";
+    returns_model_[model_field_key(field)] = told;
   }
 
   // `*module = torch::jit::load(path)` (detector_desktop's loader, after
@@ -1644,6 +1673,8 @@ class FunctionLowering {
     if (vars_.count(decl) == 0)
       if (auto load = unit_.stored_loads_.find(decl); load != unit_.stored_loads_.end())
         return vars_[decl] = model_value(load->second, member);
+    if (vars_.count(decl) == 0)
+      if (ir::Value* loaded = model_field_loaded_elsewhere(*decl, member)) return vars_[decl] = loaded;
     auto type = ir_type(member.getType());
     if (!type) return vars_.count(decl) != 0 ? vars_[decl] : nullptr;
     auto it = vars_.find(decl);
@@ -1653,6 +1684,25 @@ class FunctionLowering {
     vars_[decl] = v;
     if (isa<FieldDecl>(decl) && type->is_tensor()) unit_.field_reads_.push_back({v->producer, decl, fd_});
     return v;
+  }
+
+  // A model field another file loads (Options::returned_models, under model_field_key): that
+  // archive; without one there, a model whose note says why. Null for any other field.
+  ir::Value* model_field_loaded_elsewhere(const ValueDecl& decl, const MemberExpr& member) {
+    const auto* field = dyn_cast<FieldDecl>(&decl);
+    if (field == nullptr || !holds_module(field->getType()) || !unit_.options_.archive_quantized) return nullptr;
+    const std::string key = model_field_key(*field);
+    unit_.calls_elsewhere_.insert(key);
+    auto found = unit_.options_.returned_models.find(key);
+    if (found == unit_.options_.returned_models.end()) return nullptr;
+    const ReturnedModel& loaded = found->second;
+    UnitLowering::ModelLoad load;
+    load.archive = loaded.archive;
+    ir::Value* model = model_value(load, member);
+    if (loaded.archive.empty())
+      model->producer->set_attr("field_loaded_elsewhere",
+                                ir::Attr::of_str(loaded.function + "\n" + loaded.where + "\n" + loaded.why));
+    return model;
   }
 
   // The declaration an assignment's left side names, if it is a variable or a field.
@@ -2236,6 +2286,9 @@ class FunctionLowering {
     const ir::Attr* unfollowed = module && module->producer ? module->producer->attr("unfollowed_loader") : nullptr;
     if (unfollowed != nullptr && unit_.options_.archive_quantized)
       out->producer->set_attr("unfollowed_model", *unfollowed);
+    const ir::Attr* elsewhere = module && module->producer ? module->producer->attr("field_loaded_elsewhere") : nullptr;
+    if (elsewhere != nullptr && unit_.options_.archive_quantized)
+      out->producer->set_attr("elsewhere_field", *elsewhere);
     // A model taken from a std::vector or std::map: not followed to its archive, which a note says
     // (else its outputs would count as unquantized without a word).
     const bool loaded = module != nullptr && module->producer != nullptr && module->producer->kind == "cxx::load";
@@ -2254,14 +2307,11 @@ class FunctionLowering {
     const ir::SourceLoc loc = unit_.location(call.getSourceRange());
     seen.where = std::filesystem::path(loc.file).filename().string() + ":" + std::to_string(loc.line);
     seen.archive = archive;
-    if (const ir::Attr* variable = run.attr("unnamed_archive"))
-      seen.why =
-          "its archive is named by `" + variable->s + "` there: give its path with " + ir::archive_flag(variable->s);
-    else if (run.attr("archive_conflict") != nullptr)
-      seen.why = "it is loaded from different archives there (see the note at the run)";
-    else if (run.attr("archive_ambiguous") != nullptr)
-      seen.why = "the `--archive` for it there fits several variables (see the note at the run)";
-    else if (archive.empty())
+    const ir::Attr* variable = run.attr("unnamed_archive");
+    seen.why =
+        UnitLowering::why_unlinked(variable != nullptr ? variable->s : "", run.attr("archive_conflict") != nullptr,
+                                   run.attr("archive_ambiguous") != nullptr);
+    if (seen.why.empty() && archive.empty())
       seen.why = "qlint does not see which archive it runs there (see the note at the run)";
     return seen;
   }
@@ -2360,7 +2410,8 @@ class FunctionLowering {
  public:
   // Whether a run's node already carries a note on why its archive is not taken.
   static bool says_why_unlinked(const ir::Node& run) {
-    for (const char* why : {"unnamed_archive", "archive_conflict", "unfollowed_model", "archive_ambiguous"})
+    for (const char* why :
+         {"unnamed_archive", "archive_conflict", "unfollowed_model", "archive_ambiguous", "elsewhere_field"})
       if (run.attr(why) != nullptr) return true;
     return false;
   }

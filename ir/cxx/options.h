@@ -53,7 +53,8 @@ struct Options {
   // model_path, Reid::Reid::model_path"). Applied to none; the qualified name is applied.
   std::map<std::string, std::string> ambiguous_names;
   // The functions defined in other files that return a model's outputs, by function_key (their
-  // qualified name and parameter types).
+  // qualified name and parameter types), and the model fields other files load, by
+  // model_field_key (`function` is the field's qualified name, `where` the load).
   std::map<std::string, ReturnedModel> returned_models;
 };
 

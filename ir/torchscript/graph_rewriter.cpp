@@ -378,6 +378,14 @@ ir::GraphRewriter::FakeQuantStart GraphRewriter::add_fake_quant_clone(const std:
   if (!start.mask) attempts.push_back({start.scale, start.min, start.max, start.zero_point, false});
   const at::Tensor kept =
       at::arange(start.mask ? 0 : start.whole_from, start.mask ? 2 : start.whole_up_to + 1, at::kFloat);
+  // A FakeQuantize reached from two modules of a trace takes its buffers as arguments before the
+  // tensor (`forward(observer_enabled, fake_quant_enabled, scale, zero_point, x)`): a clone would
+  // be called with the state of the module it was cloned from (public round 22).
+  if (module_at(template_path).get_method("forward").function().getSchema().arguments().size() > 2)
+    throw ir::RewriteRefused("the trace passes `" + template_path +
+                             "` its state as arguments (its module is reached from two modules, such as a stub also "
+                             "held by an nn.Sequential), which a clone could not take from itself; in the Python "
+                             "model, give the tensor a QuantStub of its own and trace again");
   for (const Attempt& attempt : attempts) {
     jit::Module fake_quant = module_at(template_path).clone();
     return_only_the_quantized_tensor(fake_quant);

@@ -81,7 +81,7 @@ class ShadowBuilder {
     // A quant call passes its module, then the tensor; a trace's second call of a FakeQuantize
     // passes the first call's observer state after it (`forward1(x, min_val, ...)`).
     if (auto call = plan_.quant_outputs.find(v); call != plan_.quant_outputs.end())
-      return remember(v, shadow(call->second->inputs.at(1)));
+      return remember(v, shadow(plan_.passed_through(*call->second)));
     const ir::Node* n = v->producer;
     const ir::Node* loop = n == nullptr && v->param_of ? v->param_of->owner : n;
     if (loop != nullptr && loop->kind == "prim::Loop") {
@@ -97,7 +97,7 @@ class ShadowBuilder {
       twins_returned_by(*n);
       return shadows_.at(v);
     }
-    if (plan_.identity_calls.count(n)) return remember(v, shadow(n->inputs.at(1)));  // the identity in float
+    if (plan_.identity_calls.count(n)) return remember(v, shadow(plan_.passed_through(*n)));  // the identity in float
     if (plan_.writes.count(n)) {
       copy_write(*n);
       return shadows_.at(v);

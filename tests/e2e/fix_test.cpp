@@ -516,6 +516,28 @@ TEST_F(Fix, ClassIdsInAHelperGetScaleOneAndReorderedIdsAreNoDivergence) {
   EXPECT_EQ(classes["differing_elements"].get<int64_t>(), 0) << classes;
 }
 
+// A stub that quantizes a padding mask and is also held by an nn.Sequential
+// (examples/qat/qat_stub_in_sequential_mask.py): the trace passes its FakeQuantize the module's
+// buffers before the tensor. The mask's comparisons are rerooted onto the mask itself, float
+// outputs stay bit-identical (public round 22: the fix read `observer_enabled` as the mask and
+// failed its own verification, exit 2, nothing written), and the reuse, which no clone can take
+// over in that trace, is refused with why.
+TEST_F(Fix, AStubAlsoHeldByASequentialIsRerootedOntoItsOwnTensor) {
+  const std::string name = "qat/qat_stub_in_sequential_mask";
+  const std::string fixed = tmp("fixed.pt");
+  json doc = fix_json({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
+  const json& fix = doc["fixes"][0];
+  ASSERT_EQ(fix["applied"].size(), 1u) << fix.dump(2);
+  EXPECT_EQ(fix["applied"][0]["rule"], "shared-stub-mask") << fix.dump(2);
+  ASSERT_EQ(fix["skipped"].size(), 1u) << fix.dump(2);
+  EXPECT_NE(
+      fix["skipped"][0].get<std::string>().find("passes `embed.1.activation_post_process` its state as arguments"),
+      std::string::npos)
+      << fix["skipped"];
+  for (const auto& d : doc["diagnostics"]) EXPECT_NE(d["rule"], "shared-stub-mask") << d.dump(2);
+  expect_guarantees(name, doc, fixed, {});
+}
+
 // A box decoder reads the anchors' widths on two lines (examples/zoo/anchor_box_decode.py):
 // both reads get the one new stub (scripted) or fake quant (traced QAT), as a user quantizes
 // one tensor once, not a module per read with the same scale twice.

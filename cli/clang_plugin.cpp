@@ -18,6 +18,7 @@
 #include "analysis/facts.h"
 #include "cli/commands.h"
 #include "cli/config.h"
+#include "cli/cxx_notes.h"
 #include "cli/filter.h"
 #include "ir/cxx/lowering.h"
 #include "ir/import_error.h"
@@ -89,10 +90,23 @@ class QlintConsumer : public clang::ASTConsumer {
           front_end.quant_functions.insert(front_end.quant_functions.end(), config->quant_functions.begin(),
                                            config->quant_functions.end());
       }
+      // The compiler process loads no LibTorch, so no archive is read: each model run says so in a
+      // note, as `qlint cxx` says of an archive it cannot read (public C++ round 20: a
+      // `-Werror=qlint` build passed code that `qlint cxx` fails, without a word).
+      front_end.archive_quantized = [](const std::string&) {
+        cxx::ArchiveVerdict verdict;
+        verdict.unread = "is not read by the compiler plugin, which loads no LibTorch (`qlint cxx` reads it)";
+        return verdict;
+      };
       ir::Model model = cxx::lower_translation_unit(context, front_end);
       auto facts = analysis::Facts::compute(model, check.stubs);
       for (const Diagnostic& d : filter_diagnostics(model, rules::run_all(facts), check.selection))
         report(diags, sm, d, level);
+      // A remark: a note with no warning before it is dropped by Clang, and a warning would fail a
+      // `-Werror` build over a model qlint did not analyse.
+      unsigned note = diags.getCustomDiagID(clang::DiagnosticsEngine::Remark, "qlint: %0");
+      for (const ToolNote& n : model_notes(model))
+        diags.Report(location(sm, n.loc.file, n.loc.line, n.loc.column), note) << n.message;
     } catch (const std::exception& e) {
       unsigned id = diags.getCustomDiagID(clang::DiagnosticsEngine::Warning, "qlint could not check this file: %0");
       diags.Report(id) << e.what();

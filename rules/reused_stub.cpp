@@ -235,6 +235,26 @@ bool same_layer_call(const ir::Model& model, const ir::Node& x, const ir::Node& 
   return true;
 }
 
+// Two slices of one dimension from one start with one step: only their ends may differ.
+bool grows_one_slice(const ir::Node& x, const ir::Node& y) {
+  if (x.kind != "aten::slice" || y.kind != "aten::slice" || x.inputs.size() != 5 || y.inputs.size() != 5) return false;
+  for (size_t i : {1, 2, 4})
+    if (!ir::computes_the_same(x.inputs[i], y.inputs[i])) return false;
+  return true;
+}
+
+// The same attribute of one module instance (its `positional` buffer), read in two of its traced
+// methods (`forward`, `forward1`: the calls of one unrolled loop).
+bool reads_one_attribute(const ir::Node& x, const ir::Node& y) {
+  if (x.kind != "prim::GetAttr" || y.kind != "prim::GetAttr" || x.inputs.size() != 1 || y.inputs.size() != 1)
+    return false;
+  const ir::Attr* a = x.attr("name");
+  const ir::Attr* b = y.attr("name");
+  const ir::Type &from_x = x.inputs[0]->type, &from_y = y.inputs[0]->type;
+  return a != nullptr && b != nullptr && a->s == b->s && from_x.kind == ir::Type::Kind::Module &&
+         from_y.kind == ir::Type::Kind::Module && from_x.name == from_y.name;
+}
+
 // Whether `a` and `b` are values of one kind, made by the same code on the same line: the same
 // layer's output (indices may differ), other parts of one tensor (`x[:, t]` at each time step),
 // the same ops on such values. A decode loop the trace unrolled applies one stub to one kind of
@@ -251,6 +271,11 @@ bool one_kind(const ir::Model& model, const ir::Value* a, const ir::Value* b, in
   if (x.kind == "aten::select" && y.kind == "aten::select" && x.inputs.size() == 3 &&
       ir::computes_the_same(x.inputs[1], y.inputs[1]))
     return one_kind(model, x.inputs[0], y.inputs[0], depth - 1);
+  // `pe[:, :ys.size(1)]` at each step of a decode loop: prefixes of one table that grow with the
+  // step, as an embedding's rows are (public round 22's Annotated Transformer was told to give
+  // every step a stub of its own). Slices from another start are other rows.
+  if (grows_one_slice(x, y)) return one_kind(model, x.inputs[0], y.inputs[0], depth - 1);
+  if (reads_one_attribute(x, y)) return true;
   if (x.kind != y.kind || x.inputs.empty() || !ir::same_attributes(x, y) || ir::draws_random_numbers(x) ||
       ir::writes_anything_in_place(x))
     return false;
@@ -388,7 +413,8 @@ const Rule& reused_stub_rule() {
         "loop's copies by the statement's text, which calls the module twice. A stub applied again on "
         "one line (a loop the trace unrolled) is reported unless each application quantizes the same "
         "kind of value: the output of the same layer on indices (`self.emb(ids)` at each step of a "
-        "decode loop), other parts of one tensor (`x[:, t]` at each time step), the same ops on such "
+        "decode loop), other parts of one tensor (`x[:, t]` at each time step), prefixes of one tensor that "
+        "grow with the step (a positional table's `pe[:, :ys.size(1)]`), the same ops on such "
         "values; the deployed step model has one quant point there too. A stub applied to a tensor whose "
         "result the model never uses still took its range into the scale during calibration; a trace "
         "keeps that call without its line, so it is reported at the stub's first line, without a fix.";

@@ -168,6 +168,14 @@ std::string comparison_message(const analysis::Facts& facts, const ir::Node& nod
               : "compare with 0 (which quantization keeps exact) if the values are only 0 and the constant");
 }
 
+// Why a decision's float input is no help: the layers before the quant point rounded it already.
+constexpr const char* kComputedFromQuantized =
+    " is itself computed from quantized values, so a decision on it would still round";
+
+bool computed_from_quantized(const std::string& refusal) {
+  return refusal.find(kComputedFromQuantized) != std::string::npos;
+}
+
 // Reads each compared value that carries quantization from its float shadow instead, the same
 // computation from the stub's float input, where the decision is the float model's: float
 // results are unchanged. Offered only where every such side's float input is float data, so the
@@ -185,7 +193,7 @@ std::optional<std::vector<Edit>> exact_reroots(const analysis::Facts& facts, con
     auto edit = reroot_edit(facts, node, side, &refusal);
     if (edit && !shadow_is_exact(facts, edit->shadow)) {
       refusal = "no automatic fix: the float input of the quant point " + describe_stubs(facts, compared) +
-                " is itself computed from quantized values, so a decision on it would still round";
+                kComputedFromQuantized;
       edit.reset();
     }
     if (!edit) {
@@ -270,10 +278,18 @@ std::vector<std::pair<const ir::Function*, std::vector<const ir::Node*>>> change
   return groups;
 }
 
-// Why an op's integer result moves once quantized, and what to do, by the op.
-std::string integer_result_advice(const std::string& kind) {
+// Why an op's integer result moves once quantized, and what to do, by the op. Where the model
+// holds no float values to take the decision on (a ranking of dequantized network outputs, whose
+// every input passed quantized layers), the advice says so instead of asking for them (public
+// round 22: TNT's `target_prob.topk(m)` after its DeQuantStub was told to take it "before the
+// quant point").
+std::string integer_result_advice(const std::string& kind, bool float_at_hand) {
   const std::string op = ir::base_op(kind);
-  const std::string in_float = "take the decision on the float values, before the quant point";
+  const std::string in_float =
+      float_at_hand ? "take the decision on the float values, before the quant point"
+                    : "the values it decides on carry the rounding of the layers that compute them, and the model "
+                      "holds no float values to decide on instead (see the notes): give those layers more bits, or "
+                      "accept these near-ties";
   if (analysis::is_cast_op(kind))
     return "values that the rounding moves across a whole number (2.0 as 1.9997) or across 0 cast to another "
            "integer or bool; cast the float values, before the quant point";
@@ -301,12 +317,13 @@ void report_integer_results(const analysis::Facts& facts, const analysis::Simula
                                 std::to_string(c.elements) + " elements once quantized (" + what_was_simulated(run) +
                                 ")";
     const std::string follows = follows_a_changed_decision(facts, node);
-    Diagnostic d =
-        make_diagnostic(sim_divergence_rule(), *fn, node,
-                        follows.empty() ? differs + ": " + integer_result_advice(node.kind) : differs + follows);
-    d.evidence_node = &node;
     std::string refusal;
     auto fix = follows.empty() ? reroot_fix(facts, nodes, refusal, /*integer_result=*/true) : std::nullopt;
+    const bool float_at_hand = fix.has_value() || !computed_from_quantized(refusal);
+    Diagnostic d = make_diagnostic(
+        sim_divergence_rule(), *fn, node,
+        follows.empty() ? differs + ": " + integer_result_advice(node.kind, float_at_hand) : differs + follows);
+    d.evidence_node = &node;
     if (fix) d.fixes.push_back(std::move(*fix));
     if (!refusal.empty())
       d.notes.push_back(refusal);

@@ -1996,9 +1996,20 @@ class FunctionLowering {
   }
 
   ir::Value* list_construct(const InitListExpr& list) {
+    // `Outputs{boxes, classes, scores}`, an aggregate of the user's: each field gets its
+    // initialiser, as `o.boxes = boxes` gives it (public C++ round 20: detectron2's `get_outputs`
+    // put the model's outputs into such a struct, and every use of them was lost without a note).
+    const CXXRecordDecl* record = list.getType()->getAsCXXRecordDecl();
+    std::vector<const FieldDecl*> fields;
+    if (record != nullptr && record->hasDefinition() && record->isAggregate() && record->getNumBases() == 0 &&
+        !is_container(list.getType()))
+      fields.assign(record->field_begin(), record->field_end());
     std::vector<ir::Value*> items;
-    for (const Expr* item : list.inits())
-      if (ir::Value* v = expr(item)) items.push_back(v);
+    for (unsigned i = 0; i < list.getNumInits(); ++i)
+      if (ir::Value* v = expr(list.getInit(i))) {
+        items.push_back(v);
+        if (i < fields.size()) bind(fields[i], v);
+      }
     ir::Type type = ir::Type::simple(ir::Type::Kind::List);
     for (ir::Value* v : items) type.elements.push_back(v->type);
     return single("prim::ListConstruct", items, type, &list);

@@ -617,6 +617,22 @@ TEST_F(Sim, ANoteSaysWhenNothingWasCompared) {
   EXPECT_TRUE(seen) << r.out;
 }
 
+// A ranking of dequantized network outputs (examples/qat/qat_topk_after_dequant.py): no float value
+// upstream is free of the layers' rounding, so the advice is not to decide "before the quant
+// point" (public round 22: TNT's candidate top-k was told so, while its note said it could not be).
+TEST_F(Sim, ARankingOfNetworkOutputsIsNotToldToUseFloatsItHasNot) {
+  const std::string name = "qat/qat_topk_after_dequant";
+  auto r = run_qlint({"check", "--format", "json", example_model(name), "--input", example_input(name)});
+  const json doc = json::parse(r.out);
+  ASSERT_EQ(doc["diagnostics"].size(), 1u) << r.out;
+  const std::string message = doc["diagnostics"][0]["message"];
+  EXPECT_NE(message.find("another element makes the top k; the values it decides on carry the rounding of the layers "
+                         "that compute them, and the model holds no float values to decide on instead"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("before the quant point"), std::string::npos) << message;
+}
+
 // ---- Attribution: which quant point causes a divergence ------------------------------------
 // examples/sim/attribution_*.py each have one quant point among several that causes a divergence,
 // by construction (each example's docstring says why), marked "# the cause" in the source.

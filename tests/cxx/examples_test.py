@@ -125,6 +125,21 @@ def plugin(clangxx, library, flags):
         if quiet.returncode != 0 or "qlint" in quiet.stderr or not os.path.exists(obj):
             print(f"-Wno-qlint: S1 should build silently:\n{quiet.stderr}")
             status = 1
+        # The plugin reads no TorchScript archive: a remark at each model run says so, and a
+        # -Werror=qlint build does not fail over it (public C++ round 20: it said nothing at all).
+        runner = os.path.join(tmp, "runner.cpp")
+        with open(runner, "w", encoding="utf-8") as f:
+            f.write('#include <torch/script.h>\n'
+                    'bool hit(const torch::Tensor& x) {\n'
+                    '  torch::jit::Module m = torch::jit::load("m.pt");\n'
+                    '  return (m.forward({x}).toTensor() == 1).any().item<bool>();\n'
+                    '}\n')
+        told = subprocess.run([clangxx, f"-fplugin={library}", "-Wno-unknown-warning-option", "-Werror=qlint",
+                               "-fsyntax-only", runner] + flags, capture_output=True, text=True)
+        if told.returncode != 0 or "4:11: remark: qlint: the TorchScript archive `m.pt` is not read by the compiler " \
+                                   "plugin" not in told.stderr:
+            print(f"a model run should get the plugin's remark, and build:\n{told.stderr}")
+            status = 1
     return status
 
 

@@ -204,13 +204,20 @@ bool is_index_argument(const ir::Schema* schema, size_t i) {
 
 // Whether `v` is read only as the indices of a lookup (`aten::embedding`'s `indices`,
 // `index_select`'s `index`, by the schema's argument names): rows of one table come out, whatever
-// the indices are.
-bool read_only_as_indices(const ir::Value* v) {
-  if (v == nullptr || v->users.empty()) return false;
+// the indices are. Also through calls that pass it on (a Transformer's `Embeddings` module
+// calling its `self.lut(x)`: public round 22's Annotated Transformer).
+bool read_only_as_indices(const ir::Model& model, const ir::Value* v, int depth = 4) {
+  if (v == nullptr || v->users.empty() || depth < 0) return false;
   for (const ir::Node* user : v->users) {
     const ir::Schema* schema = ir::schema_of(*user);
-    for (size_t i = 0; i < user->inputs.size(); ++i)
-      if (user->inputs[i] == v && !is_index_argument(schema, i)) return false;
+    const ir::Function* callee = user->kind == "prim::CallMethod" ? ir::callee_of(model, *user) : nullptr;
+    const std::vector<ir::Value*> arguments = ir::call_arguments(*user);
+    for (size_t i = 0; i < user->inputs.size(); ++i) {
+      if (user->inputs[i] != v || is_index_argument(schema, i)) continue;
+      const bool passed_on = callee != nullptr && arguments.size() == callee->body.params.size() &&
+                             read_only_as_indices(model, callee->body.params[i], depth - 1);
+      if (!passed_on) return false;
+    }
   }
   return true;
 }
@@ -229,7 +236,8 @@ bool same_layer_call(const ir::Model& model, const ir::Node& x, const ir::Node& 
   if (xs.size() != ys.size() || xs.size() != f->body.params.size() || ys.size() != g->body.params.size()) return false;
   for (size_t i = 0; i < xs.size(); ++i) {
     if (xs[i]->type.kind != ir::Type::Kind::Tensor) continue;
-    const bool indices = read_only_as_indices(f->body.params[i]) && read_only_as_indices(g->body.params[i]);
+    const bool indices =
+        read_only_as_indices(model, f->body.params[i]) && read_only_as_indices(model, g->body.params[i]);
     if (!indices && !one_kind(model, xs[i], ys[i], depth - 1)) return false;
   }
   return true;

@@ -1,11 +1,13 @@
 """Greedy decoding whose target embedding adds a fixed positional table sliced to the prefix
 decoded so far, `x + self.positional[:, : ys.size(1)]`, before the embedding's QuantStub (a
-Transformer's target embedding run at every step of its decode loop). Traced after default QAT,
+Transformer's target embedding run at every step of its decode loop); the token lookup is a
+module of its own around nn.Embedding, as a Transformer's `Embeddings` is. Traced after default QAT,
 the loop is unrolled: the stub is applied at every step, to a prefix one row longer each time.
 
 Each step quantizes the same kind of value, rows of the same two tables, as the deployed step
-model does with its one quant point: no reused-stub (public round 22: the growing slice hid that
-from qlint, which gave every step a fake quant of its own, calibrated on one batch).
+model does with its one quant point: no reused-stub (public round 22: the growing slice and the
+wrapped lookup hid that from qlint, which gave every step a fake quant of its own, calibrated on
+one batch).
 
 Expected findings: none
 """
@@ -19,15 +21,24 @@ from qat import trace_default_qat
 VOCABULARY, WIDTH, STEPS = 12, 8, 4
 
 
+class TokenLookup(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Embedding(VOCABULARY, WIDTH)
+
+    def forward(self, ys):
+        return self.table(ys) * math.sqrt(WIDTH)
+
+
 class TargetEmbedding(nn.Module):
     def __init__(self):
         super().__init__()
-        self.lookup = nn.Embedding(VOCABULARY, WIDTH)
+        self.lookup = TokenLookup()
         self.register_buffer("positional", torch.randn(1, 16, WIDTH))
         self.quant = QuantStub()
 
     def forward(self, ys):
-        x = self.lookup(ys) * math.sqrt(WIDTH)
+        x = self.lookup(ys)
         x = x + self.positional[:, : ys.size(1)]
         return self.quant(x)
 
@@ -56,5 +67,5 @@ def example_input():
 
 def build():
     model = Decoder()
-    model.embed.lookup.qconfig = None  # an embedding takes its own qconfig: left in float here
+    model.embed.lookup.table.qconfig = None  # an embedding takes its own qconfig: left in float here
     return trace_default_qat(model, example_input())

@@ -91,7 +91,7 @@ class QlintConsumer : public clang::ASTConsumer {
                                            config->quant_functions.end());
       }
       // The compiler process loads no LibTorch, so no archive is read: each model run says so in a
-      // note, as `qlint cxx` says of an archive it cannot read (public C++ round 20: a
+      // remark, as `qlint cxx` notes an archive it cannot read (public C++ round 20: a
       // `-Werror=qlint` build passed code that `qlint cxx` fails, without a word).
       front_end.archive_quantized = [](const std::string&) {
         cxx::ArchiveVerdict verdict;

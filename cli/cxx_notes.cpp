@@ -48,19 +48,13 @@ std::string ambiguous_archive(const std::string& attr) {
          ir::archive_flag(ir::printable(self, 200)) + "; qlint counts this model's outputs as unquantized";
 }
 
-// A call of another file's function that returns a model's outputs, whose archive is not known
-// there. `attr` is "FUNCTION\nWHERE\nWHY".
-std::string model_run_elsewhere(const std::string& attr) {
-  const auto [function, where, why] = three_lines(attr);
-  return "`" + ir::printable(function, 200) + "` returns the outputs of the TorchScript model it runs in " +
-         ir::printable(where, 200) + ", and " + ir::printable(why, 400) + "; qlint counts these outputs as unquantized";
-}
-
-// "`Net::module_` is loaded in net.cpp:12, and its archive is named by `path` there: ...".
-std::string model_field_loaded_elsewhere(const std::string& attr) {
-  const auto [field, where, why] = three_lines(attr);
-  return "`" + ir::printable(field, 200) + "` is loaded in " + ir::printable(where, 200) + ", and " +
-         ir::printable(why, 400) + "; qlint counts this model's outputs as unquantized";
+// A model another file runs or loads whose archive is not known there. `attr` is
+// "NAME\nWHERE\nWHY": "`Scorer::score` returns the outputs of the TorchScript model it runs in
+// runner.cc:7, and ...", "`Net::module_` is loaded in net.cpp:12, and ...".
+std::string model_elsewhere(const std::string& attr, const char* done_there, const char* outputs) {
+  const auto [name, where, why] = three_lines(attr);
+  return "`" + ir::printable(name, 200) + "` " + done_there + " " + ir::printable(where, 200) + ", and " +
+         ir::printable(why, 400) + "; qlint counts " + outputs + " as unquantized";
 }
 
 // A model run whose archive qlint could not read, or could not name: its outputs counted as
@@ -89,8 +83,10 @@ void notes_of(const ir::Node& n, std::vector<ToolNote>& out) {
     add("qlint does not see which TorchScript archive `" + ir::printable(object->s, 200) +
         "` holds (it follows a `torch::jit::load` into a variable, a field or a smart pointer of this file, and "
         "the functions of the file that return one); qlint counts this model's outputs as unquantized");
-  if (const ir::Attr* elsewhere = str("elsewhere_model")) add(model_run_elsewhere(elsewhere->s));
-  if (const ir::Attr* field = str("elsewhere_field")) add(model_field_loaded_elsewhere(field->s));
+  if (const ir::Attr* elsewhere = str("elsewhere_model"))
+    add(model_elsewhere(elsewhere->s, "returns the outputs of the TorchScript model it runs in", "these outputs"));
+  if (const ir::Attr* field = str("elsewhere_field"))
+    add(model_elsewhere(field->s, "is loaded in", "this model's outputs"));
   if (const ir::Attr* field = str("unfollowed_field")) {
     const size_t cut = field->s.find('\n');
     add("`" + ir::printable(field->s.substr(0, cut), 200) +

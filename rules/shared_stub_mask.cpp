@@ -490,7 +490,8 @@ Diagnostic joined_mask_diagnostic(const analysis::Facts& facts, const PointUsers
                                   const analysis::QuantCall& call) {
   Diagnostic d = quant_call_diagnostic(shared_stub_mask_rule(), facts, call,
                                        message(facts, call, "its input concatenates them", false));
-  const bool read_back = std::any_of(users.of(call.view_key).begin(), users.of(call.view_key).end(), [&](auto* n) {
+  const std::vector<const ir::Node*>& readers = users.of(call.view_key);
+  const bool read_back = std::any_of(readers.begin(), readers.end(), [&](const ir::Node* n) {
     return std::any_of(n->inputs.begin(), n->inputs.end(),
                        [&](const ir::Value* in) { return is_view_of(facts, in, call.view_key, true); });
   });

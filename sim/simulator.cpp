@@ -368,6 +368,13 @@ void quant_point_op(jit::Stack& stack) {
 double scalar_of(const IValue& v) { return v.isTensor() ? v.toTensor().item<double>() : v.toDouble(); }
 int64_t int_of(const IValue& v) { return v.isTensor() ? v.toTensor().item<int64_t>() : v.toInt(); }
 
+// Whether the run fake-quantizes a QAT layer's weights: the simulated run does (and notes that it
+// did, for attribution), the float run and an attribution pass with float weights do not.
+bool weights_quantized_in_this_run() {
+  if (g_session->mode == Mode::Simulate) g_session->weights_quantized = true;
+  return !(g_session->mode == Mode::Float || g_session->weights_in_float);
+}
+
 // qlint::stored_quant_point(Tensor x, Any module, Any scale, Any zero_point, int quant_min,
 // int quant_max, int site) -> Tensor: replaces a traced FakeQuantize's fake_quantize op.
 void stored_quant_point_op(jit::Stack& stack) {
@@ -382,11 +389,9 @@ void stored_quant_point_op(jit::Stack& stack) {
   if (analysis::is_weight_quantizer(path)) {
     // A QAT layer's weight fake quant: float weights in the float run, quantized ones with the
     // model's stored parameters in the simulated run; a weight, not a quant point to report.
-    if (g_session->mode == Mode::Simulate) g_session->weights_quantized = true;
-    jit::push(stack,
-              g_session->mode == Mode::Float || g_session->weights_in_float
-                  ? x
-                  : at::fake_quantize_per_tensor_affine(x, scalar_of(scale), int_of(zero_point), quant_min, quant_max));
+    if (weights_quantized_in_this_run())
+      x = at::fake_quantize_per_tensor_affine(x, scalar_of(scale), int_of(zero_point), quant_min, quant_max);
+    jit::push(stack, x);
     return;
   }
   PointState& p = point_for(path);
@@ -619,9 +624,7 @@ void int8_point_op(jit::Stack& stack) {
 void weight_fake_quant_op(jit::Stack& stack) {
   at::Tensor x = jit::pop(stack).toTensor();
   at::Tensor quantized = jit::pop(stack).toTensor();
-  const bool in_float = g_session->mode == Mode::Float || g_session->weights_in_float;
-  if (g_session->mode == Mode::Simulate) g_session->weights_quantized = true;
-  jit::push(stack, in_float ? x : quantized);
+  jit::push(stack, weights_quantized_in_this_run() ? quantized : x);
 }
 
 jit::RegisterOperators g_ops({
@@ -796,7 +799,7 @@ class Instrumenter {
       note_int8_point(g, n);
     } else if (const analysis::QuantOpOperands* operands = per_tensor_fake_quantize(*n)) {
       replace_fake_quantize(g, n, *operands);
-    } else if (per_channel_fake_quantize(*n)) {
+    } else if (fake_quantize(*n)) {  // per channel: weights
       rewriter_.insert_after(n, "qlint::weight_fake_quant", {n->output(), n->input(0)});
     } else if (const int output = decision_output(*n); output >= 0) {
       ProbeState probe = new_probe(kind, *n);
@@ -950,11 +953,11 @@ class Instrumenter {
     return operands->per_tensor(axis) ? operands : nullptr;
   }
 
-  // A per-channel fake quant (weights; the float run keeps its input, weight_fake_quant_op).
-  static bool per_channel_fake_quantize(const jit::Node& n) {
+  // A fake quant op; past per_tensor_fake_quantize in instrument(), one that quantizes weights per
+  // channel (the float run keeps its input, weight_fake_quant_op).
+  static bool fake_quantize(const jit::Node& n) {
     const analysis::QuantOpOperands* operands = analysis::quant_op_operands(n.kind().toQualString());
-    return operands != nullptr && operands->fake && n.outputs().size() == 1 && n.inputs().size() > 0 &&
-           per_tensor_fake_quantize(n) == nullptr;
+    return operands != nullptr && operands->fake && n.outputs().size() == 1 && n.inputs().size() > 0;
   }
 
   // The FakeQuantize's module (its method's `self`) names the quant point; a fake quant with a

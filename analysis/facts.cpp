@@ -837,6 +837,8 @@ class FactsSolver {
     out.views.clear();
     if (stub == StubKind::Quant) {
       out.sources = {path};
+      // A C++ model run's outputs hold none of the inputs' elements (its input is their list).
+      out.elements.clear();
       // A C++ program's model outputs carry the model's rounding, but the code after the model
       // computes in float, as after a DeQuantStub: no quantized arithmetic, no shared scale.
       if (auto point = facts_.quant_points_.find(path);
@@ -867,6 +869,10 @@ class FactsSolver {
       written.domain.insert(f.domain.begin(), f.domain.end());
       written.from_input = written.from_input || f.from_input;
     }
+    // Written at places the input decides (`mask[i, lengths[i]:] = 0`, Speech-Transformer's padding
+    // mask from `new_ones`; public round 23): what the tensor holds depends on the input, though
+    // the value written is a constant.
+    if (!written.from_input) written.from_input = placed_by_the_input(n.inputs[0]);
     if (written.sources.empty() && written.domain.empty() && !written.from_input) return;
     const ir::Value* target = n.inputs[0];
     for (int depth = 0; target != nullptr && target->producer != nullptr && depth < 256; ++depth) {
@@ -876,6 +882,19 @@ class FactsSolver {
       if (producer->inputs.empty() || !ir::may_alias_first_operand(*producer)) break;
       target = producer->inputs[0];
     }
+  }
+
+  // Whether the view an in-place write writes through (`m.select(0, i).slice(0, n)`) is placed by
+  // a number read off the input: a slice's bound, a select's index.
+  bool placed_by_the_input(const ir::Value* view) const {
+    for (int depth = 0; view != nullptr && view->producer != nullptr && depth < 256; ++depth) {
+      const ir::Node* producer = view->producer;
+      if (producer->inputs.empty() || !ir::may_alias_first_operand(*producer)) return false;
+      for (size_t i = 1; i < producer->inputs.size(); ++i)
+        if (!producer->inputs[i]->type.is_tensor() && get(producer->inputs[i]).from_input) return true;
+      view = producer->inputs[0];
+    }
+    return false;
   }
 
   void plain_node(const ir::Node& n) {

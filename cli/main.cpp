@@ -250,22 +250,60 @@ struct CxxCommand {
   }
 };
 
+// What a command that reads one model without reporting findings (sim, dump) takes from the
+// configuration beside it, as check does: stub classes, operator libraries (when trusted), bits
+// and min-sqnr (under the command line's). Public round 23: `sim` ignored a configuration's
+// operator-libraries and exited 2 with advice to set them there.
+struct ConfigOptions {
+  std::string file;
+  bool isolated = false;
+  bool trust_libraries = false;
+
+  void define(CLI::App* cmd) {
+    cmd->add_option("--config", file, "Use this configuration file (.qlint.toml, or pyproject.toml with [tool.qlint])");
+    cmd->add_flag("--isolated", isolated, "Ignore all configuration files");
+    cmd->add_flag("--trust-config-libraries", trust_libraries,
+                  "Load the operator libraries the configuration names (operator-libraries; also "
+                  "QLINT_TRUST_CONFIG_LIBRARIES=1)");
+  }
+
+  // The command line over the model's configuration; nullopt after printing why it is refused.
+  std::optional<cli::CheckOptions> for_model(const std::string& model_file, const ModelOptions& model) const {
+    cli::CheckOptions command_line;
+    command_line.config_file = file;
+    command_line.isolated = isolated;
+    command_line.trust_config_libraries = trust_libraries;
+    command_line.stubs = model.stubs();
+    command_line.operator_libraries = model.operator_libraries;
+    try {
+      return cli::options_for(model_file, command_line);
+    } catch (const cli::ConfigError& e) {
+      std::cerr << "qlint: error: " << e.what() << "\n";
+    }
+    return std::nullopt;
+  }
+};
+
 struct DumpCommand {
   CLI::App* cmd = nullptr;
   std::string file;
   bool facts = false;
   ModelOptions model;
+  ConfigOptions config;
 
   void define(CLI::App& app) {
     cmd = app.add_subcommand("dump", "Print a model's qlint IR");
     cmd->add_option("file", file, "TorchScript archive or FX export")->required();
     cmd->add_flag("--facts", facts, "Annotate values with what the analyses found (dtype, quant points, domain)");
     model.define(cmd, false);
+    config.define(cmd);
   }
 
   int run() {
     if (int status = apply_limits(model); status != 0) return status;
-    return cli::run_dump(file, facts, model.stubs(), model.operator_libraries);
+    std::optional<cli::CheckOptions> configured = config.for_model(file, model);
+    if (!configured) return cli::kExitError;
+    return cli::run_dump(file, facts, configured->stubs, configured->operator_libraries);
   }
 };
 
@@ -273,8 +311,10 @@ struct SimCommand {
   CLI::App* cmd = nullptr;
   CLI::Option* min_sqnr_option = nullptr;
   double min_sqnr = 0;
+  CLI::Option* bits = nullptr;
   cli::SimOptions options;
   ModelOptions model;
+  ConfigOptions config;
   bool no_color = false;
   int jobs = 0;
 
@@ -295,9 +335,9 @@ struct SimCommand {
                     "Input batches simulated at once (default: one per core); the results are the same as one "
                     "at a time")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--bits", options.options.bits, "Quantization width")
-        ->check(CLI::IsMember({16, 8}))
-        ->capture_default_str();
+    bits = cmd->add_option("--bits", options.options.bits, "Quantization width (default: the configuration's, else 16)")
+               ->check(CLI::IsMember({16, 8}))
+               ->capture_default_str();
     cmd->add_flag("--recalibrate", options.options.recalibrate,
                   "Traced QAT models: calibrate instead of using the scales stored in the model");
     cmd->add_option("--save-outputs", options.options.save_outputs,
@@ -327,12 +367,17 @@ struct SimCommand {
         ->capture_default_str();
     cmd->add_flag("--no-color", no_color, "Accepted for symmetry with check; the report has no colour");
     model.define(cmd, true);
+    config.define(cmd);
   }
 
   int run() {
     if (int status = apply_limits(model); status != 0) return status;
-    options.options.stubs = model.stubs();
-    options.operator_libraries = model.operator_libraries;
+    std::optional<cli::CheckOptions> configured = config.for_model(options.model, model);
+    if (!configured) return cli::kExitError;
+    options.options.stubs = configured->stubs;
+    options.operator_libraries = configured->operator_libraries;
+    if (bits->count() == 0) options.options.bits = configured->bits;  // the config's, else 16
+    if (configured->min_sqnr) options.options.min_sqnr_db = configured->min_sqnr;
     if (min_sqnr_option->count() > 0) options.options.min_sqnr_db = min_sqnr;
     options.options.threads = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // On a terminal only (sim/simulator.cpp), and never beside JSON, which tools read.

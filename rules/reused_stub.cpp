@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "analysis/comparisons.h"
 #include "analysis/constants.h"
 #include "ir/ops.h"
 #include "ir/schema.h"
@@ -263,17 +264,35 @@ bool reads_one_attribute(const ir::Node& x, const ir::Node& y) {
          from_y.kind == ir::Type::Kind::Module && from_x.name == from_y.name;
 }
 
+// One parameter of two traced methods of one module instance (`forward`, `forward1`: the calls of
+// a loop the trace unrolled), given values of one kind by their calls: a decode step's padding
+// mask at every step (public round 23's seq2seq greedy decoder).
+bool one_kind_of_argument(const ir::Model& model, const ir::Value* a, const ir::Value* b, int depth) {
+  const ir::ParameterSources x = ir::parameter_sources(model, a), y = ir::parameter_sources(model, b);
+  const ir::Function *f = x.function, *g = y.function;
+  if (f == nullptr || g == nullptr || f == g || x.index != y.index || f->module_path != g->module_path ||
+      ir::without_trailing_digits(f->method) != ir::without_trailing_digits(g->method))
+    return false;
+  return x.arguments.size() == 1 && y.arguments.size() == 1 &&
+         one_kind(model, x.arguments[0], y.arguments[0], depth - 1);
+}
+
 // Whether `a` and `b` are values of one kind, made by the same code on the same line: the same
 // layer's output (indices may differ), other parts of one tensor (`x[:, t]` at each time step),
 // the same ops on such values. A decode loop the trace unrolled applies one stub to one kind of
 // value at every step, as a deployed step model does (public round 19: minGPT's `generate`).
 bool one_kind(const ir::Model& model, const ir::Value* a, const ir::Value* b, int depth) {
   if (ir::computes_the_same(a, b)) return true;
-  if (depth <= 0 || a == nullptr || b == nullptr || a->producer == nullptr || b->producer == nullptr) return false;
+  if (depth <= 0 || a == nullptr || b == nullptr) return false;
+  if (a->producer == nullptr && b->producer == nullptr) return one_kind_of_argument(model, a, b, depth);
+  if (a->producer == nullptr || b->producer == nullptr) return false;
   const ir::Node& x = *a->producer;
   const ir::Node& y = *b->producer;
   if (x.inputs.size() != y.inputs.size() || x.loc.file != y.loc.file || x.loc.line != y.loc.line) return false;
   if (x.kind == "prim::CallMethod" && y.kind == "prim::CallMethod") return same_layer_call(model, x, y, depth);
+  // Two masks of one comparison written once (`toks != pad` at each step): 0 and 1, whatever they
+  // compare.
+  if (x.kind == y.kind && analysis::is_comparison_op(x.kind) && x.outputs.size() == 1) return true;
   // `x[:, t]` at each time step: rows of one tensor. Other views are compared as ops are
   // (`tokens[:, :6]` and `tokens[:, 6:]` are two kinds of rows).
   if (x.kind == "aten::select" && y.kind == "aten::select" && x.inputs.size() == 3 &&

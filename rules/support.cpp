@@ -194,7 +194,10 @@ std::optional<Edit> reroot_edit(const analysis::Facts& facts, const ir::Node& co
                                 std::string* refusal, size_t inline_choice) {
   auto plan = analysis::plan_float_shadow(facts, consumer, operand, inline_choice);
   if (const auto* why = std::get_if<std::string>(&plan)) {
-    if (refusal != nullptr) *refusal = "no automatic fix: " + *why;
+    // A model's outputs (C++) have no float value in the code: the finding says to fix the model.
+    const bool model = static_cast<size_t>(operand) < consumer.inputs.size() &&
+                       only_model_outputs(facts, consumer.inputs[static_cast<size_t>(operand)]);
+    if (refusal != nullptr && !model) *refusal = "no automatic fix: " + *why;
     return std::nullopt;
   }
   Edit e;
@@ -513,10 +516,25 @@ Fix new_fake_quant_fix(std::string description, const Edit& edit) {
   return f;
 }
 
-bool is_cast_of_bool(const analysis::Facts& facts, const ir::Value* v) {
+bool only_model_outputs(const analysis::Facts& facts, const ir::Value* v) {
+  const auto& sources = facts.quant_sources(v);
+  for (const std::string& id : sources)
+    if (const analysis::QuantPoint* point = facts.quant_point(id); point == nullptr || !point->model_outputs)
+      return false;
+  return !sources.empty();
+}
+
+bool is_cast_of_bool(const analysis::Facts& facts, const ir::Value* v, int calls) {
   for (int depth = 0; v != nullptr && depth < 16; ++depth) {
     if (facts.is_zero_one_input(v)) return true;
-    if (v->producer == nullptr) return false;
+    // A parameter (a padding mask passed into each layer, public round 23's Speech-Transformer):
+    // what every call passes.
+    if (v->producer == nullptr) {
+      const ir::ParameterSources sources = ir::parameter_sources(facts.model(), v);
+      return calls > 0 && !sources.arguments.empty() &&
+             std::all_of(sources.arguments.begin(), sources.arguments.end(),
+                         [&](const ir::Value* a) { return is_cast_of_bool(facts, a, calls - 1); });
+    }
     const ir::Node& p = *v->producer;
     if ((p.kind == "aten::to" || p.kind == "aten::type_as") && !p.inputs.empty())
       return facts.dtype(p.inputs[0]) == ir::DType::Bool && facts.dtype(v) != ir::DType::Bool;

@@ -150,8 +150,11 @@ Fix safe_fix(std::string description, std::vector<Edit> edits);
 Fix new_fake_quant_fix(std::string description, const Edit& edit);
 // A float tensor made by casting a bool tensor (a comparison result: 0 and 1 only), or an input
 // of forward the simulation saw hold only 0 and 1 (a padding mask given as floats), seen
-// through views.
-bool is_cast_of_bool(const analysis::Facts& facts, const ir::Value* v);
+// through views and into the calls that pass it (`calls` levels of them).
+bool is_cast_of_bool(const analysis::Facts& facts, const ir::Value* v, int calls = 4);
+// Whether every quant point of `v` is a TorchScript model's outputs (C++): the code holds no
+// quantize call to read around, the model quantizes inside (the rules' messages say so).
+bool only_model_outputs(const analysis::Facts& facts, const ir::Value* v);
 // An integer tensor cast to float (`(i % 8).float()`, `class_pred.float()`): whole numbers, also
 // once views and selections have taken some of them (CenterNet's cell columns, gathered by the
 // second topk's picks and viewed: `_gather_feat(xs.view(b, -1, 1), inds).view(b, K)`).

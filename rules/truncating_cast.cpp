@@ -3,6 +3,7 @@
 // (2.0 as 1.9997) loses one: class ids, counts and indices carried in a tensor come out wrong.
 #include <cctype>
 
+#include "analysis/constants.h"
 #include "ir/source_text.h"
 #include "ir/spelling.h"
 #include "rules/registry.h"
@@ -56,14 +57,14 @@ const ir::Node* rounding_producer(const ir::Node& cast) {
   return item != nullptr ? item->inputs[0]->producer : cast.inputs[0]->producer;
 }
 
-// Whether every quant point of `v` is a TorchScript model's outputs: the code that casts holds no
-// quantize call to cast before, the model quantizes inside (eq-nonzero-const words it so too).
-bool only_model_outputs(const analysis::Facts& facts, const ir::Value* v) {
-  const auto& sources = facts.quant_sources(v);
-  for (const std::string& id : sources)
-    if (const analysis::QuantPoint* point = facts.quant_point(id); point == nullptr || !point->model_outputs)
-      return false;
-  return !sources.empty();
+// `x + 0.5` before the cast: rounding half up, the usual idiom for non-negative values (a
+// probability or depth map to 8-bit pixels, `static_cast<uint8_t>(v * 255 + 0.5f)`): 1.9997 + 0.5
+// still truncates to 2 (public round 21 C++: reported as truncation, advised to round).
+bool rounds_half_up(const ir::Node* producer) {
+  if (producer == nullptr || ir::base_op(producer->kind) != "add" || producer->inputs.size() < 2) return false;
+  for (size_t i = 0; i < 2; ++i)
+    if (std::optional<double> c = analysis::scalar_constant(producer->inputs[i]); c && *c == 0.5) return true;
+  return false;
 }
 
 // C++ ranges the conversion Clang inserts in `static_cast<int>(s * 640 / 416.0)` (and in
@@ -126,8 +127,8 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     const ir::Value* in = node.inputs[0];
     if (ir::is_integral(facts.dtype(in)) || facts.dtype(in) == ir::DType::Bool || !facts.quantized(in)) return;
     // Rounded first (`x.round().long()`): the error is gone unless it was half a step.
-    if (const ir::Node* rounded = rounding_producer(node); rounded != nullptr && ir::base_op(rounded->kind) == "round")
-      return;
+    const ir::Node* rounded = rounding_producer(node);
+    if ((rounded != nullptr && ir::base_op(rounded->kind) == "round") || rounds_half_up(rounded)) return;
     Diagnostic d = make_diagnostic(truncating_cast_rule(), fn, node, message(facts, node));
     // The float model casts the float value: casting the stub's float input keeps its floor
     // (voxel indices mean floor; rounding would change the float model).
@@ -166,7 +167,9 @@ const Rule& truncating_cast_rule() {
         "Casting to an integer truncates toward zero. Quantization moves a whole number to the nearest "
         "multiple of the scale, which is as often just below it: at int16 with values up to 7.3, 2.0 "
         "becomes 1.99994 and `.long()` makes it 1. Class ids, counts or indices carried in a tensor then "
-        "select the wrong class or row, in some elements and not others, depending on the data's range.";
+        "select the wrong class or row, in some elements and not others, depending on the data's range. "
+        "A value rounded first is not reported: `torch.round(x).long()`, and `(x + 0.5).long()`, the "
+        "rounding of non-negative values into pixels (`static_cast<uint8_t>(v * 255 + 0.5f)`).";
     r.doc.example =
         "    x = self.quant(x)\n"
         "    ids = x[:, -1].long()          # 2.0 is 1.99994 here: id 1\n"

@@ -134,6 +134,22 @@ TEST(Attribution, WeightsAndActivationsThatEachDivergeAloneAreBothNamed) {
             "diverge too: with the weights in float, output 0 keeps 3.5 dB");
 }
 
+// The weights alone cost something (7.9 dB), the activations alone everything (5.3 dB, as with
+// both): the weights do not dominate, and the quant point that does it is found past their part
+// (public round 23's SSD was told "caused mostly by the weights").
+TEST(Attribution, ActivationsThatDoClearlyWorseAloneAreSearched) {
+  FakeModel model{[](const std::set<std::string>& q) { return q.count("quant_1") ? 5.3 : 7.9; },
+                  [](const std::set<std::string>& q) { return q.count("quant_1") ? 5.3 : 80.0; }};
+  AttributionSetup setup{points(4), true, 40};
+  int passes = 0;
+  auto found = attribute_all(model, setup, passes);
+  EXPECT_FALSE(found[0].weights_alone);
+  ASSERT_TRUE(found[0].weights_part.has_value());
+  EXPECT_EQ(*found[0].weights_part, 7.9);
+  ASSERT_EQ(found[0].causes.size(), 1u);
+  EXPECT_EQ(found[0].causes[0].point, "quant_1");
+}
+
 // An output whose rows a decision let through comes out with another shape than float's: its
 // measure is -inf, which the notes state as such, not as an SQNR (public round 19: "output 1
 // keeps -inf dB").

@@ -1661,7 +1661,65 @@ class FunctionLowering {
   }
 
   // `this->mask_` or `self.weight`: one value per field, updated by assignments.
+  // `p.depth` of an aggregate the function holds (`Preds p = predict(x);`, a parameter, a local
+  // it fills), or of one a call returns (`predict(x).depth`): element `depth` of the object's
+  // list, so that what the fields hold follows the object through returns and calls (public C++
+  // round 21: a struct of a model's outputs returned by a method lost them without a note). Null
+  // for any other member.
+  ir::Value* record_field(const MemberExpr& member) {
+    const auto* field = dyn_cast<FieldDecl>(member.getMemberDecl());
+    const Expr* base = member.isImplicitAccess() || member.isArrow() ? nullptr : strip(member.getBase());
+    if (field == nullptr || base == nullptr || aggregate_fields(base->getType()).empty()) return nullptr;
+    const auto* ref = dyn_cast<DeclRefExpr>(base);
+    if (!isa<CallExpr>(base) && (ref == nullptr || !isa<VarDecl>(ref->getDecl()))) return nullptr;
+    auto type = ir_type(member.getType());
+    ir::Value* object = expr(base);
+    if (!type || object == nullptr) return nullptr;
+    const unsigned index = field->getFieldIndex();
+    if (const ir::Node* list = object->producer; list != nullptr && list->kind == "prim::ListConstruct" &&
+                                                 index < list->inputs.size() &&
+                                                 list->inputs[index]->type.kind != ir::Type::Kind::None)
+      return list->inputs[index];
+    return single("prim::TupleIndex", {object, int_constant(index)}, *type, &member);
+  }
+
+  // `p.depth = d` on an aggregate the function holds: the object is a new list with that field
+  // replaced, so that `return p` returns what its fields hold then. False for any other target.
+  bool assign_record_field(const Expr* target, ir::Value* v, const Expr& at) {
+    const auto* member = dyn_cast<MemberExpr>(strip(target));
+    const auto* field = member != nullptr ? dyn_cast<FieldDecl>(member->getMemberDecl()) : nullptr;
+    const auto* ref =
+        field != nullptr && !member->isArrow() ? dyn_cast<DeclRefExpr>(strip(member->getBase())) : nullptr;
+    const auto* object = ref != nullptr ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (object == nullptr || v == nullptr) return false;
+    const std::vector<const FieldDecl*> fields = aggregate_fields(object->getType());
+    if (fields.empty()) return false;
+    auto held = vars_.find(object);
+    const ir::Node* old = held != vars_.end() && held->second != nullptr ? held->second->producer : nullptr;
+    const bool listed = old != nullptr && old->kind == "prim::ListConstruct" && old->inputs.size() == fields.size();
+    std::vector<ir::Value*> items;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (fields[i] == field) {
+        items.push_back(v);
+      } else if (listed) {
+        items.push_back(old->inputs[i]);
+      } else if (held != vars_.end() && held->second != nullptr) {
+        auto type = ir_type(fields[i]->getType());
+        items.push_back(
+            type ? single("prim::TupleIndex", {held->second, int_constant(static_cast<int64_t>(i))}, *type, &at)
+                 : none());
+      } else {
+        items.push_back(none());
+      }
+    }
+    ir::Type type = ir::Type::simple(ir::Type::Kind::List);
+    for (ir::Value* item : items) type.elements.push_back(item->type);
+    vars_[object] = single("prim::ListConstruct", items, type, &at);
+    return true;
+  }
+
   ir::Value* field(const MemberExpr& member) {
+    if (ir::Value* element = record_field(member)) return element;
     const ValueDecl* decl = member.getMemberDecl();
     // `heat_to_mat(out).rows`, `heat_to_mat(out).clone()` (a third-party class's method, reached
     // here as the callee of an opaque call): the call is lowered, so a function of the file it
@@ -1718,7 +1776,9 @@ class FunctionLowering {
     unsigned n = op.getNumArgs();
     if (kind == OO_Equal && n == 2) {
       ir::Value* v = expr(op.getArg(1));
-      if (assign_tied(op.getArg(0), v, op) || assign_element(op.getArg(0), v, op)) return v;
+      if (assign_tied(op.getArg(0), v, op) || assign_element(op.getArg(0), v, op) ||
+          assign_record_field(op.getArg(0), v, op))
+        return v;
       if (auto column = column_of(op.getArg(0)); column && write_column(*column, v, op)) return v;
       if (const ValueDecl* decl = assigned(op.getArg(0)); decl && v) bind(decl, v);
       return v;
@@ -1820,6 +1880,8 @@ class FunctionLowering {
       if (ir::Value* v = expr(arg)) inputs.push_back(v);
     if (name == "at" && record_name(strip(object)->getType()) == "c10::Dict" && !inputs.empty())
       if (ir::Value* value = dict_value(call, inputs.front(), *type)) return value;
+    if (ir::Value* same = same_container(name, inputs)) return same;
+    if (ir::Value* element = element_by_constant_key(call, name, inputs, *type)) return element;
     ir::Value* out = single("cxx::" + name, inputs, *type, &call);
     // model.forward(x).toTuple()->elements(): still the model's outputs, element by element.
     if (!inputs.empty()) {
@@ -1828,6 +1890,29 @@ class FunctionLowering {
       if (auto keys = model_keys_.find(inputs.front()); keys != model_keys_.end()) model_keys_[out] = keys->second;
     }
     return out;
+  }
+
+  // `out.toTuple()->elements()`, `out.toList()`, `out.toGenericDict()`: the container itself,
+  // so that what the analysis knows of each element (a model's class ids, which carry no
+  // quantization) holds through the conversion, also in a helper that takes the IValue (public
+  // round 20 C++: detectron2's `get_outputs`). Null for any other call.
+  static ir::Value* same_container(const std::string& name, const std::vector<ir::Value*>& inputs) {
+    static const std::set<std::string> conversions = {"toTuple", "elements", "toList", "toGenericDict"};
+    if (inputs.size() != 1 || !conversions.count(name) || inputs[0]->type.kind != ir::Type::Kind::Tuple) return nullptr;
+    return inputs[0];
+  }
+
+  // `d.at("scores")`, `l.get(0)`, `v.at(1)` of a container: its element under that constant key,
+  // as TorchScript's `d["scores"]`, which the analysis reads element by element. Null when the key
+  // is no constant.
+  ir::Value* element_by_constant_key(const CXXMemberCallExpr& call, const std::string& name,
+                                     const std::vector<ir::Value*>& inputs, const ir::Type& type) {
+    if ((name != "at" && name != "get") || inputs.size() != 2 || inputs[0]->type.kind != ir::Type::Kind::Tuple)
+      return nullptr;
+    const ir::Node* key = inputs[1]->producer;
+    const ir::Attr* value = key != nullptr && key->kind == "prim::Constant" ? key->attr("value") : nullptr;
+    if (value == nullptr || (value->kind != ir::Attr::Kind::Str && value->kind != ir::Attr::Kind::Int)) return nullptr;
+    return single("aten::__getitem__", inputs, type, &call);
   }
 
   // `d.at("labels")` of a model's outputs read with `toGenericDict()`: the value of that key,
@@ -1853,7 +1938,8 @@ class FunctionLowering {
   static bool from_model_run(const ir::Value* v) {
     for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 16; ++depth) {
       if (v->producer->attr("model_outputs") != nullptr) return true;
-      if (v->producer->kind.rfind("cxx::", 0) != 0 && v->producer->kind != "prim::TupleIndex") return false;
+      const std::string& kind = v->producer->kind;
+      if (kind.rfind("cxx::", 0) != 0 && kind != "prim::TupleIndex" && kind != "aten::__getitem__") return false;
       if (v->producer->inputs.empty()) return false;
       v = v->producer->inputs[0];
     }
@@ -1995,21 +2081,32 @@ class FunctionLowering {
     return items;
   }
 
-  ir::Value* list_construct(const InitListExpr& list) {
-    // `Outputs{boxes, classes, scores}`, an aggregate of the user's: each field gets its
-    // initialiser, as `o.boxes = boxes` gives it (public C++ round 20: detectron2's `get_outputs`
-    // put the model's outputs into such a struct, and every use of them was lost without a note).
-    const CXXRecordDecl* record = list.getType()->getAsCXXRecordDecl();
+  // The fields of an aggregate of the user's (`struct Outputs { torch::Tensor boxes, scores; }`),
+  // in order; empty for any other type.
+  static std::vector<const FieldDecl*> aggregate_fields(QualType type) {
+    const CXXRecordDecl* record = type.getNonReferenceType()->getAsCXXRecordDecl();
     std::vector<const FieldDecl*> fields;
     if (record != nullptr && record->hasDefinition() && record->isAggregate() && record->getNumBases() == 0 &&
-        !is_container(list.getType()))
+        !record->isLambda() && !is_container(type.getNonReferenceType()))
       fields.assign(record->field_begin(), record->field_end());
+    return fields;
+  }
+
+  ir::Value* list_construct(const InitListExpr& list) {
+    // `Outputs{boxes, classes, scores}`, an aggregate of the user's: a list of its fields by
+    // position (a field left out, or of a type the IR has not, is None), which a read of a field
+    // takes apart (record_field). Public C++ round 20: detectron2's `get_outputs` put the model's
+    // outputs into such a struct, and every use of them was lost without a note.
+    const std::vector<const FieldDecl*> fields = aggregate_fields(list.getType());
     std::vector<ir::Value*> items;
     for (unsigned i = 0; i < list.getNumInits(); ++i)
       if (ir::Value* v = expr(list.getInit(i))) {
         items.push_back(v);
         if (i < fields.size()) bind(fields[i], v);
+      } else if (i < fields.size()) {
+        items.push_back(none());
       }
+    while (items.size() < fields.size()) items.push_back(none());
     ir::Type type = ir::Type::simple(ir::Type::Kind::List);
     for (ir::Value* v : items) type.elements.push_back(v->type);
     return single("prim::ListConstruct", items, type, &list);
@@ -2275,8 +2372,9 @@ class FunctionLowering {
       ir::Value* joined = inputs.empty()
                               ? single("cxx::forward", {}, out_type, &call)
                               : single("prim::ListConstruct", inputs, ir::Type::simple(ir::Type::Kind::List), &call);
-      ir::Value* out = stub_call(call, "the TorchScript model " + archive->s, joined, out_type);
-      out->producer->set_attr("model_outputs", ir::Attr::of_bool(true));
+      ir::Value* run = stub_call(call, "the TorchScript model " + archive->s, joined, out_type);
+      run->producer->set_attr("model_outputs", ir::Attr::of_bool(true));
+      ir::Value* out = described_outputs(run, verdict, call);
       if (!verdict.elements_quantized.empty()) model_elements_[out] = verdict.elements_quantized;
       if (!verdict.keys_quantized.empty()) model_keys_[out] = verdict.keys_quantized;
       runs_[out] = run_seen(call, archive->s, *out->producer);
@@ -2308,6 +2406,30 @@ class FunctionLowering {
     else if (archive == nullptr && !says_why_unlinked(*out->producer) && unit_.options_.archive_quantized)
       out->producer->set_attr("unlinked_model", ir::Attr::of_str(written_or(arrow_base(object), "this model")));
     runs_[out] = run_seen(call, archive != nullptr ? archive->s : "", *out->producer);
+    return out;
+  }
+
+  // A model's quantized outputs as the analysis is to see them, element by element, wherever they
+  // are passed (a helper taking the IValue, detectron2's `get_outputs`): a tuple or dict of the
+  // run's elements, in which an element that carries no quantization (class ids, a bool mask:
+  // ArchiveVerdict) is a value of its own. The run itself stays the quant point; `run` when the
+  // archive says nothing of its elements. One level: a dict in a list is read whole.
+  ir::Value* described_outputs(ir::Value* run, const cxx::ArchiveVerdict& verdict, const Expr& call) {
+    std::vector<ir::Value*> parts;
+    auto add = [&](ir::Value* key, bool quantized) {
+      parts.push_back(quantized ? single("aten::__getitem__", {run, key}, run->type, &call)
+                                : single("cxx::unquantized_model_output", {}, run->type, &call));
+    };
+    for (size_t i = 0; i < verdict.elements_quantized.size(); ++i)
+      add(int_constant(static_cast<int64_t>(i)), verdict.elements_quantized[i]);
+    for (const auto& [key, quantized] : verdict.keys_quantized) {
+      parts.push_back(constant(ir::Attr::of_str(key), ir::Type::simple(ir::Type::Kind::Str)));
+      add(parts.back(), quantized);
+    }
+    if (parts.empty()) return run;
+    const bool dict = !verdict.keys_quantized.empty();
+    ir::Value* out = single(dict ? "prim::DictConstruct" : "prim::TupleConstruct", parts, run->type, &call);
+    out->producer->set_attr("model_outputs", ir::Attr::of_bool(true));  // for from_model_run
     return out;
   }
 
@@ -2401,8 +2523,9 @@ class FunctionLowering {
     }
     if (verdict.quantized.value_or(false)) {
       ir::Value* joined = single("prim::ListConstruct", inputs, ir::Type::simple(ir::Type::Kind::List), &call);
-      out = stub_call(call, "the TorchScript model " + returned.archive, joined, out_type);
-      out->producer->set_attr("model_outputs", ir::Attr::of_bool(true));
+      ir::Value* run = stub_call(call, "the TorchScript model " + returned.archive, joined, out_type);
+      run->producer->set_attr("model_outputs", ir::Attr::of_bool(true));
+      out = returned.element < 0 ? described_outputs(run, verdict, call) : run;
       if (!verdict.elements_quantized.empty() && returned.element < 0)
         model_elements_[out] = verdict.elements_quantized;
       if (!verdict.keys_quantized.empty() && returned.element < 0) model_keys_[out] = verdict.keys_quantized;
@@ -2459,6 +2582,7 @@ class FunctionLowering {
   ir::Value* builtin_binary(const BinaryOperator& bin) {
     if (bin.getOpcode() == BO_Assign) {
       ir::Value* v = expr(bin.getRHS());
+      if (assign_record_field(bin.getLHS(), v, bin)) return v;
       if (const ValueDecl* decl = assigned(bin.getLHS()); decl && v) bind(decl, v);
       return v;
     }

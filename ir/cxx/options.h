@@ -16,8 +16,9 @@ namespace qlint::cxx {
 struct ArchiveVerdict {
   std::optional<bool> quantized;
   std::string unread;
-  // When forward returns a tuple: whether each element carries quantization. A bool or integer
-  // element (a mask `scores > t`, class ids) does not, whatever the model quantizes.
+  // When forward returns a tuple, or a list it builds in sight (`[boxes, classes]`): whether each
+  // element carries quantization. A bool or integer element (a mask `scores > t`, class ids) does
+  // not, whatever the model quantizes; a dict element does when any of its values does.
   std::vector<bool> elements_quantized;
   // When forward returns a dict with constant keys (`{"scores": s, "labels": l}`): whether each
   // key's value carries quantization, so that `toGenericDict().at("labels")` of int64 class ids

@@ -1208,6 +1208,18 @@ TEST_F(Fix, TracedQatFakeQuantsNeedInputsOnlyToCalibrate) {
   EXPECT_TRUE(fs::exists(tmp("mask.pt")));
 }
 
+// A 0/1 mask made once and passed into each layer (`tokens.ne(PAD).float()`, public round 23's
+// Speech-Transformer): its new fake quants start exact at scale 1 without inputs, as a mask seen
+// where it is cast does; qlint asked for --input to calibrate them.
+TEST_F(Fix, AMaskPassedIntoLayersStartsExactWithoutInputs) {
+  auto fixed = run_qlint({"--fix", "-o", tmp("fixed.pt"), example_model("qat/qat_float_mask_into_layers")});
+  EXPECT_NE(fixed.out.find("(exact for a 0/1 mask)"), std::string::npos) << fixed.out;
+  EXPECT_EQ(fixed.out.find("calibrated on the inputs: give --input"), std::string::npos) << fixed.out;
+  ASSERT_TRUE(fs::exists(tmp("fixed.pt"))) << fixed.out << fixed.err;
+  auto again = run_qlint({"check", tmp("fixed.pt")});
+  EXPECT_EQ(again.out.find("[unquantized-operand]"), std::string::npos) << again.out;
+}
+
 TEST_F(Fix, UnsafeFixesWaitForTheFlag) {
   // The flag is read after a helper writes through a view of the feature map (`feats[:, 0] =
   // 0.0` in `clear_background`): no float twin copies a write another function makes, so no safe

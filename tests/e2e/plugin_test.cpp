@@ -118,6 +118,26 @@ TEST_F(OperatorLibrariesConfig, RelativePathsAreFromTheConfigFile) {
   EXPECT_NE(r.out.find("[eq-nonzero-const]"), std::string::npos) << r.out;
 }
 
+// `sim` and `dump` take the configuration as `check` does (public round 23: `sim` ignored it and
+// exited 2, advising the very setting it ignored), trusted alike.
+TEST_F(OperatorLibrariesConfig, SimAndDumpReadThemToo) {
+  fs::create_directories(dir_ / "ops");
+  fs::create_symlink(torchvision_ops_library(), dir_ / "ops" / "torchvision_ops.so");
+  fs::copy_file(kNmsModel, dir_ / "model.pt");
+  std::ofstream(dir_ / ".qlint.toml") << "operator-libraries = [\"ops/torchvision_ops.so\"]\nbits = 8\n";
+  auto sim = run_qlint_configured({"sim", "--trust-config-libraries", tmp("model.pt"), "--random-input", "5x4,5"});
+  EXPECT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_NE(sim.out.find(" at int8 "), std::string::npos) << sim.out;  // the configuration's bits
+  auto dump = run_qlint_configured({"dump", "--trust-config-libraries", tmp("model.pt")});
+  EXPECT_EQ(dump.exit_code, 0) << dump.err;
+  auto untrusted = run_qlint_configured({"sim", tmp("model.pt"), "--random-input", "5x4,5"});
+  EXPECT_EQ(untrusted.exit_code, 2);
+  EXPECT_NE(untrusted.err.find("--trust-config-libraries"), std::string::npos) << untrusted.err;
+  auto isolated = run_qlint_configured({"sim", "--isolated", tmp("model.pt"), "--random-input", "5x4,5"});
+  EXPECT_EQ(isolated.exit_code, 2);
+  EXPECT_NE(isolated.err.find("load the library that defines it"), std::string::npos) << isolated.err;
+}
+
 // A configuration in the scanned tree is someone else's: its libraries load only when trusted.
 TEST_F(OperatorLibrariesConfig, AreRefusedUnlessTrusted) {
   fs::copy_file(kNmsModel, dir_ / "model.pt");

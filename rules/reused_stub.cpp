@@ -264,17 +264,31 @@ bool reads_one_attribute(const ir::Node& x, const ir::Node& y) {
          from_y.kind == ir::Type::Kind::Module && from_x.name == from_y.name;
 }
 
-// One parameter of two traced methods of one module instance (`forward`, `forward1`: the calls of
-// a loop the trace unrolled), given values of one kind by their calls: a decode step's padding
-// mask at every step (public round 23's seq2seq greedy decoder).
-bool one_kind_of_argument(const ir::Model& model, const ir::Value* a, const ir::Value* b, int depth) {
-  const ir::ParameterSources x = ir::parameter_sources(model, a), y = ir::parameter_sources(model, b);
-  const ir::Function *f = x.function, *g = y.function;
-  if (f == nullptr || g == nullptr || f == g || x.index != y.index || f->module_path != g->module_path ||
-      ir::without_trailing_digits(f->method) != ir::without_trailing_digits(g->method))
-    return false;
-  return x.arguments.size() == 1 && y.arguments.size() == 1 &&
-         one_kind(model, x.arguments[0], y.arguments[0], depth - 1);
+// The value a traced method is given: the trace passes tensors between the methods of an unrolled
+// loop (`forward1`'s `argument_2` is the `self.scale` that `forward` returned to the caller, and
+// the caller passes on) and gives each step's inputs as arguments (a decode step's padding mask):
+// through a parameter's one call and a call's returned tuple, the value itself; `v` when it is
+// none of these.
+const ir::Value* passed_value(const ir::Model& model, const ir::Value* v) {
+  for (int depth = 0; v != nullptr && depth < 8; ++depth) {
+    if (v->producer == nullptr) {
+      const ir::ParameterSources sources = ir::parameter_sources(model, v);
+      if (sources.arguments.size() != 1) return v;
+      v = sources.arguments[0];
+      continue;
+    }
+    const ir::Node& unpack = *v->producer;
+    const ir::Node* call =
+        unpack.kind == "prim::TupleUnpack" && unpack.inputs.size() == 1 ? unpack.inputs[0]->producer : nullptr;
+    const ir::Function* callee = call != nullptr ? ir::callee_of(model, *call) : nullptr;
+    const ir::Node* made =
+        callee != nullptr && callee->body.returns.size() == 1 ? callee->body.returns[0]->producer : nullptr;
+    const size_t index =
+        static_cast<size_t>(std::find(unpack.outputs.begin(), unpack.outputs.end(), v) - unpack.outputs.begin());
+    if (made == nullptr || made->kind != "prim::TupleConstruct" || index >= made->inputs.size()) return v;
+    v = made->inputs[index];
+  }
+  return v;
 }
 
 // Whether `a` and `b` are values of one kind, made by the same code on the same line: the same
@@ -284,7 +298,8 @@ bool one_kind_of_argument(const ir::Model& model, const ir::Value* a, const ir::
 bool one_kind(const ir::Model& model, const ir::Value* a, const ir::Value* b, int depth) {
   if (ir::computes_the_same(a, b)) return true;
   if (depth <= 0 || a == nullptr || b == nullptr) return false;
-  if (a->producer == nullptr && b->producer == nullptr) return one_kind_of_argument(model, a, b, depth);
+  if (const ir::Value* x = passed_value(model, a), *y = passed_value(model, b); x != a || y != b)
+    return one_kind(model, x, y, depth - 1);
   if (a->producer == nullptr || b->producer == nullptr) return false;
   const ir::Node& x = *a->producer;
   const ir::Node& y = *b->producer;

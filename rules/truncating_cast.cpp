@@ -168,8 +168,8 @@ const Rule& truncating_cast_rule() {
         "multiple of the scale, which is as often just below it: at int16 with values up to 7.3, 2.0 "
         "becomes 1.99994 and `.long()` makes it 1. Class ids, counts or indices carried in a tensor then "
         "select the wrong class or row, in some elements and not others, depending on the data's range. "
-        "A value rounded first is not reported: `torch.round(x).long()`, and `(x + 0.5).long()`, the "
-        "rounding of non-negative values into pixels (`static_cast<uint8_t>(v * 255 + 0.5f)`).";
+        "A value rounded before the cast is not reported: `round(x)`, or `x + 0.5`, the rounding of "
+        "non-negative values into 8-bit pixels.";
     r.doc.example =
         "    x = self.quant(x)\n"
         "    ids = x[:, -1].long()          # 2.0 is 1.99994 here: id 1\n"

@@ -154,7 +154,7 @@ std::optional<ir::Type> ir_type(QualType qt) {
   // of them (`toGenericDict()`) is read as such a container: `d.at("scores")` may be any value.
   if (name == "c10::IValue" || name == "c10::intrusive_ptr" || name == "c10::ivalue::Tuple" ||
       name == "c10::ivalue::TupleElements" || name == "std::vector" || name == "c10::List" || name == "c10::ArrayRef" ||
-      name == "std::tuple" || name == "c10::Dict")
+      name == "std::tuple" || name == "std::pair" || name == "c10::Dict")
     return ir::Type::simple(K::Tuple);
   if (name == "torch::jit::Module" || name == "torch::jit::script::Module") return ir::Type::other("ScriptModule");
   return std::nullopt;
@@ -869,7 +869,19 @@ class UnitLowering {
     return -1;
   }
 
-  void collect_stored_archives(const std::vector<const FunctionDecl*>& functions) {
+  // The file's own variables at namespace scope that are initialised where declared
+  // (`torch::jit::Module net = torch::jit::load("m.pt");`), also inside namespaces.
+  static void initialised_globals(const DeclContext& context, std::vector<const VarDecl*>& out) {
+    for (const Decl* decl : context.decls()) {
+      if (const auto* var = dyn_cast<VarDecl>(decl); var && var->hasGlobalStorage() && var->hasInit())
+        out.push_back(var);
+      if (const auto* inner = dyn_cast<NamespaceDecl>(decl)) initialised_globals(*inner, out);
+      if (const auto* inner = dyn_cast<LinkageSpecDecl>(decl)) initialised_globals(*inner, out);
+    }
+  }
+
+  void collect_stored_archives(const std::vector<const FunctionDecl*>& functions,
+                               const std::vector<const VarDecl*>& globals) {
     std::map<const ValueDecl*, Sources> seen;
     const FunctionDecl* in = nullptr;  // the function whose assignments are read
     auto note = [&](const ValueDecl* stored, const Expr* value) {
@@ -921,6 +933,9 @@ class UnitLowering {
     for (const CXXRecordDecl* record : classes)
       for (const FieldDecl* f : record->fields())
         if (f->hasInClassInitializer()) note(f, f->getInClassInitializer());
+    // A global initialised where it is declared (public C++ round 21: its runs said qlint did
+    // not see its archive).
+    for (const VarDecl* var : globals) note(var, var->getInit());
     // A field or global set from different archives is none of them: a note at its runs lists them.
     for (const auto& [stored, sources] : seen) {
       stored_loads_[stored] = one_of(sources);
@@ -1641,6 +1656,7 @@ class FunctionLowering {
     if (const auto* cast = dyn_cast<ExplicitCastExpr>(e)) return explicit_cast(*cast);
     if (const auto* list = dyn_cast<InitListExpr>(e)) return list_construct(*list);
     if (isa<LambdaExpr>(e)) return nullptr;
+    if (ir::Value* pair = pair_construct(*e)) return pair;
     return opaque(*e);
   }
 
@@ -1718,8 +1734,35 @@ class FunctionLowering {
     return true;
   }
 
+  // `std::pair<at::Tensor, at::Tensor>{a, b}`, `return {a, b};` into a pair: a tuple of the two,
+  // as `std::make_pair(a, b)` and `std::make_tuple(a, b)` are (public C++ round 21: a pair of a
+  // model's outputs was followed in no form). Null for any other expression.
+  ir::Value* pair_construct(const Expr& e) {
+    const auto* construct = dyn_cast<CXXConstructExpr>(&e);
+    if (construct == nullptr || construct->getNumArgs() != 2 || record_name(construct->getType()) != "std::pair")
+      return nullptr;
+    auto type = ir_type(construct->getType());
+    ir::Value* first = argument(construct->getArg(0));
+    ir::Value* second = argument(construct->getArg(1));
+    if (!type || first == nullptr || second == nullptr) return nullptr;
+    return single("prim::TupleConstruct", {first, second}, *type, &e);
+  }
+
+  // `p.first`, `p.second` of a std::pair: its element 0 or 1. Null for any other member.
+  ir::Value* pair_member(const MemberExpr& member) {
+    const std::string name = member.getMemberDecl()->getNameAsString();
+    const Expr* base = member.isArrow() ? nullptr : strip(member.getBase());
+    if (base == nullptr || (name != "first" && name != "second") || record_name(base->getType()) != "std::pair")
+      return nullptr;
+    auto type = ir_type(member.getType());
+    ir::Value* pair = expr(base);
+    if (!type || pair == nullptr || pair->type.kind != ir::Type::Kind::Tuple) return nullptr;
+    return element_of_tuple(pair, int_constant(name == "first" ? 0 : 1), *type, member);
+  }
+
   ir::Value* field(const MemberExpr& member) {
     if (ir::Value* element = record_field(member)) return element;
+    if (ir::Value* element = pair_member(member)) return element;
     const ValueDecl* decl = member.getMemberDecl();
     // `heat_to_mat(out).rows`, `heat_to_mat(out).clone()` (a third-party class's method, reached
     // here as the callee of an opaque call): the call is lowered, so a function of the file it
@@ -2125,7 +2168,7 @@ class FunctionLowering {
     if (UnitLowering::is_model_load(callee)) return load_model(call);
     if (qualified == "std::get")
       if (ir::Value* element = tuple_get(call, *callee, type)) return element;
-    if (qualified == "std::make_tuple" || qualified == "std::forward_as_tuple")
+    if (qualified == "std::make_tuple" || qualified == "std::forward_as_tuple" || qualified == "std::make_pair")
       if (ir::Value* tuple = tuple_of_arguments(call, type)) return tuple;
     if (const Expr* held = made_holder_of(&call)) return expr(held);  // the module the pointer holds
     if (const std::string* name = unit_.function_name(callee))
@@ -2741,7 +2784,13 @@ ir::Model UnitLowering::run() {
     taken.insert(name);
     function_names_[fd->getFirstDecl()] = name;
   }
-  collect_stored_archives(collector.functions);
+  std::vector<const VarDecl*> globals;
+  for (Decl* decl : own) {
+    if (const auto* var = dyn_cast<VarDecl>(decl); var && var->hasGlobalStorage() && var->hasInit())
+      globals.push_back(var);
+    if (isa<NamespaceDecl>(decl) || isa<LinkageSpecDecl>(decl)) initialised_globals(*cast<DeclContext>(decl), globals);
+  }
+  collect_stored_archives(collector.functions, globals);
   for (const FunctionDecl* fd : collector.functions) {
     ir::Function& fn = model_.add_function("", function_names_.at(fd->getFirstDecl()));
     fn.entry = true;

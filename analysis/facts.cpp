@@ -837,7 +837,8 @@ class FactsSolver {
     out.views.clear();
     if (stub == StubKind::Quant) {
       out.sources = {path};
-      // A C++ model run's outputs hold none of the inputs' elements (its input is their list).
+      // A quant point's output holds none of its input's elements (a C++ model run's input is the
+      // list of the model's inputs; a stub's, a tensor with none).
       out.elements.clear();
       // A C++ program's model outputs carry the model's rounding, but the code after the model
       // computes in float, as after a DeQuantStub: no quantized arithmetic, no shared scale.
@@ -885,16 +886,28 @@ class FactsSolver {
   }
 
   // Whether the view an in-place write writes through (`m.select(0, i).slice(0, n)`) is placed by
-  // a number read off the input: a slice's bound, a select's index.
+  // a number the input holds (a length, not a size of its shape): a select's index, a slice's or
+  // a narrow's bounds.
   bool placed_by_the_input(const ir::Value* view) const {
     for (int depth = 0; view != nullptr && view->producer != nullptr && depth < 256; ++depth) {
       const ir::Node* producer = view->producer;
       if (producer->inputs.empty() || !ir::may_alias_first_operand(*producer)) return false;
-      for (size_t i = 1; i < producer->inputs.size(); ++i)
-        if (!producer->inputs[i]->type.is_tensor() && get(producer->inputs[i]).from_input) return true;
+      const bool placing =
+          producer->kind == "aten::select" || producer->kind == "aten::slice" || producer->kind == "aten::narrow";
+      for (size_t i = 2; placing && i < producer->inputs.size() && i < 4; ++i)
+        if (held_by_the_input(producer->inputs[i])) return true;
       view = producer->inputs[0];
     }
     return false;
+  }
+
+  // A number read off the input's values (`lengths[i]`), not off its shape (`x.size(1)`).
+  bool held_by_the_input(const ir::Value* number) const {
+    if (number->type.is_tensor() || !get(number).from_input) return false;
+    const ir::Node* p = number->producer;
+    while (p != nullptr && (p->kind == "aten::Int" || p->kind == "prim::NumToTensor") && !p->inputs.empty())
+      p = p->inputs[0]->producer;
+    return p == nullptr || (p->kind != "aten::size" && p->kind != "aten::len" && p->kind != "aten::dim");
   }
 
   void plain_node(const ir::Node& n) {

@@ -94,7 +94,11 @@ class ArchiveOracle {
         return facts.quantized(element) && !ir::is_integral(dtype) && dtype != ir::DType::Bool;
       };
       const ir::Node* made = forward->body.returns.size() == 1 ? forward->body.returns[0]->producer : nullptr;
-      if (made != nullptr && (made->kind == "prim::TupleConstruct" || made->kind == "prim::ListConstruct"))
+      // A list only as built: one that forward appends to or writes into holds other elements.
+      const bool as_built =
+          made != nullptr && (made->kind == "prim::TupleConstruct" ||
+                              (made->kind == "prim::ListConstruct" && made->outputs[0]->users.size() == 1));
+      if (as_built)
         for (const ir::Value* element : made->inputs) verdict.elements_quantized.push_back(carries(element));
       if (made != nullptr && made->kind == "prim::DictConstruct") verdict.keys_quantized = dict_keys(*made, carries);
       return verdict;

@@ -307,7 +307,7 @@ bool one_kind(const ir::Model& model, const ir::Value* a, const ir::Value* b, in
   if (x.kind == "prim::CallMethod" && y.kind == "prim::CallMethod") return same_layer_call(model, x, y, depth);
   // Two masks of one comparison written once (`toks != pad` at each step): 0 and 1, whatever they
   // compare.
-  if (x.kind == y.kind && analysis::is_comparison_op(x.kind) && x.outputs.size() == 1) return true;
+  if (x.kind == y.kind && analysis::is_comparison_op(x.kind) && x.outputs.size() == 1 && x.loc.known()) return true;
   // `x[:, t]` at each time step: rows of one tensor. Other views are compared as ops are
   // (`tokens[:, :6]` and `tokens[:, 6:]` are two kinds of rows).
   if (x.kind == "aten::select" && y.kind == "aten::select" && x.inputs.size() == 3 &&

@@ -79,7 +79,8 @@ class Search {
       // 7.9 dB with the weights only, 5.3 dB with the activations only, 5.3 dB with both): then
       // the weights do not dominate, and the search below looks past their part.
       const PassOutcome& activations = weights_dominate(d, weights, a.measure) ? pass(setup_.points, false) : full;
-      if (weights_dominate(d, weights, a.measure) && !worse_than_weights(activations, d, weights)) {
+      if (weights_dominate(d, weights, a.measure) &&
+          !(worse_than_weights(activations, d, weights) && worse_than_weights(full, d, weights))) {
         a.weights_alone = true;
         a.weights_measure = weights;
         // A decision such as NMS may flip on either rounding: then the activations' quant points

@@ -871,13 +871,11 @@ class UnitLowering {
 
   // The file's own variables at namespace scope that are initialised where declared
   // (`torch::jit::Module net = torch::jit::load("m.pt");`), also inside namespaces.
-  static void initialised_globals(const DeclContext& context, std::vector<const VarDecl*>& out) {
-    for (const Decl* decl : context.decls()) {
-      if (const auto* var = dyn_cast<VarDecl>(decl); var && var->hasGlobalStorage() && var->hasInit())
-        out.push_back(var);
-      if (const auto* inner = dyn_cast<NamespaceDecl>(decl)) initialised_globals(*inner, out);
-      if (const auto* inner = dyn_cast<LinkageSpecDecl>(decl)) initialised_globals(*inner, out);
-    }
+  static void initialised_globals(const Decl& decl, std::vector<const VarDecl*>& out) {
+    if (const auto* var = dyn_cast<VarDecl>(&decl); var && var->hasGlobalStorage() && var->hasInit())
+      out.push_back(var);
+    if (isa<NamespaceDecl>(decl) || isa<LinkageSpecDecl>(decl))
+      for (const Decl* inner : cast<DeclContext>(decl).decls()) initialised_globals(*inner, out);
   }
 
   void collect_stored_archives(const std::vector<const FunctionDecl*>& functions,
@@ -1676,7 +1674,6 @@ class FunctionLowering {
     return v;
   }
 
-  // `this->mask_` or `self.weight`: one value per field, updated by assignments.
   // `p.depth` of an aggregate the function holds (`Preds p = predict(x);`, a parameter, a local
   // it fills), or of one a call returns (`predict(x).depth`): element `depth` of the object's
   // list, so that what the fields hold follows the object through returns and calls (public C++
@@ -1685,19 +1682,45 @@ class FunctionLowering {
   ir::Value* record_field(const MemberExpr& member) {
     const auto* field = dyn_cast<FieldDecl>(member.getMemberDecl());
     const Expr* base = member.isImplicitAccess() || member.isArrow() ? nullptr : strip(member.getBase());
-    if (field == nullptr || base == nullptr || aggregate_fields(base->getType()).empty()) return nullptr;
+    if (field == nullptr || base == nullptr) return nullptr;
+    const std::vector<const FieldDecl*> fields = aggregate_fields(base->getType());
+    const auto position = std::find(fields.begin(), fields.end(), field);
     const auto* ref = dyn_cast<DeclRefExpr>(base);
-    if (!isa<CallExpr>(base) && (ref == nullptr || !isa<VarDecl>(ref->getDecl()))) return nullptr;
+    const auto* var = ref != nullptr ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
     auto type = ir_type(member.getType());
+    if (position == fields.end() || !type || (!isa<CallExpr>(base) && var == nullptr)) return nullptr;
+    // A field this function assigns through a reference or a global (`out.depth = ...` in
+    // `infer(Result& out)`) keeps the value assigned (bind, and the note at other methods' reads).
+    if (var != nullptr && !local_object(*var) && vars_.count(field) != 0) return nullptr;
     ir::Value* object = expr(base);
-    if (!type || object == nullptr) return nullptr;
-    const unsigned index = field->getFieldIndex();
+    if (object == nullptr) return nullptr;
+    const size_t index = static_cast<size_t>(position - fields.begin());
     if (const ir::Node* list = object->producer; list != nullptr && list->kind == "prim::ListConstruct" &&
                                                  index < list->inputs.size() &&
                                                  list->inputs[index]->type.kind != ir::Type::Kind::None)
       return list->inputs[index];
-    return single("prim::TupleIndex", {object, int_constant(index)}, *type, &member);
+    return single("prim::TupleIndex", {object, int_constant(static_cast<int64_t>(index))}, *type, &member);
   }
+
+  // `infer(x, result)` with `Result& out`: the callee may fill the object's fields, which this
+  // function no longer knows (a read of them is then the field's, with the note of a field set
+  // elsewhere).
+  void forget_objects_filled_by(const CallExpr& call, llvm::ArrayRef<const Expr*> args) {
+    const FunctionDecl* callee = call.getDirectCallee();
+    for (size_t i = 0; callee != nullptr && i < args.size() && i < callee->getNumParams(); ++i) {
+      const QualType param = callee->getParamDecl(static_cast<unsigned>(i))->getType();
+      const auto* ref = dyn_cast<DeclRefExpr>(strip(args[i]));
+      const auto* var = ref != nullptr ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+      if (var == nullptr || !param->isReferenceType() || param.getNonReferenceType().isConstQualified()) continue;
+      const std::vector<const FieldDecl*> fields = aggregate_fields(var->getType());
+      if (fields.empty()) continue;
+      vars_.erase(var);
+      for (const FieldDecl* field : fields) vars_.erase(field);
+    }
+  }
+
+  // A variable of the function's own, not a reference: what is assigned to its fields is its alone.
+  static bool local_object(const VarDecl& var) { return var.isLocalVarDecl() && !var.getType()->isReferenceType(); }
 
   // `p.depth = d` on an aggregate the function holds: the object is a new list with that field
   // replaced, so that `return p` returns what its fields hold then. False for any other target.
@@ -1707,7 +1730,9 @@ class FunctionLowering {
     const auto* ref =
         field != nullptr && !member->isArrow() ? dyn_cast<DeclRefExpr>(strip(member->getBase())) : nullptr;
     const auto* object = ref != nullptr ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-    if (object == nullptr || v == nullptr) return false;
+    // A local object only: one the caller passes by reference, or a global, is filled for others
+    // to read, which the field's own value (bind) and the note at their reads account for.
+    if (object == nullptr || v == nullptr || !local_object(*object)) return false;
     const std::vector<const FieldDecl*> fields = aggregate_fields(object->getType());
     if (fields.empty()) return false;
     auto held = vars_.find(object);
@@ -1760,6 +1785,7 @@ class FunctionLowering {
     return element_of_tuple(pair, int_constant(name == "first" ? 0 : 1), *type, member);
   }
 
+  // `this->mask_` or `self.weight`: one value per field, updated by assignments.
   ir::Value* field(const MemberExpr& member) {
     if (ir::Value* element = record_field(member)) return element;
     if (ir::Value* element = pair_member(member)) return element;
@@ -2129,9 +2155,13 @@ class FunctionLowering {
   static std::vector<const FieldDecl*> aggregate_fields(QualType type) {
     const CXXRecordDecl* record = type.getNonReferenceType()->getAsCXXRecordDecl();
     std::vector<const FieldDecl*> fields;
-    if (record != nullptr && record->hasDefinition() && record->isAggregate() && record->getNumBases() == 0 &&
-        !record->isLambda() && !is_container(type.getNonReferenceType()))
-      fields.assign(record->field_begin(), record->field_end());
+    if (record == nullptr || !record->hasDefinition() || !record->isAggregate() || record->getNumBases() != 0 ||
+        record->isLambda() || record->isUnion() || is_container(type.getNonReferenceType()))
+      return fields;
+    fields.assign(record->field_begin(), record->field_end());
+    // An unnamed bit-field takes no initialiser: positions would not match the braces.
+    if (std::any_of(fields.begin(), fields.end(), [](const FieldDecl* f) { return f->isUnnamedBitfield(); }))
+      fields.clear();
     return fields;
   }
 
@@ -2238,6 +2268,7 @@ class FunctionLowering {
     ir::Node* n = emit("prim::CallFunction", &call);
     for (ir::Value* v : inputs) fn_.add_input(*n, v);
     n->set_attr("callee", ir::Attr::of_str(callee));
+    forget_objects_filled_by(call, args);
     ir::Value* out = fn_.add_output(*n, fresh(), type.value_or(ir::Type::other(call.getType().getAsString())));
     if (!holds_module(call.getType())) return out;
     // A function of the file that returns a model it loads: that archive.
@@ -2420,7 +2451,7 @@ class FunctionLowering {
       ir::Value* out = described_outputs(run, verdict, call);
       if (!verdict.elements_quantized.empty()) model_elements_[out] = verdict.elements_quantized;
       if (!verdict.keys_quantized.empty()) model_keys_[out] = verdict.keys_quantized;
-      runs_[out] = run_seen(call, archive->s, *out->producer);
+      runs_[out] = run_seen(call, archive->s, *run->producer);
       return out;
     }
     if (module) inputs.insert(inputs.begin(), module);
@@ -2514,7 +2545,8 @@ class FunctionLowering {
     if (same_values.count(v->producer->kind)) return run_of(v->producer->inputs[0], depth + 1);
     // An element of the outputs (`.toTuple()->elements()[2]`, public round 19 C++: dropped across
     // files without a note), which the caller's file reads as that element of the archive's.
-    if (v->producer->kind == "prim::TupleIndex" && v->producer->inputs.size() == 2) {
+    if ((v->producer->kind == "prim::TupleIndex" || v->producer->kind == "aten::__getitem__") &&
+        v->producer->inputs.size() == 2) {
       std::optional<ReturnedModel> run = run_of(v->producer->inputs[0], depth + 1);
       const std::optional<int64_t> index = int_constant_of(v->producer->inputs[1]);
       if (!run || run->element >= 0 || !index || *index < 0) return std::nullopt;
@@ -2785,11 +2817,7 @@ ir::Model UnitLowering::run() {
     function_names_[fd->getFirstDecl()] = name;
   }
   std::vector<const VarDecl*> globals;
-  for (Decl* decl : own) {
-    if (const auto* var = dyn_cast<VarDecl>(decl); var && var->hasGlobalStorage() && var->hasInit())
-      globals.push_back(var);
-    if (isa<NamespaceDecl>(decl) || isa<LinkageSpecDecl>(decl)) initialised_globals(*cast<DeclContext>(decl), globals);
-  }
+  for (const Decl* decl : own) initialised_globals(*decl, globals);
   collect_stored_archives(collector.functions, globals);
   for (const FunctionDecl* fd : collector.functions) {
     ir::Function& fn = model_.add_function("", function_names_.at(fd->getFirstDecl()));

@@ -41,6 +41,11 @@ class Model(nn.Module):
         return self.dequant(y)
 
 
+# torch.onnx.export turns the item assignment at the input's lengths into a graph ONNX Runtime
+# cannot run (a Reshape of the written slice fails on the example's input).
+ONNX_EXPORTABLE = False
+
+
 def example_input():
     generator = torch.Generator().manual_seed(3)
     x = torch.randn(3, 6, 4, generator=generator) * 5

@@ -230,20 +230,4 @@ std::vector<Value*> call_arguments(const Node& call) {
   return call.inputs;
 }
 
-ParameterSources parameter_sources(const Model& model, const Value* param) {
-  ParameterSources sources;
-  for (const auto& f : model.functions)
-    for (size_t i = 0; i < f->body.params.size() && sources.function == nullptr; ++i)
-      if (f->body.params[i] == param) sources = {f.get(), i, {}};
-  if (sources.function == nullptr) return sources;
-  for (const auto& f : model.functions)
-    for_each_node(f->body, [&](const Node& n) {
-      if (callee_of(model, n) != sources.function) return;
-      const std::vector<Value*> arguments = call_arguments(n);
-      if (arguments.size() == sources.function->body.params.size())
-        sources.arguments.push_back(arguments[sources.index]);
-    });
-  return sources;
-}
-
 }  // namespace qlint::ir

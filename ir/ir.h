@@ -252,14 +252,4 @@ void for_each_node(const Block& block, Fn&& fn) {
 const Function* callee_of(const Model& model, const Node& call);
 std::vector<Value*> call_arguments(const Node& call);
 
-// Where a parameter of one of the model's functions comes from: the function, its index, and
-// what each call of the function passes for it (empty when `param` is no parameter, or the
-// function is never called: an entry point such as forward).
-struct ParameterSources {
-  const Function* function = nullptr;
-  size_t index = 0;
-  std::vector<const Value*> arguments;
-};
-ParameterSources parameter_sources(const Model& model, const Value* param);
-
 }  // namespace qlint::ir

@@ -3,6 +3,7 @@
 // rounds to 0).
 #include <algorithm>
 #include <cctype>
+#include <deque>
 #include <map>
 #include <optional>
 
@@ -272,9 +273,10 @@ bool reads_one_attribute(const ir::Node& x, const ir::Node& y) {
 const ir::Value* passed_value(const ir::Model& model, const ir::Value* v) {
   for (int depth = 0; v != nullptr && depth < 8; ++depth) {
     if (v->producer == nullptr) {
-      const ir::ParameterSources sources = ir::parameter_sources(model, v);
-      if (sources.arguments.size() != 1) return v;
-      v = sources.arguments[0];
+      std::deque<const ir::Value*> arguments;
+      add_values_across_calls(model, *v, arguments);
+      if (arguments.size() != 1) return v;
+      v = arguments.front();
       continue;
     }
     const ir::Node& unpack = *v->producer;

@@ -530,10 +530,11 @@ bool is_cast_of_bool(const analysis::Facts& facts, const ir::Value* v, int calls
     // A parameter (a padding mask passed into each layer, public round 23's Speech-Transformer):
     // what every call passes.
     if (v->producer == nullptr) {
-      const ir::ParameterSources sources = ir::parameter_sources(facts.model(), v);
-      return calls > 0 && !sources.arguments.empty() &&
-             std::all_of(sources.arguments.begin(), sources.arguments.end(),
-                         [&](const ir::Value* a) { return is_cast_of_bool(facts, a, calls - 1); });
+      std::deque<const ir::Value*> arguments;
+      if (calls > 0) add_values_across_calls(facts.model(), *v, arguments);
+      return !arguments.empty() && std::all_of(arguments.begin(), arguments.end(), [&](const ir::Value* a) {
+        return is_cast_of_bool(facts, a, calls - 1);
+      });
     }
     const ir::Node& p = *v->producer;
     if ((p.kind == "aten::to" || p.kind == "aten::type_as") && !p.inputs.empty())

@@ -1252,6 +1252,30 @@ class FactsSolver {
   bool changed_ = false;
 };
 
+namespace {
+
+// Facts::simulated_copies_: each function's copies of a simulated line, in its nodes' order, matched
+// to the simulation's by their position, where both hold as many.
+void match_simulated_copies(const ir::Model& model, const SimulatedRun& run,
+                            std::map<const ir::Node*, std::string>& out) {
+  for (const auto& f : model.functions) {
+    std::map<std::string, std::vector<const ir::Node*>> copies;
+    ir::for_each_node(f->body, [&](const ir::Node& n) {
+      if (!n.loc.known()) return;
+      std::string key = comparison_key(n.kind, n.loc);
+      if (run.comparisons.count(key)) copies[key].push_back(&n);
+    });
+    for (const auto& [key, nodes] : copies) {
+      auto probed = run.copies_in_function.find(copy_key(f->name, key));
+      if (probed == run.copies_in_function.end() || probed->second != nodes.size()) continue;
+      for (size_t k = 0; k < nodes.size(); ++k)
+        if (std::string copy = copy_key(f->name, key, k); run.copies.count(copy)) out[nodes[k]] = copy;
+    }
+  }
+}
+
+}  // namespace
+
 Facts Facts::compute(const ir::Model& model, const StubClasses& stubs, const SimulationEvidence& evidence) {
   Facts facts;
   facts.model_ = &model;
@@ -1266,6 +1290,7 @@ Facts Facts::compute(const ir::Model& model, const StubClasses& stubs, const Sim
     }
   }
   facts.simulated_run_ = evidence.run;
+  if (facts.simulated_run_) match_simulated_copies(model, *facts.simulated_run_, facts.simulated_copies_);
   // The solver follows calls into their callees by recursion, up to ir::kMaxCallDepth deep
   // (a few frames a level): past what the 8 MiB main thread holds.
   ir::run_on_large_stack([&] { FactsSolver(facts, stubs, evidence).run(); });
@@ -1337,6 +1362,16 @@ const SimulatedComparison* Facts::simulated_comparison(const ir::Node& compariso
   if (!simulated_run_ || !comparison.loc.known()) return nullptr;
   auto it = simulated_run_->comparisons.find(comparison_key(comparison.kind, comparison.loc));
   return it == simulated_run_->comparisons.end() ? nullptr : &it->second;
+}
+
+std::string copy_key(const std::string& function, const std::string& key, std::optional<size_t> copy) {
+  return function + "|" + key + (copy ? "#" + std::to_string(*copy) : "");
+}
+
+const SimulatedComparison* Facts::simulated_copy(const ir::Node& comparison) const {
+  auto it = simulated_copies_.find(&comparison);
+  if (it == simulated_copies_.end()) return simulated_comparison(comparison);
+  return &simulated_run_->copies.at(it->second);
 }
 
 const QuantCall* Facts::quant_call_producing(const ir::Value* v) const {

@@ -122,8 +122,19 @@ struct SimulatedRun {
   bool random_inputs = false;  // --random-input rather than the user's files
   double min_sqnr_db = 40;
   std::map<std::string, SimulatedComparison> comparisons;
+  // Each copy of a comparison on its own, where a function holds several copies of one line (a
+  // decode step a trace unrolled once per token, in `forward`, `forward1`, ...): by copy_key. The
+  // copies of a line count together in `comparisons`; these tell which copy flipped first.
+  std::map<std::string, SimulatedComparison> copies;
+  // How many copies of a line the simulation probed in a function (by copy_key without `copy`):
+  // where the IR holds another number, its copies are not matched to these.
+  std::map<std::string, size_t> copies_in_function;
   std::vector<SimulatedOutput> outputs;
 };
+
+// The k-th copy (from 0, in the order of the function's nodes) of the comparison `key`
+// (comparison_key) in `function` (as the IR names it); without `copy`, all of them.
+std::string copy_key(const std::string& function, const std::string& key, std::optional<size_t> copy = std::nullopt);
 
 // "int16 simulation on 1 input batch", "int8 simulation on 4 random input batches".
 std::string describe(const SimulatedRun& run);
@@ -208,8 +219,12 @@ class Facts {
   bool compares_other_values(const ir::Node& comparison) const;
   // The simulation's results, when `check --input` ran one; null otherwise.
   const SimulatedRun* simulated_run() const { return simulated_run_ ? &*simulated_run_ : nullptr; }
-  // How the simulation saw this comparison node; null when it has no result for it.
+  // How the simulation saw this comparison node; null when it has no result for it. Its copies
+  // at the same line count together (a helper called twice, a step unrolled by a trace).
   const SimulatedComparison* simulated_comparison(const ir::Node& comparison) const;
+  // How the simulation saw this very copy of the comparison, where it tells the copies of a line
+  // apart (SimulatedRun::copies); else as simulated_comparison.
+  const SimulatedComparison* simulated_copy(const ir::Node& comparison) const;
 
   const ir::Model& model() const { return *model_; }
   const ir::Function* function_of(const ir::Node& node) const;
@@ -257,6 +272,7 @@ class Facts {
   std::set<std::string> simulated_comparisons_;
   std::set<const ir::Value*> zero_one_inputs_;
   std::optional<SimulatedRun> simulated_run_;
+  std::map<const ir::Node*, std::string> simulated_copies_;  // simulated_copy: SimulatedRun::copies' key
   int solver_passes_ = 0;
 };
 

@@ -93,7 +93,8 @@ const ir::Node* changed_decision_before(const analysis::Facts& facts, const ir::
   auto visit = [&](const ir::Node& n, const ir::Value* through) {
     const bool decides = analysis::is_comparison_op(n.kind) ||
                          (makes_integer_result(n) && (through == nullptr || decision_value(n) == through));
-    const analysis::SimulatedComparison* c = &n != &comparison && decides ? facts.simulated_comparison(n) : nullptr;
+    // This copy's own count: a later step's mask flipped, not this step's (changed_at_each_line).
+    const analysis::SimulatedComparison* c = &n != &comparison && decides ? facts.simulated_copy(n) : nullptr;
     if (c != nullptr && c->differing > 0 && found == nullptr) found = &n;
     pending.insert(pending.end(), n.inputs.begin(), n.inputs.end());
   };
@@ -262,7 +263,11 @@ std::optional<Fix> reroot_fix(const analysis::Facts& facts, const std::vector<co
 
 // The nodes `picks` chooses whose results the simulation saw differ, grouped by their line: the
 // simulation counts a line's copies together (a helper a trace inlined for each FPN level), so
-// each group is one finding, at its first copy, in the model's order.
+// each group is one finding, in the model's order. It is told at the first copy that flipped,
+// where the simulation tells the copies apart (public round 23: in a greedy decode loop a trace
+// unrolled, the padding mask of the first step, on the start token, never flips; those of later
+// steps do, on the tokens an earlier step's argmax picked, which the finding must name as their
+// cause), else at the first copy.
 std::vector<std::pair<const ir::Function*, std::vector<const ir::Node*>>> changed_at_each_line(
     const analysis::Facts& facts, const std::function<bool(const ir::Node&)>& picks) {
   std::vector<std::pair<const ir::Function*, std::vector<const ir::Node*>>> groups;
@@ -273,7 +278,13 @@ std::vector<std::pair<const ir::Function*, std::vector<const ir::Node*>>> change
     if (c == nullptr || c->differing == 0) return;
     auto [it, first] = group_of.try_emplace(analysis::comparison_key(node.kind, node.loc), groups.size());
     if (first) groups.push_back({&fn, {}});
-    groups[it->second].second.push_back(&node);
+    auto& [told_in, copies] = groups[it->second];
+    copies.push_back(&node);
+    const analysis::SimulatedComparison* told = facts.simulated_copy(*copies.front());
+    if (copies.size() > 1 && told->differing == 0 && facts.simulated_copy(node)->differing > 0) {
+      std::rotate(copies.begin(), copies.end() - 1, copies.end());  // this copy first, the others in order
+      told_in = &fn;
+    }
   });
   return groups;
 }

@@ -249,9 +249,16 @@ analysis::SimulatedRun simulated_run(const Report& report, double min_sqnr_db) {
   run.min_sqnr_db = min_sqnr_db;
   for (const auto& c : report.comparisons) {
     // One source range can hold several probes (a helper called twice): their counts add up.
-    auto& total = run.comparisons[analysis::comparison_key(c.kind, c.loc)];
+    const std::string key = analysis::comparison_key(c.kind, c.loc);
+    auto& total = run.comparisons[key];
     total.elements += c.elements;
     total.differing += c.differing;
+    for (const std::string& function : c.functions) {
+      auto& copy = run.copies[analysis::copy_key(function, key, c.copy)];
+      copy.elements += c.elements;
+      copy.differing += c.differing;
+      run.copies_in_function[analysis::copy_key(function, key)] = c.copies;
+    }
   }
   for (const auto& o : report.outputs)
     run.outputs.push_back({o.name, o.sqnr_db, o.shape_difference, o.integer, o.differing_elements});

@@ -134,6 +134,9 @@ struct FloatRun {
 struct ProbeState {
   std::string kind;
   ir::SourceLoc loc;
+  std::vector<std::string> functions;  // ComparisonResult::functions
+  size_t copy = 0;                     // ComparisonResult::copy
+  size_t copies = 1;                   // ComparisonResult::copies
   // From the float run: per batch, each time the comparison ran (a comparison in a loop runs
   // once per iteration), in order; the simulated run's k-th time is judged against the float
   // run's k-th.
@@ -208,6 +211,9 @@ ProbeState probe_for_batch(const ProbeState& probe, size_t batch) {
   ProbeState fork;
   fork.kind = probe.kind;
   fork.loc = probe.loc;
+  fork.functions = probe.functions;
+  fork.copy = probe.copy;
+  fork.copies = probe.copies;
   fork.constant = probe.constant;
   fork.integer_result = probe.integer_result;
   fork.set_dim = probe.set_dim;
@@ -684,6 +690,8 @@ class Instrumenter {
     for (const auto& m : root.named_modules())
       for (const auto& method : m.value.get_methods())
         graph_names_[method.graph().get()].push_back(ir::qualified_function_name(m.name, method.name()));
+    for (const auto& [graph, names] : graph_names_)
+      for (const std::string& name : names) instance_names_[name] = names;
     for (const auto& m : root.named_modules()) {
       session_.module_paths[m.value._ivalue().get()] = m.name;
       for (const auto& method : m.value.get_methods()) {
@@ -691,6 +699,13 @@ class Instrumenter {
         graph(method.graph(), ir::qualified_function_name(m.name, method.name()));
       }
     }
+    if (!reused_probes_)
+      for (ProbeState& probe : session_.probes)
+        for (const std::string& function : probe.functions)
+          if (auto seen =
+                  copies_seen_.find(analysis::copy_key(function, analysis::comparison_key(probe.kind, probe.loc)));
+              seen != copies_seen_.end())
+            probe.copies = seen->second;
   }
 
  private:
@@ -878,6 +893,9 @@ class Instrumenter {
     ProbeState probe;
     probe.kind = kind;
     probe.loc = torchscript::source_location(n, lines_);
+    auto shared = instance_names_.find(function_);
+    probe.functions = shared == instance_names_.end() ? std::vector<std::string>{function_} : shared->second;
+    probe.copy = copies_seen_[analysis::copy_key(function_, analysis::comparison_key(kind, probe.loc))]++;
     return probe;
   }
 
@@ -995,6 +1013,8 @@ class Instrumenter {
   std::string function_;                       // the graph being instrumented, as the IR names it
   std::set<std::string> observe_;
   std::map<const jit::Graph*, std::vector<std::string>> graph_names_;  // each method graph's instances
+  std::map<std::string, std::vector<std::string>> instance_names_;     // the same by each one's name
+  std::map<std::string, size_t> copies_seen_;  // probes so far of each line in each function (copy_key)
   bool layers_ = false;
   std::ptrdiff_t int8_outputs_ = 0;  // in the graph being instrumented
 };
@@ -1422,7 +1442,7 @@ Report build_report(const std::string& model_path, const Session& session, const
     if (probe.elements > 0 || probe.runs_not_compared > 0)
       report.comparisons.push_back({probe.kind, probe.loc, probe.elements, probe.differing, probe.constant,
                                     probe.constant && probe.operand_only_zero_or_constant, probe.integer_result,
-                                    probe.runs_not_compared});
+                                    probe.runs_not_compared, probe.functions, probe.copy, probe.copies});
   for (const auto& value : options.calibrate_values) {
     auto it = session.observed.find(value.value);
     if (it == session.observed.end() || !it->second.seen) continue;

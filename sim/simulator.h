@@ -156,6 +156,12 @@ struct ComparisonResult {
   // run (rows a flipped decision before it let through), or that the float run never made: not
   // compared, and not in `elements`.
   int64_t runs_not_compared = 0;
+  // The functions, as the IR names them, whose graph holds this probe (the instances of one module
+  // class share theirs), which copy of its line in that graph it is (analysis::copy_key), and how
+  // many copies that graph holds.
+  std::vector<std::string> functions;
+  size_t copy = 0;
+  size_t copies = 1;
 };
 
 // A divergence the simulation measured: a comparison whose results flipped (its copies on one

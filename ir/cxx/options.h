@@ -34,9 +34,11 @@ struct ReturnedModel {
   std::string where;     // the model's run in its file: "net.cpp:3"
   std::string archive;   // the archive it runs there; "" when not known there
   std::string why;       // with no archive: why not, for the note at the call
-  // The element of the model's output tuple the function returns (`.toTuple()->elements()[2]`),
-  // -1 when it returns the outputs as they are.
-  int64_t element = -1;
+  // The element of the model's outputs the function returns (`.toTuple()->elements()[2]`, a
+  // vector's `front()`), kLast for the last (a vector's `back()`), kWhole for the outputs as they are.
+  static constexpr int64_t kWhole = -1;
+  static constexpr int64_t kLast = -2;
+  int64_t element = kWhole;
 };
 
 struct Options {

@@ -57,6 +57,8 @@ class LoweringConsumer : public clang::ASTConsumer {
       result.returns_model = std::move(facts.returns_model);
       result.calls_elsewhere = std::move(facts.calls_elsewhere);
       result.archive_parameters = std::move(facts.archive_parameters);
+      result.passes_model = std::move(facts.passes_model);
+      result.defines = std::move(facts.defines);
       // QLINT_DEBUG=cxx-ir: the IR each file lowers to, for whoever works on the front end.
       if (const char* debug = std::getenv("QLINT_DEBUG"); debug && std::strstr(debug, "cxx-ir") != nullptr)
         std::fprintf(stderr, "%s", ir::print_model(result.model).c_str());
@@ -240,30 +242,47 @@ std::vector<std::string> decode_list(const std::string& message, size_t& at) {
   return out;
 }
 
+// A ReturnedModel's fields after `key` (six strings), as decode_returned reads them.
+void encode_returned(const std::string& key, const ReturnedModel& r, std::vector<std::string>& out) {
+  for (const std::string* field : {&key, &r.function, &r.where, &r.archive, &r.why}) out.push_back(*field);
+  out.push_back(std::to_string(r.element));
+}
+
+ReturnedModel decode_returned(const std::vector<std::string>& fields, size_t i) {
+  return {fields[i + 1], fields[i + 2], fields[i + 3], fields[i + 4], std::strtoll(fields[i + 5].c_str(), nullptr, 10)};
+}
+
 // What a file tells the others (ImportedFile), before its model: the `--archive` entries it
-// named, the functions that return a model's outputs (six fields each), the calls elsewhere.
+// named, the functions that return a model's outputs (six fields each), the calls elsewhere,
+// the outputs passed to them (a parameter's index, then six fields), the functions it defines.
 std::string encode_archives(const ImportedFile& imported) {
-  std::vector<std::string> returns;
-  for (const auto& [key, r] : imported.returns_model) {
-    for (const std::string* field : {&key, &r.function, &r.where, &r.archive, &r.why}) returns.push_back(*field);
-    returns.push_back(std::to_string(r.element));
-  }
+  std::vector<std::string> returns, passes;
+  for (const auto& [key, r] : imported.returns_model) encode_returned(key, r, returns);
+  for (const auto& [key, parameters] : imported.passes_model)
+    for (const auto& [index, r] : parameters) {
+      passes.push_back(std::to_string(index));
+      encode_returned(key, r, passes);
+    }
   return encode_list(imported.archives_named) + encode_list(returns) +
          encode_list({imported.calls_elsewhere.begin(), imported.calls_elsewhere.end()}) +
-         encode_list({imported.archive_parameters.begin(), imported.archive_parameters.end()});
+         encode_list({imported.archive_parameters.begin(), imported.archive_parameters.end()}) + encode_list(passes) +
+         encode_list({imported.defines.begin(), imported.defines.end()});
 }
 
 // Reads what encode_archives wrote at `at` into `result`, and moves `at` past it.
 void decode_archives(const std::string& message, size_t& at, ImportedFile& result) {
   result.archives_named = decode_list(message, at);
   const std::vector<std::string> returns = decode_list(message, at);
-  for (size_t i = 0; i + 5 < returns.size(); i += 6)
-    result.returns_model[returns[i]] = {returns[i + 1], returns[i + 2], returns[i + 3], returns[i + 4],
-                                        std::strtoll(returns[i + 5].c_str(), nullptr, 10)};
+  for (size_t i = 0; i + 5 < returns.size(); i += 6) result.returns_model[returns[i]] = decode_returned(returns, i);
   const std::vector<std::string> calls = decode_list(message, at);
   result.calls_elsewhere.insert(calls.begin(), calls.end());
   const std::vector<std::string> parameters = decode_list(message, at);
   result.archive_parameters.insert(parameters.begin(), parameters.end());
+  const std::vector<std::string> passes = decode_list(message, at);
+  for (size_t i = 0; i + 6 < passes.size(); i += 7)
+    result.passes_model[passes[i + 1]][std::strtoull(passes[i].c_str(), nullptr, 10)] = decode_returned(passes, i + 1);
+  const std::vector<std::string> defines = decode_list(message, at);
+  result.defines.insert(defines.begin(), defines.end());
 }
 
 // What the child process sends back: a tag byte, then the error or the model's text IR, or
@@ -468,6 +487,48 @@ bool uses_any(const ImportedFile& file, const std::map<std::string, std::string>
                      [&](const std::string& use) { return ambiguous.count(use.substr(0, use.find('\n'))) > 0; });
 }
 
+using PassedModels = std::map<std::string, std::map<size_t, ReturnedModel>>;
+
+// The models' outputs the files' calls pass to functions of other files (Options::passed_models).
+// A parameter that calls pass different models (or elements) is left out.
+PassedModels passed_models(const std::vector<ImportedFile>& out) {
+  PassedModels passed;
+  std::set<std::pair<std::string, size_t>> conflicting;
+  for (const ImportedFile& file : out)
+    for (const auto& [key, parameters] : file.passes_model)
+      for (const auto& [index, run] : parameters) {
+        if (conflicting.count({key, index})) continue;
+        auto [it, first] = passed[key].try_emplace(index, run);
+        if (!first && std::tie(it->second.archive, it->second.element) != std::tie(run.archive, run.element)) {
+          passed[key].erase(it);
+          conflicting.insert({key, index});
+        }
+      }
+  return passed;
+}
+
+// Whether the file defines a function of `keys` (by function_key).
+bool defines_any(const ImportedFile& file, const std::set<std::string>& keys) {
+  return std::any_of(keys.begin(), keys.end(), [&](const std::string& key) { return file.defines.count(key) > 0; });
+}
+
+// The functions whose parameters `after` tells of other models than `before` does.
+std::set<std::string> changed_passes(const PassedModels& before, const PassedModels& after) {
+  auto same = [](const std::map<size_t, ReturnedModel>& a, const std::map<size_t, ReturnedModel>& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
+             return x.first == y.first && std::tie(x.second.archive, x.second.element, x.second.where) ==
+                                              std::tie(y.second.archive, y.second.element, y.second.where);
+           });
+  };
+  std::set<std::string> changed;
+  for (const PassedModels* side : {&before, &after})
+    for (const auto& [key, parameters] : *side) {
+      auto other = (side == &before ? after : before).find(key);
+      if (other == (side == &before ? after : before).end() || !same(parameters, other->second)) changed.insert(key);
+    }
+  return changed;
+}
+
 void reparse_told_of_others(clang::tooling::CompilationDatabase& db, const ImportRequest& request,
                             const Options& options, const std::vector<std::string>& absolute,
                             std::vector<ImportedFile>& out) {
@@ -475,17 +536,33 @@ void reparse_told_of_others(clang::tooling::CompilationDatabase& db, const Impor
   for (const ImportedFile& file : out)
     for (const auto& [key, returned] : file.returns_model) told.returned_models.emplace(key, returned);
   told.ambiguous_names = ambiguous_archive_names(out);
+  told.passed_models = passed_models(out);
+  std::set<std::string> passed_to;
+  for (const auto& [key, parameters] : told.passed_models) passed_to.insert(key);
+  auto parse = [&](const std::vector<size_t>& files) {
+    parse_in_children(
+        files, request.files, request.jobs,
+        [&](size_t i) { return parse_file(db, request, told, request.files[i], absolute[i]); }, out, [](size_t) {});
+  };
   std::vector<size_t> again;
   for (size_t i = 0; i < out.size(); ++i) {
     if (!out[i].error.empty() && !out[i].partial) continue;
     const bool calls = std::any_of(out[i].calls_elsewhere.begin(), out[i].calls_elsewhere.end(),
                                    [&](const std::string& key) { return told.returned_models.count(key) > 0; });
-    if (calls || uses_any(out[i], told.ambiguous_names)) again.push_back(i);
+    if (calls || uses_any(out[i], told.ambiguous_names) || defines_any(out[i], passed_to)) again.push_back(i);
   }
   if (again.empty()) return;
-  parse_in_children(
-      again, request.files, request.jobs,
-      [&](size_t i) { return parse_file(db, request, told, request.files[i], absolute[i]); }, out, [](size_t) {});
+  parse(again);
+  // Outputs that a caller only knew for a model's once told of another file's function, and
+  // passed on (`draw(raft.forward(a, b))` in main.cpp, `forward` in raft.cpp, `draw` in viz.cpp):
+  // the file that defines the function they are passed to, once more. One step: no further.
+  PassedModels now = passed_models(out);
+  const std::set<std::string> changed = changed_passes(told.passed_models, now);
+  told.passed_models = std::move(now);
+  std::vector<size_t> once_more;
+  for (size_t i = 0; i < out.size(); ++i)
+    if ((out[i].error.empty() || out[i].partial) && defines_any(out[i], changed)) once_more.push_back(i);
+  if (!once_more.empty()) parse(once_more);
 }
 
 }  // namespace

@@ -44,7 +44,9 @@ struct ImportedFile {
   // that model's run (import_cxx parses the caller again, told of it).
   std::map<std::string, ReturnedModel> returns_model;
   std::set<std::string> calls_elsewhere;
-  std::set<std::string> archive_parameters;  // CrossFileFacts::archive_parameters
+  std::set<std::string> archive_parameters;                             // CrossFileFacts::archive_parameters
+  std::map<std::string, std::map<size_t, ReturnedModel>> passes_model;  // CrossFileFacts::passes_model
+  std::set<std::string> defines;                                        // CrossFileFacts::defines
 };
 
 // Throws ir::ImportError when the compilation database cannot be read.

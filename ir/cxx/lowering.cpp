@@ -1076,9 +1076,23 @@ class UnitLowering {
     }
   }
 
+  // A call's argument that is a model's outputs (CrossFileFacts::passes_model). Calls that pass
+  // different models (or elements) to one parameter leave it unknown.
+  void model_passed(const std::string& key, size_t parameter, const ReturnedModel& run) {
+    if (conflicting_passes_.count({key, parameter})) return;
+    auto [it, first] = passes_model_[key].try_emplace(parameter, run);
+    if (!first && std::tie(it->second.archive, it->second.element) != std::tie(run.archive, run.element)) {
+      passes_model_[key].erase(it);
+      conflicting_passes_.insert({key, parameter});
+    }
+  }
+
   // What the other files are told of this one, and what they may tell it (CrossFileFacts).
   std::map<std::string, ReturnedModel> returns_model_;
   std::set<std::string> calls_elsewhere_;
+  std::map<std::string, std::map<size_t, ReturnedModel>> passes_model_;
+  std::set<std::pair<std::string, size_t>> conflicting_passes_;
+  std::set<std::string> defines_;
 };
 
 class FunctionLowering {
@@ -1087,10 +1101,14 @@ class FunctionLowering {
 
   void run(const FunctionDecl& fd) {
     fd_ = &fd;
+    auto passed = unit_.options_.passed_models.find(function_key(fd));
     for (const ParmVarDecl* p : fd.parameters()) {
       ir::Type type = ir_type(p->getType()).value_or(ir::Type::other(p->getType().getAsString()));
       ir::Value* v = fn_.add_param(fn_.body, unique_name(p->getNameAsString()), type);
       vars_[p] = v;
+      if (passed == unit_.options_.passed_models.end() || !unit_.options_.archive_quantized) continue;
+      if (auto model = passed->second.find(p->getFunctionScopeIndex()); model != passed->second.end())
+        vars_[p] = passed_in(*p, v, model->second);
     }
     collect_assigned(fd.getBody());
     stmt(fd.getBody());
@@ -2345,16 +2363,21 @@ class FunctionLowering {
   }
 
   ir::Value* stub_call(const Expr& call, const std::string& display, ir::Value* input, ir::Type type) {
-    ir::SourceLoc loc = unit_.location(unit_.range(&call));
+    return stub_call_at(unit_.location(unit_.range(&call)), display, input, std::move(type));
+  }
+
+  ir::Value* stub_call_at(const ir::SourceLoc& loc, const std::string& display, ir::Value* input, ir::Type type) {
     std::string base = display.substr(display.rfind(':') == std::string::npos ? 0 : display.rfind(':') + 1);
     std::string path = "cxx_" + base + "_" + std::to_string(++unit_.quant_points_);
     for (char& c : path)
       if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     unit_.model_.modules.push_back({path, "torch.ao.quantization.stubs.QuantStub", display, loc.line});
-    ir::Node* get = emit("prim::GetAttr", &call);
+    ir::Node* get = emit("prim::GetAttr", nullptr);
+    get->loc = loc;
     get->set_attr("name", ir::Attr::of_str(path));
     ir::Value* module = fn_.add_output(*get, fresh(), ir::Type::module(path));
-    ir::Value* out = single("prim::CallMethod", {module, input}, std::move(type), &call);
+    ir::Value* out = single("prim::CallMethod", {module, input}, std::move(type), nullptr);
+    out->producer->loc = loc;
     out->producer->set_attr("name", ir::Attr::of_str("forward"));
     return out;
   }
@@ -2448,7 +2471,7 @@ class FunctionLowering {
                               : single("prim::ListConstruct", inputs, ir::Type::simple(ir::Type::Kind::List), &call);
       ir::Value* run = stub_call(call, "the TorchScript model " + archive->s, joined, out_type);
       run->producer->set_attr("model_outputs", ir::Attr::of_bool(true));
-      ir::Value* out = described_outputs(run, verdict, call);
+      ir::Value* out = described_outputs(run, verdict, &call);
       if (!verdict.elements_quantized.empty()) model_elements_[out] = verdict.elements_quantized;
       if (!verdict.keys_quantized.empty()) model_keys_[out] = verdict.keys_quantized;
       runs_[out] = run_seen(call, archive->s, *run->producer);
@@ -2483,16 +2506,30 @@ class FunctionLowering {
     return out;
   }
 
+  // A parameter that calls in other files pass a model's outputs to (Options::passed_models): that
+  // model's run, a quant point at the parameter, so that the function's code on it is checked as
+  // the caller's code on the outputs is.
+  ir::Value* passed_in(const ParmVarDecl& p, ir::Value* param, const ReturnedModel& passed) {
+    const cxx::ArchiveVerdict verdict = unit_.options_.archive_quantized(passed.archive);
+    if (!verdict.quantized.value_or(false) || !element_quantized(verdict, passed.element)) return param;
+    ir::Value* run =
+        stub_call_at(unit_.location(p.getSourceRange()), "the TorchScript model " + passed.archive, param, param->type);
+    run->producer->set_attr("model_outputs", ir::Attr::of_bool(true));
+    ir::Value* out = passed.element == ReturnedModel::kWhole ? described_outputs(run, verdict, nullptr) : run;
+    runs_[out] = passed;  // returned, it is the same run to the callers of this function
+    return out;
+  }
+
   // A model's quantized outputs as the analysis is to see them, element by element, wherever they
   // are passed (a helper taking the IValue, detectron2's `get_outputs`): a tuple or dict of the
   // run's elements, in which an element that carries no quantization (class ids, a bool mask:
   // ArchiveVerdict) is a value of its own. The run itself stays the quant point; `run` when the
   // archive says nothing of its elements. One level: a dict in a list is read whole.
-  ir::Value* described_outputs(ir::Value* run, const cxx::ArchiveVerdict& verdict, const Expr& call) {
+  ir::Value* described_outputs(ir::Value* run, const cxx::ArchiveVerdict& verdict, const Stmt* where) {
     std::vector<ir::Value*> parts;
     auto add = [&](ir::Value* key, bool quantized) {
-      parts.push_back(quantized ? single("aten::__getitem__", {run, key}, run->type, &call)
-                                : single("cxx::unquantized_model_output", {}, run->type, &call));
+      parts.push_back(quantized ? single("aten::__getitem__", {run, key}, run->type, where)
+                                : single("cxx::unquantized_model_output", {}, run->type, where));
     };
     for (size_t i = 0; i < verdict.elements_quantized.size(); ++i)
       add(int_constant(static_cast<int64_t>(i)), verdict.elements_quantized[i]);
@@ -2502,7 +2539,7 @@ class FunctionLowering {
     }
     if (parts.empty()) return run;
     const bool dict = !verdict.keys_quantized.empty();
-    ir::Value* out = single(dict ? "prim::DictConstruct" : "prim::TupleConstruct", parts, run->type, &call);
+    ir::Value* out = single(dict ? "prim::DictConstruct" : "prim::TupleConstruct", parts, run->type, where);
     out->producer->set_attr("model_outputs", ir::Attr::of_bool(true));  // for from_model_run
     return out;
   }
@@ -2574,6 +2611,47 @@ class FunctionLowering {
     return found;
   }
 
+  // Whether the element of a model's outputs (ReturnedModel::element) carries the quantization of
+  // the archive whose outputs do (ArchiveVerdict::elements_quantized; class ids do not).
+  static bool element_quantized(const cxx::ArchiveVerdict& verdict, int64_t element) {
+    const size_t elements = verdict.elements_quantized.size();
+    if (element == ReturnedModel::kWhole || elements == 0) return true;
+    if (element == ReturnedModel::kLast) return verdict.elements_quantized.back();
+    return element >= 0 && static_cast<size_t>(element) < elements &&
+           verdict.elements_quantized[static_cast<size_t>(element)];
+  }
+
+  // The model run a value passed to another file's function holds (CrossFileFacts::passes_model):
+  // the run's outputs, or a view of them, a copy or a move to the CPU
+  // (`forward(x).toTensor().squeeze()`); not values computed from them.
+  std::optional<ReturnedModel> passed_run(const ir::Value* v) const {
+    static const std::set<std::string> same_data = {
+        "aten::squeeze",    "aten::unsqueeze", "aten::view",   "aten::reshape", "aten::permute",
+        "aten::transpose",  "aten::select",    "aten::slice",  "aten::narrow",  "aten::flatten",
+        "aten::contiguous", "aten::cpu",       "aten::detach", "aten::clone",   "aten::__getitem__"};
+    for (int depth = 0; v != nullptr && depth < 8; ++depth) {
+      if (std::optional<ReturnedModel> run = run_of(v, 0)) return run;
+      if (v->producer == nullptr || v->producer->inputs.empty() || !same_data.count(v->producer->kind) ||
+          v->producer->inputs[0]->type.kind != ir::Type::Kind::Tensor)
+        return std::nullopt;
+      v = v->producer->inputs[0];
+    }
+    return std::nullopt;
+  }
+
+  // Arguments of a call of another file's function that are a model's outputs, held in a
+  // variable (`to_image(flow)`): that file is told, and checks the function's code on them
+  // (public C++ round 22: RAFT's flow drawn by a function of Visualization.cpp went unseen).
+  void note_models_passed(const CallExpr& call, const std::string& key) {
+    for (unsigned i = 0; i < call.getNumArgs(); ++i) {
+      const auto* ref = dyn_cast<DeclRefExpr>(strip(call.getArg(i)));
+      auto var = ref != nullptr ? vars_.find(ref->getDecl()) : vars_.end();
+      if (var == vars_.end()) continue;
+      if (std::optional<ReturnedModel> run = passed_run(var->second); run && !run->archive.empty())
+        unit_.model_passed(key, i, *run);
+    }
+  }
+
   // A call of a function the file declares and another file defines, which returns a model's
   // outputs there (Options::returned_models): the run of that model here, linked to its archive;
   // without one, a note at the call says why (else the code after it would be checked as plain
@@ -2586,6 +2664,7 @@ class FunctionLowering {
       if (qualified.rfind(library, 0) == 0) return nullptr;
     const std::string key = function_key(callee);
     unit_.calls_elsewhere_.insert(key);
+    note_models_passed(call, key);
     auto found = unit_.options_.returned_models.find(key);
     if (found == unit_.options_.returned_models.end()) return nullptr;
     const ReturnedModel& returned = found->second;
@@ -2599,13 +2678,8 @@ class FunctionLowering {
     const ir::Type out_type = type.value_or(ir::Type::simple(ir::Type::Kind::Tuple));  // an IValue as a run's
     ir::Value* out = nullptr;
     const bool whole = returned.element == ReturnedModel::kWhole;
-    const size_t elements = verdict.elements_quantized.size();
-    const int64_t element = returned.element == ReturnedModel::kLast && elements > 0
-                                ? static_cast<int64_t>(elements) - 1
-                                : returned.element;
     // One element of the outputs: quantized when the archive's is (class ids are not).
-    if (element >= 0 && verdict.quantized.value_or(false) && elements > 0 &&
-        (static_cast<size_t>(element) >= elements || !verdict.elements_quantized[static_cast<size_t>(element)])) {
+    if (verdict.quantized.value_or(false) && !element_quantized(verdict, returned.element)) {
       out = single("cxx::unquantized_model_output", {}, out_type, &call);
       runs_[out] = returned;
       return out;
@@ -2614,7 +2688,7 @@ class FunctionLowering {
       ir::Value* joined = single("prim::ListConstruct", inputs, ir::Type::simple(ir::Type::Kind::List), &call);
       ir::Value* run = stub_call(call, "the TorchScript model " + returned.archive, joined, out_type);
       run->producer->set_attr("model_outputs", ir::Attr::of_bool(true));
-      out = whole ? described_outputs(run, verdict, call) : run;
+      out = whole ? described_outputs(run, verdict, &call) : run;
       if (!verdict.elements_quantized.empty() && whole) model_elements_[out] = verdict.elements_quantized;
       if (!verdict.keys_quantized.empty() && whole) model_keys_[out] = verdict.keys_quantized;
     } else {
@@ -2841,7 +2915,9 @@ ir::Model UnitLowering::run() {
     const auto* method = dyn_cast<CXXMethodDecl>(fd);
     // Only a function another file can call: a `static` one or one in an unnamed namespace may
     // share its name with another file's.
-    if (run && fd->isExternallyVisible() && (method == nullptr || !method->getParent()->isLambda())) {
+    if (!fd->isExternallyVisible() || (method != nullptr && method->getParent()->isLambda())) continue;
+    defines_.insert(function_key(*fd));
+    if (run) {
       run->function = function_display(*fd);
       returns_model_[function_key(*fd)] = *run;
     }
@@ -2857,7 +2933,9 @@ ir::Model lower_translation_unit(ASTContext& context, const Options& options, st
   UnitLowering unit(context, options);
   ir::Model model = unit.run();
   if (archives_named != nullptr) *archives_named = unit.archive_names_.used();
-  if (facts != nullptr) *facts = {unit.returns_model_, unit.calls_elsewhere_, unit.archive_names_.parameters()};
+  if (facts != nullptr)
+    *facts = {unit.returns_model_, unit.calls_elsewhere_, unit.archive_names_.parameters(), unit.passes_model_,
+              unit.defines_};
   std::vector<std::string> problems = ir::verify(model);
   if (!problems.empty()) {
     // The input past qlint's bounds, said as the user's code made it; else a bug of qlint's.

@@ -59,6 +59,10 @@ struct Options {
   // qualified name and parameter types), and the model fields other files load, by
   // model_field_key (`function` is the field's qualified name, `where` the load).
   std::map<std::string, ReturnedModel> returned_models;
+  // The parameters of this file's functions that calls in other files pass a model's outputs to
+  // (`to_image(flow)` in main.cpp for `to_image` of viz.cpp), by function_key, then the
+  // parameter's index: the run whose outputs they are.
+  std::map<std::string, std::map<size_t, ReturnedModel>> passed_models;
 };
 
 }  // namespace qlint::cxx

@@ -22,8 +22,12 @@ const std::set<std::string> kBoolResultOps = {
     "aten::any",        "aten::all",         "aten::isclose", "aten::__not__",     "aten::signbit",
 };
 
+// Ops whose result is int64 indices whatever their operand's dtype. `torch.multinomial`'s sampled
+// token ids (public round 24: nanoGPT's `generate` appends them to the ids; taken for quantized
+// data, the ids were offered a QuantStub of their own).
 const std::set<std::string> kIndexResultOps = {
-    "aten::argmax", "aten::argmin", "aten::argsort", "aten::nonzero", "aten::bucketize", "aten::searchsorted",
+    "aten::argmax",    "aten::argmin",       "aten::argsort",     "aten::nonzero",
+    "aten::bucketize", "aten::searchsorted", "aten::multinomial", "aten::argwhere",
 };
 
 // The indices of such an op: its second output (TorchScript), or element 1 of the tuple it

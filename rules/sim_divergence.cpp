@@ -114,10 +114,15 @@ const ir::Node* changed_decision_before(const analysis::Facts& facts, const ir::
 // Exact operands (integer indices a flipped threshold wrote, a topk's indices divided by the
 // width): the difference is that decision's. ", though its operands carry no rounding: ..." then,
 // else "".
-std::string follows_a_changed_decision(const analysis::Facts& facts, const ir::Node& node) {
+// The simulation counts the line's `copies` together: where one of them rounds (a kNN of a
+// second layer on quantized features, beside the first layer's that --fix rerooted onto float:
+// public round 24), its operands do carry rounding.
+std::string follows_a_changed_decision(const analysis::Facts& facts, const ir::Node& node,
+                                       const std::vector<const ir::Node*>& copies) {
   // Rounded values stay rounded past a DeQuantStub (decoding after the network): those carry it.
-  if (std::any_of(node.inputs.begin(), node.inputs.end(), [&](const ir::Value* v) { return facts.quantized(v); }))
-    return "";
+  for (const ir::Node* copy : copies)
+    if (std::any_of(copy->inputs.begin(), copy->inputs.end(), [&](const ir::Value* v) { return facts.quantized(v); }))
+      return "";
   const ir::Node* before = changed_decision_before(facts, node);
   if (before == nullptr) return "";
   std::string cause = ir::source_text(facts.model(), before->loc);
@@ -148,14 +153,15 @@ std::string also_follows_a_changed_decision(const analysis::Facts& facts, const 
          "): part of these differences, or most, may follow from it; take that decision on float values too";
 }
 
-std::string comparison_message(const analysis::Facts& facts, const ir::Node& node,
+std::string comparison_message(const analysis::Facts& facts, const std::vector<const ir::Node*>& copies,
                                const analysis::SimulatedComparison& c, const analysis::SimulatedRun& run) {
+  const ir::Node& node = *copies.front();  // the copy told (changed_at_each_line)
   std::string text = ir::source_text(facts.model(), node.loc);
   std::string what = text.empty() ? "this `" + ir::operator_spelling(node.kind) + "` comparison" : "`" + text + "`";
   bool equality = node.kind == "aten::eq" || node.kind == "aten::ne";
   const std::string differs = what + " gives a different result for " + std::to_string(c.differing) + " of " +
                               std::to_string(c.elements) + " elements once quantized (" + what_was_simulated(run) + ")";
-  if (std::string follows = follows_a_changed_decision(facts, node); !follows.empty()) return differs + follows;
+  if (std::string follows = follows_a_changed_decision(facts, node, copies); !follows.empty()) return differs + follows;
   return differs + "; compare the float values before the quant point, or " +
          (!equality ? "keep the threshold away from the values the data takes (the rounding moves them by up to "
                       "half a quantization step)"
@@ -327,7 +333,7 @@ void report_integer_results(const analysis::Facts& facts, const analysis::Simula
     const std::string differs = what + " gives a different integer result for " + std::to_string(c.differing) + " of " +
                                 std::to_string(c.elements) + " elements once quantized (" + what_was_simulated(run) +
                                 ")";
-    const std::string follows = follows_a_changed_decision(facts, node);
+    const std::string follows = follows_a_changed_decision(facts, node, nodes);
     std::string refusal;
     auto fix = follows.empty() ? reroot_fix(facts, nodes, refusal, /*integer_result=*/true) : std::nullopt;
     const bool float_at_hand = fix.has_value() || !computed_from_quantized(refusal);
@@ -353,7 +359,7 @@ void report_comparisons(const analysis::Facts& facts, const analysis::SimulatedR
   for (const auto& [fn, nodes] : changed_at_each_line(facts, is_comparison)) {
     const ir::Node& node = *nodes.front();
     Diagnostic d = make_diagnostic(sim_divergence_rule(), *fn, node,
-                                   comparison_message(facts, node, *facts.simulated_comparison(node), run));
+                                   comparison_message(facts, nodes, *facts.simulated_comparison(node), run));
     d.evidence_node = &node;  // marks a comparison finding, for the confirmation of static ones
     std::string refusal;
     if (auto fix = reroot_fix(facts, nodes, refusal)) d.fixes.push_back(std::move(*fix));

@@ -138,19 +138,24 @@ std::string follows_a_changed_decision(const analysis::Facts& facts, const ir::N
 // Rounded operands that a changed decision also feeds (a kNN whose query centres a farthest-point
 // sampling picked, and picked differently once quantized): the count mixes both causes, which the
 // headline's rounding advice alone hides. A note naming the decision then, else "".
+// "`keep = nms(boxes, scores, 0.5)` on line 40, which changes first (3 of 12)": a decision
+// changed_decision_before found, as seen from `from`.
+std::string changed_decision_words(const analysis::Facts& facts, const ir::Node& before, const ir::SourceLoc& from) {
+  const std::string cause = ir::source_text(facts.model(), before.loc);
+  const analysis::SimulatedComparison& c = *facts.simulated_comparison(before);
+  return (cause.empty() ? "`" + ir::operator_spelling(before.kind) + "`" : "`" + cause + "`") + " on " +
+         ir::line_seen_from(before.loc, from) + ", which " +
+         (analysis::is_comparison_op(before.kind) ? "flips" : "changes") + " first (" + std::to_string(c.differing) +
+         " of " + std::to_string(c.elements) + ")";
+}
+
 std::string also_follows_a_changed_decision(const analysis::Facts& facts, const ir::Node& node) {
   if (std::none_of(node.inputs.begin(), node.inputs.end(), [&](const ir::Value* v) { return facts.quantized(v); }))
     return "";
   const ir::Node* before = changed_decision_before(facts, node);
   if (before == nullptr) return "";
-  const std::string cause = ir::source_text(facts.model(), before->loc);
-  const analysis::SimulatedComparison& c = *facts.simulated_comparison(*before);
-  return "its operands also come from " +
-         (cause.empty() ? "`" + ir::operator_spelling(before->kind) + "`" : "`" + cause + "`") + " on " +
-         ir::line_seen_from(before->loc, node.loc) + ", which " +
-         (analysis::is_comparison_op(before->kind) ? "flips" : "changes") + " first (" + std::to_string(c.differing) +
-         " of " + std::to_string(c.elements) +
-         "): part of these differences, or most, may follow from it; take that decision on float values too";
+  return "its operands also come from " + changed_decision_words(facts, *before, node.loc) +
+         ": part of these differences, or most, may follow from it; take that decision on float values too";
 }
 
 std::string comparison_message(const analysis::Facts& facts, const std::vector<const ir::Node*>& copies,
@@ -431,6 +436,23 @@ bool any_decision_changed(const analysis::SimulatedRun& run) {
                      [](const auto& c) { return c.second.differing > 0; });
 }
 
+// An output whose rows or size a decision the simulation saw change picks (the boxes a threshold
+// lets through, those NMS keeps): a note naming it, else "". Public round 24: RetinaFace's output
+// kept its 2 boxes once quantized, one of them another prior's after a threshold flipped, and was
+// told only to give the values that lose their precision a quant point of their own; YOLO's
+// changed count was told to find a comparison where only NMS had changed.
+std::string decided_by_a_changed_decision(const analysis::Facts& facts, const ir::Node* producer,
+                                          const analysis::SimulatedOutput& o) {
+  if (producer == nullptr || (o.integer && o.shape_difference.empty())) return "";
+  const ir::Node* before = changed_decision_before(facts, *producer);
+  if (before == nullptr) return "";
+  return "its rows are picked by " + changed_decision_words(facts, *before, producer->loc) +
+         (o.shape_difference.empty()
+              ? ": some of its rows may be other rows than the float model's, not rounded ones; take that decision "
+                "on float values, and see whether the SQNR follows"
+              : ": take that decision on float values");
+}
+
 void report_outputs(const analysis::Facts& facts, const analysis::SimulatedRun& run, std::vector<Diagnostic>& out) {
   const ir::Function* forward = facts.model().find_function("forward");
   for (size_t i = 0; i < run.outputs.size(); ++i) {
@@ -453,10 +475,9 @@ void report_outputs(const analysis::Facts& facts, const analysis::SimulatedRun& 
                   "decision on float values"
         : !o.shape_difference.empty()
             ? o.name + " changes shape once quantized (" + o.shape_difference + ", " + what_was_simulated(run) +
-                  "): a size the data decides, such as how many boxes pass a threshold, came out differently; "
-                  "find the comparison that flipped before it (a sim-divergence finding of its own), and take that "
-                  "decision on "
-                  "float values"
+                  "): a size the data decides, such as how many boxes pass a threshold or NMS keeps, came out "
+                  "differently; find the decision that changed before it (a sim-divergence finding of its own), "
+                  "and take that decision on float values"
             : o.name + " keeps only " + decibels(o.sqnr_db) + " SQNR against float (threshold " +
                   format_number(run.min_sqnr_db) + " dB, " + what_was_simulated(run) +
                   "); `qlint sim` shows each quant point's scale and range: give the values that "
@@ -475,6 +496,8 @@ void report_outputs(const analysis::Facts& facts, const analysis::SimulatedRun& 
       d.function = forward;
     }
     d.evidence_output = static_cast<int>(i);
+    if (std::string decided = decided_by_a_changed_decision(facts, producer, o); !decided.empty())
+      d.notes.push_back(decided);
     out.push_back(std::move(d));
   }
 }

@@ -576,12 +576,39 @@ TEST(SimDivergence, AnOutputWhoseShapeChangesIsAFindingNotAnError) {
                 "output 0 changes shape once quantized (4x4 in float, 3x4 once quantized"),
             std::string::npos)
       << found[0].dump();
+  // The threshold that decides its rows, named (public round 24: a YOLO's changed count was told to
+  // find a comparison where only NMS had changed).
+  EXPECT_NE(found[0]["notes"].dump().find(
+                "its rows are picked by `x[:, 4] > 0.5` on line 26, which flips first (1 of 5): take that decision "
+                "on float values"),
+            std::string::npos)
+      << found[0].dump();
 
   auto sim = run_qlint({"sim", "--format", "json", model, "--input", input});
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
   json report = json::parse(sim.out);
   EXPECT_EQ(report["outputs"][0]["shape_difference"], "4x4 in float, 3x4 once quantized");
   EXPECT_EQ(report["outputs"][0]["sqnr_db"], "-inf");
+}
+
+// An output that keeps its shape once quantized, one of whose rows is another candidate's box (an
+// argmax over near-tie scores picked it): its low SQNR is reported with a note naming the argmax
+// as what picks its rows, not only the advice to give lost precision a quant point (public round
+// 24: RetinaFace kept its 2 boxes once quantized, one of them another prior's).
+TEST(SimDivergence, AnOutputWhoseRowsAChangedPickReplacedNamesThePick) {
+  const std::string name = "sim/best_box_pick";
+  json doc = check_json({example_model(name), "--input", example_input(name)}, 1);
+  auto found = of_rule(doc, "sim-divergence");
+  ASSERT_EQ(found.size(), 2u) << doc.dump(2);
+  EXPECT_EQ(found[0]["line"], 27) << doc.dump(2);  // the argmax, 1 of 2 (float picks 0.703, the tie the first)
+  EXPECT_NE(found[0]["message"].get<std::string>().find("1 of 2 elements"), std::string::npos) << found[0].dump();
+  EXPECT_EQ(found[1]["line"], 28) << doc.dump(2);
+  EXPECT_NE(found[1]["message"].get<std::string>().find("output 0 keeps only"), std::string::npos) << found[1].dump();
+  EXPECT_NE(found[1]["notes"].dump().find("its rows are picked by `x[:, :, 4].argmax` on line 27, which changes "
+                                          "first (1 of 2): some of its rows may be other rows than the float "
+                                          "model's, not rounded ones"),
+            std::string::npos)
+      << found[1].dump();
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "analysis/facts.h"
+#include "ir/display.h"
 #include "ir/input_file.h"
 #include "ir/source_text.h"
 #include "rewriter/edits/edit_kind.h"
@@ -25,7 +26,8 @@ std::string last_component(const std::string& path) { return path.substr(path.rf
 }  // namespace
 
 std::string note_place(const ir::SourceLoc& loc) {
-  return loc.known() ? loc.file + ":" + std::to_string(loc.line) : "a node without source location";
+  // As the findings name files: relative to the working directory when under it.
+  return loc.known() ? ir::display_path(loc.file) + ":" + std::to_string(loc.line) : "a node without source location";
 }
 
 const std::vector<std::string>* SourceFiles::lines(const std::string& path, const std::string& model_file) {

@@ -76,8 +76,15 @@ bool on_the_grid_of(const analysis::Facts& facts, const ir::Value* v, const anal
 std::string what_it_becomes(const analysis::Facts& facts, const ir::Value* quantized,
                             const std::vector<double>& constant) {
   const analysis::QuantPoint* p = known_scale_point(facts, quantized);
-  if (p == nullptr || constant.size() != 1 || !on_the_grid_of(facts, quantized, *p))
-    return ", which quantization only approximates (1.0 may become 1.0007), so it is almost never ";
+  if (p == nullptr || constant.size() != 1 || !on_the_grid_of(facts, quantized, *p)) {
+    // The example fits a 1 (a mask's); for another constant, a class id 10, it says what happens
+    // to that one (public C++ round 22: "1.0 may become 1.0007" beside `== 10`).
+    const std::string c = constant.size() == 1 ? format_number(constant[0]) : "";
+    return ", which quantization only approximates (" +
+           (c.empty() || c == "1" ? std::string("1.0 may become 1.0007")
+                                  : "a value meant to be " + c + " comes back as the nearest step of the scale") +
+           "), so it is almost never ";
+  }
   return " (scale " + format_number(*p->scale) + "): " + format_number(constant[0]) + " becomes " +
          format_number_unlike(quantized_value(*p, constant[0]), constant[0]) + " after quantization, so it is never ";
 }

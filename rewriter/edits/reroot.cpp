@@ -645,7 +645,7 @@ class Reroot final : public EditKind {
   // the quantize call took instead (`input.index(...) == 1`), which the C++ front end recorded
   // when that variable keeps its value through the function.
   void render_cxx(const ir::Model& model, const Edit& edit, SourceSuggestions& cxx) const override {
-    const std::string here = "no C++ fix for the rewrite at " + note_place(edit.node->loc);
+    const std::string here = "no C++ fix for the finding at " + note_place(edit.node->loc);
     // A TorchScript model's outputs: no quantize call in the C++ to read around; the float
     // value exists only inside the model.
     if (edit.stub_call->attr("model_outputs") != nullptr)

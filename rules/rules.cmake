@@ -6,6 +6,7 @@ set(QLINT_RULE_SOURCES
   rules/bool_arith.cpp
   rules/dropped_stub.cpp
   rules/eq_nonzero_const.cpp
+  rules/frozen_by_trace.cpp
   rules/reused_stub.cpp
   rules/shared_stub_mask.cpp
   rules/sim_divergence.cpp

@@ -346,6 +346,8 @@ class Importer {
     ir::Value* v = fn_->add_output(*n, fresh_name(), std::move(type));
     v->generated_name = true;
     n->set_attr("value", std::move(value));
+    // The model's own tensor (an initializer, a Constant), not one a trace froze (frozen-by-trace).
+    n->set_attr("onnx_tensor", ir::Attr::of_str(name));
     define(name, v);
     tensors_[name] = &t;
     return v;

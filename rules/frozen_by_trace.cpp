@@ -49,16 +49,21 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   // C++ code has no trace; a frozen module's constants are its weights and tables.
   if (facts.model().language != ir::Language::Python) return out;
-  std::vector<std::pair<const ir::Function*, const ir::Node*>> frozen;
+  struct Frozen {
+    const ir::Function* fn;
+    const ir::Node* node;
+    const ir::Attr* tensor;
+  };
+  std::vector<Frozen> frozen;
   bool inlined_weights = false;
   for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
-    if (frozen_tensor(node) == nullptr) return;
-    frozen.push_back({&fn, &node});
+    const ir::Attr* tensor = frozen_tensor(node);
+    if (tensor == nullptr) return;
+    frozen.push_back({&fn, &node, tensor});
     inlined_weights = inlined_weights || is_weight(*node.outputs[0]);
   });
   if (inlined_weights) return out;
-  for (const auto& [fn, node] : frozen) {
-    const ir::Attr* tensor = frozen_tensor(*node);
+  for (const auto& [fn, node, tensor] : frozen) {
     out.push_back(make_diagnostic(
         frozen_by_trace_rule(), *fn, *node,
         "the archive holds a " + shape_text(*tensor) + " " + ir::dtype_name(tensor->dtype) +

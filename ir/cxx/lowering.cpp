@@ -28,6 +28,7 @@
 #include "ir/cxx/call_sites.h"
 #include "ir/cxx/function_key.h"
 #include "ir/import_error.h"
+#include "ir/ops.h"
 #include "ir/verifier.h"
 
 namespace qlint::cxx {
@@ -2625,16 +2626,14 @@ class FunctionLowering {
   // the run's outputs, or a view of them, a copy or a move to the CPU
   // (`forward(x).toTensor().squeeze()`); not values computed from them.
   std::optional<ReturnedModel> passed_run(const ir::Value* v) const {
-    static const std::set<std::string> same_data = {
-        "aten::squeeze",    "aten::unsqueeze", "aten::view",   "aten::reshape", "aten::permute",
-        "aten::transpose",  "aten::select",    "aten::slice",  "aten::narrow",  "aten::flatten",
-        "aten::contiguous", "aten::cpu",       "aten::detach", "aten::clone",   "aten::__getitem__"};
     for (int depth = 0; v != nullptr && depth < 8; ++depth) {
       if (std::optional<ReturnedModel> run = run_of(v, 0)) return run;
-      if (v->producer == nullptr || v->producer->inputs.empty() || !same_data.count(v->producer->kind) ||
-          v->producer->inputs[0]->type.kind != ir::Type::Kind::Tensor)
+      const ir::Node* op = v->producer;
+      // `.cpu()` copies to the host: the same values, like a view (ir::is_view_op).
+      if (op == nullptr || op->inputs.empty() || !(ir::is_view_op(*op) || op->kind == "aten::cpu") ||
+          op->inputs[0]->type.kind != ir::Type::Kind::Tensor)
         return std::nullopt;
-      v = v->producer->inputs[0];
+      v = op->inputs[0];
     }
     return std::nullopt;
   }

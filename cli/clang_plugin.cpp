@@ -105,7 +105,7 @@ class QlintConsumer : public clang::ASTConsumer {
       // A remark: a note with no warning before it is dropped by Clang, and a warning would fail a
       // `-Werror` build over a model qlint did not analyse.
       unsigned note = diags.getCustomDiagID(clang::DiagnosticsEngine::Remark, "qlint: %0");
-      for (const ToolNote& n : model_notes(model))
+      for (const ToolNote& n : model_notes(model, NotesFor::CompilerPlugin))
         diags.Report(location(sm, n.loc.file, n.loc.line, n.loc.column), note) << n.message;
     } catch (const std::exception& e) {
       unsigned id = diags.getCustomDiagID(clang::DiagnosticsEngine::Warning, "qlint could not check this file: %0");

@@ -59,16 +59,22 @@ std::string model_elsewhere(const std::string& attr, const char* done_there, con
 
 // A model run whose archive qlint could not read, or could not name: its outputs counted as
 // unquantized.
-void notes_of(const ir::Node& n, std::vector<ToolNote>& out) {
+void notes_of(const ir::Node& n, NotesFor reader, std::vector<ToolNote>& out) {
   auto add = [&](std::string message) { out.push_back({n.loc, std::move(message)}); };
   auto str = [&](const char* name) -> const ir::Attr* {
     const ir::Attr* a = n.attr(name);
     return a != nullptr && a->kind == ir::Attr::Kind::Str ? a : nullptr;
   };
-  if (const ir::Attr* variable = str("unnamed_archive"))
+  // The plugin takes no `--archive` that would help (public C++ round 23: it advised one).
+  if (const ir::Attr* variable = str("unnamed_archive"); variable != nullptr && reader == NotesFor::QlintCxx)
     add("the TorchScript archive this model runs is named by `" + ir::printable(variable->s, 200) +
         "`: give its path with " + ir::archive_flag(ir::printable(variable->s, 200)) +
         "; qlint counts this model's outputs as unquantized");
+  else if (variable != nullptr)
+    add("the TorchScript archive this model runs is named by `" + ir::printable(variable->s, 200) +
+        "`, and the compiler plugin reads no archive (it loads no LibTorch): `qlint cxx " +
+        ir::archive_flag(ir::printable(variable->s, 200)).substr(1) +
+        " checks this model's outputs; qlint counts them as unquantized here");
   if (const ir::Attr* conflict = str("archive_conflict")) add(conflicting_archives(conflict->s));
   if (const ir::Attr* kept = str("container_model"))
     add("this model is `" + ir::printable(kept->s, 200) +
@@ -107,9 +113,10 @@ void notes_of(const ir::Node& n, std::vector<ToolNote>& out) {
 
 }  // namespace
 
-std::vector<ToolNote> model_notes(const ir::Model& model) {
+std::vector<ToolNote> model_notes(const ir::Model& model, NotesFor reader) {
   std::vector<ToolNote> out;
-  for (const auto& f : model.functions) ir::for_each_node(f->body, [&](const ir::Node& n) { notes_of(n, out); });
+  for (const auto& f : model.functions)
+    ir::for_each_node(f->body, [&](const ir::Node& n) { notes_of(n, reader, out); });
   return out;
 }
 

@@ -11,7 +11,11 @@
 
 namespace qlint::cli {
 
+// Who reads the notes: `qlint cxx`, which reads the archives `--archive` names, or the compiler
+// plugin, which loads no LibTorch and reads none.
+enum class NotesFor { QlintCxx, CompilerPlugin };
+
 // The notes the C++ front end left on `model`'s nodes, in node order.
-std::vector<ToolNote> model_notes(const ir::Model& model);
+std::vector<ToolNote> model_notes(const ir::Model& model, NotesFor reader = NotesFor::QlintCxx);
 
 }  // namespace qlint::cli

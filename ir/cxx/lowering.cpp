@@ -230,6 +230,13 @@ const Expr* same_class_brace_init(const Expr* e) {
   return outer == inner ? only : nullptr;
 }
 
+// `int(v)` of a floating value: a conversion that truncates, as `static_cast<int>(v)` and
+// `(int)v` do, not a wrapper to see through (public C++ round 23: mmdetection's
+// `int(result_data[i][0])` on a detector's boxes went unseen).
+bool truncates(const CXXFunctionalCastExpr& cast) {
+  return cast.getType()->isIntegerType() && cast.getSubExpr()->IgnoreImpCasts()->getType()->isRealFloatingType();
+}
+
 // Implicit conversions, temporaries and converting constructors: what the user wrote inside.
 const Expr* strip(const Expr* e) {
   for (int depth = 0; e != nullptr && depth < 32; ++depth) {
@@ -247,7 +254,8 @@ const Expr* strip(const Expr* e) {
       e = l->getSubExpr();
     } else if (const Expr* only = same_class_brace_init(e)) {
       e = only;
-    } else if (const auto* f = dyn_cast<CXXFunctionalCastExpr>(e); f && !isa<InitListExpr>(f->getSubExpr())) {
+    } else if (const auto* f = dyn_cast<CXXFunctionalCastExpr>(e);
+               f && !isa<InitListExpr>(f->getSubExpr()) && !truncates(*f)) {
       e = f->getSubExpr();
     } else if (const auto* c = dyn_cast<CXXConstructExpr>(e);
                c && !isa<CXXTemporaryObjectExpr>(c) && c->getNumArgs() >= 1 &&
@@ -1096,6 +1104,22 @@ class UnitLowering {
   std::set<std::string> defines_;
 };
 
+// The parameters through which a function hands tensors back to its caller: non-const references
+// to a tensor (`void get_boxes(const c10::IValue& out, torch::Tensor& boxes)`). The body returns
+// what each holds at its end after its own return value, and each call gives it to the
+// argument's variable (public C++ round 23: mmdetection's `get_bboxes(output, bboxes, scores)`,
+// after which nothing was checked).
+std::vector<unsigned> tensor_out_parameters(const FunctionDecl& fd) {
+  std::vector<unsigned> out;
+  for (unsigned i = 0; i < fd.getNumParams(); ++i) {
+    const QualType type = fd.getParamDecl(i)->getType();
+    if (type->isLValueReferenceType() && !type.getNonReferenceType().isConstQualified() &&
+        is_tensor_type(type.getNonReferenceType().getCanonicalType().getUnqualifiedType()))
+      out.push_back(i);
+  }
+  return out;
+}
+
 class FunctionLowering {
  public:
   FunctionLowering(UnitLowering& unit, ir::Function& fn) : unit_(unit), fn_(fn) {}
@@ -1113,6 +1137,7 @@ class FunctionLowering {
     }
     collect_assigned(fd.getBody());
     stmt(fd.getBody());
+    return_out_parameters(fd);
   }
 
  private:
@@ -1738,6 +1763,28 @@ class FunctionLowering {
     }
   }
 
+  // After the return value (None for a void function): what each tensor out-parameter holds at
+  // the end of the body.
+  void return_out_parameters(const FunctionDecl& fd) {
+    const std::vector<unsigned> outs = tensor_out_parameters(fd);
+    if (outs.empty()) return;
+    if (fn_.body.returns.empty())
+      fn_.body.returns.push_back(constant(ir::Attr::none(), ir::Type::simple(ir::Type::Kind::None)));
+    for (unsigned i : outs) fn_.body.returns.push_back(vars_.at(fd.getParamDecl(i)));
+  }
+
+  // The caller's variables passed as tensor out-parameters take what the call hands back (the
+  // call's outputs after its return value).
+  void take_out_parameters(const CallExpr& call, llvm::ArrayRef<const Expr*> args, ir::Node& n) {
+    const FunctionDecl* callee = call.getDirectCallee();
+    if (callee == nullptr) return;
+    for (unsigned i : tensor_out_parameters(*callee)) {
+      ir::Value* handed = fn_.add_output(n, fresh(), ir::Type::tensor());
+      const auto* ref = i < args.size() ? dyn_cast<DeclRefExpr>(strip(args[i])) : nullptr;
+      if (const auto* var = ref != nullptr ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr) vars_[var] = handed;
+    }
+  }
+
   // A variable of the function's own, not a reference: what is assigned to its fields is its alone.
   static bool local_object(const VarDecl& var) { return var.isLocalVarDecl() && !var.getType()->isReferenceType(); }
 
@@ -2289,6 +2336,7 @@ class FunctionLowering {
     n->set_attr("callee", ir::Attr::of_str(callee));
     forget_objects_filled_by(call, args);
     ir::Value* out = fn_.add_output(*n, fresh(), type.value_or(ir::Type::other(call.getType().getAsString())));
+    take_out_parameters(call, args, *n);
     if (!holds_module(call.getType())) return out;
     // A function of the file that returns a model it loads: that archive.
     if (std::optional<UnitLowering::ModelLoad> load = unit_.model_source(&call, fd_)) return model_value(*load, call);
@@ -2566,7 +2614,7 @@ class FunctionLowering {
   // also through a variable or `.cpu()`), for the calls in other files; nullopt when it returns
   // no model's outputs, or a mix.
   std::optional<ReturnedModel> returned_run() const {
-    if (fn_.body.returns.size() != 1) return std::nullopt;
+    if (fn_.body.returns.empty()) return std::nullopt;  // then tensor out-parameters, if any
     return run_of(fn_.body.returns[0], 0);
   }
 

@@ -140,6 +140,20 @@ def plugin(clangxx, library, flags):
                                    "plugin" not in told.stderr:
             print(f"a model run should get the plugin's remark, and build:\n{told.stderr}")
             status = 1
+        # An archive named by a variable: the remark sends the user to `qlint cxx --archive`, which
+        # reads it, not to an option the plugin has no use for (public C++ round 23).
+        with open(runner, "w", encoding="utf-8") as f:
+            f.write('#include <torch/script.h>\n'
+                    'bool hit(const std::string& model_path, const torch::Tensor& x) {\n'
+                    '  torch::jit::Module m = torch::jit::load(model_path);\n'
+                    '  return (m.forward({x}).toTensor() == 1).any().item<bool>();\n'
+                    '}\n')
+        named = subprocess.run([clangxx, f"-fplugin={library}", "-Wno-unknown-warning-option", "-fsyntax-only",
+                                runner] + flags, capture_output=True, text=True)
+        if named.returncode != 0 or "the compiler plugin reads no archive (it loads no LibTorch): `qlint cxx " \
+                                    "--archive model_path=PATH` checks this model's outputs" not in named.stderr:
+            print(f"a model run whose archive a variable names should get the plugin's remark:\n{named.stderr}")
+            status = 1
     return status
 
 

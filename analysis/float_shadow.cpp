@@ -5,6 +5,7 @@
 
 #include "ir/display.h"
 #include "ir/ops.h"
+#include "ir/schema.h"
 #include "ir/source_text.h"
 
 namespace qlint::analysis {
@@ -74,6 +75,27 @@ void in_place_writes(const Facts& facts, const ir::Value* v, std::vector<InPlace
     }
   }
 }
+
+}  // namespace
+
+// A float copy of a layer runs it a second time, in float, beside the quantized one: the fixed
+// model takes its result from the float copy, and quantization no longer reaches it (public
+// round 26: a scripted lane detector's regression head, copied to cast its float output).
+std::string weighted_layer(const Facts& facts, const ir::Node& n, int depth) {
+  if (const ir::Value* weight = ir::named_operand(n, "weight");
+      weight != nullptr && weight->producer != nullptr && weight->producer->kind == "prim::GetAttr")
+    return "`" + n.kind + "`";
+  const ir::Function* callee = depth < 8 ? ir::callee_of(facts.model(), n) : nullptr;
+  if (callee == nullptr) return "";
+  std::string inner;
+  ir::for_each_node(callee->body, [&](const ir::Node& m) {
+    if (inner.empty()) inner = weighted_layer(facts, m, depth + 1);
+  });
+  if (inner.empty() || n.kind != "prim::CallMethod" || callee->module_path.empty()) return inner;
+  return "`self." + callee->module_path + "`";
+}
+
+namespace {
 
 // Whether a call's body (and the bodies it calls) writes module state, quantizes or draws random
 // numbers: copying the call would then do it twice, quantize the shadow again, or draw other
@@ -405,6 +427,9 @@ class Planner {
     if (n.kind == "prim::GetAttr") return "the value is read from module state written in forward (" + what + ")";
     if (ir::draws_random_numbers(n))
       return "the value is drawn at random by " + what + ", which a copy would draw anew";
+    if (const std::string layer = weighted_layer(facts_, n); !layer.empty())
+      return "the value is computed by " + layer + on_line(n) +
+             ", a layer with weights: a float copy of it would run the layer a second time, beside the quantized one";
     if (const ir::Function* callee = ir::callee_of(facts_.model(), n); callee && !callee_is_pure(facts_, *callee))
       return "the value comes out of `" + ir::source_function_name(callee->name) +
              "`, which writes module state or quantizes";

@@ -86,11 +86,65 @@ std::string planned_signature(const Diagnostic& d, const Fix& fix) {
   return key;
 }
 
+// ---- Quant calls a round's reroots leave unread
+
+using Operands = std::set<std::pair<const ir::Node*, size_t>>;
+
+// The operands a round's reroots give their float values instead (a cast of `self.quant(b)`
+// reading `b`).
+Operands rerooted_operands(const std::vector<Planned>& planned) {
+  Operands rerooted;
+  for (const Planned& p : planned)
+    for (const Edit& e : p.fix.edits)
+      if (e.kind == Edit::Kind::Reroot && e.node != nullptr && e.operand >= 0)
+        rerooted.insert({e.node, static_cast<size_t>(e.operand)});
+  return rerooted;
+}
+
+bool returned_in(const ir::Value* v, const ir::Block& block) {
+  if (std::find(block.returns.begin(), block.returns.end(), v) != block.returns.end()) return true;
+  for (const auto& node : block.nodes)
+    for (const auto& inner : node->blocks)
+      if (returned_in(v, *inner)) return true;
+  return false;
+}
+
+// Whether nothing reads `v` once the rerooted operands read float values: each reader is one of
+// them, or a view whose own outputs nothing reads then. Bounded: a deep chain counts as read.
+bool unread_after(const ir::Value* v, const ir::Function& fn, const Operands& rerooted, int depth = 0) {
+  if (depth > 32 || returned_in(v, fn.body)) return false;
+  for (const ir::Node* user : v->users) {
+    bool every_read_rerooted = true;
+    for (size_t i = 0; i < user->inputs.size(); ++i)
+      if (user->inputs[i] == v && !rerooted.count({user, i})) every_read_rerooted = false;
+    if (every_read_rerooted) continue;
+    if (!ir::is_view_op(*user) || ir::writes_anything_in_place(*user)) return false;
+    for (const ir::Value* out : user->outputs)
+      if (!unread_after(out, fn, rerooted, depth + 1)) return false;
+  }
+  return true;
+}
+
+// A fix that gives a quant call a stub or fake quant of its own (reused-stub), in a round whose
+// reroots leave that call's value unread (`self.quant(b).long()`, truncating-cast casting `b`
+// instead): the reroot drops the call, and the clone would quantize nothing (public round 25: a
+// dead fake quant the user had to calibrate, counted "Resolved").
+bool gives_an_unread_call_its_own_point(const ir::Model& model, const Planned& p, const Operands& rerooted) {
+  for (const Edit& e : p.fix.edits) {
+    const bool replaces_call =
+        e.kind == Edit::Kind::CloneStub || (e.kind == Edit::Kind::NewFakeQuant && e.fake_quant.replaces_call);
+    if (!replaces_call || e.node == nullptr || e.node->outputs.size() != 1) continue;
+    const ir::Function* fn = model.function_of(*e.node);
+    if (fn != nullptr && unread_after(e.node->outputs[0], *fn, rerooted)) return true;
+  }
+  return false;
+}
+
 // One fix per diagnostic; edits touching a node another planned fix edits wait for the next
 // round (the rules re-run first, and the other fix may have made them moot). A fix that
 // restructures the graph has a round of its own.
-std::vector<Planned> plan(const std::vector<Diagnostic>& diagnostics, bool unsafe, std::set<std::string>& done,
-                          const std::set<std::string>& excluded) {
+std::vector<Planned> plan(const ir::Model& model, const std::vector<Diagnostic>& diagnostics, bool unsafe,
+                          std::set<std::string>& done, const std::set<std::string>& excluded) {
   std::vector<Planned> planned;
   std::set<const ir::Node*> touched;
   for (const auto& d : diagnostics) {
@@ -107,6 +161,17 @@ std::vector<Planned> plan(const std::vector<Diagnostic>& diagnostics, bool unsaf
     planned.push_back({&d, *fix});
     if (restructures(*fix)) break;
   }
+  // A clone for a call the round's reroots leave unread waits: the next round's rules no longer
+  // see the call.
+  const Operands rerooted = rerooted_operands(planned);
+  if (rerooted.empty()) return planned;
+  planned.erase(std::remove_if(planned.begin(), planned.end(),
+                               [&](const Planned& p) {
+                                 if (!gives_an_unread_call_its_own_point(model, p, rerooted)) return false;
+                                 done.erase(planned_signature(*p.diagnostic, p.fix));
+                                 return true;
+                               }),
+                planned.end());
   return planned;
 }
 
@@ -514,7 +579,7 @@ void rewrite_to_fixpoint(Original& original, const FixOptions& options, const si
     if (round == 0) result.judged_by_simulation = keep_fixable_unexplained_flips(diagnostics);
     if (round == 0) result.found = static_cast<int>(diagnostics.size());
     std::vector<Planned> planned =
-        round < options.max_rounds ? plan(diagnostics, options.unsafe, done, excluded) : std::vector<Planned>{};
+        round < options.max_rounds ? plan(*model, diagnostics, options.unsafe, done, excluded) : std::vector<Planned>{};
     calibrate_new_fake_quants(*model, planned, original, sim_options, result, display);
     if (planned.empty()) {
       // Quant points inside the graph with a scale from module state: a traced QAT model.

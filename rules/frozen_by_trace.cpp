@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <functional>
 #include <numeric>
+#include <regex>
 #include <string>
 
+#include "ir/ops.h"
 #include "ir/schema.h"
+#include "ir/source_text.h"
 #include "rules/registry.h"
 #include "rules/support.h"
 
@@ -17,18 +20,54 @@ namespace qlint::rules {
 
 namespace {
 
-// A tensor constant of two or more dimensions: what a trace writes for a batch of values it could
-// not follow (a topk's indices per example, each example's scores). Scalars and 1-D constants are
-// what traced code writes for its literals (`x * 0.5`, `torch.tensor([1.0, 2.0])`); a TorchScript
-// model's weights and buffers are attributes, not constants.
-const ir::Attr* frozen_tensor(const ir::Node& node) {
+// Whether an op reads `v` as positions: the `index` of index_select, gather or take, or an
+// element of the `indices` list of `x[idx]` (aten::index) or an in-place write through it; also
+// after a cast or a view (a trace moves a constant index to the device and dtype it needs).
+bool read_as_positions(const ir::Value& v, int depth = 0) {
+  auto positions_of = [](const ir::Node& user, const ir::Value& operand) {
+    return ir::named_operand(user, "index") == &operand || ir::named_operand(user, "indices") == &operand;
+  };
+  return std::any_of(v.users.begin(), v.users.end(), [&](const ir::Node* user) {
+    if (positions_of(*user, v)) return true;
+    const bool passes_on = ir::is_cast(*user) || ir::is_view_op(*user);
+    if (passes_on && depth < 8 && user->outputs.size() == 1 && user->inputs[0] == &v)
+      return read_as_positions(*user->outputs[0], depth + 1);
+    if (user->kind != "prim::ListConstruct" || user->outputs.size() != 1) return false;
+    const ir::Value& list = *user->outputs[0];
+    return std::any_of(list.users.begin(), list.users.end(),
+                       [&](const ir::Node* reader) { return positions_of(*reader, list); });
+  });
+}
+
+// Whether every value of a 1-D constant is written on the line that reads it (`x[:, [0, 2]]`): a
+// literal of the code, not values the trace froze.
+bool spelled_on_its_line(const ir::Model& model, const ir::Node& constant, const ir::Attr& tensor) {
+  if (tensor.floats.empty()) return false;
+  const std::string text = ir::source_text(model, constant.loc);
+  return std::all_of(tensor.floats.begin(), tensor.floats.end(), [&](double value) {
+    const std::regex number("(^|[^0-9.])" + std::to_string(static_cast<int64_t>(value)) + "($|[^0-9.])");
+    return std::regex_search(text, number);
+  });
+}
+
+// A tensor constant that holds a batch of values the trace could not follow: of two or more
+// dimensions (a topk's indices per example, each example's scores), or 1-D integer positions
+// that ops index with (an NMS's picks gathered with `.item()`, public round 26's SSD), unless the
+// line spells them. Scalars and other 1-D constants are what traced code writes for its literals
+// (`x * 0.5`, `torch.tensor([1.0, 2.0])`); a TorchScript model's weights and buffers are
+// attributes, not constants.
+const ir::Attr* frozen_tensor(const ir::Model& model, const ir::Node& node) {
   if (node.kind != "prim::Constant" || node.outputs.size() != 1 || node.outputs[0]->users.empty()) return nullptr;
   // An ONNX model's initializers and Constant nodes are its weights and tables.
   if (node.attr("onnx_tensor") != nullptr) return nullptr;
   const ir::Attr* value = node.attr("value");
-  if (value == nullptr || value->kind != ir::Attr::Kind::Tensor || value->ints.size() < 2) return nullptr;
+  if (value == nullptr || value->kind != ir::Attr::Kind::Tensor || value->ints.empty()) return nullptr;
   const int64_t elements = std::accumulate(value->ints.begin(), value->ints.end(), int64_t{1}, std::multiplies<>());
-  return elements >= 2 ? value : nullptr;
+  if (elements < 2) return nullptr;
+  if (value->ints.size() >= 2) return value;
+  const bool positions =
+      ir::is_integral(value->dtype) && read_as_positions(*node.outputs[0]) && !spelled_on_its_line(model, node, *value);
+  return positions ? value : nullptr;
 }
 
 std::string shape_text(const ir::Attr& tensor) {
@@ -45,6 +84,25 @@ bool is_weight(const ir::Value& constant) {
   });
 }
 
+std::string frozen_positions_message(const ir::Attr& tensor) {
+  return "the archive holds " + std::to_string(tensor.ints[0]) + " " + ir::dtype_name(tensor.dtype) +
+         " positions that the trace recorded as a constant, read here as indices: every input gets the rows the "
+         "example input picked (positions collected with `.item()` or `.tolist()` in traced code, the picks of a "
+         "non-maximum suppression written in Python, leave the trace, which keeps what they were for the "
+         "example), and qlint's simulation picks the same rows in its float and quantized runs; compute them with "
+         "tensor operations the trace records (`torchvision.ops.nms`), or script the function that picks them";
+}
+
+std::string frozen_values_message(const ir::Attr& tensor) {
+  return "the archive holds a " + shape_text(tensor) + " " + ir::dtype_name(tensor.dtype) +
+         " tensor that the trace recorded as a constant, read here: if it depends on the input (a value computed "
+         "with `.data`, `.numpy()`, `.tolist()` or `.item()` in traced code leaves the trace, which keeps what it "
+         "held for the example), every input gets the example input's values in its place, and qlint's simulation "
+         "reads the same values in its float and quantized runs: compute it with tensor operations the trace "
+         "records; if it is a fixed table of the model (anchors, priors), the archive computes what the model "
+         "does, but keeps the table as a constant: register it as a buffer";
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   // C++ code has no trace; a frozen module's constants are its weights and tables.
@@ -57,22 +115,16 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Frozen> frozen;
   bool inlined_weights = false;
   for_each_model_node(facts.model(), [&](const ir::Function& fn, const ir::Node& node) {
-    const ir::Attr* tensor = frozen_tensor(node);
+    const ir::Attr* tensor = frozen_tensor(facts.model(), node);
     if (tensor == nullptr) return;
     frozen.push_back({&fn, &node, tensor});
     inlined_weights = inlined_weights || is_weight(*node.outputs[0]);
   });
   if (inlined_weights) return out;
-  for (const auto& [fn, node, tensor] : frozen) {
-    out.push_back(make_diagnostic(
-        frozen_by_trace_rule(), *fn, *node,
-        "the archive holds a " + shape_text(*tensor) + " " + ir::dtype_name(tensor->dtype) +
-            " tensor that the trace recorded as a constant, read here: every input gets the example input's "
-            "values in its place (a value computed with `.data`, `.numpy()`, `.tolist()` or `.item()` in traced "
-            "code leaves the trace, which keeps what it held for the example), and qlint's simulation reads the "
-            "same values in its float and quantized runs; compute it with tensor operations the trace records, "
-            "or, if it is a fixed table of the model, register it as a buffer"));
-  }
+  for (const auto& [fn, node, tensor] : frozen)
+    out.push_back(
+        make_diagnostic(frozen_by_trace_rule(), *fn, *node,
+                        tensor->ints.size() == 1 ? frozen_positions_message(*tensor) : frozen_values_message(*tensor)));
   return out;
 }
 
@@ -86,7 +138,9 @@ const Rule& frozen_by_trace_rule() {
     r.severity = Severity::Warning;
     r.check = check;
     r.doc.what =
-        "A tensor constant of two or more dimensions in a traced model's graph, read by its operations. "
+        "A tensor constant of two or more dimensions in a traced model's graph, read by its operations, or a "
+        "1-D integer one read as indices (`x[picked]`, `index_select`, `gather`) whose values the line that "
+        "reads it does not spell. "
         "torch.jit.trace records only the tensor operations it sees: a value the traced code computed outside "
         "them (through `.data`, `.numpy()`, `.tolist()` or `.item()`), or a tensor attribute that is no buffer, "
         "is written into the archive as a constant holding its values for the example input.";

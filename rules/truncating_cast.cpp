@@ -1,9 +1,13 @@
 // truncating-cast: a quantized float value cast to an integer (`.long()`, `int(x.item())`).
 // The cast truncates toward zero, so a whole number that quantization moved just below itself
 // (2.0 as 1.9997) loses one: class ids, counts and indices carried in a tensor come out wrong.
+#include <algorithm>
 #include <cctype>
+#include <set>
+#include <vector>
 
 #include "analysis/constants.h"
+#include "analysis/float_shadow.h"
 #include "ir/source_text.h"
 #include "ir/spelling.h"
 #include "rules/registry.h"
@@ -94,6 +98,50 @@ std::string round_then_cast(const analysis::Facts& facts, const ir::Node& cast) 
   return "`torch::round(x).to(torch::k" + name + ")`";
 }
 
+// Whether every way back from the cast's operand to a quant point passes a layer first: a layer
+// with weights (`self.dequant(self.fc(self.quant(x)))`, scripted), or the output fake quant QAT
+// gives a module (traced). Such a value is no whole number in float (a regression head's
+// output, cast to pixel columns): the cast floors it as the float model does, up to the layer's
+// quantization error, which moves a few values across a boundary (sim-divergence counts them
+// with --input). Public round 26: a lane detector's columns were told "2.0 as 1.9997", and the
+// fix ran the head again in float. A value whose way back qlint cannot follow (a caller's
+// parameter, a container written in place) counts as not.
+bool computed_by_layers(const analysis::Facts& facts, const ir::Value* operand) {
+  std::vector<const ir::Value*> pending = {operand};
+  std::set<const ir::Value*> seen = {operand};
+  while (!pending.empty()) {
+    const ir::Value* v = pending.back();
+    pending.pop_back();
+    if (const analysis::QuantCall* call = facts.quant_call_producing(v)) {
+      if (!facts.is_module_output_quant_point(call->point)) return false;
+      continue;
+    }
+    const ir::Node* n = v->producer;
+    if (n == nullptr || seen.size() > 4096) return false;
+    if (!analysis::weighted_layer(facts, *n).empty()) continue;
+    // A call's result is what its callee returns (a traced QAT model's `self.net(x)`, whose
+    // layer quantizes its output inside).
+    if (const ir::Function* callee = ir::callee_of(facts.model(), *n)) {
+      const auto at = std::find(n->outputs.begin(), n->outputs.end(), v);
+      const auto index = static_cast<size_t>(at - n->outputs.begin());
+      if (n->outputs.size() == callee->body.returns.size() && index < n->outputs.size()) {
+        if (seen.insert(callee->body.returns[index]).second) pending.push_back(callee->body.returns[index]);
+        continue;
+      }
+    }
+    // Quantized through no operand (a dict read after a store, a list a loop appends to): the
+    // way back is not seen, so it may come from a stub without a layer.
+    bool through_an_operand = false;
+    for (const ir::Value* in : n->inputs) {
+      if (!facts.quantized(in)) continue;
+      through_an_operand = true;
+      if (seen.insert(in).second) pending.push_back(in);
+    }
+    if (!through_an_operand) return false;
+  }
+  return true;
+}
+
 std::string message(const analysis::Facts& facts, const ir::Node& node) {
   std::string value = ir::operand_text(facts.model(), node, 0);  // "`x[:, -1]`", or ""
   if (const ir::Node* item = tensor_read(node); value.empty() && item != nullptr)
@@ -129,6 +177,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     // Rounded first (`x.round().long()`): the error is gone unless it was half a step.
     const ir::Node* rounded = rounding_producer(node);
     if ((rounded != nullptr && ir::base_op(rounded->kind) == "round") || rounds_half_up(rounded)) return;
+    if (computed_by_layers(facts, in)) return;
     Diagnostic d = make_diagnostic(truncating_cast_rule(), fn, node, message(facts, node));
     // The float model casts the float value: casting the stub's float input keeps its floor
     // (voxel indices mean floor; rounding would change the float model).
@@ -169,7 +218,11 @@ const Rule& truncating_cast_rule() {
         "becomes 1.99994 and `.long()` makes it 1. Class ids, counts or indices carried in a tensor then "
         "select the wrong class or row, in some elements and not others, depending on the data's range. "
         "A value rounded before the cast is not reported: `round(x)`, or `x + 0.5`, the rounding of "
-        "non-negative values into 8-bit pixels.";
+        "non-negative values into 8-bit pixels. Nor is a value a layer computed after the quant point (a "
+        "Linear's or convolution's output, a regression head's coordinates cast to pixel columns): it is no "
+        "whole number in float, and the cast floors it as the float model does, up to the layer's "
+        "quantization error; where that moves values across a boundary, `check --input` counts the changed "
+        "integers (sim-divergence).";
     r.doc.example =
         "    x = self.quant(x)\n"
         "    ids = x[:, -1].long()          # 2.0 is 1.99994 here: id 1\n"

@@ -1,4 +1,5 @@
-"""Pixel boxes of the cells a score threshold keeps, cast to int, traced after default QAT.
+"""Pixel boxes of the cells a score threshold keeps, cast to int, traced after default QAT. The
+boxes and the scores are input channels, each through a stub of its own.
 
 The threshold flips for scores near 0.5 once quantized, so the quantized run keeps other rows
 than float's, and the cast's result has another shape: nothing of it can be compared with the
@@ -7,7 +8,7 @@ results of this `to` as in float" (public round 20's YOLOv4 decode, whose coordi
 fact halved).
 
 Expected findings:
-  line 33 truncating-cast  the kept boxes, quantized by the conv's output fake quant, cast to int
+  line 34 truncating-cast  the kept boxes, quantized by their stub, cast to int
 """
 import torch
 from torch import nn
@@ -19,14 +20,14 @@ class Model(nn.Module):
     def __init__(self):
         super().__init__()
         torch.manual_seed(0)
-        self.quant = QuantStub()
-        self.boxes = nn.Conv2d(1, 4, 1)
+        self.quant_boxes = QuantStub()
+        self.quant_scores = QuantStub()
         self.dequant = DeQuantStub()
 
     def forward(self, image):
-        x = self.quant(image)
-        boxes = self.dequant(self.boxes(x))[0].flatten(1).t()
-        scores = self.dequant(x).flatten()
+        # Four channels of box corners per cell, then a score channel.
+        boxes = self.dequant(self.quant_boxes(image[0, :4])).flatten(1).t()
+        scores = self.dequant(self.quant_scores(image[0, 4])).flatten()
         keep = scores > 0.5
         # Pixel boxes of the kept cells.
         pixels = boxes[keep] * 64.0
@@ -35,9 +36,9 @@ class Model(nn.Module):
 
 def example_input():
     generator = torch.Generator().manual_seed(24)
-    image = torch.rand(1, 1, 16, 16, generator=generator) * 0.9
-    # Three scores just under the threshold, which the stub's step (about 0.9 / 255) rounds over it.
-    image[0, 0, 0, :3] = 0.4997
+    image = torch.rand(1, 5, 16, 16, generator=generator) * 0.9
+    # Three scores just over the threshold, which the stub's step rounds under it.
+    image[0, 4, 0, :3] = 0.5005
     return (image,)
 
 

@@ -4,9 +4,9 @@ with an int8 FakeQuantize.
 
 `--fix --input` casts the points' float input for the first call of the helper ("for 1 of its 2
 copies") and gives the intensity a fake quant of its own; the second call's voxels come from the
-quantized weights of the refinement, and no rewrite stops that cast truncating. The summary counts
-1 of 2 problems resolved, the cast left once (public round 18: "for 0 of 2 problems", the cast
-reported by truncating-cast and again by sim-divergence, its copy said to be fixed "the same").
+quantized weights of the refinement: no rewrite stops that cast changing. 1 of 2 problems resolved,
+the cast left once, by sim-divergence (a layer's output cast is no truncating-cast by form; public
+round 18: "for 0 of 2 problems", the cast reported twice, its copy said to be fixed "the same").
 
 Expected findings:
   line 22 truncating-cast  voxel indices from quantized points

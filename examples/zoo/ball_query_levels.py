@@ -4,9 +4,9 @@ PointNet++-style code keeps the ball query in a module-level function that each 
 `forward` calls. The points pass the stub before the first level, and the second level groups
 the first level's output, so the helper's parameter is quantized at both calls, and points at
 the radius fall inside or outside by the rounding: the threshold flips, which only the
-simulation shows (`sim-divergence`, no static rule). The simulation counts both calls at one
-line, so `--fix --input` reroots both in one fix: each call is inlined into its level, where
-the threshold reads the float twin of that level's points.
+simulation shows (`sim-divergence`, no static rule). The second level's points are a layer's
+output, whose float twin would run `self.sa1.mlp` again in float beside the quantized one: `--fix`
+makes none (public round 26: a fixed model took its decisions from such a float copy).
 
 Expected findings (static): unquantized-operand on the mask's product and on its count's `/`.
 """

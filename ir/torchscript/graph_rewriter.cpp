@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "ir/torchscript/source_location.h"
+
 namespace qlint::torchscript {
 
 namespace {
@@ -431,6 +433,7 @@ void GraphRewriter::register_clone(const std::string& owner_path, const std::str
     instance.register_module(name, i == 0 ? clone : clone.deepcopy());
   }
   added_clones_.insert(owner_path + "." + name);
+  clone_classes_.insert(clone.type().get());
 }
 
 bool GraphRewriter::added_clone(const std::string& owner_path, const std::string& name) const {
@@ -445,6 +448,45 @@ ir::GraphValue GraphRewriter::insert_get_attr(const ir::Node& before, ir::GraphV
   return graph_value(out);
 }
 
+namespace {
+
+// The Python range a trace recorded for the node: its own, or, for a call of a module's method
+// (whose range is a line of the archive's serialized code), that of the first op of the method
+// it calls that has one: the stack of that call, at the user's line.
+std::optional<jit::SourceRange> traced_python_range(jit::Node& node, int depth = 0) {
+  if (recorded_by_trace(node)) return node.sourceRange();
+  if (node.kind() != c10::prim::CallMethod || node.inputs().empty() || depth > 4) return std::nullopt;
+  auto cls = node.input(0)->type()->cast<c10::ClassType>();
+  jit::Function* method = cls ? cls->findMethod(node.s(c10::attr::name)) : nullptr;
+  if (method == nullptr || !method->isGraphFunction()) return std::nullopt;
+  for (jit::Node* inner : jit::toGraphFunction(*method).graph()->nodes())
+    if (auto range = traced_python_range(*inner, depth + 1)) return range;
+  return std::nullopt;
+}
+
+void set_every_range(jit::Block& block, const jit::SourceRange& range) {
+  for (jit::Node* node : block.nodes()) {
+    node->setSourceRange(range);
+    for (jit::Block* inner : node->blocks()) set_every_range(*inner, range);
+  }
+}
+
+}  // namespace
+
+// A trace's clone of a FakeQuantize keeps the ops of the module it copies, with the stack of
+// that module's first call: the simulator and attribution would place the new quant point at
+// that call's line (public round 24's Yolo-FastestV2: the clone for a head's second call was
+// listed at its first). The clone's ops and the call take the line of the call they serve.
+void GraphRewriter::place_clone_at(jit::Node& at, jit::Node& call, jit::Value& self) {
+  auto cls = self.type()->cast<c10::ClassType>();
+  if (!cls || !clone_classes_.count(cls.get())) return;
+  std::optional<jit::SourceRange> range = traced_python_range(at);
+  if (!range) return;
+  call.setSourceRange(*range);
+  if (jit::Function* forward = cls->findMethod("forward"); forward != nullptr && forward->isGraphFunction())
+    set_every_range(*jit::toGraphFunction(*forward).graph()->block(), *range);
+}
+
 ir::GraphValue GraphRewriter::insert_forward_call(const ir::Node& before, ir::GraphValue module,
                                                   ir::GraphValue argument) {
   jit::Node* at = node_for(before);
@@ -453,6 +495,7 @@ ir::GraphValue GraphRewriter::insert_forward_call(const ir::Node& before, ir::Gr
   jit::Node* call = g.create(c10::prim::CallMethod, {self, jit_value(argument)}, 1);
   call->s_(c10::attr::name, "forward");
   call->setSourceRange(at->sourceRange());
+  place_clone_at(*at, *call, *self);
   call->insertBefore(at);
   // A FakeQuantize a trace called several times, its observer on, returns its observer's state
   // for the next call with the tensor last (`return (min_val, ..., scale, zero_point, x0)`).

@@ -115,6 +115,8 @@ class GraphRewriter final : public ir::GraphRewriter {
   std::vector<jit::Module> instances_of_class(const jit::Module& module);
   // Registers `clone` as the submodule `name` of every instance of the owner's class.
   void register_clone(const std::string& owner_path, const std::string& name, const jit::Module& clone);
+  // Gives a call of a clone, and the clone's ops, the Python line of the node `at` it serves.
+  void place_clone_at(jit::Node& at, jit::Node& call, jit::Value& self);
   // The LibTorch node or value an IR node or value stands for now: its origin, or its
   // counterpart in a callee copy made by call_copy_with_extra_arguments.
   jit::Node* node_for(const ir::Node& node) const;
@@ -138,6 +140,7 @@ class GraphRewriter final : public ir::GraphRewriter {
   std::map<const jit::Function*, jit::Function*> function_copies_;
   std::map<std::string, FakeQuantStart> clone_starts_;  // "owner.name"
   std::set<std::string> added_clones_;                  // "owner.name"
+  std::set<const c10::ClassType*> clone_classes_;       // their module classes
   const ir::Node* last_inlined_ = nullptr;              // the call inline_call inlined last
 };
 

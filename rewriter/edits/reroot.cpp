@@ -566,6 +566,10 @@ class Reroot final : public EditKind {
     graph.replace_input(consumer, operand, shadows.shadow(consumer.inputs.at(operand)));
     shadows.copy_writes();
     if (edit.quantize_after_reroot) quantize_operand_kind().apply(model, quantize_part(edit), graph);
+    // A stub call the reroot leaves unread (`self.quant(b).long()`, now `b.long()`) quantizes
+    // nothing: it goes, or calibrating the model again would still take `b` into the scale the
+    // stub gives its other tensors. Across calls, the call's node may be one an inlining replaced.
+    if (!edit.shadow.crosses_calls() && edit.shadow.inline_call == nullptr) graph.erase_when_unused(*edit.stub_call);
   }
 
   void render_python(const ir::Model& model, const Edit& edit, SourceSuggestions& python) const override {

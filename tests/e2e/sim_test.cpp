@@ -596,8 +596,8 @@ TEST_F(Sim, ComparisonsOfOneLineAreCountedEachOnItsOwn) {
 }
 
 // A cast whose operand had another shape once quantized (examples/qat/qat_cast_after_threshold.py:
-// three scores just under a 0.5 threshold round over it, so 138 boxes reach the cast instead of
-// 135) was compared nowhere: its note says so (public round 20: "leaves all 0 results of this `to`
+// three scores just over a 0.5 threshold round under it, so three boxes fewer reach the cast than
+// in float) was compared nowhere: its note says so (public round 20: "leaves all 0 results of this `to`
 // as in float").
 TEST_F(Sim, ANoteSaysWhenNothingWasCompared) {
   const std::string name = "qat/qat_cast_after_threshold";

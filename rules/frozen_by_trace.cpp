@@ -86,11 +86,13 @@ bool is_weight(const ir::Value& constant) {
 
 std::string frozen_positions_message(const ir::Attr& tensor) {
   return "the archive holds " + std::to_string(tensor.ints[0]) + " " + ir::dtype_name(tensor.dtype) +
-         " positions that the trace recorded as a constant, read here as indices: every input gets the rows the "
-         "example input picked (positions collected with `.item()` or `.tolist()` in traced code, the picks of a "
-         "non-maximum suppression written in Python, leave the trace, which keeps what they were for the "
-         "example), and qlint's simulation picks the same rows in its float and quantized runs; compute them with "
-         "tensor operations the trace records (`torchvision.ops.nms`), or script the function that picks them";
+         " positions that the trace recorded as a constant, read here as indices: if they depend on the input "
+         "(positions collected with `.item()` or `.tolist()` in traced code, the picks of a non-maximum "
+         "suppression written in Python, leave the trace, which keeps what they were for the example), every "
+         "input gets the rows the example input picked, and qlint's simulation picks the same rows in its float "
+         "and quantized runs: compute them with tensor operations the trace records (`torchvision.ops.nms`), or "
+         "script the function that picks them; if they are a fixed choice of the model, the archive picks what the "
+         "model does, but keeps them as a constant: register them as a buffer";
 }
 
 std::string frozen_values_message(const ir::Attr& tensor) {

@@ -1768,9 +1768,12 @@ class FunctionLowering {
   void return_out_parameters(const FunctionDecl& fd) {
     const std::vector<unsigned> outs = tensor_out_parameters(fd);
     if (outs.empty()) return;
-    if (fn_.body.returns.empty())
-      fn_.body.returns.push_back(constant(ir::Attr::none(), ir::Type::simple(ir::Type::Kind::None)));
-    for (unsigned i : outs) fn_.body.returns.push_back(vars_.at(fd.getParamDecl(i)));
+    auto none = [&] { return constant(ir::Attr::none(), ir::Type::simple(ir::Type::Kind::None)); };
+    if (fn_.body.returns.empty()) fn_.body.returns.push_back(none());
+    for (unsigned i : outs) {
+      auto held = vars_.find(fd.getParamDecl(i));
+      fn_.body.returns.push_back(held != vars_.end() && held->second != nullptr ? held->second : none());
+    }
   }
 
   // The caller's variables passed as tensor out-parameters take what the call hands back (the

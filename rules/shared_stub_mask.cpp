@@ -458,11 +458,16 @@ std::optional<Edit> own_stub_from_float(const analysis::Facts& facts, const ir::
 std::optional<Fix> mask_path_fix(const analysis::Facts& facts, const std::vector<MaskUse>& uses, std::string& refusal) {
   const MaskUse& first = uses.front();
   if (first.comparison) {
+    // Every comparison or none: a mask left on the stub keeps the finding, and a fix for only
+    // some of them would be offered (and applied) as if it resolved it (a loop's comparison
+    // whose float twin would copy a layer, zoo/helpers_and_loops).
     std::vector<Edit> edits;
-    for (const MaskUse& use : uses)
-      if (use.comparison)
-        if (auto edit = reroot_edit(facts, *use.consumer, use.operand, edits.empty() ? &refusal : nullptr))
-          edits.push_back(*edit);
+    for (const MaskUse& use : uses) {
+      if (!use.comparison) continue;
+      auto edit = reroot_edit(facts, *use.consumer, use.operand, &refusal);
+      if (!edit) return std::nullopt;
+      edits.push_back(*edit);
+    }
     if (edits.empty()) return std::nullopt;
     const std::string from = " from the float input of " + ir::spelling(facts.model()).the_stub;
     return safe_fix(

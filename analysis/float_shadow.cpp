@@ -81,17 +81,21 @@ void in_place_writes(const Facts& facts, const ir::Value* v, std::vector<InPlace
 // A float copy of a layer runs it a second time, in float, beside the quantized one: the fixed
 // model takes its result from the float copy, and quantization no longer reaches it (public
 // round 26: a scripted lane detector's regression head, copied to cast its float output).
-std::string weighted_layer(const Facts& facts, const ir::Node& n, int depth) {
+std::string WeightedLayers::of(const ir::Node& n, int depth) {
   if (const ir::Value* weight = ir::named_operand(n, "weight");
       weight != nullptr && weight->producer != nullptr && weight->producer->kind == "prim::GetAttr")
     return "`" + n.kind + "`";
-  const ir::Function* callee = depth < 8 ? ir::callee_of(facts.model(), n) : nullptr;
+  const ir::Function* callee = depth < 8 ? ir::callee_of(facts_.model(), n) : nullptr;
   if (callee == nullptr) return "";
-  std::string inner;
-  ir::for_each_node(callee->body, [&](const ir::Node& m) {
-    if (inner.empty()) inner = weighted_layer(facts, m, depth + 1);
-  });
-  if (inner.empty() || n.kind != "prim::CallMethod" || callee->module_path.empty()) return inner;
+  auto known = inside_.find(callee);
+  if (known == inside_.end()) {
+    std::string inner;
+    ir::for_each_node(callee->body, [&](const ir::Node& m) {
+      if (inner.empty()) inner = of(m, depth + 1);
+    });
+    known = inside_.emplace(callee, std::move(inner)).first;
+  }
+  if (known->second.empty() || n.kind != "prim::CallMethod" || callee->module_path.empty()) return known->second;
   return "`self." + callee->module_path + "`";
 }
 
@@ -284,7 +288,7 @@ class Planner {
   // An output of a loop or a branch: its twin is a new output, made from the twin of what each
   // block returns for it (a loop's output is its body parameter's last value).
   void block_output(const ir::Node& n, const ir::Value* v) {
-    const auto index = static_cast<size_t>(std::find(n.outputs.begin(), n.outputs.end(), v) - n.outputs.begin());
+    const size_t index = ir::output_index(*v);
     plan_.block_outputs.insert(v);
     if (n.kind == "prim::Loop") {
       if (n.blocks.size() != 1 || index + 1 >= n.blocks[0]->params.size())
@@ -300,8 +304,7 @@ class Planner {
   // The output of a call into a callee that quantizes (a backbone holding the stub): the
   // callee's copy returns the twin of what it returns, beside it.
   void returned(const ir::Node& call, const ir::Function& callee, const ir::Value* v) {
-    const auto index =
-        static_cast<size_t>(std::find(call.outputs.begin(), call.outputs.end(), v) - call.outputs.begin());
+    const size_t index = ir::output_index(*v);
     if (call.outputs.size() != 1 || index >= callee.body.returns.size())
       return refuse("the value comes out of `" + ir::source_function_name(callee.name) +
                     "`, which returns it in a way qlint cannot follow");
@@ -427,7 +430,7 @@ class Planner {
     if (n.kind == "prim::GetAttr") return "the value is read from module state written in forward (" + what + ")";
     if (ir::draws_random_numbers(n))
       return "the value is drawn at random by " + what + ", which a copy would draw anew";
-    if (const std::string layer = weighted_layer(facts_, n); !layer.empty())
+    if (const std::string layer = weighted_layers_.of(n); !layer.empty())
       return "the value is computed by " + layer + on_line(n) +
              ", a layer with weights: a float copy of it would run the layer a second time, beside the quantized one";
     if (const ir::Function* callee = ir::callee_of(facts_.model(), n); callee && !callee_is_pure(facts_, *callee))
@@ -439,8 +442,9 @@ class Planner {
   }
 
   const Facts& facts_;
-  std::set<std::string> points_;  // the quant points the value passed, all the identity in float
-  size_t inline_choice_;          // which call of a function called from several places to inline
+  mutable WeightedLayers weighted_layers_{facts_};  // a cache: asking changes no answer
+  std::set<std::string> points_;                    // the quant points the value passed, all the identity in float
+  size_t inline_choice_;                            // which call of a function called from several places to inline
   FloatShadowPlan plan_;
   const ir::Node* nearest_ = nullptr;  // the first quant call on the way back
   // Callees in the order the front end made them: a refusal names the first, the same in every run.

@@ -67,10 +67,21 @@ struct FloatShadowPlan {
   bool shadowed(const ir::Value* v) const;
 };
 
-// A layer the node computes with: an op whose `weight` operand is module state (`aten::linear`,
-// `aten::conv2d`, `aten::embedding`, a norm's scale), or a call whose body (or a body it calls)
-// has one; named as messages say it (`self.fc`, or the op). Empty for anything else.
-std::string weighted_layer(const Facts& facts, const ir::Node& n, int depth = 0);
+// The layers with weights nodes compute with. Each callee's answer is remembered: a walk asks of
+// many calls into the same few bodies (a truncating cast's way back through a traced backbone).
+class WeightedLayers {
+ public:
+  explicit WeightedLayers(const Facts& facts) : facts_(facts) {}
+
+  // An op whose `weight` operand is module state (`aten::linear`, `aten::conv2d`,
+  // `aten::embedding`, a norm's scale), or a call whose body (or a body it calls) has one; named
+  // as messages say it (`self.fc`, or the op). Empty for anything else.
+  std::string of(const ir::Node& n, int depth = 0);
+
+ private:
+  const Facts& facts_;
+  std::map<const ir::Function*, std::string> inside_;  // callee -> the first layer in its body
+};
 
 // The plan for operand `operand` of `consumer`, or why that value has no float shadow. Every
 // stub the value passed is taken out (each is the identity in float), so the shadow is the

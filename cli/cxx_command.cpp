@@ -145,6 +145,21 @@ FileEdits fixes_of(const std::vector<ModelReport>& reports, bool unsafe, std::ve
   return out;
 }
 
+// --fix with no edit to make: said as such, not as problems "remaining after fixing" (public C++
+// round 23: every finding was on a model's output, which has no C++ fix).
+std::string nothing_fixed(const std::vector<ModelReport>& reports, bool unsafe) {
+  size_t held = 0;
+  for (const auto& r : reports)
+    for (const auto& d : r.diagnostics)
+      if (!unsafe && first_applicable_fix(d, false) == nullptr && first_applicable_fix(d, true) != nullptr) ++held;
+  if (held > 0)
+    return "Nothing was fixed: " + std::to_string(held) + (held == 1 ? " fix needs" : " fixes need") +
+           " --unsafe-fixes.\n";
+  size_t found = 0;
+  for (const auto& r : reports) found += r.diagnostics.size();
+  return found == 0 ? "" : "Nothing was fixed: no finding has a C++ fix qlint can apply (the notes say why).\n";
+}
+
 std::optional<std::string> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
@@ -537,6 +552,7 @@ int run_cxx(const CxxOptions& requested) {
   std::vector<ModelReport> reports;
   std::vector<InputError> errors;
   std::string fix_summary;
+  bool nothing_to_apply = false;  // --fix: no finding had an edit
   try {
     linter.lint(options.check.files, {}, reports, errors);
     if (options.fix || !options.export_fixes.empty()) {
@@ -563,14 +579,19 @@ int run_cxx(const CxxOptions& requested) {
         }
       }
       if (options.fix) fix_summary = fix_files(linter, fixed_texts(edits), reports, errors);
+      nothing_to_apply = edits.empty();
+      if (options.fix && nothing_to_apply) fix_summary = nothing_fixed(reports, options.unsafe_fixes);
     }
   } catch (const std::runtime_error& e) {  // ir::ImportError (no compilation database), BackendError
     std::cerr << "qlint: error: " << e.what() << "\n";
     return kExitError;
   }
   std::vector<ToolNote> notes;
+  std::vector<const ir::Model*> models;
+  for (const auto& r : reports) models.push_back(r.model.get());
+  const SharedArchiveNames shared = shared_archive_names(models);
   for (const auto& r : reports) {
-    std::vector<ToolNote> own = model_notes(*r.model);
+    std::vector<ToolNote> own = model_notes(*r.model, NotesFor::QlintCxx, shared);
     notes.insert(notes.end(), own.begin(), own.end());
   }
   for (const ToolNote& n : notes) std::cerr << ir::display_location(n.loc) << ": note: " << n.message << "\n";
@@ -582,7 +603,7 @@ int run_cxx(const CxxOptions& requested) {
                    "written, such as `Config::kModelPath` or `argv[1]`); it was not applied\n";
   for (const InputError& error : errors) print_error(options.check, error);
   CheckOptions shown = options.check;
-  shown.fix = options.fix;
+  shown.fix = options.fix && !nothing_to_apply;
   print_reports(reports, errors, shown, fix_summary, &notes);
   if (!errors.empty()) return kExitError;
   if (options.check.exit_zero) return kExitClean;

@@ -1,5 +1,6 @@
 #include "cli/cxx_notes.h"
 
+#include <algorithm>
 #include <array>
 #include <sstream>
 #include <string>
@@ -57,9 +58,23 @@ std::string model_elsewhere(const std::string& attr, const char* done_there, con
          ir::printable(why, 400) + "; qlint counts " + outputs + " as unquantized";
 }
 
+// The `--archive` that names the path variable of a load: its qualified name when the bare one
+// names several functions' variables.
+std::string archive_advice(const ir::Node& n, const std::string& variable, const SharedArchiveNames& shared) {
+  const ir::Attr* qualified = n.attr("unnamed_archive_qualified");
+  auto several = shared.find(variable);
+  if (qualified == nullptr || several == shared.end())
+    return "give its path with " + ir::archive_flag(ir::printable(variable, 200));
+  std::string names;
+  for (const std::string& name : several->second) names += (names.empty() ? "" : ", ") + name;
+  return "`" + ir::printable(variable, 200) + "` alone would name variables of several functions (" +
+         ir::printable(names, 600) + "), so name the one this model loads as it is qualified, " +
+         ir::archive_flag(ir::printable(qualified->s, 200));
+}
+
 // A model run whose archive qlint could not read, or could not name: its outputs counted as
 // unquantized.
-void notes_of(const ir::Node& n, NotesFor reader, std::vector<ToolNote>& out) {
+void notes_of(const ir::Node& n, NotesFor reader, const SharedArchiveNames& shared, std::vector<ToolNote>& out) {
   auto add = [&](std::string message) { out.push_back({n.loc, std::move(message)}); };
   auto str = [&](const char* name) -> const ir::Attr* {
     const ir::Attr* a = n.attr(name);
@@ -68,8 +83,7 @@ void notes_of(const ir::Node& n, NotesFor reader, std::vector<ToolNote>& out) {
   // The plugin takes no `--archive` that would help (public C++ round 23: it advised one).
   if (const ir::Attr* variable = str("unnamed_archive"); variable != nullptr && reader == NotesFor::QlintCxx)
     add("the TorchScript archive this model runs is named by `" + ir::printable(variable->s, 200) +
-        "`: give its path with " + ir::archive_flag(ir::printable(variable->s, 200)) +
-        "; qlint counts this model's outputs as unquantized");
+        "`: " + archive_advice(n, variable->s, shared) + "; qlint counts this model's outputs as unquantized");
   else if (variable != nullptr)
     add("the TorchScript archive this model runs is named by `" + ir::printable(variable->s, 200) +
         "`, and the compiler plugin reads no archive (it loads no LibTorch): `qlint cxx " +
@@ -113,10 +127,29 @@ void notes_of(const ir::Node& n, NotesFor reader, std::vector<ToolNote>& out) {
 
 }  // namespace
 
-std::vector<ToolNote> model_notes(const ir::Model& model, NotesFor reader) {
+SharedArchiveNames shared_archive_names(const std::vector<const ir::Model*>& models) {
+  std::map<std::string, std::map<std::string, std::set<size_t>>> used;  // NAME -> function's -> models
+  for (size_t i = 0; i < models.size(); ++i)
+    for (const auto& f : models[i]->functions)
+      ir::for_each_node(f->body, [&](const ir::Node& n) {
+        const ir::Attr* variable = n.attr("unnamed_archive");
+        const ir::Attr* qualified = n.attr("unnamed_archive_qualified");
+        if (variable != nullptr && qualified != nullptr) used[variable->s][qualified->s].insert(i);
+      });
+  // As `--archive` decides (ir/cxx/importer.cpp, ambiguous_archive_names): functions that one
+  // file holds all of take the bare name, as that file's reader sees them together.
+  SharedArchiveNames shared;
+  for (const auto& [name, functions] : used) {
+    if (functions.size() < 2 || ir::one_file_holds_all(functions)) continue;
+    for (const auto& function : functions) shared[name].insert(function.first);
+  }
+  return shared;
+}
+
+std::vector<ToolNote> model_notes(const ir::Model& model, NotesFor reader, const SharedArchiveNames& shared) {
   std::vector<ToolNote> out;
   for (const auto& f : model.functions)
-    ir::for_each_node(f->body, [&](const ir::Node& n) { notes_of(n, reader, out); });
+    ir::for_each_node(f->body, [&](const ir::Node& n) { notes_of(n, reader, shared, out); });
   return out;
 }
 

@@ -4,6 +4,9 @@
 // format (text on stderr, JSON `notes`, SARIF notifications) passes a skipped model as clean.
 #pragma once
 
+#include <map>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "cli/render.h"
@@ -15,7 +18,15 @@ namespace qlint::cli {
 // plugin, which loads no LibTorch and reads none.
 enum class NotesFor { QlintCxx, CompilerPlugin };
 
+// Bare names (`model_path`) that hold the archive path of loads in several functions of the
+// checked files (`Det::load`, `Reid::load`), with those functions' qualified names for them: an
+// `--archive` by the bare name would fit them all and is applied to none, so the notes give the
+// qualified name (public C++ round 23: one wasted run on every project with two models).
+using SharedArchiveNames = std::map<std::string, std::set<std::string>>;
+SharedArchiveNames shared_archive_names(const std::vector<const ir::Model*>& models);
+
 // The notes the C++ front end left on `model`'s nodes, in node order.
-std::vector<ToolNote> model_notes(const ir::Model& model, NotesFor reader = NotesFor::QlintCxx);
+std::vector<ToolNote> model_notes(const ir::Model& model, NotesFor reader = NotesFor::QlintCxx,
+                                  const SharedArchiveNames& shared = {});
 
 }  // namespace qlint::cli

@@ -1,5 +1,6 @@
 #include "ir/ir.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <utility>
@@ -228,6 +229,17 @@ const Function* callee_of(const Model& model, const Node& call) {
 std::vector<Value*> call_arguments(const Node& call) {
   if (call.kind == "prim::CallFunction" && !call.inputs.empty()) return {call.inputs.begin() + 1, call.inputs.end()};
   return call.inputs;
+}
+
+size_t output_index(const Value& v) {
+  const auto& outs = v.producer->outputs;
+  return static_cast<size_t>(std::find(outs.begin(), outs.end(), &v) - outs.begin());
+}
+
+const Value* returned_for(const Model& model, const Value& v) {
+  const Function* callee = v.producer != nullptr ? callee_of(model, *v.producer) : nullptr;
+  if (callee == nullptr || v.producer->outputs.size() != callee->body.returns.size()) return nullptr;
+  return callee->body.returns[output_index(v)];
 }
 
 }  // namespace qlint::ir

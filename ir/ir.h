@@ -252,4 +252,11 @@ void for_each_node(const Block& block, Fn&& fn) {
 const Function* callee_of(const Model& model, const Node& call);
 std::vector<Value*> call_arguments(const Node& call);
 
+// Which output of its producer `v` is (`v` must have a producer).
+size_t output_index(const Value& v);
+
+// What the callee returns for `v`, an output of a call into it; nullptr when `v` is no call's
+// output or the call's outputs do not line up with the callee's returns.
+const Value* returned_for(const Model& model, const Value& v);
+
 }  // namespace qlint::ir

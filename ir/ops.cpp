@@ -129,11 +129,6 @@ bool resizes_by_nearest(const Node& node) {
 
 namespace {
 
-size_t output_index(const Value& v) {
-  const auto& outs = v.producer->outputs;
-  return static_cast<size_t>(std::find(outs.begin(), outs.end(), &v) - outs.begin());
-}
-
 // A trace gives each call of a module a method of its own (`forward1`, `forward2`), recorded
 // from the same Python code: on the same tensor, the same ops.
 std::string without_trace_number(const Attr& a) { return without_trailing_digits(a.s); }

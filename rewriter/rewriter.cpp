@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "ir/archive_check.h"
@@ -101,18 +102,18 @@ Operands rerooted_operands(const std::vector<Planned>& planned) {
   return rerooted;
 }
 
-bool returned_in(const ir::Value* v, const ir::Block& block) {
-  if (std::find(block.returns.begin(), block.returns.end(), v) != block.returns.end()) return true;
+void add_returned(const ir::Block& block, std::set<const ir::Value*>& returned) {
+  returned.insert(block.returns.begin(), block.returns.end());
   for (const auto& node : block.nodes)
-    for (const auto& inner : node->blocks)
-      if (returned_in(v, *inner)) return true;
-  return false;
+    for (const auto& inner : node->blocks) add_returned(*inner, returned);
 }
 
 // Whether nothing reads `v` once the rerooted operands read float values: each reader is one of
 // them, or a view whose own outputs nothing reads then. Bounded: a deep chain counts as read.
-bool unread_after(const ir::Value* v, const ir::Function& fn, const Operands& rerooted, int depth = 0) {
-  if (depth > 32 || returned_in(v, fn.body)) return false;
+// `returned`: what the function's blocks return (add_returned), which is read.
+bool unread_after(const ir::Value* v, const std::set<const ir::Value*>& returned, const Operands& rerooted,
+                  int depth = 0) {
+  if (depth > 32 || returned.count(v)) return false;
   for (const ir::Node* user : v->users) {
     bool every_read_rerooted = true;
     for (size_t i = 0; i < user->inputs.size(); ++i)
@@ -120,7 +121,7 @@ bool unread_after(const ir::Value* v, const ir::Function& fn, const Operands& re
     if (every_read_rerooted) continue;
     if (!ir::is_view_op(*user) || ir::writes_anything_in_place(*user)) return false;
     for (const ir::Value* out : user->outputs)
-      if (!unread_after(out, fn, rerooted, depth + 1)) return false;
+      if (!unread_after(out, returned, rerooted, depth + 1)) return false;
   }
   return true;
 }
@@ -135,7 +136,10 @@ bool gives_an_unread_call_its_own_point(const ir::Model& model, const Planned& p
         e.kind == Edit::Kind::CloneStub || (e.kind == Edit::Kind::NewFakeQuant && e.fake_quant.replaces_call);
     if (!replaces_call || e.node == nullptr || e.node->outputs.size() != 1) continue;
     const ir::Function* fn = model.function_of(*e.node);
-    if (fn != nullptr && unread_after(e.node->outputs[0], *fn, rerooted)) return true;
+    if (fn == nullptr) continue;
+    std::set<const ir::Value*> returned;
+    add_returned(fn->body, returned);
+    if (unread_after(e.node->outputs[0], returned, rerooted)) return true;
   }
   return false;
 }
@@ -424,8 +428,8 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
     const bool fits =
         bottom < 0 ? top - bottom <= width
                    : top <= static_cast<double>(e.fake_quant.quant_max - std::max<int64_t>(e.fake_quant.quant_min, 0));
-    if ((e.fake_quant.whole_numbers || it->second.whole_numbers) && top == std::floor(top) &&
-        bottom == std::floor(bottom) && fits) {
+    const bool whole = e.fake_quant.whole_numbers || (it->second.whole_numbers && e.fake_quant.whole_if_observed);
+    if (whole && top == std::floor(top) && bottom == std::floor(bottom) && fits) {
       e.fake_quant.whole_up_to = static_cast<int64_t>(top);
       e.fake_quant.whole_from = static_cast<int64_t>(bottom);
       // A graph op (a free function's value, which no module holds a clone for) takes scale 1 as

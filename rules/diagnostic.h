@@ -82,6 +82,10 @@ struct Edit {
     // Integers cast to float (cell indices, counts, class ids): scale 1 keeps them exact where
     // their range fits the integer range; the rewriter measures the range.
     bool whole_numbers = false;
+    // The graph leaves open that the value holds whole numbers (a forward input, sums and
+    // products of such): inputs that show only whole numbers are believed, and scale 1 keeps
+    // them. Not so for a quotient or a layer's output, whole on some inputs by chance.
+    bool whole_if_observed = false;
     int64_t whole_up_to = 0;  // the largest whole number measured, when scale 1 keeps them all
     int64_t whole_from = 0;   // the smallest (0, or below for a sign's -1)
     std::optional<double> scale;

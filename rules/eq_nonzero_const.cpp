@@ -23,9 +23,13 @@ bool is_equality(const std::string& kind) {
   return kind == "aten::eq" || kind == "aten::ne" || kind == "aten::eq_" || kind == "aten::ne_";
 }
 
-bool any_nonzero(const std::vector<double>& values) {
+// Zero is exact under symmetric quantization, and inf and NaN are never approximated:
+// quantization saturates at its range's ends and never makes either, so `x == inf` is true
+// exactly where the code wrote inf (an invalid-depth marker, public C++ round 24), in float and
+// once quantized alike, and `x == nan` never.
+bool any_finite_nonzero(const std::vector<double>& values) {
   for (double v : values)
-    if (v != 0) return true;
+    if (v != 0 && std::isfinite(v)) return true;
   return false;
 }
 
@@ -61,7 +65,7 @@ bool on_the_grid_of(const analysis::Facts& facts, const ir::Value* v, const anal
   const ir::Node* p = v->producer;
   if (p == nullptr || p->inputs.empty()) return false;
   if (keeps_the_grid(*p)) return on_the_grid_of(facts, p->inputs[0], point, budget);
-  const size_t output = std::find(p->outputs.begin(), p->outputs.end(), v) - p->outputs.begin();
+  const size_t output = ir::output_index(*v);
   const auto selected = ir::selected_operands(*p, output);
   return !selected.empty() && std::all_of(selected.begin(), selected.end(), [&](const ir::Value* operand) {
     return on_the_grid_of(facts, operand, point, budget);
@@ -176,7 +180,8 @@ void check_disguised_comparisons(const analysis::Facts& facts, std::vector<Diagn
   for_each_model_node(facts, [&](const ir::Function& fn, const ir::Node& node) {
     auto disguised = analysis::disguised_comparison(node);
     if (!disguised || !facts.quantized(disguised->compared)) return;
-    if (survives_quantization(facts, disguised->compared, {disguised->constant})) return;
+    if (!std::isfinite(disguised->constant) || survives_quantization(facts, disguised->compared, {disguised->constant}))
+      return;
     const std::string name = ir::written_name(facts.model(), disguised->compared);
     const std::string q = name.empty() ? "a value" : "`" + name + "`";
     const std::string c = format_number(disguised->constant);
@@ -288,7 +293,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
       return true;
     }
     auto constant = analysis::constant_values(node.inputs[1 - side]);
-    if (!constant || !any_nonzero(*constant)) return false;
+    if (!constant || !any_finite_nonzero(*constant)) return false;
     if (survives_quantization(facts, operand, *constant)) return true;
     if (rounded_to_whole_numbers(operand, *constant)) return true;
     Diagnostic d = make_diagnostic(eq_nonzero_const_rule(), fn, node, message(facts, node, side, *constant));
@@ -318,7 +323,8 @@ const Rule& eq_nonzero_const_rule() {
         "a DeQuantStub) and a nonzero constant, or a Python int the model computes (`coords[:, 0] == b` "
         "in a loop over the batch), in either operand order. When the model "
         "states the quant point's scale (a traced QAT model), qlint computes what the "
-        "constant becomes and stays silent if it survives quantization exactly.";
+        "constant becomes and stays silent if it survives quantization exactly. Infinity and NaN are not "
+        "reported: quantization never makes either, so `depth == inf` is true exactly where the code wrote inf.";
     r.doc.why =
         "A symmetric int16/int8 quantizer stores `round(x / scale) * scale`. Zero is exact, but "
         "a nonzero constant c is replaced by the nearest multiple of the scale. With int16 and "

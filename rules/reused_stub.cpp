@@ -285,8 +285,7 @@ const ir::Value* passed_value(const ir::Model& model, const ir::Value* v) {
     const ir::Function* callee = call != nullptr ? ir::callee_of(model, *call) : nullptr;
     const ir::Node* made =
         callee != nullptr && callee->body.returns.size() == 1 ? callee->body.returns[0]->producer : nullptr;
-    const size_t index =
-        static_cast<size_t>(std::find(unpack.outputs.begin(), unpack.outputs.end(), v) - unpack.outputs.begin());
+    const size_t index = ir::output_index(*v);
     if (made == nullptr || made->kind != "prim::TupleConstruct" || index >= made->inputs.size()) return v;
     v = made->inputs[index];
   }
@@ -325,10 +324,7 @@ bool one_kind(const ir::Model& model, const ir::Value* a, const ir::Value* b, in
     return false;
   // The items of a list (`levels[i]`) are different tensors, the levels of a feature pyramid.
   if (x.inputs[0]->type.kind == ir::Type::Kind::List) return false;
-  const auto output_index = [](const ir::Value* v) {
-    return std::find(v->producer->outputs.begin(), v->producer->outputs.end(), v) - v->producer->outputs.begin();
-  };
-  if (output_index(a) != output_index(b)) return false;
+  if (ir::output_index(*a) != ir::output_index(*b)) return false;
   const ir::Schema* schema = ir::schema_of(x);
   for (size_t i = 0; i < x.inputs.size(); ++i) {
     if (!is_index_argument(schema, i) && !one_kind(model, x.inputs[i], y.inputs[i], depth - 1)) return false;

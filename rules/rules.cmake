@@ -4,6 +4,7 @@
 # per rule.
 set(QLINT_RULE_SOURCES
   rules/bool_arith.cpp
+  rules/cancelling_difference.cpp
   rules/dropped_stub.cpp
   rules/eq_nonzero_const.cpp
   rules/frozen_by_trace.cpp

@@ -411,11 +411,83 @@ bool start_exact(const analysis::Facts& facts, const ir::Value* value, bool bool
     e.fake_quant.scale_source = "exact for a 0/1 mask";
   } else if (holds_whole_numbers(facts, value)) {
     e.fake_quant.whole_numbers = true;
+  } else {
+    e.fake_quant.whole_if_observed = may_hold_whole_numbers(facts, value);
   }
   return true;
 }
 
 }  // namespace
+
+namespace {
+
+// Ops whose results are whole where their tensor operands are (scalars operands too: a constant
+// must be whole, see below). Not listed means "may make fractions": the new quant point is then
+// calibrated, never wrong, only not exact.
+bool keeps_whole_numbers(const ir::Node& n) {
+  static const std::set<std::string> kinds = {
+      "add",       "sub",     "rsub",    "mul",   "neg",           "abs",           "relu", "clamp",
+      "clip",      "maximum", "minimum", "max",   "min",           "amax",          "amin", "sum",
+      "cumsum",    "cat",     "stack",   "where", "masked_fill",   "repeat",        "flip", "roll",
+      "index_put", "scatter", "sort",    "topk",  "ListConstruct", "TupleConstruct"};
+  return kinds.count(ir::base_op(n.kind)) > 0;
+}
+
+// Ops whose results are whole whatever their operands: rounding, a sign, constant fills.
+bool makes_whole_numbers(const ir::Node& n) {
+  static const std::set<std::string> kinds = {"round", "floor", "ceil", "trunc", "sign", "zeros_like", "ones_like"};
+  return kinds.count(ir::base_op(n.kind)) > 0;
+}
+
+bool whole_constant(const ir::Value* v) {
+  const auto values = analysis::constant_values(v);
+  return values && std::all_of(values->begin(), values->end(), [](double x) { return x == std::floor(x); });
+}
+
+}  // namespace
+
+bool may_hold_whole_numbers(const analysis::Facts& facts, const ir::Value* v) {
+  std::vector<const ir::Value*> pending = {v};
+  std::set<const ir::Value*> seen = {v};
+  while (!pending.empty()) {
+    const ir::Value* value = pending.back();
+    pending.pop_back();
+    if (seen.size() > 256) return false;
+    const ir::Node* n = value->producer;
+    if (ir::is_integral(facts.dtype(value)) || facts.dtype(value) == ir::DType::Bool) continue;
+    if (n == nullptr) {  // a forward input, or what a method's callers pass it
+      std::deque<const ir::Value*> arguments;
+      add_values_across_calls(facts.model(), *value, arguments);
+      for (const ir::Value* a : arguments)
+        if (seen.insert(a).second) pending.push_back(a);
+      continue;
+    }
+    if (n->kind == "prim::Constant") {
+      if (!whole_constant(value)) return false;
+      continue;
+    }
+    if (makes_whole_numbers(*n)) continue;
+    if (ir::is_cast(*n) && !n->inputs.empty()) {
+      if (seen.insert(n->inputs[0]).second) pending.push_back(n->inputs[0]);
+      continue;
+    }
+    if (const ir::Value* returned = ir::returned_for(facts.model(), *value)) {
+      if (seen.insert(returned).second) pending.push_back(returned);
+      continue;
+    }
+    if (!ir::is_view_op(*n) && !keeps_whole_numbers(*n)) return false;
+    // A view's other operands are sizes and indices; the ops above read each tensor operand.
+    const size_t read = ir::is_view_op(*n) ? std::min<size_t>(1, n->inputs.size()) : n->inputs.size();
+    for (size_t i = 0; i < read; ++i) {
+      const ir::Value* in = n->inputs[i];
+      const auto kind = in->type.kind;  // Other: a Scalar
+      const bool data = kind == ir::Type::Kind::Tensor || kind == ir::Type::Kind::List ||
+                        kind == ir::Type::Kind::Float || kind == ir::Type::Kind::Other;
+      if (data && seen.insert(in).second) pending.push_back(in);
+    }
+  }
+  return true;
+}
 
 bool holds_whole_numbers(const analysis::Facts& facts, const ir::Value* v) {
   constexpr int kMaxSelections = 8;
@@ -593,12 +665,7 @@ Diagnostic make_diagnostic(const Rule& rule, const ir::Function& fn, const ir::N
 
 void add_values_across_calls(const ir::Model& model, const ir::Value& v, std::deque<const ir::Value*>& pending) {
   if (v.producer != nullptr) {
-    const ir::Function* callee = ir::callee_of(model, *v.producer);
-    if (callee == nullptr) return;
-    const auto& outputs = v.producer->outputs;
-    const size_t index = static_cast<size_t>(std::find(outputs.begin(), outputs.end(), &v) - outputs.begin());
-    if (outputs.size() == callee->body.returns.size() && index < outputs.size())
-      pending.push_back(callee->body.returns[index]);
+    if (const ir::Value* returned = ir::returned_for(model, v)) pending.push_back(returned);
     return;
   }
   if (v.param_of == nullptr) return;

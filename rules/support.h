@@ -159,6 +159,11 @@ bool only_model_outputs(const analysis::Facts& facts, const ir::Value* v);
 // once views and selections have taken some of them (CenterNet's cell columns, gathered by the
 // second topk's picks and viewed: `_gather_feat(xs.view(b, -1, 1), inds).view(b, K)`).
 bool holds_whole_numbers(const analysis::Facts& facts, const ir::Value* v);
+// Whether the graph leaves open that `v` holds whole numbers: a parameter (a float 0/1 mask a
+// traced model is given), a constant, an integer or bool value, or ops that keep whole numbers
+// whole (views, joins, sums, differences, products, min/max, rounding) over such. A quotient
+// (`count / 10`), a layer's output or any op not listed may hold fractions on other inputs.
+bool may_hold_whole_numbers(const analysis::Facts& facts, const ir::Value* v);
 
 Diagnostic make_diagnostic(const Rule& rule, const ir::Function& fn, const ir::Node& node, std::string message);
 

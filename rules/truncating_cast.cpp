@@ -84,8 +84,16 @@ std::string converted_text(const ir::Model& model, const ir::Node& cast) {
 // The advice's spelling of rounding: a C++ float number (not a tensor) rounds with std::lround; a
 // tensor cast to another integer type than int64 keeps its type (public round 18: a depth map
 // cast to `torch::kUInt8` was advised `torch::round(x).to(torch::kLong)`).
-std::string round_then_cast(const analysis::Facts& facts, const ir::Node& cast) {
+// `quoted_tensor`: the message quotes the tensor a number was read from, not the number.
+std::string round_then_cast(const analysis::Facts& facts, const ir::Node& cast, bool quoted_tensor) {
   const ir::Model& model = facts.model();
+  // A number read from the quoted tensor (`t.item<int>()`, `t.item().toInt()`): `x` is that tensor,
+  // which std::lround does not take (public C++ round 24: the advice did not compile).
+  if (model.language == ir::Language::Cxx && quoted_tensor) return "`std::lround(x.item<float>())`";
+  // `x.item()` quoted, a c10::Scalar (`x.item().toInt()`).
+  if (model.language == ir::Language::Cxx && tensor_read(cast) != nullptr &&
+      cast.inputs[0]->type.kind != ir::Type::Kind::Float)
+    return "`std::lround(x.toDouble())`";
   if (model.language == ir::Language::Cxx && cast.inputs[0]->type.kind == ir::Type::Kind::Float)
     return "`std::lround(x)`";
   const ir::DType to = facts.dtype(cast.output());
@@ -106,7 +114,7 @@ std::string round_then_cast(const analysis::Facts& facts, const ir::Node& cast) 
 // with --input). Public round 26: a lane detector's columns were told "2.0 as 1.9997", and the
 // fix ran the head again in float. A value whose way back qlint cannot follow (a caller's
 // parameter, a container written in place) counts as not.
-bool computed_by_layers(const analysis::Facts& facts, const ir::Value* operand) {
+bool computed_by_layers(const analysis::Facts& facts, analysis::WeightedLayers& layers, const ir::Value* operand) {
   std::vector<const ir::Value*> pending = {operand};
   std::set<const ir::Value*> seen = {operand};
   while (!pending.empty()) {
@@ -118,16 +126,12 @@ bool computed_by_layers(const analysis::Facts& facts, const ir::Value* operand) 
     }
     const ir::Node* n = v->producer;
     if (n == nullptr || seen.size() > 4096) return false;
-    if (!analysis::weighted_layer(facts, *n).empty()) continue;
+    if (!layers.of(*n).empty()) continue;
     // A call's result is what its callee returns (a traced QAT model's `self.net(x)`, whose
     // layer quantizes its output inside).
-    if (const ir::Function* callee = ir::callee_of(facts.model(), *n)) {
-      const auto at = std::find(n->outputs.begin(), n->outputs.end(), v);
-      const auto index = static_cast<size_t>(at - n->outputs.begin());
-      if (n->outputs.size() == callee->body.returns.size() && index < n->outputs.size()) {
-        if (seen.insert(callee->body.returns[index]).second) pending.push_back(callee->body.returns[index]);
-        continue;
-      }
+    if (const ir::Value* returned = ir::returned_for(facts.model(), *v)) {
+      if (seen.insert(returned).second) pending.push_back(returned);
+      continue;
     }
     // Quantized through no operand (a dict read after a store, a list a loop appends to): the
     // way back is not seen, so it may come from a stub without a layer.
@@ -144,8 +148,11 @@ bool computed_by_layers(const analysis::Facts& facts, const ir::Value* operand) 
 
 std::string message(const analysis::Facts& facts, const ir::Node& node) {
   std::string value = ir::operand_text(facts.model(), node, 0);  // "`x[:, -1]`", or ""
-  if (const ir::Node* item = tensor_read(node); value.empty() && item != nullptr)
+  bool quoted_tensor = false;
+  if (const ir::Node* item = tensor_read(node); value.empty() && item != nullptr) {
     value = ir::operand_text(facts.model(), *item, 0);
+    quoted_tensor = !value.empty();
+  }
   if (value.empty()) value = converted_text(facts.model(), node);
   if (value.empty()) value = "a value";
   const std::string stubs = describe_stubs(facts, node.inputs[0]);
@@ -164,12 +171,13 @@ std::string message(const analysis::Facts& facts, const ir::Node& node) {
   return value + ", quantized by " + stubs +
          ", is cast to integers, which truncates toward zero: a whole number that quantization moves just below "
          "itself (2.0 as 1.9997) loses one; if the value is meant to be whole, round before the cast (" +
-         round_then_cast(facts, node) +
+         round_then_cast(facts, node, quoted_tensor) +
          "); if the cast is meant to floor (a cell index from a coordinate), cast the float value " + from_float;
 }
 
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
+  analysis::WeightedLayers layers(facts);
   for_each_model_node(facts, [&](const ir::Function& fn, const ir::Node& node) {
     if (!is_integer_cast(facts, node)) return;
     const ir::Value* in = node.inputs[0];
@@ -177,7 +185,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     // Rounded first (`x.round().long()`): the error is gone unless it was half a step.
     const ir::Node* rounded = rounding_producer(node);
     if ((rounded != nullptr && ir::base_op(rounded->kind) == "round") || rounds_half_up(rounded)) return;
-    if (computed_by_layers(facts, in)) return;
+    if (computed_by_layers(facts, layers, in)) return;
     Diagnostic d = make_diagnostic(truncating_cast_rule(), fn, node, message(facts, node));
     // The float model casts the float value: casting the stub's float input keeps its floor
     // (voxel indices mean floor; rounding would change the float model).

@@ -161,25 +161,30 @@ void check_joined_tensors(const analysis::Facts& facts, std::vector<Diagnostic>&
     int quantized_parts = 0;
     const ir::Value* plain = nullptr;
     int plain_item = 0;
+    // Every unquantized part is named (public round 27: `torch.stack([score, ratio, ok.float()])`
+    // named `ratio` only, and the fix's second fake quant, for `ok.float()`, seemed to be on nothing).
+    std::vector<std::string> named;
     for (size_t i = 0; i < list->inputs.size(); ++i) {
       const ir::Value* part = list->inputs[i];
       if (facts.in_quantized_domain(part)) ++quantized_parts;
-      if (plain == nullptr && (is_unquantized_input_tensor(facts, part) || is_bool_input_tensor(facts, part)))
-        plain = part, plain_item = static_cast<int>(i);
+      if (!is_unquantized_input_tensor(facts, part) && !is_bool_input_tensor(facts, part)) continue;
+      if (plain == nullptr) plain = part, plain_item = static_cast<int>(i);
+      const std::string name = ir::written_name(facts.model(), part);
+      named.push_back(name.empty() ? "a float tensor" : "`" + name + "`");
     }
     if (quantized_parts == 0 || plain == nullptr) return;
-    const std::string name = ir::written_name(facts.model(), plain);
     const bool bool_mask = is_bool_input_tensor(facts, plain);
     Diagnostic d = make_diagnostic(
         unquantized_operand_rule(), fn, node,
         "`" + ir::op_spelling(facts.model(), node.kind) + "` joins " + (quantized_parts == 1 ? "a tensor" : "tensors") +
-            " quantized by " + joined_stubs(facts, *list) + " with " +
-            (name.empty() ? "a float tensor" : "`" + name + "`") + ", which never passed a " +
-            ir::spelling(facts.model()).stub + "; the joined tensor gets one scale, so that part (" +
+            " quantized by " + joined_stubs(facts, *list) + " with " + listed(named) + ", which never passed a " +
+            ir::spelling(facts.model()).stub + "; the joined tensor gets one scale, so " +
+            (named.size() == 1 ? "that part (" : "those parts (the first, ") +
             (holds_whole_numbers(facts, plain) ? "whole numbers, such as class ids"
              : bool_mask                       ? "a bool mask, joined as 0 and 1"
                                                : "often a 0/1 mask") +
-            ") is rounded at a scale that was never calibrated for it; pass it through " +
+            (named.size() == 1 ? ") is rounded at a scale that was never calibrated for it; pass it through "
+                               : ") are rounded at a scale that was never calibrated for them; pass each through ") +
             ir::spelling(facts.model()).own_stub);
     // The list item gets its quant point: the same edit as for an operand of arithmetic.
     add_own_quant_point_fix(facts, *list, plain_item, d, bool_mask);

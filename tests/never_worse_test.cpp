@@ -101,7 +101,7 @@ TEST(NeverWorse, AnOutputAsExactAsTheFormatIsNotHarmed) {
 // "Resolved", with no word about it): why it was allowed, and nothing for a gain or for harm.
 TEST(NeverWorse, AKeptLossSaysWhyItWasAllowed) {
   EXPECT_EQ(why_a_lower_sqnr_is_kept({13.8, 13.4, ""}, 8),
-            "within the 1.0 dB a new quant point may cost a value the original simulation left in float");
+            "within the 1.0 dB --fix allows an output to lose (README, \"Never worse\")");
   EXPECT_EQ(why_a_lower_sqnr_is_kept({137.0, 96.6, ""}, 16),
             "92.1 dB or more, within one bit of the int16 ideal: nothing an accelerator could keep is lost");
   EXPECT_EQ(why_a_lower_sqnr_is_kept({13.4, 13.8, ""}, 8), "") << "a gain";

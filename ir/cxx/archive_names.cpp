@@ -82,7 +82,7 @@ ArchiveName ArchiveNames::lookup(const DeclRefExpr* ref, const std::string& writ
     for (const VarDecl* other : others->second) names += (names.empty() ? "" : ", ") + qualified_name(*other);
     return {"", variable, key + "\n" + variable + "\n" + names};
   }
-  return {"", variable, ""};
+  return {"", variable, "", in_function};
 }
 
 std::string ArchiveNames::literal(const std::string& text) const {

@@ -24,6 +24,9 @@ struct ArchiveName {
   // "NAME\nTHIS\nA, B": an `--archive NAME` that fits several variables, the one this path is
   // among them.
   std::string ambiguous;
+  // A parameter's or local's name qualified by its function's (`Det::load::model_path`), which a
+  // note gives instead of `variable` when that bare name is a load's path in several functions.
+  std::string qualified;
 };
 
 class ArchiveNames {

@@ -29,6 +29,7 @@
 #include <optional>
 #include <set>
 
+#include "ir/archive_flag.h"
 #include "ir/cxx/lowering.h"
 #include "ir/import_error.h"
 #include "ir/input_file.h"
@@ -469,12 +470,7 @@ std::map<std::string, std::string> ambiguous_archive_names(const std::vector<Imp
         applied[use.substr(0, cut)][use.substr(cut + 1)].insert(i);
   std::map<std::string, std::string> ambiguous;
   for (const auto& [name, functions] : applied) {
-    if (functions.size() < 2) continue;
-    bool one_file_holds_all = false;
-    for (size_t file : functions.begin()->second)
-      one_file_holds_all = one_file_holds_all || std::all_of(functions.begin(), functions.end(),
-                                                             [&](const auto& f) { return f.second.count(file) > 0; });
-    if (one_file_holds_all) continue;
+    if (functions.size() < 2 || ir::one_file_holds_all(functions)) continue;
     std::string listed;
     for (const auto& [function, files] : functions) listed += (listed.empty() ? "" : ", ") + function;
     ambiguous[name] = listed;

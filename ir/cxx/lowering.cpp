@@ -426,6 +426,9 @@ class UnitLowering {
     std::string parameters;
     // An `--archive` that fits several variables, not applied (ArchiveName::ambiguous).
     std::string ambiguous;
+    // `variable`, qualified by its function's name (ArchiveName::qualified); only a note's
+    // wording, so two loads are one source whatever it is.
+    std::string qualified;
     bool operator<(const ModelLoad& o) const {
       return std::tie(archive, variable, conflict, parameters, ambiguous) <
              std::tie(o.archive, o.variable, o.conflict, o.parameters, o.ambiguous);
@@ -736,7 +739,7 @@ class UnitLowering {
     const Expr* path = strip(written);
     if (const auto* literal = dyn_cast<StringLiteral>(path)) {
       const std::string redirected = archive_names_.literal(literal->getString().str());
-      return {redirected.empty() ? literal->getString().str() : redirected, "", "", "", ""};
+      return {redirected.empty() ? literal->getString().str() : redirected, "", "", "", "", ""};
     }
     path = string_of(path);
     // A variable by its name (a static member's or global's qualified), any other expression
@@ -749,7 +752,7 @@ class UnitLowering {
     const ArchiveName named = archive_names_.lookup(ref, as_written);
     // An ambiguous `--archive` has a note of its own, which names the variable.
     const bool unnamed = named.archive.empty() && named.ambiguous.empty();
-    return {named.archive, unnamed ? name : "", "", "", named.ambiguous};
+    return {named.archive, unnamed ? name : "", "", "", named.ambiguous, unnamed ? named.qualified : ""};
   }
 
   // The `--archive` entries, and which of them the file's code named.
@@ -2442,6 +2445,7 @@ class FunctionLowering {
     ir::Value* out = single("cxx::load", {}, ir::Type::other("ScriptModule"), &at);
     if (!load.archive.empty()) out->producer->set_attr("archive", ir::Attr::of_str(load.archive));
     if (!load.variable.empty()) out->producer->set_attr("archive_variable", ir::Attr::of_str(load.variable));
+    if (!load.qualified.empty()) out->producer->set_attr("archive_qualified", ir::Attr::of_str(load.qualified));
     if (!load.conflict.empty())
       out->producer->set_attr("archive_choices", ir::Attr::of_str(load.conflict + "\n" + load.parameters));
     if (!load.ambiguous.empty()) out->producer->set_attr("archive_ambiguity", ir::Attr::of_str(load.ambiguous));
@@ -2536,6 +2540,9 @@ class FunctionLowering {
       out->producer->set_attr("unread_archive", ir::Attr::of_str(archive->s + "\n" + verdict.unread));
     const ir::Attr* variable = module && module->producer ? module->producer->attr("archive_variable") : nullptr;
     if (variable != nullptr && unit_.options_.archive_quantized) out->producer->set_attr("unnamed_archive", *variable);
+    const ir::Attr* qualified = module && module->producer ? module->producer->attr("archive_qualified") : nullptr;
+    if (variable != nullptr && qualified != nullptr && unit_.options_.archive_quantized)
+      out->producer->set_attr("unnamed_archive_qualified", *qualified);
     const ir::Attr* conflict = module && module->producer ? module->producer->attr("archive_choices") : nullptr;
     if (conflict != nullptr && unit_.options_.archive_quantized) out->producer->set_attr("archive_conflict", *conflict);
     const ir::Attr* ambiguous = module && module->producer ? module->producer->attr("archive_ambiguity") : nullptr;
@@ -2802,12 +2809,28 @@ class FunctionLowering {
       expr(bin.getLHS());
       return expr(bin.getRHS());
     }
+    if (bin.isCompoundAssignmentOp()) return compound_assignment(bin);
     ir::Value* lhs = expr(bin.getLHS());
     ir::Value* rhs = expr(bin.getRHS());
     const char* kind = builtin_kind(bin.getOpcode());
     auto type = ir_type(bin.getType());
     if (kind == nullptr || lhs == nullptr || rhs == nullptr || !type) return nullptr;
     return single(kind, {lhs, rhs}, *type, &bin);
+  }
+
+  // `acc += out[0][1].item<float>()` is `acc = acc + ...`: the variable then carries what the
+  // right side carries (public C++ round 24: NanoDet's box edges, summed from a model's output
+  // in a loop and stored into `int` fields, truncated unseen).
+  ir::Value* compound_assignment(const BinaryOperator& bin) {
+    ir::Value* lhs = expr(bin.getLHS());
+    ir::Value* rhs = expr(bin.getRHS());
+    const char* kind = builtin_kind(BinaryOperator::getOpForCompoundAssignment(bin.getOpcode()));
+    auto type = ir_type(bin.getLHS()->getType());
+    if (kind == nullptr || lhs == nullptr || rhs == nullptr || !type) return lhs;
+    ir::Value* v = single(kind, {lhs, rhs}, *type, &bin);
+    if (assign_record_field(bin.getLHS(), v, bin)) return v;
+    if (const ValueDecl* decl = assigned(bin.getLHS())) bind(decl, v);
+    return v;
   }
 
   ir::Value* builtin_unary(const UnaryOperator& un) {

@@ -471,6 +471,47 @@ TEST_F(Fix, WholeNumbersGetAnExactNewFakeQuant) {
   }
 }
 
+// Positions through one 8-bit quant point, then made relative (public rounds 24 and 27: PECNet's
+// and EigenTrajectory's motion kept a few steps of a whole scene's scale): the difference is
+// computed from the stub's float input and gets a quant point of its own, in a traced int8 QAT
+// model (examples/qat/qat_relative_motion.py: a clone of the FakeQuantize, calibrated) and in a
+// scripted one simulated at 8 bits (examples/zoo/relative_trajectory.py: a new QuantStub). The
+// motion's output gains more than 10 dB in both.
+TEST_F(Fix, ADifferenceOfOneStubsPartsGetsItsOwnQuantPoint) {
+  for (const auto& [name, bits] : std::vector<std::pair<std::string, std::string>>{{"qat/qat_relative_motion", "16"},
+                                                                                   {"zoo/relative_trajectory", "8"}}) {
+    SCOPED_TRACE(name);
+    const std::string fixed = tmp("fixed.pt");
+    fs::remove(fixed);
+    json doc = fix_json({"--fix", "--bits", bits, "-o", fixed, "--input", example_input(name), example_model(name)});
+    const json& fix = doc["fixes"][0];
+    ASSERT_EQ(fix["applied"].size(), 1u) << fix.dump(2);
+    EXPECT_EQ(fix["applied"][0]["rule"], "cancelling-difference") << fix.dump(2);
+    EXPECT_TRUE(doc["diagnostics"].empty()) << doc["diagnostics"].dump(2);
+    EXPECT_GE(fix["verification"]["after"]["outputs"][0]["sqnr_db"].get<double>(),
+              fix["verification"]["before"]["outputs"][0]["sqnr_db"].get<double>() + 10.0)
+        << fix["verification"].dump(2);
+    expect_guarantees(name, doc, fixed, {});
+  }
+}
+
+// A quotient that the inputs happen to show whole (examples/qat/qat_success_ratio.py: a limb's
+// share of passing samples, 0 or 1 on the example input, 0.1 .. 0.9 on others) is calibrated:
+// nothing in the graph keeps it whole (public round 27: scale 1 "exact for the whole numbers
+// 0..1" rounded 0.4 to 0 on other inputs, 24.3 -> 14.5 dB).
+TEST_F(Fix, AQuotientWholeOnTheInputsIsCalibrated) {
+  const std::string name = "qat/qat_success_ratio";
+  const std::string fixed = tmp("fixed.pt");
+  json doc = fix_json({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
+  const json& fix = doc["fixes"][0];
+  ASSERT_EQ(fix["applied"].size(), 1u) << fix.dump(2);
+  ASSERT_EQ(fix["applied"][0]["scales"].size(), 1u) << fix.dump(2);
+  const json& scale = fix["applied"][0]["scales"][0];
+  EXPECT_NE(scale["scale"].get<double>(), 1.0) << scale;
+  EXPECT_EQ(scale["source"].get<std::string>().rfind("calibrated on", 0), 0u) << scale;
+  expect_guarantees(name, doc, fixed, {});
+}
+
 // Whole numbers below 0: the sign of quantized features (examples/qat/qat_signed_sqrt.py,
 // `sign(x) * sqrt(|x|)`) holds -1, 0 and 1, which the new fake quant of PyTorch's default
 // (quint8, affine) qconfig keeps exact at scale 1 with zero point 1. Calibrated, its scale was

@@ -57,8 +57,10 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, const an
   std::string first = ir::operand_text(facts.model(), node, 0), second = ir::operand_text(facts.model(), node, 1);
   if (ir::base_op(node.kind) == "rsub") std::swap(first, second);
   const std::string whole = ir::written_name(facts.model(), call.output);
-  const std::string what = !first.empty() && !second.empty() ? "the difference of " + first + " and " + second + ", "
-                                                             : "this difference, of ";
+  // A trace names both parts by the tensor they come from (`obs_m_traj` and `obs_m_traj` for
+  // `(traj[:, -1] - traj[:, -3])` in a callee, public round 27): then neither is named.
+  const bool told_apart = !first.empty() && !second.empty() && first != second;
+  const std::string what = told_apart ? "the difference of " + first + " and " + second + ", " : "this difference, of ";
   return what + "two parts of " + (whole.empty() ? std::string("one tensor") : "`" + whole + "`") +
          " quantized together by " + describe_stubs(facts, call.output, &node) +
          ", is off by up to a whole step of its scale" + step_of(*facts.quant_point(call.point)) +
@@ -68,54 +70,66 @@ std::string message(const analysis::Facts& facts, const ir::Node& node, const an
          "of its own";
 }
 
-// The one operand that reads the difference, as a new quant point's place; nullopt when several
-// do (each would get a quant point of its own, with a scale of its own).
-std::optional<std::pair<const ir::Node*, int>> only_reader(const ir::Value* v) {
-  std::optional<std::pair<const ir::Node*, int>> found;
+// Each operand that reads `v`: where the difference's quant points go.
+std::vector<std::pair<const ir::Node*, int>> readers(const ir::Value* v) {
+  std::vector<std::pair<const ir::Node*, int>> found;
   for (const ir::Node* user : v->users)
     for (size_t i = 0; i < user->inputs.size(); ++i)
-      if (user->inputs[i] == v) {
-        if (found) return std::nullopt;
-        found = std::make_pair(user, static_cast<int>(i));
-      }
+      if (user->inputs[i] == v) found.emplace_back(user, static_cast<int>(i));
   return found;
 }
 
-// Both operands from the float input of the quant call, and the difference through a quant point
+// The difference through a quant point of its own where each reader reads it (`dir[:, 1]` and
+// `dir[:, 0]` for an angle, public round 27's EigenTrajectory: one each): a new QuantStub, or in a
+// traced QAT model a clone of its FakeQuantize. Nullopt, with the reason in `d`, when a reader
+// can get none.
+std::optional<Fix> quant_points_where_read(const analysis::Facts& facts, const ir::Value& difference,
+                                           const std::string& description, Diagnostic& d) {
+  const auto places = readers(&difference);
+  if (places.empty()) return std::nullopt;
+  std::vector<Edit> stubs, fakes;
+  for (const auto& [reader, operand] : places) {
+    if (auto stub = quantize_operand_edit(facts, *reader, operand, false))
+      stubs.push_back(*stub);
+    else if (auto fake = fake_quantize_operand_edit(facts, *reader, operand, false))
+      fakes.push_back(*fake);
+  }
+  const std::string where =
+      places.size() == 1 ? "" : " where each of its " + std::to_string(places.size()) + " readers reads it";
+  if (stubs.size() == places.size())
+    return safe_fix(description + where + " with " + ir::spelling(facts.model()).new_stub, stubs);
+  if (fakes.size() == places.size()) {
+    Fix fix = new_fake_quant_fix(description + where + " with a new fake quant", fakes.front());
+    fix.edits.insert(fix.edits.end(), fakes.begin() + 1, fakes.end());
+    return fix;
+  }
+  if (std::string why = no_new_stub_reason(facts, *places.front().first); !why.empty()) d.notes.push_back(why);
+  return std::nullopt;
+}
+
+// Both operands from the float input of the quant call, and the difference through quant points
 // of its own where it is read: the float model computes exactly this (the stub is the identity
 // there), and the difference gets a scale that spans the differences, not the positions.
 void add_fix(const analysis::Facts& facts, const ir::Node& node, const analysis::QuantCall& call, Diagnostic& d) {
   std::string refusal;
-  std::vector<Edit> edits;
+  std::vector<Edit> reroots;
   for (int operand = 0; operand < 2 && refusal.empty(); ++operand) {
     auto edit = reroot_edit(facts, node, operand, &refusal);
     if (edit && !shadow_is_exact(facts, edit->shadow))
       refusal = "no automatic fix: the float input of " + describe_stubs(facts, call.output, &node) +
                 " is itself computed from quantized values";
     else if (edit)
-      edits.push_back(*edit);
+      reroots.push_back(*edit);
   }
-  if (!refusal.empty()) {
+  if (!refusal.empty() || node.outputs.size() != 1) {
     if (refusal.rfind("no automatic fix", 0) == 0) d.notes.push_back(refusal);
-    return;
-  }
-  const auto reader = node.outputs.size() == 1 ? only_reader(node.output()) : std::nullopt;
-  if (!reader) {
-    d.notes.push_back("no automatic fix: the difference is read in several places; give it one quant point of its own");
     return;
   }
   const std::string description = "compute the difference from the float input of " +
                                   describe_stubs(facts, call.output, &node) + " and quantize it";
-  std::optional<Fix> fix;
-  if (auto stub = quantize_operand_edit(facts, *reader->first, reader->second, false))
-    fix = safe_fix(description + " with " + ir::spelling(facts.model()).new_stub, {*stub});
-  else if (auto fake = fake_quantize_operand_edit(facts, *reader->first, reader->second, false))
-    fix = new_fake_quant_fix(description + " with a new fake quant", *fake);
-  if (!fix) {
-    if (std::string why = no_new_stub_reason(facts, *reader->first); !why.empty()) d.notes.push_back(why);
-    return;
-  }
-  fix->edits.insert(fix->edits.begin(), edits.begin(), edits.end());
+  std::optional<Fix> fix = quant_points_where_read(facts, *node.output(), description, d);
+  if (!fix) return;
+  fix->edits.insert(fix->edits.begin(), reroots.begin(), reroots.end());
   d.fixes.push_back(*fix);
 }
 
@@ -164,8 +178,9 @@ const Rule& cancelling_difference_rule() {
         "    traj = self.quant(traj)\n"
         "`--fix` does so: both parts are read from the stub's float input (the stub is the identity in float) and "
         "the difference gets a new QuantStub, or in a traced QAT model a clone of the model's FakeQuantize "
-        "calibrated on `--input`, where it is read. A difference read in several places, or whose parts are "
-        "computed from quantized values on the way back, gets a note instead.";
+        "calibrated on `--input`, where it is read (where each reader reads it, for a difference read in several "
+        "places: `dir[:, 1]` and `dir[:, 0]` of an angle). A difference whose parts are computed from quantized "
+        "values on the way back gets a note instead.";
     r.doc.fix_safety =
         "Scripted models: safe (the float model computes the same difference, and the new QuantStub is calibrated "
         "by your own calibration). Traced QAT: safe with a clone of the model's FakeQuantize, which needs "

@@ -417,10 +417,6 @@ bool start_exact(const analysis::Facts& facts, const ir::Value* value, bool bool
   return true;
 }
 
-}  // namespace
-
-namespace {
-
 // Ops whose results are whole where their tensor operands are (scalars operands too: a constant
 // must be whole, see below). Not listed means "may make fractions": the new quant point is then
 // calibrated, never wrong, only not exact.

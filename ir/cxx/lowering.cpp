@@ -2799,12 +2799,7 @@ class FunctionLowering {
   }
 
   ir::Value* builtin_binary(const BinaryOperator& bin) {
-    if (bin.getOpcode() == BO_Assign) {
-      ir::Value* v = expr(bin.getRHS());
-      if (assign_record_field(bin.getLHS(), v, bin)) return v;
-      if (const ValueDecl* decl = assigned(bin.getLHS()); decl && v) bind(decl, v);
-      return v;
-    }
+    if (bin.getOpcode() == BO_Assign) return store(bin, expr(bin.getRHS()));
     if (bin.getOpcode() == BO_Comma) {
       expr(bin.getLHS());
       return expr(bin.getRHS());
@@ -2827,9 +2822,13 @@ class FunctionLowering {
     const char* kind = builtin_kind(BinaryOperator::getOpForCompoundAssignment(bin.getOpcode()));
     auto type = ir_type(bin.getLHS()->getType());
     if (kind == nullptr || lhs == nullptr || rhs == nullptr || !type) return lhs;
-    ir::Value* v = single(kind, {lhs, rhs}, *type, &bin);
+    return store(bin, single(kind, {lhs, rhs}, *type, &bin));
+  }
+
+  // `lhs = v` (also `lhs += ...`): a field of a record written, or the variable bound to `v`.
+  ir::Value* store(const BinaryOperator& bin, ir::Value* v) {
     if (assign_record_field(bin.getLHS(), v, bin)) return v;
-    if (const ValueDecl* decl = assigned(bin.getLHS())) bind(decl, v);
+    if (const ValueDecl* decl = assigned(bin.getLHS()); decl && v) bind(decl, v);
     return v;
   }
 

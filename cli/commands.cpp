@@ -120,6 +120,7 @@ ModelReport check_one(const std::string& file, const CheckOptions& options) {
   require_torchscript(file, "simulate (--input, --random-input)");
   sim::Options sim_options;
   sim_options.bits = options.bits;
+  sim_options.bits_given = options.bits_given;
   sim_options.recalibrate = options.recalibrate;
   sim_options.stubs = options.stubs;
   sim_options.attribute = true;  // which quant point causes each divergence, for the findings' notes

@@ -377,6 +377,7 @@ struct SimCommand {
     options.options.stubs = configured->stubs;
     options.operator_libraries = configured->operator_libraries;
     if (bits->count() == 0) options.options.bits = configured->bits;  // the config's, else 16
+    options.options.bits_given = bits->count() > 0;
     if (configured->min_sqnr) options.options.min_sqnr_db = configured->min_sqnr;
     if (min_sqnr_option->count() > 0) options.options.min_sqnr_db = min_sqnr;
     options.options.threads = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

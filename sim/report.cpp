@@ -82,13 +82,28 @@ std::string not_compared_text(int64_t runs) {
          " not compared: another shape than float's (a decision before it changed what reaches it)";
 }
 
+namespace {
+
+// "--bits 16 not applied: ...\n" when the model's own ranges decided the width, else "".
+std::string bits_not_applied_text(const Report& r) {
+  if (r.bits_not_applied == 0) return "";
+  return "--bits " + std::to_string(r.bits_not_applied) + " not applied: " +
+         (r.int8_ops.empty() ? "every quant point keeps the scale and range stored in the model "
+                               "(--recalibrate calibrates new scales at --bits).\n"
+                             : "a converted model's int8 kernels run as they are.\n");
+}
+
+}  // namespace
+
 std::string render_text(const Report& r) {
   std::ostringstream out;
-  out << "Simulated " << ir::display_path(r.model) << " at " << width_name(r) << " over " << r.batches
+  const std::string width = width_name(r);
+  out << "Simulated " << ir::display_path(r.model) << " at " << width
+      << (width == "uint7" ? " (quint8 with reduce_range: 0..127)" : "") << " over " << r.batches
       << (r.batches == 1 ? " input batch" : " input batches") << (r.random_inputs ? " (seeded random inputs)" : "");
   if (r.batches_at_once > 1) out << ", " << r.batches_at_once << " at a time";
   if (!r.batches_in_order.empty()) out << ", one after another: " << r.batches_in_order;
-  out << ".\n\nQuant points:\n";
+  out << ".\n" << bits_not_applied_text(r) << "\nQuant points:\n";
   if (r.points.empty() && r.int8_ops.empty())
     out << "  none: the model has no QuantStub or FakeQuantize, so nothing is quantized\n";
   if (!r.int8_ops.empty()) {
@@ -208,6 +223,7 @@ nlohmann::json render_json(const Report& r) {
       {"tool", {{"name", "qlint"}, {"version", QLINT_VERSION}}},
       {"model", ir::display_path(r.model)},
       {"bits", r.bits},
+      {"bits_not_applied", r.bits_not_applied == 0 ? nlohmann::json() : nlohmann::json(r.bits_not_applied)},
       {"batches", r.batches},
       {"random_inputs", r.random_inputs},
       {"batches_at_once", r.batches_at_once},
@@ -267,7 +283,7 @@ analysis::SimulatedRun simulated_run(const Report& report, double min_sqnr_db) {
 
 std::string width_name(const Report& r) {
   bool unsigned_activations = r.bits == 8 && r.int8_ops.empty();
-  bool any = false;
+  bool any = false, reduced = true;
   const std::string weights = "weight_fake_quant";
   for (const auto& p : r.points) {
     const bool weight =
@@ -275,8 +291,10 @@ std::string width_name(const Report& r) {
     if (weight || !p.reached) continue;
     any = true;
     unsigned_activations = unsigned_activations && p.quant_min >= 0;
+    reduced = reduced && p.quant_min == 0 && p.quant_max == 127;
   }
-  return unsigned_activations && any ? "uint8" : "int" + std::to_string(r.bits);
+  if (!unsigned_activations || !any) return "int" + std::to_string(r.bits);
+  return reduced ? "uint7" : "uint8";
 }
 
 double default_min_sqnr_db(int bits) { return bits <= 8 ? 20 : 40; }

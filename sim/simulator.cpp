@@ -1764,6 +1764,7 @@ Run simulate_loaded(const jit::Module& model, const std::string& model_path, con
   run->report.int8_ops.assign(ops.begin(), ops.end());
   run->report.no_float_reference = no_reference;
   run->report.bits = effective_bits(run->report, options.bits);
+  if (options.bits_given && run->report.bits != options.bits) run->report.bits_not_applied = options.bits;
   if (!batches.empty()) run->report.input_dtypes = dtypes_of(batches.front());
   run->report.zero_one_inputs = zero_one_inputs(batches);
   return std::move(*run);

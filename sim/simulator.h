@@ -44,6 +44,7 @@ struct ValueToCalibrate {
 
 struct Options {
   int bits = 16;             // 16: -32768..32767, 8: -128..127
+  bool bits_given = false;   // --bits was given: the report says when the model's own ranges override it
   bool recalibrate = false;  // traced QAT models: observe instead of using stored scales
   bool progress = false;     // a progress line on stderr while running many batches
   std::string save_outputs;  // torch.save the simulated outputs here when set
@@ -220,6 +221,10 @@ struct Sensitivity {
 struct Report {
   std::string model;
   int bits = 16;
+  // The --bits the user gave when the model's own quant ranges (stored scales, int8 kernels)
+  // decided the width instead, else 0 (public round 26: `sim --bits 8` and the default gave
+  // identical reports with no word that --bits was not applied).
+  int bits_not_applied = 0;
   int batches = 0;
   bool random_inputs = false;
   // Options::threads: how many batches ran at once (1: one after another), and why not more

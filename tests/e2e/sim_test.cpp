@@ -789,5 +789,28 @@ TEST_F(Attribution, SensitivityTableMostHarmfulFirst) {
   }
 }
 
+// PyTorch 1.13's default fbgemm QAT qconfig quantizes activations to quint8 with reduce_range,
+// 0..127 (examples/qat/qat_default_two_operands.py: its stored int range is [0, 127]): the
+// simulation is named uint7, not uint8, and a --bits the stored ranges override is said so (public
+// round 26: `sim --bits 8` and the default gave identical reports with no word about --bits).
+TEST_F(Sim, AReducedRangeModelIsUint7AndSaysWhenBitsIsNotApplied) {
+  const std::string name = "qat/qat_default_two_operands";
+  auto r = run_qlint({"sim", example_model(name), "--input", example_input(name), "--bits", "16"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" at uint7 (quint8 with reduce_range: 0..127) over 1 input batch.\n--bits 16 not applied: "
+                       "every quant point keeps the scale and range stored in the model"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("int range [0, 127]"), std::string::npos) << r.out;
+  const json doc =
+      json::parse(run_qlint({"sim", "--format", "json", example_model(name), "--input", example_input(name)}).out);
+  EXPECT_EQ(doc["bits"], 8);
+  EXPECT_TRUE(doc["bits_not_applied"].is_null()) << doc;  // no --bits given
+  auto recalibrated =
+      run_qlint({"sim", example_model(name), "--input", example_input(name), "--bits", "16", "--recalibrate"});
+  EXPECT_NE(recalibrated.out.find(" at int16 over 1 input batch.\n\nQuant points:"), std::string::npos)
+      << recalibrated.out;
+}
+
 }  // namespace
 }  // namespace qlint

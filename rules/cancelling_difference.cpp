@@ -84,14 +84,15 @@ std::vector<std::pair<const ir::Node*, int>> readers(const ir::Value* v) {
 // traced QAT model a clone of its FakeQuantize. Nullopt, with the reason in `d`, when a reader
 // can get none.
 std::optional<Fix> quant_points_where_read(const analysis::Facts& facts, const ir::Value& difference,
-                                           const std::string& description, Diagnostic& d) {
+                                           const analysis::QuantCall& call, const std::string& description,
+                                           Diagnostic& d) {
   const auto places = readers(&difference);
   if (places.empty()) return std::nullopt;
   std::vector<Edit> stubs, fakes;
   for (const auto& [reader, operand] : places) {
     if (auto stub = quantize_operand_edit(facts, *reader, operand, false))
       stubs.push_back(*stub);
-    else if (auto fake = fake_quantize_operand_edit(facts, *reader, operand, false))
+    else if (auto fake = fake_quantize_operand_edit(facts, *reader, operand, false, call.point))
       fakes.push_back(*fake);
   }
   const std::string where =
@@ -127,7 +128,7 @@ void add_fix(const analysis::Facts& facts, const ir::Node& node, const analysis:
   }
   const std::string description = "compute the difference from the float input of " +
                                   describe_stubs(facts, call.output, &node) + " and quantize it";
-  std::optional<Fix> fix = quant_points_where_read(facts, *node.output(), description, d);
+  std::optional<Fix> fix = quant_points_where_read(facts, *node.output(), call, description, d);
   if (!fix) return;
   fix->edits.insert(fix->edits.begin(), reroots.begin(), reroots.end());
   d.fixes.push_back(*fix);
@@ -177,7 +178,7 @@ const Rule& cancelling_difference_rule() {
         "    rel = self.quant_rel(traj - traj[:, -1:])\n"
         "    traj = self.quant(traj)\n"
         "`--fix` does so: both parts are read from the stub's float input (the stub is the identity in float) and "
-        "the difference gets a new QuantStub, or in a traced QAT model a clone of the model's FakeQuantize "
+        "the difference gets a new QuantStub, or in a traced QAT model a clone of the stub's own FakeQuantize "
         "calibrated on `--input`, where it is read (where each reader reads it, for a difference read in several "
         "places: `dir[:, 1]` and `dir[:, 0]` of an angle). A difference whose parts are computed from quantized "
         "values on the way back gets a note instead.";

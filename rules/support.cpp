@@ -497,12 +497,12 @@ bool holds_whole_numbers(const analysis::Facts& facts, const ir::Value* v) {
 }
 
 std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
-                                               bool mask) {
+                                               bool mask, const std::string& like_point) {
   if (operand < 0 || static_cast<size_t>(operand) >= consumer.inputs.size() || consumer.inputs.size() < 2)
     return std::nullopt;
-  // The template: a fake quant of another operand (the other side of `*`, another item of the
-  // list `torch.cat` joins).
-  const analysis::QuantPoint* like = nullptr;
+  // The template: the one asked for, else a fake quant of another operand (the other side of
+  // `*`, another item of the list `torch.cat` joins).
+  const analysis::QuantPoint* like = like_point.empty() ? nullptr : in_graph_fake_quant(facts, like_point);
   for (size_t i = 0; i < consumer.inputs.size() && like == nullptr; ++i)
     if (i != static_cast<size_t>(operand))
       for (const auto& source : facts.quant_sources(consumer.inputs[i]))

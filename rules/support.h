@@ -136,9 +136,10 @@ std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir
 // can be cloned: pass operand `operand` of `consumer` through a new fake quant of the range of
 // the fake quant its other operand carries, a clone of that FakeQuantize module on the module
 // whose method holds `consumer` (else an in-graph op). A `mask` (a bool cast to float) gets
-// scale 1, exact for 0 and 1; other values a scale --fix calibrates on the inputs.
+// scale 1, exact for 0 and 1; other values a scale --fix calibrates on the inputs. `like`, when
+// it names an activation fake quant, is the template instead (the one the values came through).
 std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
-                                               bool mask);
+                                               bool mask, const std::string& like_point = "");
 // The same for a traced FakeQuantize's call that quantizes a second tensor (reused-stub): its
 // input gets a new fake quant of the same range, with a scale of its own.
 std::optional<Edit> fake_quantize_call_edit(const analysis::Facts& facts, const analysis::QuantCall& call);

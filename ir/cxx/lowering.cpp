@@ -176,6 +176,19 @@ bool holds_module(QualType type) {
          record_name(held.getAsType()) == "torch::jit::Module";
 }
 
+// `model.deepcopy()`, `model.clone()`, `model.copy()`: a module that runs the same archive (public C++
+// round 25: Silero's voice-activity code copies its stateful model per stream); the module copied,
+// else null.
+const Expr* copied_module(const Expr* e) {
+  const auto* call = dyn_cast_or_null<CXXMemberCallExpr>(e);
+  const CXXMethodDecl* method = call != nullptr ? call->getMethodDecl() : nullptr;
+  if (method == nullptr || call->getImplicitObjectArgument() == nullptr ||
+      !holds_module(call->getImplicitObjectArgument()->getType()))
+    return nullptr;
+  const std::string name = method->getNameAsString();
+  return name == "deepcopy" || name == "clone" || name == "copy" ? call->getImplicitObjectArgument() : nullptr;
+}
+
 // `std::make_unique<torch::jit::Module>(torch::jit::load(path))` (or make_shared): the module it
 // is given, which the pointer holds; else null.
 const Expr* made_holder_of(const Expr* e) {
@@ -2014,6 +2027,7 @@ class FunctionLowering {
     auto type = ir_type(call.getType());
     // `x.toType(torch::kInt)`, the older spelling of `x.to(torch::kInt)`.
     if (is_tensor_type(object->getType())) return tensor_method(call, name == "toType" ? "to" : name, type);
+    if (const Expr* copied = copied_module(&call)) return expr(copied);
     // `model.forward(x)`, also `model_->forward(x)` through a pointer.
     if (holds_module(object->getType()) && name == "forward")
       return model_forward(call, call.getImplicitObjectArgument(), call.arguments(), type);
@@ -2543,8 +2557,8 @@ class FunctionLowering {
   template <typename Args>
   ir::Value* model_forward(const Expr& call, const Expr* object, const Args& args, std::optional<ir::Type> type) {
     ir::Value* module = expr(object);
-    if (const ParmVarDecl* param = module_parameter(object))
-      module = model_value(unit_.module_passed(*fd_, *param, *strip(arrow_base(object))), call);
+    if (const DeclRefExpr* param = module_parameter(object))
+      module = model_value(unit_.module_passed(*fd_, *cast<ParmVarDecl>(param->getDecl()), *param), call);
     std::vector<ir::Value*> inputs;
     for (const Expr* arg : args)
       if (ir::Value* v = expr(arg)) inputs.push_back(v);
@@ -2800,13 +2814,18 @@ class FunctionLowering {
     return false;
   }
 
-  // The parameter of the function lowered that a run's object is (`model` of `model.forward(x)`,
-  // a `torch::jit::Module&` or a pointer to one); else null.
-  const ParmVarDecl* module_parameter(const Expr* object) const {
+  // Where a run's object names a parameter of the function lowered (`model` of `model.forward(x)`,
+  // a `torch::jit::Module&` or a pointer to one, also of a local copy of it: `auto vad =
+  // model.deepcopy();`); else null.
+  const DeclRefExpr* module_parameter(const Expr* object, int depth = 0) const {
     const auto* ref = object != nullptr ? dyn_cast<DeclRefExpr>(strip(arrow_base(object))) : nullptr;
+    const auto* local = ref != nullptr ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (local != nullptr && !isa<ParmVarDecl>(local) && local->hasInit() && depth < 8 && !assigned_.count(local))
+      if (const Expr* init = strip(local->getInit()); holds_module(init->getType()))
+        if (const Expr* copied = copied_module(init)) return module_parameter(copied, depth + 1);
     const auto* param = ref != nullptr ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
     if (param == nullptr || fd_ == nullptr || !holds_module(param->getType())) return nullptr;
-    return UnitLowering::parameter_index(*fd_, *param) >= 0 ? param : nullptr;
+    return UnitLowering::parameter_index(*fd_, *param) >= 0 ? ref : nullptr;
   }
 
   // "`Pipeline::infer` (line 11)": where a field was set from a model's outputs, for the note at

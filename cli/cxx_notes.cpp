@@ -66,7 +66,12 @@ std::string archive_advice(const ir::Node& n, const std::string& variable, const
   if (qualified == nullptr || several == shared.end())
     return "give its path with " + ir::archive_flag(ir::printable(variable, 200));
   std::string names;
-  for (const std::string& name : several->second) names += (names.empty() ? "" : ", ") + name;
+  for (const std::string& name : several->second.functions) names += (names.empty() ? "" : ", ") + name;
+  if (several->second.bare_applies)
+    return "give its path with " + ir::archive_flag(ir::printable(variable, 200)) +
+           ", which gives every model named so (" + ir::printable(names, 600) +
+           ") that one archive; if they run different archives, name this one as it is qualified, " +
+           ir::archive_flag(ir::printable(qualified->s, 200));
   return "`" + ir::printable(variable, 200) + "` alone would name variables of several functions (" +
          ir::printable(names, 600) + "), so name the one this model loads as it is qualified, " +
          ir::archive_flag(ir::printable(qualified->s, 200));
@@ -140,8 +145,9 @@ SharedArchiveNames shared_archive_names(const std::vector<const ir::Model*>& mod
   // file holds all of take the bare name, as that file's reader sees them together.
   SharedArchiveNames shared;
   for (const auto& [name, functions] : used) {
-    if (functions.size() < 2 || ir::one_file_holds_all(functions)) continue;
-    for (const auto& function : functions) shared[name].insert(function.first);
+    if (functions.size() < 2) continue;
+    shared[name].bare_applies = ir::one_file_holds_all(functions);
+    for (const auto& function : functions) shared[name].functions.insert(function.first);
   }
   return shared;
 }

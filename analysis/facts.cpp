@@ -611,7 +611,12 @@ class FactsSolver {
 
   // A store as a container's facts see it: its element under its key.
   static void add_store(ValueFacts& container, const Store& store) {
-    add_flow(container.elements[store.key], store.element);
+    auto [it, added] = container.elements.try_emplace(store.key);
+    if (added)
+      it->second.dtype = store.element.dtype;
+    else if (it->second.dtype != store.element.dtype)
+      it->second.dtype = ir::DType::Unknown;
+    add_flow(it->second, store.element);
   }
 
   // Everything a value carries, its elements' facts included: what an op that takes a container
@@ -654,7 +659,18 @@ class FactsSolver {
                     const ValueFacts::Element& in) {
     auto [it, added] = elements.try_emplace(key);
     if (added) changed_ = true;
+    join_dtype(it->second.dtype, in.dtype, added);
     join_flow(it->second, in, true);
+  }
+
+  // An element's dtype: the first one joined, Unknown once another differs.
+  void join_dtype(ir::DType& mine, ir::DType in, bool first) {
+    if (first) {
+      mine = in;
+    } else if (mine != in && mine != ir::DType::Unknown) {
+      mine = ir::DType::Unknown;
+      changed_ = true;
+    }
   }
 
   // What flows with a value, alike for a value and for a container's element: quantization
@@ -913,6 +929,7 @@ class FactsSolver {
   void plain_node(const ir::Node& n) {
     write_in_place(n);
     ValueFacts merged;
+    ir::DType element_dtype = ir::DType::Unknown;  // of the element an element read reads
     const size_t data_operands = takes_only_the_form_of_its_second_operand(n) ? 1 : n.inputs.size();
     const bool reads_an_element = element_read(n) || is_unpack(n);
     for (size_t i = 0; i < n.inputs.size() && i < data_operands; ++i) {
@@ -951,7 +968,7 @@ class FactsSolver {
       merged.from_input = false;
       merged.elements = elements_of_construct(n);
     } else if (auto key = element_read(n)) {
-      read_element(get_before(n.inputs[0], n, *key), *key, merged);
+      element_dtype = read_element(get_before(n.inputs[0], n, *key), *key, merged);
     } else if (is_container_store(n)) {
       store_element(n);
     } else if (bool part = false; !n.inputs.empty() && (ir::is_view_op(n, &part) || keeps_the_values(n))) {
@@ -968,11 +985,11 @@ class FactsSolver {
     }
     auto dtype_of = [this](const ir::Value* v) { return facts_.dtype(v); };
     for (size_t i = 0; i < n.outputs.size(); ++i) {
-      merged.dtype = infer_output_dtype(n, i, dtype_of);
+      merged.dtype = known_or(infer_output_dtype(n, i, dtype_of), element_dtype);
       if (is_unpack(n)) {
         const std::string key = std::to_string(i);
         ValueFacts element = merged;
-        read_element(get_before(n.inputs[0], n, key), key, element);
+        element.dtype = known_or(merged.dtype, read_element(get_before(n.inputs[0], n, key), key, element));
         join(n.outputs[i], element);
       } else {
         join(n.outputs[i], merged);
@@ -992,6 +1009,10 @@ class FactsSolver {
     merged.sources = read.sources;
     merged.domain = read.domain;
     merged.from_input = read.from_input;
+  }
+
+  static ir::DType known_or(ir::DType known, ir::DType otherwise) {
+    return known != ir::DType::Unknown ? known : otherwise;
   }
 
   static bool is_unpack(const ir::Node& n) {
@@ -1016,7 +1037,8 @@ class FactsSolver {
   // from the input it was read off.
   ValueFacts::Element element_of(const ir::Value* v) const {
     ValueFacts f = flattened(get(v));
-    return {f.sources, f.domain, f.from_input && carries_data(v->type), f.views};
+    return {f.sources, f.domain, f.from_input && carries_data(v->type), f.views,
+            v->type.is_tensor() ? facts_.dtype(v) : ir::DType::Unknown};
   }
 
   // Dicts take (key, value) pairs; tuples and lists their elements by position.
@@ -1054,14 +1076,17 @@ class FactsSolver {
     Store& store = it->second;
     store.key = key;
     if (added) changed_ = true;
-    join_flow(store.element, element_of(n.inputs.back()), true);
+    const ValueFacts::Element stored = element_of(n.inputs.back());
+    join_dtype(store.element.dtype, stored.dtype, added);
+    join_flow(store.element, stored, true);
   }
 
   // What reading one element gives: the element under that key when the container has one,
   // else what it holds under no key (the caller's entries of an input dict, what an op's result
   // such as `x.split(2)` holds: parts of a view as a whole), and in either case what was stored
   // under a key not known statically. A key not known statically reads everything.
-  void read_element(const ValueFacts& container, const std::string& key, ValueFacts& out) const {
+  // Returns the element's dtype when that key's element alone is read (Unknown otherwise).
+  ir::DType read_element(const ValueFacts& container, const std::string& key, ValueFacts& out) const {
     out.views.clear();
     ValueFacts::Element read;
     for (const auto& [point, part] : container.views) read.views[point] = true;
@@ -1073,9 +1098,12 @@ class FactsSolver {
     } else {
       add_flow(read, ValueFacts::Element{container.sources, container.domain, container.from_input, {}});
     }
-    if (auto unknown = container.elements.find(""); !key.empty() && unknown != container.elements.end())
-      add_flow(read, unknown->second);
+    auto unknown = container.elements.find("");
+    if (!key.empty() && unknown != container.elements.end()) add_flow(read, unknown->second);
     add_flow(out, read);
+    const bool alone = !key.empty() && element != container.elements.end() &&
+                       (unknown == container.elements.end() || unknown->second.dtype == element->second.dtype);
+    return alone ? element->second.dtype : ir::DType::Unknown;
   }
 
   // `mask.type_as(x)`, `mask.to(x)`, `a.expand_as(b)`: the second operand gives a dtype or a

@@ -256,6 +256,9 @@ class Facts {
       std::set<std::string> domain;
       bool from_input = false;
       std::map<std::string, bool> views;
+      // A tensor element's dtype (int64 lengths a submodule returns beside its features, public
+      // round 28: conformer's), Unknown when not known or not one.
+      ir::DType dtype = ir::DType::Unknown;
     };
     std::map<std::string, Element> elements;
   };

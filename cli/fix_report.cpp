@@ -280,8 +280,11 @@ std::string render_fix_text(const std::string& model, const rewriter::FixResult&
            "scales that fit it.\n";
   for (const auto& s : r.skipped) out << "Not fixed: " << s << "\n";
   if (!r.dropped.empty()) {
+    const bool failed = std::any_of(r.dropped.begin(), r.dropped.end(), [](const auto& d) { return d.failed; });
     out << "Dropped " << count(r.dropped.size(), "rewrite", "rewrites")
-        << " that made the simulation worse than before (each was tried on top of the ones kept):\n";
+        << (failed ? " that made the fixed model fail or the simulation worse than before"
+                   : " that made the simulation worse than before")
+        << " (each was tried on top of the ones kept):\n";
     bool traded = false;
     for (const auto& d : r.dropped) {
       out << "  " << ir::display_location(d.loc) << ": " << d.rule << ": " << d.description << ": " << d.why << "\n";

@@ -634,11 +634,21 @@ struct SavedModel {
 
 struct Attempt {
   FixResult result;
-  std::unique_ptr<SavedModel> temp;  // null when nothing was applied
+  std::unique_ptr<SavedModel> temp;  // null when nothing was applied, or it failed verification
+  // Why the rewritten model failed verification (it failed to run, or its float results
+  // changed), else empty: one rewrite that breaks the model need not cost the others.
+  std::string failure;         // the whole message
+  std::string failure_reason;  // "float output 0 differs on input batch 1"
+};
+
+// The rewritten model failed to run in the simulation, or failed verification.
+struct VerificationFailure : FixError {
+  VerificationFailure(const std::string& message, std::string why) : FixError(message), reason(std::move(why)) {}
+  std::string reason;
 };
 
 // Saves the rewritten module beside the target and verifies it there; throws FixError when it
-// cannot be written or fails verification (nothing is then written).
+// cannot be written, VerificationFailure when it fails verification (nothing is then written).
 std::unique_ptr<SavedModel> save_and_verify(Original& original, const FixOptions& options,
                                             const sim::Options& sim_options, FixResult& result) {
   apply_failpoint(original.module);
@@ -679,11 +689,12 @@ std::unique_ptr<SavedModel> save_and_verify(Original& original, const FixOptions
   try {
     verify(result.verification, original, saved->file, sim_options);
   } catch (const sim::SimError& e) {
-    throw FixError(std::string("cannot verify the fix: ") + e.what());
+    throw VerificationFailure(std::string("cannot verify the fix: ") + e.what(), e.what());
   }
   if (!result.verification.problem.empty())
-    throw FixError(original.path + ": the fixed model failed verification (" + result.verification.problem +
-                   "); nothing was written");
+    throw VerificationFailure(original.path + ": the fixed model failed verification (" + result.verification.problem +
+                                  "); nothing was written",
+                              result.verification.problem);
   return saved;
 }
 
@@ -695,7 +706,12 @@ Attempt attempt(Original& original, const FixOptions& options, const sim::Option
   Attempt a;
   if (original.before) a.result.verification.before = original.before->report;
   rewrite_to_fixpoint(original, options, sim_options, a.result, display, excluded);
-  if (!a.result.applied.empty()) a.temp = save_and_verify(original, options, sim_options, a.result);
+  try {
+    if (!a.result.applied.empty()) a.temp = save_and_verify(original, options, sim_options, a.result);
+  } catch (const VerificationFailure& e) {
+    a.failure = e.what();
+    a.failure_reason = e.reason;
+  }
   return a;
 }
 
@@ -711,8 +727,9 @@ std::string joined(const std::vector<std::string>& parts) {
 }
 
 // The fixes of `all` made the simulation worse (a fix must never lower an output's SQNR
-// or add a flip). Each is tried in turn on top of those kept so far, and kept only when the
-// model with it is no worse than the original; the others are dropped, with what they did.
+// or add a flip), or the model fail verification. Each is tried in turn on top of those kept so
+// far, and kept only when the model with it passes and is no worse than the original; the others
+// are dropped, with what they did.
 Attempt never_worse(Original& original, const FixOptions& options, const sim::Options& sim_options, Attempt all,
                     const std::function<std::string(const std::string&)>& display) {
   const std::vector<AppliedFix> candidates = all.result.applied;
@@ -728,8 +745,11 @@ Attempt never_worse(Original& original, const FixOptions& options, const sim::Op
       if (id != candidate && !kept.count(id)) excluded.insert(id);
     Attempt trial = attempt(original, options, sim_options, excluded, display);
     const std::vector<std::string> harm =
-        trial.temp ? harm_done(original.before->report, trial.result.verification.after, min_sqnr(original, options))
-                   : std::vector<std::string>{};
+        // "with it, the model failed on input batch 1 in the quantized run: RuntimeError: ..." (public
+        // round 28: a QuantStub on an int64 tensor made --fix exit 2, losing the other rewrites).
+        !trial.failure.empty() ? std::vector<std::string>{"with it, " + trial.failure_reason}
+        : trial.temp ? harm_done(original.before->report, trial.result.verification.after, min_sqnr(original, options))
+                     : std::vector<std::string>{};
     if (harm.empty() && trial.temp) {
       kept.insert(candidate);
       best = std::move(trial);
@@ -741,7 +761,8 @@ Attempt never_worse(Original& original, const FixOptions& options, const sim::Op
     const std::string gain =
         trial.temp ? joined(gain_made(kept_so_far, trial.result.verification.after)) : std::string();
     for (const auto& c : candidates)
-      if (c.id == candidate) dropped.push_back({c.rule, c.description, c.loc, joined(harm), gain});
+      if (c.id == candidate)
+        dropped.push_back({c.rule, c.description, c.loc, joined(harm), !trial.failure.empty(), gain});
   }
   if (!best)  // nothing kept
     best = attempt(original, options, sim_options, std::set<std::string>(ids.begin(), ids.end()), display);
@@ -759,8 +780,10 @@ FixResult fix_model(const std::string& path, const FixOptions& options,
   sim_options.threads = options.batch_threads;
   Original original = load_original(path, options, sim_options);
   Attempt chosen = attempt(original, options, sim_options, {}, display);
+  if (!chosen.failure.empty() && !original.before) throw FixError(chosen.failure);
   if (!chosen.result.applied.empty() && original.before &&
-      !harm_done(original.before->report, chosen.result.verification.after, min_sqnr(original, options)).empty())
+      (!chosen.failure.empty() ||
+       !harm_done(original.before->report, chosen.result.verification.after, min_sqnr(original, options)).empty()))
     chosen = never_worse(original, options, sim_options, std::move(chosen), display);
   FixResult& result = chosen.result;
   judge_final_model(result, options);

@@ -66,7 +66,8 @@ struct DroppedFix {
   std::string rule;
   std::string description;
   ir::SourceLoc loc;
-  std::string why;  // "output 1: SQNR 50.2 dB -> 48.1 dB"
+  std::string why;      // "output 1: SQNR 50.2 dB -> 48.1 dB"
+  bool failed = false;  // the model failed verification with it (`why` says how)
   // What it did better, when anything ("`!=` on line 54 flips 0 of 5120 results instead of 220
   // of 5120"): a trade the user may still want to make in the Python model.
   std::string gain;

@@ -1080,17 +1080,24 @@ TEST_F(Fix, RewritesInPlaceAtomically) {
   EXPECT_EQ(run_qlint({"check", tmp("s4.pt")}).exit_code, 0);
 }
 
+// A rewrite whose model fails verification is dropped with the reason, and nothing is written
+// (with inputs, the others are tried without it: public round 28, where one QuantStub on an
+// int64 tensor made --fix exit 2 and lost the rewrites that worked). The failpoint corrupts
+// every rewritten model, so no rewrite is kept here.
 TEST_F(Fix, FailedVerificationWritesNothing) {
-  fs::copy_file(example_model("seed/s1_eq_one"), tmp("s1.pt"));
-  std::string before = bytes_of(tmp("s1.pt"));
+  fs::copy_file(example_model("seed/s3_mask_stub"), tmp("s3.pt"));
+  std::string before = bytes_of(tmp("s3.pt"));
   auto r = run_qlint_with_env({"QLINT_FAILPOINT=corrupt-fixed-output"},
-                              {"--fix", tmp("s1.pt"), "--input", example_input("seed/s1_eq_one")});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("failed verification (float output 0 differs on input batch 1); nothing was written"),
+                              {"--fix", tmp("s3.pt"), "--input", example_input("seed/s3_mask_stub")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("No fix kept in "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Dropped 1 rewrite that made the fixed model fail or the simulation worse than before"),
             std::string::npos)
-      << r.err;
-  EXPECT_EQ(bytes_of(tmp("s1.pt")), before);
-  EXPECT_EQ(files_in_dir(), std::vector<std::string>{"s1.pt"});
+      << r.out;
+  EXPECT_NE(r.out.find(": with it, float output 0 differs on input batch 1\nNothing was written."), std::string::npos)
+      << r.out;
+  EXPECT_EQ(bytes_of(tmp("s3.pt")), before);
+  EXPECT_EQ(files_in_dir(), std::vector<std::string>{"s3.pt"});
 }
 
 TEST_F(Fix, WithoutInputsSaysItDidNotSimulate) {

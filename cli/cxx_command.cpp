@@ -93,6 +93,7 @@ class ArchiveOracle {
         const ir::DType dtype = facts.dtype(element);
         return facts.quantized(element) && !ir::is_integral(dtype) && dtype != ir::DType::Bool;
       };
+      verdict.returns_tensor = forward->body.returns.size() == 1 && forward->body.returns[0]->type.is_tensor();
       const ir::Node* made = forward->body.returns.size() == 1 ? forward->body.returns[0]->producer : nullptr;
       // A list only as built: one that forward appends to or writes into holds other elements.
       const bool as_built =

@@ -95,6 +95,8 @@ void notes_of(const ir::Node& n, NotesFor reader, const SharedArchiveNames& shar
         ir::archive_flag(ir::printable(variable->s, 200)).substr(1) +
         " checks this model's outputs; qlint counts them as unquantized here");
   if (const ir::Attr* conflict = str("archive_conflict")) add(conflicting_archives(conflict->s));
+  if (const ir::Attr* misfit = str("archive_misfit"))
+    add(ir::printable(misfit->s, 400) + ", so the run would fail with it: is it the archive this code loads?");
   if (const ir::Attr* kept = str("container_model"))
     add("this model is `" + ir::printable(kept->s, 200) +
         "`, an element of a container (a std::vector or std::map), which qlint does not follow to the archive it "

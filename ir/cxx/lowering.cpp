@@ -1646,11 +1646,24 @@ class FunctionLowering {
   ir::Value* element_of_tuple(ir::Value* tuple, ir::Value* index, ir::Type type, const Expr& at) {
     if (auto elements = model_elements_.find(tuple); elements != model_elements_.end()) {
       const std::optional<int64_t> i = int_constant_of(index);
-      if (i &&
-          (*i < 0 || static_cast<size_t>(*i) >= elements->second.size() || !elements->second[static_cast<size_t>(*i)]))
-        return single("cxx::unquantized_model_output", {}, std::move(type), &at);
+      const size_t returned = elements->second.size();
+      if (i && (*i < 0 || static_cast<size_t>(*i) >= returned || !elements->second[static_cast<size_t>(*i)])) {
+        ir::Value* out = single("cxx::unquantized_model_output", {}, std::move(type), &at);
+        if (*i >= 0 && static_cast<size_t>(*i) >= returned)
+          out->producer->set_attr("archive_misfit", ir::Attr::of_str("the code reads element " + std::to_string(*i) +
+                                                                     " of this model's outputs, and the forward of "
+                                                                     "the archive given returns " +
+                                                                     std::to_string(returned)));
+        return out;
+      }
     }
-    return single("prim::TupleIndex", {tuple, index}, std::move(type), &at);
+    ir::Value* out = single("prim::TupleIndex", {tuple, index}, std::move(type), &at);
+    if (auto one = one_tensor_outputs_.find(tuple); one != one_tensor_outputs_.end())
+      out->producer->set_attr("archive_misfit",
+                              ir::Attr::of_str("the code reads an element of a tuple of this model's outputs, and the "
+                                               "forward of `" +
+                                               one->second + "` returns one tensor"));
+    return out;
   }
 
   ir::Value* constant(const ir::Attr& value, ir::Type type) {
@@ -2074,6 +2087,8 @@ class FunctionLowering {
       if (auto elements = model_elements_.find(inputs.front()); elements != model_elements_.end())
         model_elements_[out] = elements->second;
       if (auto keys = model_keys_.find(inputs.front()); keys != model_keys_.end()) model_keys_[out] = keys->second;
+      if (auto one = one_tensor_outputs_.find(inputs.front()); one != one_tensor_outputs_.end())
+        one_tensor_outputs_[out] = one->second;
     }
     return out;
   }
@@ -2575,11 +2590,13 @@ class FunctionLowering {
       ir::Value* out = described_outputs(run, verdict, &call);
       if (!verdict.elements_quantized.empty()) model_elements_[out] = verdict.elements_quantized;
       if (!verdict.keys_quantized.empty()) model_keys_[out] = verdict.keys_quantized;
+      if (verdict.returns_tensor) one_tensor_outputs_[out] = archive->s;
       runs_[out] = run_seen(call, archive->s, *run->producer);
       return out;
     }
     if (module) inputs.insert(inputs.begin(), module);
     ir::Value* out = single("cxx::forward", inputs, out_type, &call);
+    if (verdict.returns_tensor) one_tensor_outputs_[out] = archive->s;
     // The command line says so in a note: the outputs count as unquantized.
     if (!verdict.unread.empty())
       out->producer->set_attr("unread_archive", ir::Attr::of_str(archive->s + "\n" + verdict.unread));
@@ -2927,6 +2944,9 @@ class FunctionLowering {
   // A model's output dict, and what is taken from it whole: whether each key's value carries
   // quantization (ArchiveVerdict::keys_quantized).
   std::map<const ir::Value*, std::map<std::string, bool>> model_keys_;
+  // A model's outputs, and what is taken from them whole, when its archive's forward returns one
+  // tensor (ArchiveVerdict::returns_tensor): the archive's path.
+  std::map<const ir::Value*, std::string> one_tensor_outputs_;
   std::unordered_map<const Expr*, bool> may_be_constant_;
   std::map<std::string, int> name_counts_;
   std::set<const ValueDecl*> assigned_;

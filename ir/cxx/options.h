@@ -24,6 +24,9 @@ struct ArchiveVerdict {
   // key's value carries quantization, so that `toGenericDict().at("labels")` of int64 class ids
   // is exact. Empty when the outputs are no such dict.
   std::map<std::string, bool> keys_quantized;
+  // Whether forward returns one tensor: code that reads an element of a tuple of its outputs
+  // (`.toTuple()->elements()[2]`) was written for another archive (public C++ round 25).
+  bool returns_tensor = false;
 };
 
 // A function of another file of the project that returns a model's outputs, as the lowering of

@@ -115,6 +115,20 @@ std::string scale_text(const rewriter::NewScale& s) {
          std::to_string(s.quant_min) + ".." + std::to_string(s.quant_max) + " (" + s.source + ")";
 }
 
+// A rewrite's new fake quants, one line each; past a few (one per copy of a loop the trace
+// unrolled: public round 28 listed 63 lines for one source line), the rest in one line with the
+// span of their scales. The JSON lists every one.
+void scales_text(std::ostream& out, const std::vector<rewriter::NewScale>& scales) {
+  constexpr size_t kListed = 3;
+  const size_t listed = scales.size() <= kListed + 1 ? scales.size() : kListed;
+  for (size_t i = 0; i < listed; ++i) out << "    " << scale_text(scales[i]) << "\n";
+  if (listed == scales.size()) return;
+  const auto [least, most] = std::minmax_element(scales.begin() + static_cast<std::ptrdiff_t>(listed), scales.end(),
+                                                 [](const auto& a, const auto& b) { return a.scale < b.scale; });
+  out << "    and " << scales.size() - listed << " more new fake quants, scales " << number(least->scale) << " to "
+      << number(most->scale) << " (`--format json` lists each)\n";
+}
+
 nlohmann::json scales_json(const std::vector<rewriter::NewScale>& scales) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& s : scales)
@@ -214,7 +228,7 @@ void applied_text(std::ostream& out, const std::string& model, const rewriter::F
         << problems << ":\n";
   for (const auto& f : r.applied) {
     out << "  " << ir::display_location(f.loc) << ": " << f.rule << ": " << f.description << "\n";
-    for (const auto& s : f.scales) out << "    " << scale_text(s) << "\n";
+    scales_text(out, f.scales);
   }
 }
 

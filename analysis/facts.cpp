@@ -612,10 +612,7 @@ class FactsSolver {
   // A store as a container's facts see it: its element under its key.
   static void add_store(ValueFacts& container, const Store& store) {
     auto [it, added] = container.elements.try_emplace(store.key);
-    if (added)
-      it->second.dtype = store.element.dtype;
-    else if (it->second.dtype != store.element.dtype)
-      it->second.dtype = ir::DType::Unknown;
+    it->second.dtype = merged_dtype(it->second.dtype, store.element.dtype, added);
     add_flow(it->second, store.element);
   }
 
@@ -664,13 +661,14 @@ class FactsSolver {
   }
 
   // An element's dtype: the first one joined, Unknown once another differs.
+  static ir::DType merged_dtype(ir::DType mine, ir::DType in, bool first) {
+    return first || mine == in ? in : ir::DType::Unknown;
+  }
+
   void join_dtype(ir::DType& mine, ir::DType in, bool first) {
-    if (first) {
-      mine = in;
-    } else if (mine != in && mine != ir::DType::Unknown) {
-      mine = ir::DType::Unknown;
-      changed_ = true;
-    }
+    const ir::DType merged = merged_dtype(mine, in, first);
+    if (!first && merged != mine) changed_ = true;
+    mine = merged;
   }
 
   // What flows with a value, alike for a value and for a container's element: quantization

@@ -136,7 +136,7 @@ std::optional<Edit> quantize_operand_edit(const analysis::Facts& facts, const ir
 // can be cloned: pass operand `operand` of `consumer` through a new fake quant of the range of
 // the fake quant its other operand carries, a clone of that FakeQuantize module on the module
 // whose method holds `consumer` (else an in-graph op). A `mask` (a bool cast to float) gets
-// scale 1, exact for 0 and 1; other values a scale --fix calibrates on the inputs. `like`, when
+// scale 1, exact for 0 and 1; other values a scale --fix calibrates on the inputs. `like_point`, when
 // it names an activation fake quant, is the template instead (the one the values came through).
 std::optional<Edit> fake_quantize_operand_edit(const analysis::Facts& facts, const ir::Node& consumer, int operand,
                                                bool mask, const std::string& like_point = "");

@@ -68,6 +68,44 @@ bool is_comparison_op(const std::string& kind) {
   return kind.rfind("aten::", 0) == 0 && ops.count(ir::base_op(kind)) > 0;
 }
 
+namespace {
+
+// Whether `user` writes `threshold` into `x` where `mask` holds (is_hand_written_clamp).
+bool writes_threshold_where(const ir::Node& user, const ir::Value* x, const ir::Value* mask, double threshold) {
+  auto is_threshold = [threshold](const ir::Value* v) {
+    auto c = scalar_constant(v);
+    return c && *c == threshold;
+  };
+  const std::string op = ir::base_op(user.kind);
+  if (user.inputs.size() < 3) return false;
+  if (op == "masked_fill") return user.inputs[0] == x && user.inputs[1] == mask && is_threshold(user.inputs[2]);
+  if (op == "where") return user.inputs[0] == mask && is_threshold(user.inputs[1]) && user.inputs[2] == x;
+  return op == "index_put" && user.inputs[0] == x && is_threshold(user.inputs[2]);
+}
+
+}  // namespace
+
+bool is_hand_written_clamp(const ir::Node& comparison) {
+  static const std::set<std::string> ordering = {"lt", "le", "gt", "ge"};
+  if (!ordering.count(ir::base_op(comparison.kind)) || comparison.inputs.size() < 2 || comparison.output() == nullptr)
+    return false;
+  const ir::Value* x = comparison.inputs[0];
+  const std::optional<double> threshold = scalar_constant(comparison.inputs[1]);
+  const ir::Value* mask = comparison.output();
+  if (!threshold || mask->users.empty()) return false;
+  for (const ir::Node* user : mask->users) {
+    // `x[mask] = c`: the indices come as a list of one.
+    if (user->kind == "prim::ListConstruct" && user->inputs.size() == 1 && user->output() != nullptr &&
+        !user->output()->users.empty()) {
+      for (const ir::Node* writer : user->output()->users)
+        if (!writes_threshold_where(*writer, x, user->output(), *threshold)) return false;
+      continue;
+    }
+    if (!writes_threshold_where(*user, x, mask, *threshold)) return false;
+  }
+  return true;
+}
+
 bool picks_a_set(const std::string& kind) { return kind == "aten::topk" || kind == "torchvision::nms"; }
 
 int decision_output(const std::string& kind) {

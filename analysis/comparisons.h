@@ -27,6 +27,12 @@ bool is_cast_op(const std::string& kind);
 // (ties) changes with any rounding, and is no decision until a slice, topk or NMS takes one.
 bool picks_a_set(const std::string& kind);
 
+// `x[x < 0] = 0`, `x.masked_fill(x > 6, 6)`, `torch.where(x < 0, 0, x)`: an ordering comparison
+// with a constant whose every use writes that constant into the tensor compared where it holds,
+// a clamp written by hand (public round 29's CenterTrack decode: `wh[wh < 0] = 0`). A flip there
+// moves the value by no more than the rounding that flipped it: no decision, and no mask of data.
+bool is_hand_written_clamp(const ir::Node& comparison);
+
 // A zero test of `compared - constant`: true where compared == constant (`equal`), or
 // where it differs (`!equal`).
 struct DisguisedComparison {

@@ -125,6 +125,8 @@ ModelReport check_one(const std::string& file, const CheckOptions& options) {
   sim_options.stubs = options.stubs;
   sim_options.attribute = true;  // which quant point causes each divergence, for the findings' notes
   sim_options.min_sqnr_db = options.min_sqnr;
+  sim_options.attribution_passes = options.attribution_passes;
+  sim_options.progress = options.progress;
   sim_options.threads = options.batch_threads;
   load_operator_libraries(options.operator_libraries);
   // One load of the archive for the import and the simulation.
@@ -257,6 +259,7 @@ std::vector<CheckOutcome> process_all(const std::vector<std::string>& files, con
   // once could not tell another model's draws from its own (sim/simulator.cpp, run_at_once).
   CheckOptions per_model = options;
   per_model.batch_threads = files.size() == 1 ? static_cast<int>(jobs) : 1;
+  per_model.progress = options.progress && files.size() == 1;  // one line on the terminal, not several at once
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next++; i < files.size(); i = next++) outcomes[i] = check_model(files[i], per_model);

@@ -35,8 +35,11 @@ struct CheckOptions {
   // int16, 20 dB for int8, the width the simulation had (sim::default_min_sqnr_db).
   std::optional<double> min_sqnr;
   bool recalibrate = false;
-  bool fix = false;   // rewrite the model
-  bool diff = false;  // show what --fix would change, write nothing
+  // --attribution-passes: the passes attribution may run; unset: sim::default_attribution_passes.
+  std::optional<int> attribution_passes;
+  bool progress = false;  // the simulation's progress line on a terminal (one model at a time)
+  bool fix = false;       // rewrite the model
+  bool diff = false;      // show what --fix would change, write nothing
   bool unsafe_fixes = false;
   std::string output;                           // -o: write the fixed model here instead of in place
   std::vector<std::string> operator_libraries;  // --load-library, then the config's

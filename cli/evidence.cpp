@@ -51,6 +51,13 @@ const sim::Attribution* attribution_for(const Diagnostic& d, const sim::Report& 
   return sim::find_attribution(report, analysis::comparison_key(*node));
 }
 
+// Whether the report left the finding's divergence unattributed (sim::Report::unattributed).
+bool unattributed(const Diagnostic& d, const sim::Report& report) {
+  if (d.evidence_output >= 0) return sim::unattributed_output(report, static_cast<size_t>(d.evidence_output));
+  const ir::Node* node = d.evidence_node ? d.evidence_node : d.node;
+  return node != nullptr && node->loc.known() && sim::unattributed_comparison(report, analysis::comparison_key(*node));
+}
+
 // Whether the finding is about values of quant point `point`: its node reads or makes them.
 bool concerns(const Diagnostic& d, const std::string& point, const analysis::Facts& facts) {
   if (d.node == nullptr) return false;
@@ -137,6 +144,8 @@ void attach_attribution(std::vector<Diagnostic>& diagnostics, const sim::Report&
   std::vector<std::vector<std::string>> notes(diagnostics.size());
   for (size_t i = 0; i < diagnostics.size(); ++i) {
     const sim::Attribution* a = attribution_for(diagnostics[i], report);
+    if (a == nullptr && unattributed(diagnostics[i], report))
+      notes[i].push_back("not attributed to a quant point: " + sim::why_unattributed(report));
     if (a == nullptr) continue;
     notes[i] = sim::attribution_notes(report, *a);
     if (std::string related = related_findings(diagnostics, diagnostics[i], a->causes, facts); !related.empty())

@@ -140,9 +140,21 @@ bool valid_selection_and_config(const cli::CheckOptions& o) {
   return false;
 }
 
+// --attribution-passes, for `check --input` and `sim --attribute`.
+CLI::Option* add_attribution_passes_option(CLI::App* cmd) {
+  return cmd->add_option("--attribution-passes")
+      ->type_name("N")
+      ->description(
+          "Simulated passes the search for the quant points behind each divergence may run (default: "
+          "as many as quantize about 2.7e8 values at the quant points, enough for every divergence of "
+          "most models; 0: no attribution)")
+      ->check(CLI::NonNegativeNumber);
+}
+
 struct CheckCommand {
   CLI::App* cmd = nullptr;
   CLI::Option* bits = nullptr;
+  CLI::Option* attribution_passes = nullptr;
   cli::CheckOptions options;
   CLI::Option* min_sqnr_option = nullptr;
   double min_sqnr = 0;
@@ -174,6 +186,7 @@ struct CheckCommand {
                         "a sim-divergence finding (default: 40 for --bits 16, 20 for --bits 8)");
     cmd->add_flag("--recalibrate", options.recalibrate,
                   "Traced QAT models: calibrate instead of using the stored scales");
+    attribution_passes = add_attribution_passes_option(cmd);
     cmd->add_flag("--fix", options.fix, "Rewrite the model in place (safe fixes), verify it and re-check");
     cmd->add_flag("--diff", options.diff, "Show what --fix would change (Python suggestion), write nothing");
     cmd->add_flag("--unsafe-fixes", options.unsafe_fixes, "Also apply fixes that may change float results");
@@ -189,6 +202,9 @@ struct CheckCommand {
     options.stubs = model.stubs();
     options.bits_given = bits->count() > 0;
     if (min_sqnr_option->count() > 0) options.min_sqnr = min_sqnr;
+    if (attribution_passes->count() > 0) options.attribution_passes = attribution_passes->as<int>();
+    // On a terminal only (sim/simulator.cpp), and never beside output that tools read.
+    options.progress = options.format != "json" && options.format != "sarif";
     if (apply_limits(model) != 0 || !valid_selection_and_config(options)) return cli::kExitError;
     if (!options.output.empty() && options.files.size() != 1) {
       std::cerr << "qlint: error: -o/--output takes one model file\n";
@@ -309,6 +325,7 @@ struct DumpCommand {
 
 struct SimCommand {
   CLI::App* cmd = nullptr;
+  CLI::Option* attribution_passes = nullptr;
   CLI::Option* min_sqnr_option = nullptr;
   double min_sqnr = 0;
   CLI::Option* bits = nullptr;
@@ -347,6 +364,7 @@ struct SimCommand {
     cmd->add_flag("--attribute", options.options.attribute,
                   "Find the quant points that cause each flipped comparison and each output under --min-sqnr "
                   "(about log2(quant points) + 2 more simulated passes each)");
+    attribution_passes = add_attribution_passes_option(cmd);
     min_sqnr_option = cmd->add_option("--min-sqnr", min_sqnr,
                                       "With --attribute: the SQNR in dB an output must keep; with --layers: the "
                                       "threshold that marks the first layer under it (default: 40 for int16, "
@@ -380,6 +398,7 @@ struct SimCommand {
     options.options.bits_given = bits->count() > 0;
     if (configured->min_sqnr) options.options.min_sqnr_db = configured->min_sqnr;
     if (min_sqnr_option->count() > 0) options.options.min_sqnr_db = min_sqnr;
+    if (attribution_passes->count() > 0) options.options.attribution_passes = attribution_passes->as<int>();
     options.options.threads = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // On a terminal only (sim/simulator.cpp), and never beside JSON, which tools read.
     options.options.progress = options.format != "json";

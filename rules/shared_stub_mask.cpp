@@ -147,6 +147,7 @@ std::optional<MaskUse> compared_part(const analysis::Facts& facts, const ir::Nod
   for (int side : {0, 1}) {
     if (!is_view_of(facts, n.inputs[side], point, true) || !analysis::scalar_constant(n.inputs[1 - side])) continue;
     if (tests_for_zero_or_one(facts, n, side)) return MaskUse{&n, &n, side, true, false};
+    if (analysis::is_hand_written_clamp(n)) return std::nullopt;  // `x[x < 0] = 0` masks no data
     if (n.output() != nullptr && used_as_mask(facts, n.output())) return MaskUse{&n, &n, side, true, true};
   }
   return std::nullopt;

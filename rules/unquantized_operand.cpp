@@ -271,6 +271,40 @@ void check_layer_inputs(const analysis::Facts& facts, std::vector<Diagnostic>& o
   });
 }
 
+// `scores + (1.0 - m) * -10000.0` with `m` through a stub of its own (the tutorial's "a stub at
+// every input"; public round 29's DenseTNT): the 0/1 mask is exact, but the bias made of it holds
+// the stand-in, and the sum needs one scale for it and the scores, whose values then round to a
+// few steps (int8: 39 a step for -10000). The same hazard as with a float mask, said so.
+std::string quantized_bias_message(const analysis::Facts& facts, const ir::Node& node, int bias_side,
+                                   double masking) {
+  const std::string bias = ir::operand_text(facts.model(), node, bias_side);
+  const std::string data = ir::operand_text(facts.model(), node, 1 - bias_side);
+  const std::string holds = std::isinf(masking) ? "holds infinity where it masks, which no scale quantizes"
+                                                : "holds " + format_number(masking) +
+                                                      " where it masks (a stand-in for -inf), and one scale for it "
+                                                      "and the values it is added to leaves those a step of " +
+                                                      format_number(std::fabs(masking) / 255) + " at 8 bits";
+  return "`" + ir::operator_spelling(node.kind) + "` adds " + (bias.empty() ? "an additive mask" : bias) + " to " +
+         (data.empty() ? "a quantized tensor" : data + ", quantized by " + describe_stubs(facts, node.inputs[1 - bias_side]) +
+                                                    ",") +
+         " and " + holds +
+         ", although its 0/1 mask passed a quant point; keep it out of the quantized domain: apply the bool mask "
+         "with masked_fill after the quantized op";
+}
+
+// The additive masks made in the quantized domain, added to quantized data (`+`, `-`).
+bool check_quantized_masking_bias(const analysis::Facts& facts, const ir::Function& fn, const ir::Node& node, int side,
+                                  std::vector<Diagnostic>& out) {
+  const std::string op = ir::base_op(node.kind);
+  if ((op != "add" && op != "sub") || node.inputs.size() < 2 || !facts.in_quantized_domain(node.inputs[side]) ||
+      !facts.in_quantized_domain(node.inputs[1 - side]))
+    return false;
+  const std::optional<double> masking = masks_with(facts.model(), node.inputs[static_cast<size_t>(side)]);
+  if (!masking) return false;
+  out.push_back(make_diagnostic(unquantized_operand_rule(), fn, node, quantized_bias_message(facts, node, side, *masking)));
+  return true;
+}
+
 std::vector<Diagnostic> check(const analysis::Facts& facts) {
   std::vector<Diagnostic> out;
   check_layer_inputs(facts, out);
@@ -282,6 +316,7 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     // the product, whichever of its factors is quantized.
     const bool fused = is_fused_multiply_add(node.kind);
     if (fused && (side != 0 || node.inputs.size() < 3)) return false;
+    if (!fused && check_quantized_masking_bias(facts, fn, node, side, out)) return true;
     const bool other_quantized =
         fused ? facts.in_quantized_domain(node.inputs[1]) || facts.in_quantized_domain(node.inputs[2])
               : facts.in_quantized_domain(node.inputs[1 - side]);

@@ -58,6 +58,14 @@ class Search {
 
   int passes() const { return passes_; }
 
+  // Whether the budget has room for a divergence's first cause: the weights' two passes and the
+  // search among every quant point.
+  bool affords_first_cause() const {
+    int weights = 0;
+    if (setup_.weights_quantized) weights = !ran({}, true) + !ran(setup_.points, false);
+    return affords(weights + passes_for_cause(setup_.points.size()));
+  }
+
   // A pass already run: the report's own, with every point quantized.
   void know(const std::vector<std::string>& quantized, const PassOutcome& outcome) {
     cache_.emplace(Key{std::set<std::string>(quantized.begin(), quantized.end()), true}, outcome);
@@ -97,6 +105,10 @@ class Search {
     std::vector<std::string> candidates = setup_.points;
     std::vector<std::string> found;
     while (!candidates.empty() && a.causes.size() < kMaxCauses) {
+      if (!a.causes.empty() && !affords(passes_for_cause(candidates.size()))) {
+        a.search_cut = true;
+        break;
+      }
       // Invariant: no candidate quantized does not diverge, all of them do.
       size_t good = 0, bad = candidates.size();
       while (bad - good > 1) {
@@ -124,6 +136,20 @@ class Search {
   }
 
  private:
+  // The passes a search for one more cause among `n` candidates may need: the bisection's, and
+  // two to measure the cause alone and without it (fewer when some ran before).
+  static int passes_for_cause(size_t n) {
+    int bisection = 0;
+    while ((size_t{1} << bisection) < n) ++bisection;
+    return bisection + 2;
+  }
+
+  bool ran(const std::vector<std::string>& quantized, bool weights) const {
+    return cache_.count(Key{std::set<std::string>(quantized.begin(), quantized.end()), weights}) > 0;
+  }
+
+  bool affords(int passes) const { return passes_ + passes <= setup_.max_passes; }
+
   static std::vector<std::string> prefix(const std::vector<std::string>& points, size_t n) {
     return {points.begin(), points.begin() + static_cast<std::ptrdiff_t>(n)};
   }
@@ -187,15 +213,24 @@ std::vector<Divergence> divergences_of(const Report& report, const PassOutcome& 
   return out;
 }
 
-std::vector<Attribution> attribute(const std::vector<Divergence>& divergences, const PassOutcome& full,
-                                   const AttributionSetup& setup, const PassRunner& run, int& passes) {
-  std::vector<Attribution> out;
+int default_attribution_passes(int64_t point_values) {
+  if (point_values <= 0) return std::numeric_limits<int>::max();
+  return static_cast<int>(std::min<int64_t>(kAttributionValues / point_values, std::numeric_limits<int>::max()));
+}
+
+Attributed attribute(const std::vector<Divergence>& divergences, const PassOutcome& full, const AttributionSetup& setup,
+                     const PassRunner& run) {
+  Attributed out;
   if (setup.points.empty()) return out;
   Search search(setup, run);
   search.know(setup.points, full);
-  for (size_t i = 0; i < divergences.size() && i < kMaxAttributedDivergences; ++i)
-    out.push_back(search.attribute(divergences[i], full));
-  passes = search.passes();
+  for (size_t i = 0; i < divergences.size(); ++i) {
+    if (i < kMaxAttributedDivergences && search.affords_first_cause())
+      out.attributions.push_back(search.attribute(divergences[i], full));
+    else
+      out.unattributed.push_back(divergences[i]);
+  }
+  out.passes = search.passes();
   return out;
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,11 +37,30 @@ struct AttributionSetup {
   std::vector<std::string> points;  // every quant point the float run reached, in that order
   bool weights_quantized = false;   // the passes quantize weights too (traced QAT layers)
   double min_sqnr_db = 40;
+  // Passes the whole search may run. A search is begun (a divergence's first cause, each further
+  // cause) only when the passes it may need still fit, so the budget is never exceeded and the
+  // outcome does not depend on the machine's speed.
+  int max_passes = std::numeric_limits<int>::max();
 };
 
 constexpr size_t kMaxCauses = 3;
 // Divergences attributed per run: each costs about log2(N) + 2 passes.
 constexpr size_t kMaxAttributedDivergences = 16;
+
+// The default budget of passes for a model whose simulated pass quantizes `point_values` values
+// at its quant points (over every batch): passes up to about kAttributionValues values in all.
+// The seeds and the model zoo need a few thousand values a pass and keep the whole search; a
+// diffusion model with 45 million values a pass, 18 s each (public round 28's LED), gets 5
+// passes (90 s) instead of 40 minutes.
+constexpr int64_t kAttributionValues = int64_t{1} << 28;
+int default_attribution_passes(int64_t point_values);
+
+struct Attributed {
+  std::vector<Attribution> attributions;
+  // Not attributed: past kMaxAttributedDivergences, or when its search did not fit the budget.
+  std::vector<Divergence> unattributed;
+  int passes = 0;
+};
 
 // The outcome of the run with every quant point quantized, from its report.
 PassOutcome outcome_of(const Report& report);
@@ -51,9 +71,8 @@ std::vector<Divergence> divergences_of(const Report& report, const PassOutcome& 
 // The lowest of some SQNRs (+inf for none): a sensitivity row's worst output.
 double lowest(const std::vector<double>& values);
 
-// Counts the passes it runs into `passes`.
-std::vector<Attribution> attribute(const std::vector<Divergence>& divergences, const PassOutcome& full,
-                                   const AttributionSetup& setup, const PassRunner& run, int& passes);
+Attributed attribute(const std::vector<Divergence>& divergences, const PassOutcome& full, const AttributionSetup& setup,
+                     const PassRunner& run);
 
 // Each point alone and each point left out: 2 passes a point. Most harmful first: most flipped
 // results alone, then the lowest SQNR alone.

@@ -142,7 +142,10 @@ std::vector<std::string> attribution_notes(const Report& report, const Attributi
                     ": " + describe_cause(a, c));
     cured = cured || c.cures;
   }
-  if (!a.causes.empty() && !cured)
+  if (a.search_cut)
+    notes.push_back("the search for more causes stopped at its budget of " + std::to_string(report.attribution_budget) +
+                    " simulated passes: other quant points may take part (`--attribution-passes` searches further)");
+  else if (!a.causes.empty() && !cured)
     notes.push_back("no single quant point explains it: the rounding of several quant points adds up");
   if (a.weights_part)
     notes.push_back("the weights' fake quantization alone, with every activation quant point in float: " +
@@ -162,6 +165,50 @@ const Attribution* find_output_attribution(const Report& report, size_t output) 
   return nullptr;
 }
 
+std::string why_unattributed(const Report& report) {
+  if (report.unattributed.empty()) return "";
+  if (report.attributions.size() >= kMaxAttributedDivergences)
+    return "qlint attributes at most " + std::to_string(kMaxAttributedDivergences) + " divergences a run";
+  const std::string needs = "its search does not fit in what is left of the " +
+                            std::to_string(report.attribution_budget) + " simulated passes ";
+  if (report.attribution_budget_given) return needs + "`--attribution-passes` gives";
+  // Said with the pass's size, so that a user can tell what a larger budget costs.
+  return needs + "a model this size gets (" + std::to_string(report.attribution_pass_values) +
+         " values quantized a pass); `--attribution-passes N` allows more";
+}
+
+bool unattributed_comparison(const Report& report, const std::string& comparison_key) {
+  for (const auto& d : report.unattributed)
+    if (d.kind == Divergence::Kind::Comparison && d.key == comparison_key) return true;
+  return false;
+}
+
+bool unattributed_output(const Report& report, size_t output) {
+  for (const auto& d : report.unattributed)
+    if (d.kind == Divergence::Kind::Output && d.output == output) return true;
+  return false;
+}
+
+namespace {
+
+// "model.py:14:12: aten::eq", "output 3".
+std::string divergence_name(const Divergence& d) {
+  if (d.kind == Divergence::Kind::Output) return output_name(d.output);
+  return ir::display_location(d.loc) + ": " + d.op;
+}
+
+nlohmann::json divergence_json(const Divergence& d) {
+  if (d.kind == Divergence::Kind::Output) return {{"kind", "output"}, {"output", output_name(d.output)}};
+  const bool known = d.loc.known();
+  return {{"kind", "comparison"},
+          {"node", d.op},
+          {"file", known ? nlohmann::json(ir::display_path(d.loc.file)) : nlohmann::json()},
+          {"line", known ? nlohmann::json(d.loc.line) : nlohmann::json()},
+          {"column", known ? nlohmann::json(d.loc.column) : nlohmann::json()}};
+}
+
+}  // namespace
+
 void render_attribution_text(const Report& report, std::ostream& out) {
   if (!report.no_attribution.empty()) out << "\nNo attribution: " << report.no_attribution << "\n";
   if (!report.attributions.empty()) {
@@ -171,6 +218,10 @@ void render_attribution_text(const Report& report, std::ostream& out) {
       out << "  " << divergence_title(a) << "\n";
       for (const auto& note : attribution_notes(report, a)) out << "    " << note << "\n";
     }
+  }
+  if (!report.unattributed.empty()) {
+    out << "\nNot attributed (" << why_unattributed(report) << "):\n";
+    for (const auto& d : report.unattributed) out << "  " << divergence_name(d) << "\n";
   }
   if (report.sensitivity.empty()) return;
   out << "\nSensitivity (each quant point quantized alone, and kept in float with all others quantized; "
@@ -196,29 +247,26 @@ void add_attribution_json(const Report& report, nlohmann::json& out) {
                         {"also_in_float", c.also_in_float},
                         {"reproduces", c.reproduces},
                         {"cures", c.cures}});
-    nlohmann::json d = {
-        {"kind", is_comparison(a) ? "comparison" : "output"},
-        {"measure", json_number(a.measure)},
-        {"weights_alone", a.weights_alone},
-        {"activations_alone", a.activations_alone ? json_number(*a.activations_alone) : nlohmann::json()},
-        {"weights_part", a.weights_part ? json_number(*a.weights_part) : nlohmann::json()},
-        {"passes", a.passes},
-        {"causes", causes}};
-    if (is_comparison(a)) {
-      const ir::SourceLoc& loc = a.divergence.loc;
-      d["node"] = a.divergence.op;
-      d["file"] = loc.known() ? nlohmann::json(ir::display_path(loc.file)) : nlohmann::json();
-      d["line"] = loc.known() ? nlohmann::json(loc.line) : nlohmann::json();
-      d["column"] = loc.known() ? nlohmann::json(loc.column) : nlohmann::json();
-      d["elements"] = a.elements;
-    } else {
-      d["output"] = output_name(a.divergence.output);
-    }
+    nlohmann::json d = divergence_json(a.divergence);
+    d.update({{"measure", json_number(a.measure)},
+              {"weights_alone", a.weights_alone},
+              {"activations_alone", a.activations_alone ? json_number(*a.activations_alone) : nlohmann::json()},
+              {"weights_part", a.weights_part ? json_number(*a.weights_part) : nlohmann::json()},
+              {"passes", a.passes},
+              {"search_cut", a.search_cut},
+              {"causes", causes}});
+    if (is_comparison(a)) d["elements"] = a.elements;
     divergences.push_back(d);
   }
+  nlohmann::json unattributed = nlohmann::json::array();
+  for (const auto& d : report.unattributed) unattributed.push_back(divergence_json(d));
   out["attribution"] = {
       {"passes", report.attribution_passes},
+      {"budget", report.attribution_budget},
+      {"pass_values", report.attribution_pass_values},
       {"divergences", divergences},
+      {"unattributed", unattributed},
+      {"unattributed_why", report.unattributed.empty() ? nlohmann::json() : nlohmann::json(why_unattributed(report))},
       {"unavailable", report.no_attribution.empty() ? nlohmann::json() : nlohmann::json(report.no_attribution)}};
   nlohmann::json table = nlohmann::json::array();
   for (const auto& s : report.sensitivity) {

@@ -35,6 +35,14 @@ std::vector<std::string> attribution_notes(const Report& report, const Attributi
 const Attribution* find_attribution(const Report& report, const std::string& comparison_key);
 const Attribution* find_output_attribution(const Report& report, size_t output);
 
+// Why the report's divergences in Report::unattributed have no attribution: "the search stopped
+// at its budget of 4 simulated passes for this model (...)"; "" when all have one.
+std::string why_unattributed(const Report& report);
+
+// Whether the report left this comparison (by comparison key) or output unattributed.
+bool unattributed_comparison(const Report& report, const std::string& comparison_key);
+bool unattributed_output(const Report& report, size_t output);
+
 // The "Attribution" and "Sensitivity" sections of `qlint sim`'s text, when there are any.
 void render_attribution_text(const Report& report, std::ostream& out);
 

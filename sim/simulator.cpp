@@ -187,6 +187,9 @@ struct Session {
   std::vector<ir::SourceLoc> sites;           // by the site id the instrumenter gives each quant point op
   std::vector<std::string> reach_order;       // quant points, as the float run first reached them
   bool weights_quantized = false;             // a QAT layer's weight fake quant ran
+  // Values the float run's activation quant points quantized, over every batch: the size of a
+  // simulated pass, from which attribution's default budget of passes follows.
+  int64_t point_values = 0;
   // Set during an attribution pass: only these quant points quantize, the others pass their
   // float values through (sim/attribution.h). Null: all of them.
   const std::set<std::string>* quantized = nullptr;
@@ -234,6 +237,7 @@ std::vector<Session> fork_for_batches(Session& session, size_t batches) {
     forks[b].batch = b;
     forks[b].reach_order.clear();
     forks[b].weights_quantized = false;
+    forks[b].point_values = 0;
     forks[b].probes.reserve(session.probes.size());
     for (const ProbeState& probe : session.probes) forks[b].probes.push_back(probe_for_batch(probe, b));
   }
@@ -287,6 +291,7 @@ void absorb(Session& into, Session& fork) {
     absorb_probe(into.probes[i], fork.probes[i], fork.batch, into.mode);
   for (const auto& [value, observer] : fork.observed) into.observed[value].merge(observer);
   into.weights_quantized = into.weights_quantized || fork.weights_quantized;
+  into.point_values += fork.point_values;
 }
 
 thread_local Session* g_session = nullptr;
@@ -315,10 +320,13 @@ PointState& point_for(const std::string& path) {
 
 PointState& point_for(const IValue& module) { return point_for(path_of(module)); }
 
-// The float run reaches the quant point from the op at `site`: its order and where it is.
-void note_reached(PointState& p, int64_t site) {
+// The float run reaches the quant point from the op at `site` with `x`: its order, where it is,
+// its range, and the values it quantizes (what a pass costs: Session::point_values).
+void note_reached(PointState& p, int64_t site, const at::Tensor& x) {
   if (!p.reached) g_session->reach_order.push_back(p.path);
   p.reached = true;
+  p.observer.observe(x);
+  g_session->point_values += x.numel();
   if (site < 0 || static_cast<size_t>(site) >= g_session->sites.size()) return;
   const ir::SourceLoc& loc = g_session->sites[static_cast<size_t>(site)];
   if (std::find(p.sites.begin(), p.sites.end(), loc) == p.sites.end()) p.sites.push_back(loc);
@@ -360,8 +368,7 @@ void quant_point_op(jit::Stack& stack) {
   at::Tensor x = jit::pop(stack).toTensor();
   PointState& p = point_for(stub);
   if (g_session->mode == Mode::Float) {
-    note_reached(p, site);
-    p.observer.observe(x);
+    note_reached(p, site, x);
     record_layer(LayerResult::Kind::QuantPoint, p.path, site, x);
     jit::push(stack, x);
     return;
@@ -402,8 +409,7 @@ void stored_quant_point_op(jit::Stack& stack) {
   }
   PointState& p = point_for(path);
   if (g_session->mode == Mode::Float) {
-    note_reached(p, site);
-    p.observer.observe(x);
+    note_reached(p, site, x);
     if (!g_session->recalibrate) {
       p.stored = true;
       p.scale = scalar_of(scale);
@@ -657,6 +663,42 @@ bool is_comparison(const jit::Node& n) {
   return ops.count(n.kind().toQualString()) && n.outputs().size() == 1 && n.output()->type()->cast<c10::TensorType>();
 }
 
+// Whether `user` writes the constant `threshold` into `x` where `mask` holds: `x.masked_fill_(mask,
+// c)`, `torch.where(mask, c, x)`, `x[mask] = c` (index_put_ of the list of `mask`).
+bool writes_threshold_where(const jit::Node& user, const jit::Value* x, const jit::Value* mask, double threshold) {
+  auto is_threshold = [threshold](const jit::Value* v) {
+    auto c = jit::toIValue(v);
+    if (c && c->isTensor() && c->toTensor().numel() == 1) return c->toTensor().item<double>() == threshold;
+    return c && (c->isDouble() || c->isInt()) && c->toScalar().toDouble() == threshold;
+  };
+  const std::string op = user.kind().toUnqualString();
+  if (user.inputs().size() < 3) return false;
+  if (op == "masked_fill" || op == "masked_fill_")
+    return user.input(0) == x && user.input(1) == mask && is_threshold(user.input(2));
+  if (op == "where") return user.input(0) == mask && is_threshold(user.input(1)) && user.input(2) == x;
+  return (op == "index_put" || op == "index_put_") && user.input(0) == x && is_threshold(user.input(2));
+}
+
+// analysis::is_hand_written_clamp on the graph that runs (`wh[wh < 0] = 0`): a flip there moves
+// the value by no more than the rounding that flipped it, so it is not probed as a decision.
+bool is_hand_written_clamp(const jit::Node& comparison) {
+  const std::string op = comparison.kind().toUnqualString();
+  if ((op != "lt" && op != "le" && op != "gt" && op != "ge") || comparison.inputs().size() < 2) return false;
+  auto threshold = jit::toIValue(comparison.input(1));
+  if (!threshold || !(threshold->isDouble() || threshold->isInt()) || comparison.output()->uses().empty()) return false;
+  const double c = threshold->toScalar().toDouble();
+  for (const jit::Use& use : comparison.output()->uses()) {
+    const jit::Node* user = use.user;
+    if (user->kind() == c10::prim::ListConstruct && user->inputs().size() == 1 && !user->output()->uses().empty()) {
+      for (const jit::Use& write : user->output()->uses())
+        if (!writes_threshold_where(*write.user, comparison.input(0), user->output(), c)) return false;
+      continue;
+    }
+    if (!writes_threshold_where(*user, comparison.input(0), comparison.output(), c)) return false;
+  }
+  return true;
+}
+
 // Every node of `block` and of the blocks nested in it, in order.
 void collect_nodes(jit::Block* block, std::vector<jit::Node*>& out) {
   for (jit::Node* n : block->nodes()) {
@@ -826,7 +868,7 @@ class Instrumenter {
       if (probe.set_dim && !reused_probes_) picks_[n] = session_.probes.size() - 1;
       rewriter_.insert_after_output(n, static_cast<size_t>(output), "qlint::probe",
                                     {n->outputs()[static_cast<size_t>(output)], id, n->input(0)});
-    } else if (is_comparison(*n)) {
+    } else if (is_comparison(*n) && !is_hand_written_clamp(*n)) {
       ProbeState probe = new_probe(kind, *n);
       probe.judged_at_end = written_in_place_later(*n->output());
       jit::Value* operand = nullptr;
@@ -1651,8 +1693,14 @@ void explain(Run& run, const PassContext& context, const Options& options) {
                          options.min_sqnr_db.value_or(default_min_sqnr_db(effective_bits(run.report, options.bits)))};
   if (options.attribute) {
     PassOutcome full = outcome_of(run.report);
-    run.report.attributions = attribute(divergences_of(run.report, full, setup.min_sqnr_db), full, setup, runner,
-                                        run.report.attribution_passes);
+    setup.max_passes = options.attribution_passes.value_or(default_attribution_passes(context.session.point_values));
+    Attributed attributed = attribute(divergences_of(run.report, full, setup.min_sqnr_db), full, setup, runner);
+    run.report.attributions = std::move(attributed.attributions);
+    run.report.unattributed = std::move(attributed.unattributed);
+    run.report.attribution_passes = attributed.passes;
+    run.report.attribution_budget = setup.max_passes;
+    run.report.attribution_budget_given = options.attribution_passes.has_value();
+    run.report.attribution_pass_values = context.session.point_values;
   }
   if (options.sensitivity) run.report.sensitivity = sensitivity(setup, runner);
 }

@@ -59,6 +59,8 @@ struct Options {
   // After the run, find the quant points that cause each divergence (a flipped comparison, an
   // output under `min_sqnr_db`): Report::attributions. sim/attribution.h says how.
   bool attribute = false;
+  // The passes attribution may run; unset: default_attribution_passes of the model's pass size.
+  std::optional<int> attribution_passes;
   // The SQNR an output must keep; unset: default_min_sqnr_db of the width the model has.
   std::optional<double> min_sqnr_db;
   // After the run, each quant point's share of the error: Report::sensitivity (2 passes a point).
@@ -207,6 +209,9 @@ struct Attribution {
   // causes are then what diverges beyond it.
   std::optional<double> weights_part;
   int passes = 0;  // simulated passes this divergence needed (ones shared with others count once)
+  // The search for further causes stopped at the budget of passes (AttributionSetup::max_passes):
+  // the causes found may not be all.
+  bool search_cut = false;
 };
 
 // One quant point's share of the error: each output's SQNR and the flipped comparison results
@@ -258,6 +263,12 @@ struct Report {
   std::vector<Attribution> attributions;
   int attribution_passes = 0;
   std::string no_attribution;
+  // The divergences left unattributed (past kMaxAttributedDivergences, or beyond the budget of
+  // passes), the budget, whether the user gave it, and the values a pass quantizes, which set it.
+  std::vector<Divergence> unattributed;
+  int attribution_budget = 0;
+  bool attribution_budget_given = false;
+  int64_t attribution_pass_values = 0;
   // Options::sensitivity: one per reached quant point, most harmful first.
   std::vector<Sensitivity> sensitivity;
   // Options::layers: in the order the float run first computed them. `layers_not_compared`

@@ -50,7 +50,9 @@ std::vector<Attribution> attribute_all(FakeModel& model, const AttributionSetup&
                                        const Divergence& divergence = output0()) {
   PassOutcome full = model.runner()(std::set<std::string>(setup.points.begin(), setup.points.end()), true);
   model.runs = 0;
-  return attribute({divergence}, full, setup, model.runner(), passes);
+  Attributed attributed = attribute({divergence}, full, setup, model.runner());
+  passes = attributed.passes;
+  return attributed.attributions;
 }
 
 TEST(Attribution, FindsTheOnePointThatCausesItWithinTwoLog2NPlusTwoPasses) {
@@ -214,14 +216,65 @@ TEST(Attribution, AComparisonDivergesWhileAnyResultDiffers) {
   Divergence d;
   d.key = "eq@m.py:3";
   AttributionSetup setup{points(5), false, 40};
-  int passes = 0;
   auto found =
-      attribute({d}, runner({"quant_0", "quant_1", "quant_2", "quant_3", "quant_4"}, true), setup, runner, passes);
+      attribute({d}, runner({"quant_0", "quant_1", "quant_2", "quant_3", "quant_4"}, true), setup, runner).attributions;
   ASSERT_EQ(found[0].causes.size(), 1u);
   EXPECT_EQ(found[0].causes[0].point, "quant_1");
   EXPECT_EQ(found[0].elements, 8);
   EXPECT_EQ(found[0].causes[0].alone, 4);
   EXPECT_EQ(found[0].causes[0].without, 0);
+}
+
+// Public round 28's LED: a pass took 18 s, and the search for 6 divergences among 50 quant points
+// would have taken 40 minutes. The budget stops it short, never past it.
+TEST(Attribution, ADivergenceWhoseSearchDoesNotFitTheBudgetIsLeftUnattributed) {
+  PassRunner runner = [](const std::set<std::string>& q, bool) {
+    PassOutcome o;
+    o.differing["eq@m.py:3"] = q.count("quant_10") ? 4 : 0;
+    o.differing["eq@m.py:4"] = q.count("quant_70") ? 2 : 0;
+    return o;
+  };
+  Divergence first, second;
+  first.key = "eq@m.py:3";
+  second.key = "eq@m.py:4";
+  AttributionSetup setup{points(100), false, 40};
+  auto all = points(100);
+  const PassOutcome full = runner({all.begin(), all.end()}, true);
+  setup.max_passes = 9;  // ceil(log2 100) + 2: one divergence's search
+  Attributed attributed = attribute({first, second}, full, setup, runner);
+  ASSERT_EQ(attributed.attributions.size(), 1u);
+  EXPECT_EQ(attributed.attributions[0].causes[0].point, "quant_10");
+  ASSERT_EQ(attributed.unattributed.size(), 1u);
+  EXPECT_EQ(attributed.unattributed[0].key, "eq@m.py:4");
+  EXPECT_LE(attributed.passes, 9);
+  setup.max_passes = 0;
+  attributed = attribute({first, second}, full, setup, runner);
+  EXPECT_TRUE(attributed.attributions.empty());
+  EXPECT_EQ(attributed.unattributed.size(), 2u);
+  EXPECT_EQ(attributed.passes, 0);
+}
+
+TEST(Attribution, TheSearchForMoreCausesStopsAtTheBudgetAndSaysSo) {
+  FakeModel model{[](const std::set<std::string>& q) { return q.count("quant_2") || q.count("quant_6") ? 5.0 : 80.0; }};
+  AttributionSetup setup{points(8), false, 40};
+  setup.max_passes = 7;  // the first cause's 3 + 2, not the second's
+  int passes = 0;
+  auto found = attribute_all(model, setup, passes);
+  ASSERT_EQ(found.size(), 1u);
+  ASSERT_EQ(found[0].causes.size(), 1u);
+  EXPECT_TRUE(found[0].search_cut);
+  EXPECT_LE(passes, 7);
+  Report report;
+  report.attribution_budget = 7;
+  auto notes = attribution_notes(report, found[0]);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[1].find("stopped at its budget of 7 simulated passes"), std::string::npos) << notes[1];
+}
+
+TEST(Attribution, TheDefaultBudgetShrinksWithThePassSize) {
+  EXPECT_EQ(default_attribution_passes(0), std::numeric_limits<int>::max());
+  EXPECT_EQ(default_attribution_passes(kAttributionValues / 8), 8);
+  EXPECT_EQ(default_attribution_passes(kAttributionValues * 2), 0);
 }
 
 TEST(Sensitivity, MostHarmfulFirst) {

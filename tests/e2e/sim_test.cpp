@@ -775,6 +775,38 @@ TEST_F(Attribution, CheckNamesTheCauseOnTheFinding) {
   EXPECT_TRUE(linked) << r.out;
 }
 
+// Attribution's budget of passes (public round 28's LED: 18 s a pass, 40 minutes of search): by
+// default 2^28 values quantized in all, which leaves the zoo's models their whole search; a
+// budget too small for a search leaves that divergence out, runs none of its passes, and says so
+// in the report and on the finding.
+TEST_F(Attribution, ADivergenceBeyondTheBudgetIsLeftOutAndSaidSo) {
+  const std::string model = "sim/attribution_mask_channel";
+  json full = attributed(model);
+  const json& a = full["attribution"];
+  ASSERT_GT(a["pass_values"].get<int64_t>(), 0);
+  EXPECT_EQ(a["budget"].get<int64_t>(), (int64_t{1} << 28) / a["pass_values"].get<int64_t>());
+  EXPECT_TRUE(a["unattributed"].empty()) << a.dump(2);
+  EXPECT_FALSE(a["divergences"].empty());
+
+  json cut = attributed(model, {"--attribution-passes", "2"});
+  const json& b = cut["attribution"];
+  EXPECT_TRUE(b["divergences"].empty()) << b.dump(2);
+  EXPECT_EQ(b["passes"], 0);
+  EXPECT_EQ(b["budget"], 2);
+  EXPECT_EQ(b["unattributed"].size(), a["divergences"].size());
+  EXPECT_NE(b["unattributed_why"].get<std::string>().find("2 simulated passes `--attribution-passes` gives"),
+            std::string::npos)
+      << b.dump(2);
+
+  auto r = run_qlint({"check", example_model(model), "--input", example_input(model), "--attribution-passes", "0"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("note: not attributed to a quant point: its search does not fit in what is left of the 0 "
+                       "simulated passes `--attribution-passes` gives"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("caused by"), std::string::npos) << r.out;
+}
+
 // The sensitivity table: every quant point, the cause first, with PyTorch's figures.
 TEST_F(Attribution, SensitivityTableMostHarmfulFirst) {
   const std::string model = "sim/attribution_additive_mask";

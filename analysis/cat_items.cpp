@@ -1,5 +1,6 @@
 #include "analysis/cat_items.h"
 
+#include <algorithm>
 #include <limits>
 #include <set>
 #include <string>
@@ -19,6 +20,15 @@ struct Pick {
 };
 
 constexpr int kMaxDepth = 32;  // ops walked back from a value, as for the pick's chain
+
+// Where a walk back is: in the function it started in, or in a function of the file it went into
+// from a call's result (`torch::cat({to_corners(x.slice(1, 0, 4)), score, cls}, 1)`: public C++
+// round 26's YOLO ports), where a parameter is that call's argument.
+struct Frame {
+  const ir::Model& model;
+  const ir::Node* call = nullptr;  // the call whose callee the walk is in; null at the start
+  const Frame* outer = nullptr;
+};
 
 std::optional<int64_t> rank_of(const ir::Value* v) {
   if (!v->type.sizes) return std::nullopt;
@@ -64,7 +74,7 @@ std::optional<int64_t> slice_bound(const ir::Value* operand, int64_t none) {
   return is_none(operand) ? std::optional<int64_t>(none) : integer(operand);
 }
 
-std::optional<int64_t> size_along(const ir::Value* v, int64_t dim, int depth);
+std::optional<int64_t> size_along(const ir::Value* v, int64_t dim, int depth, const Frame& f);
 
 // A factory's size along `dim` from its constant size list (`torch::ones({n, 1})`, a batch-index
 // column put before the boxes: 1 wide along dimension 1, whatever n is).
@@ -87,7 +97,7 @@ std::optional<int64_t> selected_dimension(const ir::Node& n) {
 
 // The size along `dim` of a reduction's result (`torch::max(x, 1, true)`, `x.argmax(1)`,
 // `x.sum(1)`): 1 along a dimension it keeps, the operand's size along the others.
-std::optional<int64_t> reduced_size_along(const ir::Node& n, int64_t dim, int depth) {
+std::optional<int64_t> reduced_size_along(const ir::Node& n, int64_t dim, int depth, const Frame& f) {
   const ir::Schema* schema = ir::schema_of(n);
   const ir::Value* reduced = ir::named_operand(n, "dim");
   if (schema == nullptr || !schema->argument_index("keepdim") || reduced == nullptr || n.inputs.empty())
@@ -102,19 +112,19 @@ std::optional<int64_t> reduced_size_along(const ir::Node& n, int64_t dim, int de
   const ir::Value* keepdim = ir::named_operand(n, "keepdim");
   auto keeps = keepdim != nullptr ? scalar_constant(keepdim) : std::optional<double>(0);
   if (!d || !keeps) return std::nullopt;
-  if (*keeps != 0) return dim == *d ? std::optional<int64_t>(1) : size_along(n.inputs[0], dim, depth + 1);
-  return size_along(n.inputs[0], dim < *d ? dim : dim + 1, depth + 1);
+  if (*keeps != 0) return dim == *d ? std::optional<int64_t>(1) : size_along(n.inputs[0], dim, depth + 1, f);
+  return size_along(n.inputs[0], dim < *d ? dim : dim + 1, depth + 1, f);
 }
 
 // The size along a slice's own dimension: its window of the operand. Of an operand whose size
 // is not known, a window with constant bounds counted from the front is taken at its width:
 // code that slices `[0, 4)` of a dimension reads four columns there (box coordinates); a
 // narrower operand would make the picks that count on them fail rather than read another part.
-std::optional<int64_t> window_size(const ir::Node& n, int64_t dim, int depth) {
+std::optional<int64_t> window_size(const ir::Node& n, int64_t dim, int depth, const Frame& f) {
   const int64_t end_of_dimension = std::numeric_limits<int64_t>::max();
   auto start = slice_bound(n.inputs[2], 0), end = slice_bound(n.inputs[3], end_of_dimension);
   if (!start || !end) return std::nullopt;
-  if (auto size = size_along(n.inputs[0], dim, depth + 1)) {
+  if (auto size = size_along(n.inputs[0], dim, depth + 1, f)) {
     auto clamp = [&](int64_t i) { return std::max<int64_t>(0, std::min(i < 0 ? i + *size : i, *size)); };
     return std::max<int64_t>(0, clamp(*end) - clamp(*start));
   }
@@ -125,59 +135,72 @@ std::optional<int64_t> window_size(const ir::Node& n, int64_t dim, int depth) {
 // The size of `v` along dimension `dim` (counted from the front): from its type when the front
 // end knows its sizes, else from the ops that made it, where they fix it: an unsqueeze's new
 // dimension, a reduction that keeps its dimension, a slice's window, a cat's parts.
-std::optional<int64_t> size_along(const ir::Value* v, int64_t dim, int depth) {
+std::optional<int64_t> size_along(const ir::Value* v, int64_t dim, int depth, const Frame& f) {
   if (v->type.sizes) {
     const auto& sizes = *v->type.sizes;
     if (dim >= static_cast<int64_t>(sizes.size()) || sizes[static_cast<size_t>(dim)] < 0) return std::nullopt;
     return sizes[static_cast<size_t>(dim)];
   }
-  if (depth >= kMaxDepth || v->producer == nullptr) return std::nullopt;
+  if (depth >= kMaxDepth) return std::nullopt;
+  if (v->producer == nullptr) {  // a parameter of the function the walk went into: the argument
+    const ir::Function* callee = f.call != nullptr ? ir::callee_of(f.model, *f.call) : nullptr;
+    if (callee == nullptr || v->param_of != &callee->body) return std::nullopt;
+    const auto& params = callee->body.params;
+    const auto arguments = ir::call_arguments(*f.call);
+    const size_t i = static_cast<size_t>(std::find(params.begin(), params.end(), v) - params.begin());
+    return i < arguments.size() ? size_along(arguments[i], dim, depth + 1, *f.outer) : std::nullopt;
+  }
   const ir::Node& n = *v->producer;
+  if (const ir::Value* returned = ir::returned_for(f.model, *v)) {
+    const Frame inner{f.model, &n, &f};
+    return size_along(returned, dim, depth + 1, inner);
+  }
   if (n.kind == "prim::TupleIndex") {  // `std::get<0>(torch::max(x, 1, true))`: an output of the op
     const ir::Node* tuple = n.inputs[0]->producer;
     auto i = integer(n.inputs[1]);
     if (tuple == nullptr || tuple->kind != "prim::TupleConstruct" || !i || *i < 0 ||
         static_cast<size_t>(*i) >= tuple->inputs.size())
       return std::nullopt;
-    return size_along(tuple->inputs[static_cast<size_t>(*i)], dim, depth + 1);
+    return size_along(tuple->inputs[static_cast<size_t>(*i)], dim, depth + 1, f);
   }
   if (auto size = factory_size_along(n, dim)) return size;
   if (n.inputs.empty()) return std::nullopt;
   const ir::Value* input = n.inputs[0];
   auto input_rank = rank_of(input);
   // `fill_` writes values, not sizes: `torch::ones({n, 1}).fill_(0)` is as wide as before.
-  if (keeps_positions(n.kind) || n.kind == "aten::fill_") return size_along(input, dim, depth + 1);
-  if (auto selected = selected_dimension(n)) return *selected == dim ? std::nullopt : size_along(input, dim, depth + 1);
+  if (keeps_positions(n.kind) || n.kind == "aten::fill_") return size_along(input, dim, depth + 1, f);
+  if (auto selected = selected_dimension(n))
+    return *selected == dim ? std::nullopt : size_along(input, dim, depth + 1, f);
   if (n.kind == "aten::unsqueeze" && n.inputs.size() >= 2) {
     auto d = dimension(n.inputs[1], input_rank ? std::optional<int64_t>(*input_rank + 1) : std::nullopt);
     if (!d) return std::nullopt;
     if (dim == *d) return 1;
-    return size_along(input, dim < *d ? dim : dim - 1, depth + 1);
+    return size_along(input, dim < *d ? dim : dim - 1, depth + 1, f);
   }
   if (n.kind == "aten::select" && n.inputs.size() >= 3) {
     auto d = dimension(n.inputs[1], input_rank);
     if (!d) return std::nullopt;
-    return size_along(input, dim < *d ? dim : dim + 1, depth + 1);
+    return size_along(input, dim < *d ? dim : dim + 1, depth + 1, f);
   }
   if (slices_with_step_one(n)) {
     auto d = dimension(n.inputs[1], input_rank);
     if (!d) return std::nullopt;
-    return dim == *d ? window_size(n, dim, depth) : size_along(input, dim, depth + 1);
+    return dim == *d ? window_size(n, dim, depth, f) : size_along(input, dim, depth + 1, f);
   }
   if (n.kind == "aten::cat" && n.inputs.size() >= 2) {
     const ir::Node* list = input->producer;
     auto d = dimension(n.inputs[1], rank_of(v));
     if (list == nullptr || list->kind != "prim::ListConstruct" || list->inputs.empty() || !d) return std::nullopt;
-    if (dim != *d) return size_along(list->inputs[0], dim, depth + 1);
+    if (dim != *d) return size_along(list->inputs[0], dim, depth + 1, f);
     int64_t total = 0;
     for (const ir::Value* item : list->inputs) {
-      auto size = size_along(item, dim, depth + 1);
+      auto size = size_along(item, dim, depth + 1, f);
       if (!size) return std::nullopt;
       total += *size;
     }
     return total;
   }
-  return reduced_size_along(n, dim, depth);
+  return reduced_size_along(n, dim, depth, f);
 }
 
 // Whether something writes into `v` in place, or into a view of it (`det.select(1, 5).fill_(0)`):
@@ -195,11 +218,11 @@ bool written_in_place(const ir::Value* v, int depth = 0) {
 }
 
 // The first pick of the chain, read off `n` and its input.
-std::optional<Pick> first_pick(const ir::Node& n, const ir::Value& input) {
+std::optional<Pick> first_pick(const ir::Node& n, const ir::Value& input, const Frame& f) {
   if (n.inputs.size() < 3) return std::nullopt;
   auto d = dimension(n.inputs[1], rank_of(&input));
   if (!d) return std::nullopt;
-  const std::optional<int64_t> size = size_along(&input, *d, 0);
+  const std::optional<int64_t> size = size_along(&input, *d, 0, f);
   // An index counted from the end needs the size; one counted from the front is where it is.
   auto place = [&](int64_t i) -> std::optional<int64_t> {
     if (!size) return i < 0 ? std::nullopt : std::optional<int64_t>(i);
@@ -279,7 +302,7 @@ bool follow_back(const ir::Node& n, const ir::Value& input, Pick& pick) {
 
 // The items a pick reads. An item whose size is not known ends the walk: the items after it
 // start at offsets not known either, unless the pick ends before it.
-std::optional<std::vector<CatItemRead>> items_at(const ir::Node& cat, const Pick& pick, int depth = 0) {
+std::optional<std::vector<CatItemRead>> items_at(const ir::Node& cat, const Pick& pick, const Frame& f, int depth = 0) {
   if (cat.inputs.size() < 2 || cat.inputs[0]->producer == nullptr ||
       cat.inputs[0]->producer->kind != "prim::ListConstruct")
     return std::nullopt;
@@ -289,7 +312,7 @@ std::optional<std::vector<CatItemRead>> items_at(const ir::Node& cat, const Pick
   int64_t offset = 0;
   for (const ir::Value* item : cat.inputs[0]->producer->inputs) {
     if (offset >= pick.hi) break;
-    auto size = size_along(item, *d, 0);
+    auto size = size_along(item, *d, 0, f);
     if (!size) return std::nullopt;
     const bool whole = pick.lo <= offset && offset + *size <= pick.hi;
     // A part that is a cat of its own along the same dimension (`torch::cat({batch_index, dets},
@@ -298,8 +321,9 @@ std::optional<std::vector<CatItemRead>> items_at(const ir::Node& cat, const Pick
     std::optional<std::vector<CatItemRead>> nested;
     if (!whole && offset < pick.hi && pick.lo < offset + *size && inner != nullptr && inner->kind == "aten::cat" &&
         depth < kMaxDepth)
-      nested = items_at(
-          *inner, Pick{pick.dim, std::max<int64_t>(pick.lo - offset, 0), std::min(pick.hi - offset, *size)}, depth + 1);
+      nested =
+          items_at(*inner, Pick{pick.dim, std::max<int64_t>(pick.lo - offset, 0), std::min(pick.hi - offset, *size)}, f,
+                   depth + 1);
     if (nested)
       read.insert(read.end(), nested->begin(), nested->end());
     else if (offset < pick.hi && pick.lo < offset + *size)
@@ -311,7 +335,7 @@ std::optional<std::vector<CatItemRead>> items_at(const ir::Node& cat, const Pick
 }
 
 // The cat that `picked` is a pick of, and the pick as the cat's result sees it.
-std::optional<std::pair<const ir::Node*, Pick>> cat_pick(const ir::Value* picked) {
+std::optional<std::pair<const ir::Node*, Pick>> cat_pick(const ir::Value* picked, const Frame& f) {
   const ir::Value* at = picked;
   std::optional<Pick> pick;
   for (int depth = 0; depth < kMaxDepth && at != nullptr && at->producer != nullptr; ++depth) {
@@ -321,7 +345,7 @@ std::optional<std::pair<const ir::Node*, Pick>> cat_pick(const ir::Value* picked
     const ir::Value& input = *n.inputs[0];
     if (!pick) {
       if (n.kind != "aten::select" && n.kind != "aten::slice") return std::nullopt;
-      pick = first_pick(n, input);
+      pick = first_pick(n, input, f);
       if (!pick) return std::nullopt;
     } else if (!follow_back(n, input, *pick)) {
       return std::nullopt;
@@ -333,15 +357,17 @@ std::optional<std::pair<const ir::Node*, Pick>> cat_pick(const ir::Value* picked
 
 }  // namespace
 
-std::optional<std::vector<CatItemRead>> cat_items_read(const ir::Value* picked) {
-  auto found = cat_pick(picked);
-  return found ? items_at(*found->first, found->second) : std::nullopt;
+std::optional<std::vector<CatItemRead>> cat_items_read(const ir::Model& model, const ir::Value* picked) {
+  const Frame f{model};
+  auto found = cat_pick(picked, f);
+  return found ? items_at(*found->first, found->second, f) : std::nullopt;
 }
 
-std::optional<std::vector<CatItemRead>> cat_items_holding(const ir::Value* picked) {
-  auto found = cat_pick(picked);
+std::optional<std::vector<CatItemRead>> cat_items_holding(const ir::Model& model, const ir::Value* picked) {
+  const Frame f{model};
+  auto found = cat_pick(picked, f);
   if (!found || written_in_place(found->first->outputs[0])) return std::nullopt;
-  return items_at(*found->first, found->second);
+  return items_at(*found->first, found->second, f);
 }
 
 }  // namespace qlint::analysis

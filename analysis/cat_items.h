@@ -23,11 +23,12 @@ struct CatItemRead {
 // along the joined dimension is not known (a scripted model's tensors have no sizes). Sizes come
 // from the front end, or from the ops that made an item where they fix them (C++ code has no
 // sizes: `x.select(1, k).unsqueeze(1)`, `std::get<0>(torch::max(x, 1, true))` and
-// `x.slice(1, 0, 4)` are 1, 1 and 4 wide along dimension 1).
-std::optional<std::vector<CatItemRead>> cat_items_read(const ir::Value* picked);
+// `x.slice(1, 0, 4)` are 1, 1 and 4 wide along dimension 1), also through a function of the
+// file that returns a value of such a size (`to_corners(x.slice(1, 0, 4))`).
+std::optional<std::vector<CatItemRead>> cat_items_read(const ir::Model& model, const ir::Value* picked);
 
 // The same items, when they are all the pick holds: nothing writes into the cat's result in
 // place (`det.select(1, 5).fill_(0)`, `out[..., :2] = xy`), which could put other values there.
-std::optional<std::vector<CatItemRead>> cat_items_holding(const ir::Value* picked);
+std::optional<std::vector<CatItemRead>> cat_items_holding(const ir::Model& model, const ir::Value* picked);
 
 }  // namespace qlint::analysis

@@ -1000,7 +1000,7 @@ class FactsSolver {
   // others: a class-id column joined to quantized boxes is as exact as the ids.
   void keep_what_the_cat_items_read_hold(const ir::Node& n, ValueFacts& merged) const {
     if ((n.kind != "aten::select" && n.kind != "aten::slice") || n.outputs.size() != 1) return;
-    auto items = cat_items_holding(n.outputs[0]);
+    auto items = cat_items_holding(*facts_.model_, n.outputs[0]);
     if (!items) return;
     ValueFacts read;
     for (const CatItemRead& item : *items) add_flow(read, flattened(get(item.item)));

@@ -41,7 +41,7 @@ bool is_view_of(const analysis::Facts& facts, const ir::Value* v, const std::str
   // A pick of a cat's result (a head's `cat([reg, obj, cls], 1)` read at `out[..., 4]`) reads
   // the items it covers: a view of the point only through them, a part only if it reads a part
   // of one (or one is a part of the point's output).
-  if (auto items = analysis::cat_items_read(v)) {
+  if (auto items = analysis::cat_items_read(facts.model(), v)) {
     bool through = false, part = false;
     for (const auto& read : *items) {
       const auto& item_views = facts.views_of(read.item);

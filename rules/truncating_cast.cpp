@@ -3,6 +3,7 @@
 // (2.0 as 1.9997) loses one: class ids, counts and indices carried in a tensor come out wrong.
 #include <algorithm>
 #include <cctype>
+#include <regex>
 #include <set>
 #include <vector>
 
@@ -146,6 +147,17 @@ bool computed_by_layers(const analysis::Facts& facts, analysis::WeightedLayers& 
   return true;
 }
 
+// The advice's `x` as the value the message quotes, in C++ code where that is a plain expression
+// (`rows[0][5]`, `a[i][2]`): public C++ round 26's YOLO NMS had a tensor named `x` beside the
+// quoted `rectangle[i][0]`, and "std::lround(x.item<float>())" read as rounding the whole tensor.
+std::string advice_on(const ir::Model& model, std::string advice, const std::string& quoted) {
+  static const std::regex plain(R"(`[A-Za-z_][A-Za-z0-9_.:<>\[\]()]{0,39}`)");
+  if (model.language != ir::Language::Cxx || !std::regex_match(quoted, plain)) return advice;
+  const size_t at = advice.find("(x");
+  if (at != std::string::npos) advice.replace(at + 1, 1, quoted.substr(1, quoted.size() - 2));
+  return advice;
+}
+
 std::string message(const analysis::Facts& facts, const ir::Node& node) {
   std::string value = ir::operand_text(facts.model(), node, 0);  // "`x[:, -1]`", or ""
   bool quoted_tensor = false;
@@ -171,7 +183,7 @@ std::string message(const analysis::Facts& facts, const ir::Node& node) {
   return value + ", quantized by " + stubs +
          ", is cast to integers, which truncates toward zero: a whole number that quantization moves just below "
          "itself (2.0 as 1.9997) loses one; if the value is meant to be whole, round before the cast (" +
-         round_then_cast(facts, node, quoted_tensor) +
+         advice_on(facts.model(), round_then_cast(facts, node, quoted_tensor), value) +
          "); if the cast is meant to floor (a cell index from a coordinate), cast the float value " + from_float;
 }
 

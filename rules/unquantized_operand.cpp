@@ -275,21 +275,21 @@ void check_layer_inputs(const analysis::Facts& facts, std::vector<Diagnostic>& o
 // every input"; public round 29's DenseTNT): the 0/1 mask is exact, but the bias made of it holds
 // the stand-in, and the sum needs one scale for it and the scores, whose values then round to a
 // few steps (int8: 39 a step for -10000). The same hazard as with a float mask, said so.
-std::string quantized_bias_message(const analysis::Facts& facts, const ir::Node& node, int bias_side,
-                                   double masking) {
+std::string quantized_bias_message(const analysis::Facts& facts, const ir::Node& node, int bias_side, double masking) {
   const std::string bias = ir::operand_text(facts.model(), node, bias_side);
   const std::string data = ir::operand_text(facts.model(), node, 1 - bias_side);
-  const std::string holds = std::isinf(masking) ? "holds infinity where it masks, which no scale quantizes"
-                                                : "holds " + format_number(masking) +
-                                                      " where it masks (a stand-in for -inf), and one scale for it "
-                                                      "and the values it is added to leaves those a step of " +
-                                                      format_number(std::fabs(masking) / 255) + " at 8 bits";
+  const std::string holds =
+      std::isinf(masking)
+          ? "holds infinity where it masks, which no scale quantizes"
+          : "holds " + format_number(masking) +
+                " where it masks (a stand-in for -inf), and one scale for the sum leaves the values beside it a step "
+                "of " +
+                format_number(std::fabs(masking) / 255) + " at 8 bits";
   return "`" + ir::operator_spelling(node.kind) + "` adds " + (bias.empty() ? "an additive mask" : bias) + " to " +
-         (data.empty() ? "a quantized tensor" : data + ", quantized by " + describe_stubs(facts, node.inputs[1 - bias_side]) +
-                                                    ",") +
-         " and " + holds +
-         ", although its 0/1 mask passed a quant point; keep it out of the quantized domain: apply the bool mask "
-         "with masked_fill after the quantized op";
+         (data.empty() ? "a quantized tensor"
+                       : data + ", quantized by " + describe_stubs(facts, node.inputs[1 - bias_side])) +
+         "; although its 0/1 mask passed a quant point, the added mask " + holds +
+         "; keep it out of the quantized domain: apply the bool mask with masked_fill after the quantized op";
 }
 
 // The additive masks made in the quantized domain, added to quantized data (`+`, `-`).
@@ -301,7 +301,8 @@ bool check_quantized_masking_bias(const analysis::Facts& facts, const ir::Functi
     return false;
   const std::optional<double> masking = masks_with(facts.model(), node.inputs[static_cast<size_t>(side)]);
   if (!masking) return false;
-  out.push_back(make_diagnostic(unquantized_operand_rule(), fn, node, quantized_bias_message(facts, node, side, *masking)));
+  out.push_back(
+      make_diagnostic(unquantized_operand_rule(), fn, node, quantized_bias_message(facts, node, side, *masking)));
   return true;
 }
 
@@ -353,7 +354,10 @@ const Rule& unquantized_operand_rule() {
         "after a DeQuantStub are back in float and fine too. In a QAT model, a quantized layer (a module whose "
         "weights and output are fake-quantized) called on a float tensor computed from the inputs that never passed "
         "a stub (an occupancy grid built from positions) is reported at the call: converted, its quantized kernel "
-        "gets a float tensor, and `--fix` gives that input a clone of the layer's output fake quant.";
+        "gets a float tensor, and `--fix` gives that input a clone of the layer's output fake quant. An additive "
+        "attention mask (`(1.0 - m) * -10000.0`, a fill with -inf or a stand-in beyond any score) added to quantized "
+        "data is reported whether or not its 0/1 mask passed a QuantStub: the sum needs one scale for the stand-in "
+        "and the scores, which then round to a few steps of it.";
     r.doc.why =
         "Every tensor entering the accelerator needs a scale, and only quant points give one. "
         "Without it the toolchain either derives a scale on the fly (from whatever data it "

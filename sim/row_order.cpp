@@ -32,6 +32,20 @@ bool can_pair(const at::Tensor& f, const at::Tensor& s, int64_t dim) {
 }  // namespace
 
 std::optional<at::Tensor> rows_in_float_order(const at::Tensor& float_value, const at::Tensor& simulated, int64_t dim) {
+  auto found = rows_and_order_in_float_order(float_value, simulated, dim);
+  return found ? std::optional<at::Tensor>(found->value) : std::nullopt;
+}
+
+std::optional<at::Tensor> in_row_order(const at::Tensor& simulated, const at::Tensor& order) {
+  for (int64_t dim = 0; dim < simulated.dim(); ++dim) {
+    if (simulated.size(dim) == order.size(0)) return simulated.index_select(dim, order);
+    if (simulated.size(dim) != 1) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<RowsInFloatOrder> rows_and_order_in_float_order(const at::Tensor& float_value,
+                                                              const at::Tensor& simulated, int64_t dim) {
   if (!can_pair(float_value, simulated, dim)) return std::nullopt;
   const std::vector<int64_t> shape = row_shape(float_value, dim);
   const int64_t rows = shape[1], columns = shape[2];
@@ -42,7 +56,9 @@ std::optional<at::Tensor> rows_in_float_order(const at::Tensor& float_value, con
   if (!at::equal(std::get<0>(nearest.sort(-1)), in_order)) return std::nullopt;  // two rows share one
   if (at::equal(nearest, in_order)) return std::nullopt;                         // already in order
   const at::Tensor paired = at::gather(s, 1, nearest.unsqueeze(-1).expand({s.size(0), rows, columns}));
-  return paired.to(simulated.scalar_type()).reshape(simulated.sizes());
+  RowsInFloatOrder out{paired.to(simulated.scalar_type()).reshape(simulated.sizes()), std::nullopt};
+  if (shape[0] == 1) out.order = nearest[0];
+  return out;
 }
 
 }  // namespace qlint::sim

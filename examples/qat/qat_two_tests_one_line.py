@@ -7,9 +7,10 @@ Both comparisons are on one line. The simulation counts each on its own: the evi
 of 320 results of this comparison differ" where 40 of its 160 did).
 
 Expected findings:
-  line 33 reused-stub          the adjacency through the positions' stub
-  line 33 shared-stub-mask     the adjacency, a 0/1 mask, at the positions' scale
-  line 35 eq-nonzero-const     `adj == 1` after the shared stub
+  line 34 reused-stub          the adjacency through the positions' stub
+  line 34 shared-stub-mask     the adjacency, a 0/1 mask, at the positions' scale
+  line 36 eq-nonzero-const     `adj == 1` after the shared stub
+  line 37 unquantized-operand  the -10000 bias added to the quantized scores
 """
 import torch
 from torch import nn

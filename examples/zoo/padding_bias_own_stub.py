@@ -5,10 +5,15 @@ The bias is 0 only where the mask is exactly 1: a comparison with 1 in disguise.
 symmetric int16 scheme 1 becomes 0.99997, and every real key gets a bias of -1e34, which swamps
 its score: attention becomes uniform. `--fix` makes the bias from the mask's float input. Traced
 after QAT with PyTorch's default qconfig (qat/qat_padding_bias_own_stub), the mask's fake quant
-calibrates to scale 1/255, where 1 is exact: nothing to report there.
+calibrates to scale 1/255, where 1 is exact: only the sum (below) is reported there.
+
+The bias is also added to the quantized scores: one scale for the sum must span -3.4e38 and the
+scores, which then all round to 0, whether or not the mask passed a stub (public round 29's
+DenseTNT: a -10000 bias from a stubbed mask got no finding).
 
 Expected findings:
-  line 26 eq-nonzero-const  the bias, 0 only where the quantized mask equals 1
+  line 31 eq-nonzero-const     the bias, 0 only where the quantized mask equals 1
+  line 32 unquantized-operand  the bias added to the quantized scores
 """
 import torch
 from torch import nn

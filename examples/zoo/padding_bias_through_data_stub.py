@@ -7,9 +7,10 @@ Through the tokens' stub the mask shares the tokens' scale, at which 1 rounds to
 every real key gets a bias far larger than its score, and attention becomes uniform.
 
 Expected findings:
-  line 27 eq-nonzero-const  the bias, 0 only where the quantized mask equals 1
-  line 42 shared-stub-mask  the mask, made a bias on line 27, shares the tokens' scale
-  line 43 reused-stub       the tokens through the mask's stub
+  line 28 eq-nonzero-const     the bias, 0 only where the quantized mask equals 1
+  line 29 unquantized-operand  the bias added to the quantized scores: one scale for -3.4e38 and them
+  line 43 shared-stub-mask     the mask, made a bias on line 28, shares the tokens' scale
+  line 44 reused-stub          the tokens through the mask's stub
 """
 import torch
 from torch import nn

@@ -1444,7 +1444,7 @@ class FunctionLowering {
     const ValueDecl* decl = assigned(container);
     ir::Value* list = decl != nullptr ? expr(container) : nullptr;
     if (list == nullptr || list->type.kind != ir::Type::Kind::Tuple) return false;
-    vars_[decl] = single("aten::append", {list, item}, list->type, &at);
+    append_to(decl, list, item, at);
     return true;
   }
 
@@ -1530,14 +1530,27 @@ class FunctionLowering {
     return true;
   }
 
+  // A field set here from a model's outputs (UnitLowering::FieldSet): read in another method, it
+  // gets the note that qlint does not follow it there.
+  void note_model_outputs_field(const ValueDecl* decl, const ir::Value* v) {
+    if (!isa<FieldDecl>(decl)) return;
+    UnitLowering::FieldSet& set = unit_.model_output_fields_[decl];
+    if (set.in.empty()) set.where = where_set(v);
+    set.in.insert(fd_);
+  }
+
+  // `probs_.push_back(out[i].item<float>())`: a container field filled with elements of a model's
+  // outputs (silero-vad's buffer of probabilities; public C++ round 26: a comparison in another
+  // method got neither a finding nor the note a tensor field gets).
+  void append_to(const ValueDecl* decl, ir::Value* list, ir::Value* item, const Expr& at) {
+    vars_[decl] = single("aten::append", {list, item}, list->type, &at);
+    if (read_from_model_run(item)) note_model_outputs_field(decl, item);
+  }
+
   // A variable now holds `v`: the value takes the variable's name, as in TorchScript.
   void bind(const ValueDecl* decl, ir::Value* v) {
     vars_[decl] = v;
-    if (isa<FieldDecl>(decl) && v->type.is_tensor() && from_model_run(v)) {
-      UnitLowering::FieldSet& set = unit_.model_output_fields_[decl];
-      if (set.in.empty()) set.where = where_set(v);
-      set.in.insert(fd_);
-    }
+    if (v->type.is_tensor() && from_model_run(v)) note_model_outputs_field(decl, v);
     std::string name = decl->getNameAsString();
     if (!name.empty() && (v->name.empty() || std::isdigit(static_cast<unsigned char>(v->name[0]))) &&
         v->producer != nullptr && v->producer->kind != "prim::Constant")
@@ -1938,7 +1951,8 @@ class FunctionLowering {
     ir::Value* v = single("prim::GetAttr", {}, *type, &member);
     v->producer->set_attr("name", ir::Attr::of_str(decl->getNameAsString()));
     vars_[decl] = v;
-    if (isa<FieldDecl>(decl) && type->is_tensor()) unit_.field_reads_.push_back({v->producer, decl, fd_});
+    if (isa<FieldDecl>(decl) && (type->is_tensor() || type->kind == ir::Type::Kind::Tuple))
+      unit_.field_reads_.push_back({v->producer, decl, fd_});
     return v;
   }
 
@@ -2065,7 +2079,7 @@ class FunctionLowering {
       if (const ValueDecl* decl = assigned(object))
         if (ir::Value* list = expr(object); list != nullptr && list->type.kind == ir::Type::Kind::Tuple)
           if (ir::Value* item = expr(call.getArg(0))) {
-            vars_[decl] = single("aten::append", {list, item}, list->type, &call);
+            append_to(decl, list, item, call);
             return nullptr;
           }
     if (!type) {
@@ -2136,6 +2150,18 @@ class FunctionLowering {
 
   // Whether `v` is a model's quantized outputs or what is taken from them (`.toTuple()`,
   // `.elements().at(1)`, `.toList().get(0)`, `.toGenericDict()`).
+  // The same through reads of elements (`out[i].item<float>()`, `out.select(0, i)`).
+  static bool read_from_model_run(const ir::Value* v) {
+    static const std::set<std::string> reads = {"aten::item", "aten::select", "aten::slice", "aten::index",
+                                                "aten::to",   "aten::Float",  "aten::Int"};
+    for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 16; ++depth) {
+      if (from_model_run(v)) return true;
+      if (!reads.count(v->producer->kind) || v->producer->inputs.empty()) return false;
+      v = v->producer->inputs[0];
+    }
+    return false;
+  }
+
   static bool from_model_run(const ir::Value* v) {
     for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 16; ++depth) {
       if (v->producer->attr("model_outputs") != nullptr) return true;

@@ -838,6 +838,11 @@ TEST_F(Sim, AReducedRangeModelIsUint7AndSaysWhenBitsIsNotApplied) {
       json::parse(run_qlint({"sim", "--format", "json", example_model(name), "--input", example_input(name)}).out);
   EXPECT_EQ(doc["bits"], 8);
   EXPECT_TRUE(doc["bits_not_applied"].is_null()) << doc;  // no --bits given
+  // --bits 8 on this 8-bit model does nothing either, and says so (public round 29: silent).
+  auto eight = run_qlint({"sim", example_model(name), "--input", example_input(name), "--bits", "8"});
+  EXPECT_NE(eight.out.find("--bits 8 not applied: every quant point keeps the scale and range stored in the model"),
+            std::string::npos)
+      << eight.out;
   auto recalibrated =
       run_qlint({"sim", example_model(name), "--input", example_input(name), "--bits", "16", "--recalibrate"});
   EXPECT_NE(recalibrated.out.find(" at int16 over 1 input batch.\n\nQuant points:"), std::string::npos)

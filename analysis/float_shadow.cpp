@@ -158,6 +158,10 @@ class Planner {
       return visit(n.inputs[1]);
     }
     if (n.kind == "prim::Loop" || n.kind == "prim::If") return block_output(n, v);
+    if (const ir::Value* arg = handed_back(n, v)) {
+      plan_.handed_back[v] = arg;
+      return visit(arg);
+    }
     if (const ir::Function* callee = ir::callee_of(facts_.model(), n); callee && !callee_is_pure(facts_, *callee))
       return returned(n, *callee, v);
     if (mutates(n)) {  // a value a write gives (`copy_` returns what it wrote into)
@@ -303,6 +307,50 @@ class Planner {
 
   // The output of a call into a callee that quantizes (a backbone holding the stub): the
   // callee's copy returns the twin of what it returns, beside it.
+  // The argument a call hands back unchanged as `v`: its callee returns a parameter as it is, or a
+  // copy of it that changes no value of a float tensor (`mask.float()` of a float mask, which a
+  // trace then records as the mask itself, so the caller's later uses of the mask come out of the
+  // call: public round 28's LED), directly or as an element of the tuple it returns.
+  const ir::Value* handed_back(const ir::Node& n, const ir::Value* v) const {
+    const ir::Node* call = &n;
+    size_t element = 0;
+    bool in_tuple = false;
+    if (n.kind == "prim::TupleUnpack" && n.inputs.size() == 1 && n.inputs[0]->producer != nullptr) {
+      call = n.inputs[0]->producer;
+      element = ir::output_index(*v);
+      in_tuple = true;
+    }
+    const ir::Function* callee = ir::callee_of(facts_.model(), *call);
+    if (callee == nullptr || call->outputs.size() != 1 || callee->body.returns.size() != 1) return nullptr;
+    const ir::Value* r = callee->body.returns[0];
+    if (in_tuple) {
+      if (r->producer == nullptr || r->producer->kind != "prim::TupleConstruct" ||
+          r->producer->inputs.size() != n.outputs.size())
+        return nullptr;
+      r = r->producer->inputs[element];
+    }
+    for (int depth = 0; depth < 8 && r->producer != nullptr; ++depth) {
+      const ir::Node& copy = *r->producer;
+      if (copy.inputs.empty() || !keeps_float_values(copy)) return nullptr;
+      r = copy.inputs[0];
+    }
+    if (r->producer != nullptr || r->param_of != &callee->body) return nullptr;
+    const auto& params = callee->body.params;
+    const auto i = static_cast<size_t>(std::find(params.begin(), params.end(), r) - params.begin());
+    const std::vector<ir::Value*> args = ir::call_arguments(*call);
+    return i < args.size() && args[i]->type.is_tensor() ? args[i] : nullptr;
+  }
+
+  // `contiguous`, `detach`, `clone`, and a cast of a float tensor to float: the same values.
+  bool keeps_float_values(const ir::Node& n) const {
+    if (n.kind == "aten::contiguous" || n.kind == "aten::detach" || n.kind == "aten::clone") return true;
+    if (!ir::is_cast(n) || n.output() == nullptr) return false;
+    const ir::Value* in = n.inputs[0];
+    const bool float_in =
+        facts_.dtype(in) == ir::DType::Float32 || (facts_.quantized(in) && facts_.dtype(in) == ir::DType::Unknown);
+    return float_in && facts_.dtype(n.output()) == ir::DType::Float32;
+  }
+
   void returned(const ir::Node& call, const ir::Function& callee, const ir::Value* v) {
     const size_t index = ir::output_index(*v);
     if (call.outputs.size() != 1 || index >= callee.body.returns.size())
@@ -469,6 +517,7 @@ class Planner {
 
 bool FloatShadowPlan::shadowed(const ir::Value* v) const {
   return quant_outputs.count(v) > 0 || params.count(v) > 0 || block_outputs.count(v) > 0 || returned.count(v) > 0 ||
+         handed_back.count(v) > 0 ||
          (v->producer != nullptr &&
           (nodes.count(v->producer) > 0 || identity_calls.count(v->producer) > 0 || writes.count(v->producer) > 0));
 }

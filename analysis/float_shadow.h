@@ -45,6 +45,9 @@ struct FloatShadowPlan {
   // branches that get a twin output.
   std::set<const ir::Node*, ir::CreationOrder> nodes;
   std::set<const ir::Node*, ir::CreationOrder> identity_calls;
+  // A call's output that is its argument unchanged in float (a callee handing a parameter back,
+  // float_shadow.cpp): its twin is the argument's.
+  std::map<const ir::Value*, const ir::Value*> handed_back;
   // Writes in place into a fresh copy on the way (`y = x.clone(); y[:, 0] = ...`), in the
   // consumer's function: each is copied right after itself, into the twin's copy.
   std::set<const ir::Node*, ir::CreationOrder> writes;

@@ -225,6 +225,9 @@ bool shadow_is_exact(const analysis::Facts& facts, const analysis::FloatShadowPl
     if (reads_quantized(n)) return false;
   for (const ir::Node* n : plan.identity_calls)
     if (reads_quantized(n)) return false;
+  // A call handing a value back reads only that value (its callee may take quantized data too).
+  for (const auto& [output, argument] : plan.handed_back)
+    if (!plan.shadowed(argument) && facts.in_quantized_domain(argument)) return false;
   return true;
 }
 

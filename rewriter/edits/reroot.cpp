@@ -98,6 +98,8 @@ class ShadowBuilder {
       return shadows_.at(v);
     }
     if (plan_.identity_calls.count(n)) return remember(v, shadow(plan_.passed_through(*n)));  // the identity in float
+    if (auto back = plan_.handed_back.find(v); back != plan_.handed_back.end())
+      return remember(v, shadow(back->second));
     if (plan_.writes.count(n)) {
       copy_write(*n);
       return shadows_.at(v);
@@ -589,8 +591,10 @@ class Reroot final : public EditKind {
                   "have to repeat its computation in float beside it; the rewritten archive has that twin");
       return;
     }
-    if (!edit.shadow.identity_calls.empty()) {
-      python.note(here + ": the value passes through other stub calls, which the Python change would have to skip too");
+    if (!edit.shadow.identity_calls.empty() || !edit.shadow.handed_back.empty()) {
+      python.note(here +
+                  ": the value passes through calls that leave it unchanged in float (other stub calls, or a call that "
+                  "hands it back), which the Python change would have to skip too");
       return;
     }
     if (edit.quantize_after_reroot && !python.self_module(model, *edit.node)) return;
@@ -657,7 +661,7 @@ class Reroot final : public EditKind {
                       ": the value is a TorchScript model's output, quantized inside the model; the fix "
                       "belongs in the model (compare or cast before its quantization, and return that)");
     const ir::Attr* input = edit.stub_call->attr("input_name");
-    if (edit.shadow.crosses_calls() || !edit.shadow.identity_calls.empty() ||
+    if (edit.shadow.crosses_calls() || !edit.shadow.identity_calls.empty() || !edit.shadow.handed_back.empty() ||
         model.function_of(*edit.stub_call) != model.function_of(*edit.node) || edit.stub_call->outputs.empty())
       return cxx.note(here + ": the quantize call's input is not a variable this code can name");
     if (input == nullptr) return cxx.note(here + unnamed_input(model, *edit.stub_call));

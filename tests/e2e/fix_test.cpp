@@ -303,7 +303,8 @@ TEST_F(Fix, RepairsWhatRealModelsContain) {
                                  "qat/qat_threshold_after_dequant",
                                  "qat/qat_positions_embedded_one_line",
                                  "qat/qat_grid_cells_masked",
-                                 "qat/qat_grid_into_layer"}) {
+                                 "qat/qat_grid_into_layer",
+                                 "qat/qat_mask_handed_back"}) {
     SCOPED_TRACE(name);
     const std::string fixed = tmp("fixed.pt");
     fs::remove(fixed);
@@ -416,6 +417,26 @@ TEST_F(Fix, MasksKnownToBeBoolByTheInputsAreReported) {
     for (const auto& d : check["diagnostics"]) found = found || d["rule"] == rule;
     EXPECT_TRUE(found) << check.dump(2);
   }
+}
+
+// A callee that hands the mask back unchanged in float (examples/qat/qat_mask_handed_back.py: the
+// trace records the encoder's `mask.float()` as the caller's mask): the comparison after it is
+// rerooted on the stub's float input through that call (public round 28's LED: "no automatic fix:
+// the value comes out of `model_initializer.forward`").
+TEST_F(Fix, AValueACalleeHandsBackIsTakenFromTheStubsFloatInput) {
+  const std::string name = "qat/qat_mask_handed_back";
+  json check = fix_json({example_model(name)});
+  for (const auto& d : check["diagnostics"])
+    for (const auto& note : d["notes"])
+      EXPECT_EQ(note.get<std::string>().rfind("no automatic fix", 0), std::string::npos) << d["rule"] << ": " << note;
+  // The mask's rewrite takes the comparison that reads it, through the call, from the float input.
+  json doc = fix_json({"--fix", "-o", tmp("fixed.pt"), "--input", example_input(name), example_model(name)});
+  bool rerooted = false;
+  for (const auto& applied : doc["fixes"][0]["applied"])
+    rerooted = rerooted || (applied["rule"] == "shared-stub-mask" &&
+                            applied["description"] == "take the mask from the float input of the stub");
+  EXPECT_TRUE(rerooted) << doc["fixes"][0].dump(2);
+  EXPECT_TRUE(doc["diagnostics"].empty()) << doc.dump(2);
 }
 
 // Class ids joined to quantized scores (examples/qat/qat_class_ids_joined.py, YOLOX's

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/constants.h"
 #include "ir/display.h"
 #include "ir/ops.h"
 #include "ir/schema.h"
@@ -341,10 +342,15 @@ class Planner {
     return i < args.size() && args[i]->type.is_tensor() ? args[i] : nullptr;
   }
 
-  // `contiguous`, `detach`, `clone`, and a cast of a float tensor to float: the same values.
+  // `contiguous`, `detach`, and a cast of a float tensor to float: the same values, and the same
+  // tensor, so a write in place into it is a write into the argument, which the walk sees (a
+  // `clone` is not: a write into the copy inside the callee would be missed by the twin).
   bool keeps_float_values(const ir::Node& n) const {
-    if (n.kind == "aten::contiguous" || n.kind == "aten::detach" || n.kind == "aten::clone") return true;
-    if (!ir::is_cast(n) || n.output() == nullptr) return false;
+    if (n.kind == "aten::contiguous" || n.kind == "aten::detach") return true;
+    if (!ir::is_cast(n) || n.output() == nullptr || !ir::may_alias_first_operand(n)) return false;
+    // `x.to(torch.float, copy=True)` makes a copy, as `clone` does.
+    if (const ir::Value* copy = ir::named_operand(n, "copy"); copy != nullptr && scalar_constant(copy) != 0.0)
+      return false;
     const ir::Value* in = n.inputs[0];
     const bool float_in =
         facts_.dtype(in) == ir::DType::Float32 || (facts_.quantized(in) && facts_.dtype(in) == ir::DType::Unknown);

@@ -44,18 +44,25 @@ std::string what_was_simulated(const sim::Report& report) {
 
 bool is_sim_divergence(const Diagnostic& d) { return d.rule == rules::sim_divergence_rule().id; }
 
+// The comparison key of the finding's comparison (its evidence node, else its node); nullopt when
+// it has none at a known line.
+std::optional<std::string> comparison_key_of(const Diagnostic& d) {
+  const ir::Node* node = d.evidence_node ? d.evidence_node : d.node;
+  if (node == nullptr || !node->loc.known()) return std::nullopt;
+  return analysis::comparison_key(*node);
+}
+
 const sim::Attribution* attribution_for(const Diagnostic& d, const sim::Report& report) {
   if (d.evidence_output >= 0) return sim::find_output_attribution(report, static_cast<size_t>(d.evidence_output));
-  const ir::Node* node = d.evidence_node ? d.evidence_node : d.node;
-  if (node == nullptr || !node->loc.known()) return nullptr;
-  return sim::find_attribution(report, analysis::comparison_key(*node));
+  const auto key = comparison_key_of(d);
+  return key ? sim::find_attribution(report, *key) : nullptr;
 }
 
 // Whether the report left the finding's divergence unattributed (sim::Report::unattributed).
 bool unattributed(const Diagnostic& d, const sim::Report& report) {
   if (d.evidence_output >= 0) return sim::unattributed_output(report, static_cast<size_t>(d.evidence_output));
-  const ir::Node* node = d.evidence_node ? d.evidence_node : d.node;
-  return node != nullptr && node->loc.known() && sim::unattributed_comparison(report, analysis::comparison_key(*node));
+  const auto key = comparison_key_of(d);
+  return key && sim::unattributed_comparison(report, *key);
 }
 
 // Whether the finding is about values of quant point `point`: its node reads or makes them.

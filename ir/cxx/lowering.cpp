@@ -192,6 +192,11 @@ const Expr* copied_module(const Expr* e) {
 // `std::make_unique<torch::jit::Module>(torch::jit::load(path))` (or make_shared): the module it
 // is given, which the pointer holds; else null.
 const Expr* made_holder_of(const Expr* e) {
+  // `new torch::jit::Module(torch::jit::load(path))`: a raw pointer to the module (public C++
+  // round 27: KeySAM's `model_ = new torch::jit::Module(...)` was never followed).
+  if (const auto* made = dyn_cast_or_null<CXXNewExpr>(e);
+      made && made->hasInitializer() && holds_module(made->getType()))
+    return made->getInitializer();
   const auto* call = dyn_cast<CallExpr>(e);
   const FunctionDecl* callee = call != nullptr ? call->getDirectCallee() : nullptr;
   if (callee == nullptr || call->getNumArgs() != 1 || !holds_module(call->getType())) return nullptr;
@@ -1242,7 +1247,15 @@ class FunctionLowering {
     const Expr* range = loop.getRangeInit();
     ir::Value* elements = range != nullptr ? expr(range) : nullptr;
     auto type = var != nullptr ? ir_type(var->getType()) : std::nullopt;
-    if (elements != nullptr && type && elements->type.kind == ir::Type::Kind::Tuple && !isa<DecompositionDecl>(var)) {
+    const std::vector<const FieldDecl*> fields =
+        range != nullptr ? element_fields(range->getType()) : std::vector<const FieldDecl*>{};
+    if (elements != nullptr && !fields.empty() && elements->type.kind == ir::Type::Kind::Tuple &&
+        !isa<DecompositionDecl>(var)) {  // `for (const Det& d : dets)`
+      ir::Value* index = single("cxx::range_for_index", {}, ir::Type::simple(ir::Type::Kind::Int), range);
+      bind(var, record_element(elements, index, fields, *range));
+      record_elements_.insert(var);
+    } else if (elements != nullptr && type && elements->type.kind == ir::Type::Kind::Tuple &&
+               !isa<DecompositionDecl>(var)) {
       ir::Value* index = single("cxx::range_for_index", {}, ir::Type::simple(ir::Type::Kind::Int), range);
       bind(var, element_of_tuple(elements, index, *type, *range));
     } else if (var != nullptr) {
@@ -1543,14 +1556,112 @@ class FunctionLowering {
   // outputs (silero-vad's buffer of probabilities; public C++ round 26: a comparison in another
   // method got neither a finding nor the note a tensor field gets).
   void append_to(const ValueDecl* decl, ir::Value* list, ir::Value* item, const Expr& at) {
+    const std::vector<const FieldDecl*> fields = element_fields(decl->getType());
+    if (!fields.empty()) return append_record(decl, fields, list, item, at);
     vars_[decl] = single("aten::append", {list, item}, list->type, &at);
     if (read_from_model_run(item)) note_model_outputs_field(decl, item);
+  }
+
+  // `dets.push_back(d)` into a `std::vector<Det>` of the user's aggregate: each field is appended
+  // to a column of its own, and the vector is the list of its columns (a `prim::ListConstruct`
+  // marked `columns`), so that a read of `dets[i].score` holds what was stored in `score` only, not
+  // the boxes' or the class ids' (public C++ round 26: the standard result type of detector
+  // ports lost the model's quantization without a note).
+  void append_record(const ValueDecl* decl, const std::vector<const FieldDecl*>& fields, ir::Value* list,
+                     ir::Value* item, const Expr& at) {
+    std::vector<ir::Value*> columns = columns_of(list, fields.size(), at);
+    const std::vector<ir::Value*> items = record_items(item, fields, at);
+    for (size_t i = 0; i < fields.size(); ++i) {
+      columns[i] = single("aten::append", {columns[i], items[i]}, columns[i]->type, &at);
+      if (read_from_model_run(items[i])) note_model_outputs_field(decl, items[i]);
+    }
+    vars_[decl] = record_columns(columns, at);
+  }
+
+  ir::Value* record_columns(const std::vector<ir::Value*>& columns, const Expr& at) {
+    ir::Type type = ir::Type::simple(ir::Type::Kind::Tuple);
+    ir::Value* out = single("prim::ListConstruct", columns, type, &at);
+    out->producer->set_attr("columns", ir::Attr::of_bool(true));
+    return out;
+  }
+
+  // The columns of a vector of aggregates: those its last store made, else its element at each
+  // field's position (a parameter's, a call's result, an empty vector's).
+  std::vector<ir::Value*> columns_of(ir::Value* list, size_t count, const Expr& at) {
+    const ir::Node* p = list->producer;
+    if (p != nullptr && p->kind == "prim::ListConstruct" && p->attr("columns") != nullptr && p->inputs.size() == count)
+      return p->inputs;
+    std::vector<ir::Value*> columns;
+    for (size_t i = 0; i < count; ++i)
+      columns.push_back(single("prim::TupleIndex", {list, int_constant(static_cast<int64_t>(i))},
+                               ir::Type::simple(ir::Type::Kind::Tuple), &at));
+    return columns;
+  }
+
+  // What an aggregate holds field by field: the items of the list that made it, else its fields
+  // read by position.
+  std::vector<ir::Value*> record_items(ir::Value* record, const std::vector<const FieldDecl*>& fields, const Expr& at) {
+    const ir::Node* p = record->producer;
+    if (p != nullptr && p->kind == "prim::ListConstruct" && p->inputs.size() == fields.size()) return p->inputs;
+    std::vector<ir::Value*> items;
+    for (size_t i = 0; i < fields.size(); ++i)
+      items.push_back(field_read(record, int_constant(static_cast<int64_t>(i)), *fields[i], at));
+    return items;
+  }
+
+  // Element `index` of `list` read as `field` holds it; None for a field of a type the IR has not.
+  ir::Value* field_read(ir::Value* list, ir::Value* index, const FieldDecl& field, const Expr& at) {
+    auto type = ir_type(field.getType());
+    return type ? single("prim::TupleIndex", {list, index}, *type, &at) : none();
+  }
+
+  // `dets[i]`, `dets.at(i)`, a range-for's `d` over a vector of aggregates: the element at
+  // `index` of each column, as the list an aggregate is (record_field reads it field by field).
+  ir::Value* record_element(ir::Value* list, ir::Value* index, const std::vector<const FieldDecl*>& fields,
+                            const Expr& at) {
+    const std::vector<ir::Value*> columns = columns_of(list, fields.size(), at);
+    std::vector<ir::Value*> items;
+    ir::Type type = ir::Type::simple(ir::Type::Kind::List);
+    for (size_t i = 0; i < fields.size(); ++i) {
+      items.push_back(field_read(columns[i], index, *fields[i], at));
+      if (items.back()->producer->kind == "prim::TupleIndex")
+        items.back()->producer->set_attr("field_of_element", ir::Attr::of_bool(true));
+      type.elements.push_back(items.back()->type);
+    }
+    return single("prim::ListConstruct", items, type, &at);
+  }
+
+  // `dets.at(i)`, `dets.front()`, `dets.back()` of a vector of aggregates: that element; null for
+  // any other call.
+  ir::Value* record_of_vector(const CXXMemberCallExpr& call, const std::string& name, const Expr* object) {
+    const std::vector<const FieldDecl*> fields = element_fields(object->getType());
+    const bool at = name == "at" && call.getNumArgs() == 1;
+    const bool end = (name == "front" || name == "back") && call.getNumArgs() == 0;
+    if (fields.empty() || (!at && !end)) return nullptr;
+    ir::Value* list = expr(object);
+    if (list == nullptr || list->type.kind != ir::Type::Kind::Tuple) return nullptr;
+    ir::Value* index = at ? argument(call.getArg(0)) : int_constant(name == "front" ? 0 : -1);
+    return record_element(list, index, fields, call);
+  }
+
+  // The fields of a container's elements when they are an aggregate of the user's
+  // (`std::vector<Det>`); empty for any other type.
+  static std::vector<const FieldDecl*> element_fields(QualType container) {
+    container = container.getNonReferenceType().getCanonicalType();
+    if (!is_container(container) || record_name(container) == "std::map" ||
+        record_name(container) == "std::unordered_map")
+      return {};
+    const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(container->getAsCXXRecordDecl());
+    if (spec == nullptr || spec->getTemplateArgs().size() == 0) return {};
+    const TemplateArgument& element = spec->getTemplateArgs()[0];
+    return element.getKind() == TemplateArgument::Type ? aggregate_fields(element.getAsType())
+                                                       : std::vector<const FieldDecl*>{};
   }
 
   // A variable now holds `v`: the value takes the variable's name, as in TorchScript.
   void bind(const ValueDecl* decl, ir::Value* v) {
     vars_[decl] = v;
-    if (v->type.is_tensor() && from_model_run(v)) note_model_outputs_field(decl, v);
+    if (v->type.is_tensor() && read_from_model_run(v)) note_model_outputs_field(decl, v);
     std::string name = decl->getNameAsString();
     if (!name.empty() && (v->name.empty() || std::isdigit(static_cast<unsigned char>(v->name[0]))) &&
         v->producer != nullptr && v->producer->kind != "prim::Constant")
@@ -1770,6 +1881,7 @@ class FunctionLowering {
     if (const auto* un = dyn_cast<UnaryOperator>(e)) return builtin_unary(*un);
     if (const auto* cast = dyn_cast<ExplicitCastExpr>(e)) return explicit_cast(*cast);
     if (const auto* list = dyn_cast<InitListExpr>(e)) return list_construct(*list);
+    if (const Expr* held = isa<CXXNewExpr>(e) ? made_holder_of(e) : nullptr) return expr(held);
     if (isa<LambdaExpr>(e)) return nullptr;
     if (ir::Value* pair = pair_construct(*e)) return pair;
     return opaque(*e);
@@ -1808,14 +1920,20 @@ class FunctionLowering {
     if (position == fields.end() || !type || (!isa<CallExpr>(base) && var == nullptr)) return nullptr;
     // A field this function assigns through a reference or a global (`out.depth = ...` in
     // `infer(Result& out)`) keeps the value assigned (bind, and the note at other methods' reads).
-    if (var != nullptr && !local_object(*var) && vars_.count(field) != 0) return nullptr;
+    // A range-for's element of a vector of aggregates is its own, read as the element.
+    if (var != nullptr && !local_object(*var) && !record_elements_.count(var) && vars_.count(field) != 0)
+      return nullptr;
     ir::Value* object = expr(base);
     if (object == nullptr) return nullptr;
     const size_t index = static_cast<size_t>(position - fields.begin());
     if (const ir::Node* list = object->producer; list != nullptr && list->kind == "prim::ListConstruct" &&
                                                  index < list->inputs.size() &&
-                                                 list->inputs[index]->type.kind != ir::Type::Kind::None)
+                                                 list->inputs[index]->type.kind != ir::Type::Kind::None) {
+      // A field of a vector's element is read here, where the code names it (`dets[i].score`).
+      if (const ir::Node* read = list->inputs[index]->producer; read != nullptr && read->attr("field_of_element"))
+        return single("prim::TupleIndex", read->inputs, *type, &member);
       return list->inputs[index];
+    }
     return single("prim::TupleIndex", {object, int_constant(static_cast<int64_t>(index))}, *type, &member);
   }
 
@@ -2031,6 +2149,9 @@ class FunctionLowering {
   ir::Value* subscript(const CXXOperatorCallExpr& op) {
     ir::Value* base = expr(op.getArg(0));
     auto type = ir_type(op.getType());
+    if (const std::vector<const FieldDecl*> fields = element_fields(op.getArg(0)->getType());
+        base != nullptr && !fields.empty() && base->type.kind == ir::Type::Kind::Tuple)
+      return record_element(base, argument(op.getArg(1)), fields, op);  // `dets[i]`
     if (base == nullptr || !type) return opaque(op);
     ir::Value* index = argument(op.getArg(1));
     if (!base->type.is_tensor()) return element_of_tuple(base, index, *type, op);
@@ -2082,6 +2203,7 @@ class FunctionLowering {
             append_to(decl, list, item, call);
             return nullptr;
           }
+    if (ir::Value* element = record_of_vector(call, name, object)) return element;
     if (!type) {
       opaque(call);
       return nullptr;
@@ -2150,13 +2272,16 @@ class FunctionLowering {
 
   // Whether `v` is a model's quantized outputs or what is taken from them (`.toTuple()`,
   // `.elements().at(1)`, `.toList().get(0)`, `.toGenericDict()`).
-  // The same through reads of elements (`out[i].item<float>()`, `out.select(0, i)`).
+  // The same through reads of elements (`out[i].item<float>()`, `out.select(0, i)`), views and
+  // copies to the host (`.to(torch::kCPU)`, `.cpu()`, `.squeeze(0)`; public C++ round 27: a field
+  // set so got no note where another method read it).
   static bool read_from_model_run(const ir::Value* v) {
-    static const std::set<std::string> reads = {"aten::item", "aten::select", "aten::slice", "aten::index",
-                                                "aten::to",   "aten::Float",  "aten::Int"};
+    static const std::set<std::string> reads = {"aten::item", "aten::index", "aten::to",     "aten::Float",
+                                                "aten::Int",  "aten::cpu",   "aten::detach", "aten::clone"};
     for (int depth = 0; v != nullptr && v->producer != nullptr && depth < 16; ++depth) {
       if (from_model_run(v)) return true;
-      if (!reads.count(v->producer->kind) || v->producer->inputs.empty()) return false;
+      if ((!reads.count(v->producer->kind) && !ir::is_view_op(*v->producer)) || v->producer->inputs.empty())
+        return false;
       v = v->producer->inputs[0];
     }
     return false;
@@ -2747,6 +2872,11 @@ class FunctionLowering {
       run->element = *index;
       return run;
     }
+    // A view of the outputs or an element read out (`forward({x}).toTensor()[0]`, `.squeeze(0)`,
+    // `[0][4].item<float>()`; public C++ round 26: silent across files): the same values, rounded
+    // as the outputs are.
+    if (v->producer->kind == "aten::item" || ir::is_view_op(*v->producer))
+      return run_of(v->producer->inputs[0], depth + 1);
     if (v->producer->kind != "prim::join") return std::nullopt;
     std::optional<ReturnedModel> found;
     for (const ir::Value* arm : v->producer->inputs) {
@@ -2963,6 +3093,7 @@ class FunctionLowering {
   // one), as a caller in another file is told of them (returned_run).
   std::map<const ir::Value*, ReturnedModel> runs_;
   std::map<const ValueDecl*, ir::Value*> vars_;
+  std::set<const VarDecl*> record_elements_;                      // range-for variables bound to a vector's aggregate
   std::map<const ValueDecl*, const ValueDecl*> accessed_tensor_;  // an accessor -> its tensor's variable
   // A model's output tuple, and what is taken from it whole (`.toTuple()->elements()`): whether
   // each element carries quantization (ArchiveVerdict::elements_quantized).

@@ -38,6 +38,14 @@ std::optional<std::vector<double>> constant_values(const ir::Value* v) {
   }
 }
 
+std::string constant_key(const ir::Value* key) {
+  const ir::Node* p = key->producer;
+  const ir::Attr* value = p != nullptr && p->kind == "prim::Constant" ? p->attr("value") : nullptr;
+  if (value != nullptr && value->kind == ir::Attr::Kind::Str) return "'" + value->s;
+  if (value != nullptr && value->kind == ir::Attr::Kind::Int) return std::to_string(value->i);
+  return "";
+}
+
 std::optional<double> scalar_constant(const ir::Value* v) {
   auto values = constant_values(v);
   if (!values || values->size() != 1) return std::nullopt;

@@ -965,6 +965,8 @@ class FactsSolver {
       merged.domain.clear();
       merged.from_input = false;
       merged.elements = elements_of_construct(n);
+    } else if (joins_containers(n)) {
+      merged = joined_containers(n);
     } else if (auto key = element_read(n)) {
       element_dtype = read_element(get_before(n.inputs[0], n, *key), *key, merged);
     } else if (is_container_store(n)) {
@@ -1021,16 +1023,6 @@ class FactsSolver {
     return kind == "prim::DictConstruct" || kind == "prim::TupleConstruct" || kind == "prim::ListConstruct";
   }
 
-  // An element's key: a string or integer constant; "" when it is not a constant.
-  static std::string element_key(const ir::Value* key) {
-    if (const ir::Node* p = key->producer; p != nullptr && p->kind == "prim::Constant") {
-      const ir::Attr* value = p->attr("value");
-      if (value != nullptr && value->kind == ir::Attr::Kind::Str) return "'" + value->s;
-      if (value != nullptr && value->kind == ir::Attr::Kind::Int) return std::to_string(value->i);
-    }
-    return "";
-  }
-
   // An element's facts as a container holds them. A number (`x.size(1)` in `[n, 1]`) is no data
   // from the input it was read off.
   ValueFacts::Element element_of(const ir::Value* v) const {
@@ -1039,12 +1031,35 @@ class FactsSolver {
             v->type.is_tensor() ? facts_.dtype(v) : ir::DType::Unknown};
   }
 
+  // `prim::join`, the C++ lowering's value where paths meet, of containers that hold elements
+  // by key (a vector of aggregates' columns after the loop that filled them).
+  bool joins_containers(const ir::Node& n) const {
+    return n.kind == "prim::join" && std::any_of(n.inputs.begin(), n.inputs.end(),
+                                                 [this](const ir::Value* in) { return !get(in).elements.empty(); });
+  }
+
+  // Each key's element joined over the paths; what a path holds under no key (an empty vector's
+  // construction, a parameter) counts under every key, as a store under an unknown key does.
+  ValueFacts joined_containers(const ir::Node& n) const {
+    ValueFacts joined;
+    for (const ir::Value* in : n.inputs) {
+      const ValueFacts f = get(in);
+      for (const auto& [key, element] : f.elements) {
+        auto [it, added] = joined.elements.try_emplace(key);
+        it->second.dtype = merged_dtype(it->second.dtype, element.dtype, added);
+        add_flow(it->second, element);
+      }
+      if (!f.sources.empty() || !f.domain.empty() || f.from_input) add_flow(joined.elements[""], f);
+    }
+    return joined;
+  }
+
   // Dicts take (key, value) pairs; tuples and lists their elements by position.
   std::map<std::string, ValueFacts::Element> elements_of_construct(const ir::Node& n) const {
     std::map<std::string, ValueFacts::Element> elements;
     const bool dict = n.kind == "prim::DictConstruct";
     for (size_t i = dict ? 1 : 0; i < n.inputs.size(); i += dict ? 2 : 1)
-      elements[dict ? element_key(n.inputs[i - 1]) : std::to_string(i)] = element_of(n.inputs[i]);
+      elements[dict ? constant_key(n.inputs[i - 1]) : std::to_string(i)] = element_of(n.inputs[i]);
     return elements;
   }
 
@@ -1052,7 +1067,7 @@ class FactsSolver {
   static std::optional<std::string> element_read(const ir::Node& n) {
     if ((n.kind == "aten::__getitem__" || n.kind == "prim::TupleIndex") && n.inputs.size() == 2 &&
         n.inputs[0]->type.kind != ir::Type::Kind::Tensor)
-      return element_key(n.inputs[1]);
+      return constant_key(n.inputs[1]);
     return std::nullopt;
   }
 
@@ -1068,7 +1083,7 @@ class FactsSolver {
   // Recorded per store node rather than joined into the container's value, so that a read sees
   // only the stores that may run before it (get_before).
   void store_element(const ir::Node& n) {
-    std::string key = n.kind == "aten::_set_item" && n.inputs.size() == 3 ? element_key(n.inputs[1]) : "";
+    std::string key = n.kind == "aten::_set_item" && n.inputs.size() == 3 ? constant_key(n.inputs[1]) : "";
     if (!key.empty() && key[0] == '-') key = "";  // `l[-1] = v`: a position counted from the end
     auto [it, added] = stores_[n.inputs[0]].try_emplace(&n);
     Store& store = it->second;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "analysis/constants.h"
 #include "ir/display.h"
@@ -38,14 +39,57 @@ bool may_alias_operand(const Facts& facts, const ir::Node& n) {
   return from == ir::DType::Unknown || to == ir::DType::Unknown || from == to;
 }
 
+// Which element of a container `element` is, when `n` reads one under a known key (an unpack's
+// output, a constant index, `d["coords"]`); "" when it is not known.
+std::string element_key(const ir::Node& n, const ir::Value& element) {
+  if (n.kind == "prim::TupleUnpack" || n.kind == "prim::ListUnpack")
+    for (size_t i = 0; i < n.outputs.size(); ++i)
+      if (n.outputs[i] == &element) return std::to_string(i);
+  // A position counted from the end (`t[-1]`) may be any of them.
+  if ((n.kind == "prim::TupleIndex" || n.kind == "aten::__getitem__") && n.inputs.size() == 2)
+    if (std::string key = constant_key(n.inputs[1]); key.rfind('-', 0) != 0) return key;
+  return "";
+}
+
+// The key `d["feat"] = f` stores under; "" when not known (also a position from the end).
+std::string stored_key(const ir::Node& store) {
+  std::string key = constant_key(store.inputs[1]);
+  return key.rfind('-', 0) == 0 ? "" : key;
+}
+
+// A container the way up came through, and the key of the element it read there.
+using ElementsRead = std::map<const ir::Value*, std::string>;
+
+// Whether `user` reads (into `read`) or writes (`d["feat"] = f`) another element of a container
+// the way up came through than the one it came from: a fused fake quant called twice returns its
+// scale beside its output, and a write into the scale by the second call is no write into the
+// output (public round 30: RetinaNet's head on every level got "changed in place by
+// `aten::copy_`"); a store under another key of a dict (OpenPCDet's `batch_dict`) is none either.
+bool other_element(const ElementsRead& elements, const ir::Value& container, const ir::Node& user,
+                   const ir::Value* read) {
+  auto it = elements.find(&container);
+  if (it == elements.end() || user.inputs.empty() || user.inputs[0] != &container) return false;
+  const std::string key = user.kind == "aten::_set_item" && user.inputs.size() == 3 ? stored_key(user)
+                          : read != nullptr                                         ? element_key(user, *read)
+                                                                                    : "";
+  return !key.empty() && key != it->second;
+}
+
 // Every write in place through an alias of `v` (a view of it, the tensor it is a view of, a
 // list holding it, a callee's parameter it is passed as) that a float twin of `v` would not see.
-void in_place_writes(const Facts& facts, const ir::Value* v, std::vector<InPlaceWrite>& out, int depth = 0) {
+// `element`: the key of the element of container `v` that matters (a callee's parameter given the
+// container the value was read from), "" for all of `v`.
+void in_place_writes(const Facts& facts, const ir::Value* v, std::vector<InPlaceWrite>& out, int depth = 0,
+                     const std::string& element = "") {
   const ir::Value* root = v;
+  ElementsRead elements;
+  if (!element.empty()) elements[v] = element;
   for (int i = 0; i < 256 && root->producer != nullptr && may_alias_operand(facts, *root->producer) &&
                   !root->producer->inputs.empty();
-       ++i)
+       ++i) {
+    if (std::string key = element_key(*root->producer, *root); !key.empty()) elements[root->producer->inputs[0]] = key;
     root = root->producer->inputs[0];
+  }
   // A stub returns its input itself in float: the twin of its output is that input, the same
   // tensor, so a write through either is in both.
   if (const QuantCall* call = facts.quant_call_producing(root))
@@ -57,7 +101,8 @@ void in_place_writes(const Facts& facts, const ir::Value* v, std::vector<InPlace
     pending.pop_back();
     for (const ir::Node* user : alias->users) {
       for (size_t i = 0; i < user->inputs.size(); ++i)
-        if (user->inputs[i] == alias && ir::writes_in_place(*user, i)) {
+        if (user->inputs[i] == alias && ir::writes_in_place(*user, i) &&
+            !other_element(elements, *alias, *user, nullptr)) {
           out.push_back({user, user});
           break;
         }
@@ -66,13 +111,19 @@ void in_place_writes(const Facts& facts, const ir::Value* v, std::vector<InPlace
         for (size_t i = 0; i < args.size() && i < callee->body.params.size(); ++i) {
           if (args[i] != alias) continue;
           std::vector<InPlaceWrite> inner;
-          in_place_writes(facts, callee->body.params[i], inner, depth + 1);
+          auto read = elements.find(alias);
+          in_place_writes(facts, callee->body.params[i], inner, depth + 1, read != elements.end() ? read->second : "");
           for (const InPlaceWrite& w : inner) out.push_back({user, w.write});
         }
       }
-      if (may_alias_operand(facts, *user))
-        for (const ir::Value* out_value : user->outputs)
-          if (seen.size() < 100000 && seen.insert(out_value).second) pending.push_back(out_value);
+      if (!may_alias_operand(facts, *user)) continue;
+      // A tuple or list built of it holds it as one element: a read of another is no alias.
+      if (user->kind == "prim::TupleConstruct" || user->kind == "prim::ListConstruct")
+        for (size_t i = 0; i < user->inputs.size() && user->output() != nullptr; ++i)
+          if (user->inputs[i] == alias) elements.emplace(user->output(), std::to_string(i));
+      for (const ir::Value* out_value : user->outputs)
+        if (seen.size() < 100000 && !other_element(elements, *alias, *user, out_value) && seen.insert(out_value).second)
+          pending.push_back(out_value);
     }
   }
 }

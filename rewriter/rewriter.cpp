@@ -410,11 +410,6 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
              "scale that spans it, which rounds the data away; keep it out of the quantized domain, e.g. apply a bool "
              "mask with masked_fill after the quantized op";
     if (new_stub) return "";  // the model's own calibration gives its scale
-    e.fake_quant.scale = it->second.scale;
-    e.fake_quant.zero_point = it->second.zero_point;
-    e.fake_quant.observed_min = it->second.min;
-    e.fake_quant.observed_max = it->second.max;
-    e.fake_quant.scale_source = "calibrated on " + runs;
     // Indices, counts and class ids: a calibrated scale rounds them off the integers (class 78
     // became 78.07, cell 3 became 2.99); scale 1 keeps every one exact where the range fits. Ids
     // that were all 0 on the inputs (a one-class detector) get it too, for 0 and 1: calibrated,
@@ -429,7 +424,20 @@ void calibrate_new_fake_quants(const ir::Model& model, std::vector<Planned>& pla
         bottom < 0 ? top - bottom <= width
                    : top <= static_cast<double>(e.fake_quant.quant_max - std::max<int64_t>(e.fake_quant.quant_min, 0));
     const bool whole = e.fake_quant.whole_numbers || (it->second.whole_numbers && e.fake_quant.whole_if_observed);
-    if (whole && top == std::floor(top) && bottom == std::floor(bottom) && fits) {
+    const bool exact_whole = whole && top == std::floor(top) && bottom == std::floor(bottom) && fits;
+    // A value that is one constant on every input batch (OpenPCDet's `pi * dir_labels` where every
+    // direction bin was 0; public round 30) gives no range: the observer's scale would be its
+    // epsilon, 1.2e-7, and every other value would saturate on the next input (51 dB -> -1.8 dB).
+    if (it->second.min == it->second.max && !exact_whole)
+      return "the value is " + rules::format_number(it->second.min) +
+             " on every input given, which gives its new fake quant no range to calibrate a scale on (any other "
+             "value would saturate): give --input batches on which it varies";
+    e.fake_quant.scale = it->second.scale;
+    e.fake_quant.zero_point = it->second.zero_point;
+    e.fake_quant.observed_min = it->second.min;
+    e.fake_quant.observed_max = it->second.max;
+    e.fake_quant.scale_source = "calibrated on " + runs;
+    if (exact_whole) {
       e.fake_quant.whole_up_to = static_cast<int64_t>(top);
       e.fake_quant.whole_from = static_cast<int64_t>(bottom);
       // A graph op (a free function's value, which no module holds a clone for) takes scale 1 as

@@ -678,6 +678,28 @@ void add_values_across_calls(const ir::Model& model, const ir::Value& v, std::de
   });
 }
 
+std::optional<std::vector<double>> constant_values_across_calls(const ir::Model& model, const ir::Value* v) {
+  if (auto values = analysis::constant_values(v)) return values;
+  constexpr size_t kMaxPassed = 64;  // values followed up the calls
+  std::deque<const ir::Value*> pending;
+  std::set<const ir::Value*> seen = {v};
+  if (v->param_of != nullptr) add_values_across_calls(model, *v, pending);
+  if (pending.empty()) return std::nullopt;  // forward's own input, or no call
+  std::vector<double> passed;
+  for (; !pending.empty(); pending.pop_front()) {
+    const ir::Value* argument = pending.front();
+    if (!seen.insert(argument).second) continue;
+    if (auto values = analysis::constant_values(argument)) {
+      passed.insert(passed.end(), values->begin(), values->end());
+      continue;
+    }
+    const size_t before = pending.size();
+    if (argument->param_of != nullptr && seen.size() < kMaxPassed) add_values_across_calls(model, *argument, pending);
+    if (pending.size() == before) return std::nullopt;
+  }
+  return passed;
+}
+
 void for_each_write_into(const ir::Value& v, const std::function<void(const ir::Node&)>& visit, int depth) {
   constexpr int kMaxViewDepth = 4;
   for (const ir::Node* user : v.users)

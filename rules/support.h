@@ -70,6 +70,11 @@ bool is_matrix_product(const std::string& kind);
 // it passes (a padding mask built in forward and passed into every attention layer); for a
 // call's result, the value its callee returns there. Appended to `pending`.
 void add_values_across_calls(const ir::Model& model, const ir::Value& v, std::deque<const ir::Value*>& pending);
+
+// The numbers a constant operand holds, also of a parameter that every call passes a constant
+// for (`get_pad_mask(seq, 0)`: `seq != pad_idx` compares with 0); nullopt when some call passes
+// no constant, or there is no call.
+std::optional<std::vector<double>> constant_values_across_calls(const ir::Model& model, const ir::Value* v);
 // Each node that writes `v` in place, directly or through a view of it (`idx[:, i] = far` writes
 // a select of `idx`; `mask[d > c] = -inf` writes `mask`).
 void for_each_write_into(const ir::Value& v, const std::function<void(const ir::Node&)>& visit, int depth = 0);

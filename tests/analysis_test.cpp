@@ -6,6 +6,7 @@
 #include "analysis/dtype.h"
 #include "analysis/facts.h"
 #include "analysis/fake_quant.h"
+#include "analysis/float_shadow.h"
 #include "ir/text.h"
 
 namespace qlint {
@@ -171,6 +172,56 @@ TEST(QuantDomain, AnInlineFakeQuantIsNamedByItsValue) {
   EXPECT_NE(facts.quant_point("head.forward:%b"), nullptr);
   EXPECT_EQ(facts.quant_point("head"), nullptr);
   EXPECT_TRUE(facts.quant_calls().empty());
+}
+
+// A tuple the compared value was unpacked from also holds another tensor that a later call writes
+// in place (a fused fake quant called twice returns its scale beside its output, and its second
+// call copies into that scale; public round 30, RetinaNet's head on every level): no write into
+// the compared value, so no reason to refuse its float twin. A write into the compared element
+// itself still is one.
+const ir::Node& node_named(const ir::Function& fn, const std::string& output) {
+  const ir::Node* found = nullptr;
+  ir::for_each_node(fn.body, [&](const ir::Node& n) {
+    if (n.output() != nullptr && n.output()->name == output) found = &n;
+  });
+  if (found == nullptr) throw std::runtime_error("no node making %" + output);
+  return *found;
+}
+
+std::string float_shadow_refusal(const std::string& written) {
+  ir::ParsedModel parsed = ir::parse_model(
+      "qlint-ir 1\n"
+      "module \"\" \"M\"\n"
+      "module \"quant\" \"__torch__.torch.ao.quantization.stubs.QuantStub\"\n"
+      "module \"writer\" \"Writer\"\n"
+      "func \"forward\" in \"quant\" (%self : Module<quant>, %x : Tensor) {\n  return (%x)\n}\n"
+      "func \"forward\" in \"writer\" (%self : Module<writer>, %s : Tensor) {\n"
+      "  %false : bool = prim::Constant[value=false]()\n"
+      "  %w : Tensor = aten::copy_(%s, %s, %false)\n"
+      "  return (%w)\n}\n"
+      "func \"forward\" in \"\" (%self : Module<>, %x : Tensor, %y : Tensor) {\n"
+      "  %half : float = prim::Constant[value=0.5]()\n"
+      "  %quant : Module<quant> = prim::GetAttr[name=\"quant\"](%self)\n"
+      "  %q : Tensor = prim::CallMethod[name=\"forward\", callee=\"quant.forward\"](%quant, %x)\n"
+      "  %r : Tensor = aten::relu(%q)\n"
+      "  %t : Tuple[Tensor, Tensor] = prim::TupleConstruct(%r, %y)\n"
+      "  %out : Tensor, %scale : Tensor = prim::TupleUnpack(%t)\n"
+      "  %writer : Module<writer> = prim::GetAttr[name=\"writer\"](%self)\n"
+      "  %w : Tensor = prim::CallMethod[name=\"forward\", callee=\"writer.forward\"](%writer, %" +
+      written +
+      ")\n"
+      "  %c : Tensor = aten::gt(%out, %half)\n"
+      "  return (%c)\n}\n");
+  auto facts = analysis::Facts::compute(parsed.model);
+  const ir::Function* forward = parsed.model.find_function("forward");
+  auto plan = analysis::plan_float_shadow(facts, node_named(*forward, "c"), 0);
+  return std::holds_alternative<std::string>(plan) ? std::get<std::string>(plan) : "";
+}
+
+TEST(FloatShadow, AWriteIntoAnotherElementOfATupleIsNoWriteIntoTheValue) {
+  EXPECT_EQ(float_shadow_refusal("scale").find("changed in place"), std::string::npos) << float_shadow_refusal("scale");
+  EXPECT_NE(float_shadow_refusal("out").find("changed in place by `aten::copy_`"), std::string::npos)
+      << float_shadow_refusal("out");
 }
 
 TEST(FakeQuant, MatchesTheSeedNumbers) {

@@ -935,6 +935,23 @@ TEST_F(Fix, NeverWritesARewriteThatMakesTheQuantizedOutputNaN) {
   }
 }
 
+// A value that is one constant on every input batch gives its new fake quant no range
+// (examples/qat/qat_direction_bin_constant.py: `pi * bin` with every direction bin 0 on the
+// example input). Public round 30: the fix calibrated scale 1.2e-07, said "Resolved", and a bin of
+// 1 on the next input saturated (OpenPCDet: 51.4 dB -> -1.8 dB). Refused, said, nothing written.
+TEST_F(Fix, RefusesToCalibrateAValueTheInputsHoldConstant) {
+  const std::string name = "qat/qat_direction_bin_constant";
+  const std::string fixed = tmp("fixed.pt");
+  auto text = run_qlint({"--fix", "-o", fixed, "--input", example_input(name), example_model(name)});
+  EXPECT_EQ(text.exit_code, 1) << text.err;
+  EXPECT_NE(text.out.find("the value is 0 on every input given, which gives its new fake quant no range to calibrate "
+                          "a scale on"),
+            std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("Resolved"), std::string::npos) << text.out;
+  EXPECT_FALSE(fs::exists(fixed));
+}
+
 // The same bias as BERT-style encoders build it, -10000 standing in for -inf
 // (examples/qat/qat_finite_padding_bias.py, `(1.0 - keep) * -10000.0`): a new fake quant would hold
 // it, but the scores it is added to would need a scale spanning 10000. The finding sees how the

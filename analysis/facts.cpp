@@ -610,10 +610,12 @@ class FactsSolver {
   }
 
   // A store as a container's facts see it: its element under its key.
-  static void add_store(ValueFacts& container, const Store& store) {
-    auto [it, added] = container.elements.try_emplace(store.key);
-    it->second.dtype = merged_dtype(it->second.dtype, store.element.dtype, added);
-    add_flow(it->second, store.element);
+  static void add_store(ValueFacts& container, const Store& store) { add_element(container, store.key, store.element); }
+
+  static void add_element(ValueFacts& container, const std::string& key, const ValueFacts::Element& element) {
+    auto [it, added] = container.elements.try_emplace(key);
+    it->second.dtype = merged_dtype(it->second.dtype, element.dtype, added);
+    add_flow(it->second, element);
   }
 
   // Everything a value carries, its elements' facts included: what an op that takes a container
@@ -965,8 +967,8 @@ class FactsSolver {
       merged.domain.clear();
       merged.from_input = false;
       merged.elements = elements_of_construct(n);
-    } else if (joins_containers(n)) {
-      merged = joined_containers(n);
+    } else if (auto joined = joined_containers(n)) {
+      merged = std::move(*joined);
     } else if (auto key = element_read(n)) {
       element_dtype = read_element(get_before(n.inputs[0], n, *key), *key, merged);
     } else if (is_container_store(n)) {
@@ -1032,25 +1034,21 @@ class FactsSolver {
   }
 
   // `prim::join`, the C++ lowering's value where paths meet, of containers that hold elements
-  // by key (a vector of aggregates' columns after the loop that filled them).
-  bool joins_containers(const ir::Node& n) const {
-    return n.kind == "prim::join" && std::any_of(n.inputs.begin(), n.inputs.end(),
-                                                 [this](const ir::Value* in) { return !get(in).elements.empty(); });
-  }
-
-  // Each key's element joined over the paths; what a path holds under no key (an empty vector's
-  // construction, a parameter) counts under every key, as a store under an unknown key does.
-  ValueFacts joined_containers(const ir::Node& n) const {
+  // by key (a vector of aggregates' columns after the loop that filled them): each key's element
+  // joined over the paths; what a path holds under no key (an empty vector's construction, a
+  // parameter) counts under every key, as a store under an unknown key does. Nullopt for any
+  // other node, or when no path holds elements by key.
+  std::optional<ValueFacts> joined_containers(const ir::Node& n) const {
+    if (n.kind != "prim::join") return std::nullopt;
     ValueFacts joined;
+    bool by_key = false;
     for (const ir::Value* in : n.inputs) {
       const ValueFacts f = get(in);
-      for (const auto& [key, element] : f.elements) {
-        auto [it, added] = joined.elements.try_emplace(key);
-        it->second.dtype = merged_dtype(it->second.dtype, element.dtype, added);
-        add_flow(it->second, element);
-      }
+      by_key = by_key || !f.elements.empty();
+      for (const auto& [key, element] : f.elements) add_element(joined, key, element);
       if (!f.sources.empty() || !f.domain.empty() || f.from_input) add_flow(joined.elements[""], f);
     }
+    if (!by_key) return std::nullopt;
     return joined;
   }
 

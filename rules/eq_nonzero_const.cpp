@@ -246,8 +246,8 @@ bool rounded_to_whole_numbers(const ir::Value* operand, const std::vector<double
 // `coords[:, 0] == b`, `b` a Python int the model computes (a loop's batch index, a count): a
 // whole number other than 0 is met only by chance once the tensor is quantized. Integer tensors
 // are exact; only a scalar int is known to be whole here.
-bool is_integer_variable(const ir::Model& model, const ir::Value* v) {
-  return v->type.kind == ir::Type::Kind::Int && !constant_values_across_calls(model, v);
+bool is_integer_variable(const ir::Value* v, const std::optional<std::vector<double>>& constant) {
+  return v->type.kind == ir::Type::Kind::Int && !constant;
 }
 
 // A stated scale whose reciprocal is whole (scale 1, 0.5, 0.25) holds every whole number in
@@ -287,12 +287,13 @@ std::vector<Diagnostic> check(const analysis::Facts& facts) {
     const bool fractional = (operand->type.is_tensor() && !ir::is_integral(facts.dtype(operand)) &&
                              facts.dtype(operand) != ir::DType::Bool) ||
                             operand->type.kind == ir::Type::Kind::Float;
-    if (fractional && is_integer_variable(facts.model(), node.inputs[1 - side])) {
+    // Its numbers, also a helper's parameter's that every call passes (read once: a walk of the calls).
+    const auto constant = constant_values_across_calls(facts.model(), node.inputs[1 - side]);
+    if (fractional && is_integer_variable(node.inputs[1 - side], constant)) {
       if (rounded_to_whole_numbers(operand, {}) || whole_numbers_survive(facts, operand)) return true;
       out.push_back(integer_comparison(facts, fn, node, side));
       return true;
     }
-    auto constant = constant_values_across_calls(facts.model(), node.inputs[1 - side]);
     if (!constant || !any_finite_nonzero(*constant)) return false;
     if (survives_quantization(facts, operand, *constant)) return true;
     if (rounded_to_whole_numbers(operand, *constant)) return true;
